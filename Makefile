@@ -1,0 +1,169 @@
+# zt — a sampling-profiler toolkit for Linux. One non-recursive Makefile.
+#
+#   make            build the collector, the filters and the samples
+#   make check      run the unit and bats tests (installs missing packages as root)
+#   make demo       profile samples/spin and show where its time went
+#   make bench      benchmarks (tests/bench/), never part of check
+#   make SANITIZE=address,undefined check
+#
+# Objects sit next to their sources: lib/*.o go into lib/libzt.a for the
+# tools, collect/*.lo are built with -fPIC for the preloaded collector.
+
+VERSION  = 0.1
+PREFIX  ?= /usr/local
+BINDIR   = $(PREFIX)/bin
+LIBDIR   = $(PREFIX)/lib/zt
+MANDIR   = $(PREFIX)/share/man
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN     = -Wall -Wextra -Wmissing-prototypes -Wstrict-prototypes -Wwrite-strings
+CPPFLAGS += -D_GNU_SOURCE -DZT_VERSION='"$(VERSION)"' -Ilib -I/usr/include/libdwarf
+LDLIBS   = -ldwarf -lz -liberty
+
+ifdef SANITIZE
+SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+# Debian packages every target needs. `make deps` installs the missing ones.
+DEBS = libdwarf-dev zlib1g-dev libiberty-dev bats bats-assert bats-support \
+       binutils gcc make
+
+# The filters, one per line.
+TOOLS = \
+	tools/zt-symbolize \
+	tools/zt-fold \
+
+# The analysis library, one concern per file.
+LIB_OBJ = \
+	lib/util.o \
+	lib/input.o \
+	lib/raw.o \
+	lib/maps.o \
+	lib/elf.o \
+	lib/symbolize.o \
+	lib/hash.o \
+
+# The collector: libzt-prof.so (preloaded) and zt-collect (the launcher).
+COLLECT_LO = \
+	collect/prof.lo \
+	collect/walk.lo \
+	collect/timer.lo \
+	collect/store.lo \
+	collect/dump.lo \
+
+# Unit tests for lib/ and collect/, linked into one runner.
+UNIT_OBJ = \
+	tests/unit/main.o \
+	tests/unit/test-walk.o \
+	tests/unit/test-raw.o \
+	tests/unit/test-elf.o \
+	tests/unit/test-input.o \
+
+UNIT_EXTRA = collect/walk.o
+
+# Sample programs with known profiles. Frame pointers everywhere, leaves too.
+SAMPLE_CFLAGS = -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+SAMPLES = \
+	samples/spin \
+
+MAN = $(wildcard man/*.1 man/*.5)
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+.PHONY: all check unit bats install uninstall clean deps demo bench fuzz
+.DELETE_ON_ERROR:
+
+all: lib/libzt.a $(TOOLS) collect/libzt-prof.so collect/zt-collect $(SAMPLES) tests/unit/run
+
+lib/%.o: lib/%.c lib/*.h
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -c -o $@ $<
+
+lib/libzt.a: $(LIB_OBJ)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJ)
+
+tools/%: tools/%.c lib/libzt.a lib/*.h
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -o $@ $< lib/libzt.a $(LDLIBS) $(LDFLAGS)
+
+# The collector runs inside other programs: never sanitized, always -fPIC,
+# and it exports only its constructor, destructor and interposed functions.
+COLLECT_CFLAGS = -O2 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec \
+		 -fno-omit-frame-pointer -fno-stack-protector
+
+collect/%.lo: collect/%.c collect/*.h
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CPPFLAGS) $(COLLECT_CFLAGS) $(WARN) -c -o $@ $<
+
+collect/libzt-prof.so: $(COLLECT_LO)
+	@echo "  LD      $@"
+	$(Q)$(CC) -shared -o $@ $(COLLECT_LO) -Wl,-z,nodelete -Wl,--no-undefined -lz -lpthread
+
+collect/zt-collect: collect/zt-collect.c lib/libzt.a lib/*.h
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -o $@ $< lib/libzt.a $(LDLIBS) $(LDFLAGS)
+
+# Collector sources built as ordinary objects, for the unit tests.
+collect/%.o: collect/%.c collect/*.h
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -c -o $@ $<
+
+tests/unit/%.o: tests/unit/%.c tests/unit/unit.h lib/*.h collect/*.h
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CPPFLAGS) -Icollect $(CFLAGS) $(WARN) -Wno-missing-prototypes $(SANFLAGS) -c -o $@ $<
+
+tests/unit/run: $(UNIT_OBJ) $(UNIT_EXTRA) lib/libzt.a
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(UNIT_OBJ) $(UNIT_EXTRA) lib/libzt.a $(LDLIBS) $(LDFLAGS)
+
+samples/%: samples/%.c
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -o $@ $< -lpthread -ldl
+
+deps:
+	@sh tests/deps.sh $(DEBS)
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@sh tests/check.sh
+
+unit: tests/unit/run
+	tests/unit/run
+
+bats: all
+	bats --tap tests
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh samples/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@for b in tests/bench/*.sh; do echo "== $$b"; sh "$$b" || exit 1; done
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	install -m 755 $(TOOLS) collect/zt-collect $(DESTDIR)$(BINDIR)/
+	install -m 755 collect/libzt-prof.so $(DESTDIR)$(LIBDIR)/
+	for m in $(MAN); do \
+		case $$m in *.1) d=man1;; *.5) d=man5;; esac; \
+		install -m 644 $$m $(DESTDIR)$(MANDIR)/$$d/ || exit 1; done
+
+uninstall:
+	for t in $(TOOLS) collect/zt-collect; do rm -f $(DESTDIR)$(BINDIR)/$${t##*/}; done
+	rm -f $(DESTDIR)$(LIBDIR)/libzt-prof.so
+	-rmdir $(DESTDIR)$(LIBDIR)
+	for m in $(MAN); do \
+		case $$m in *.1) d=man1;; *.5) d=man5;; esac; \
+		rm -f $(DESTDIR)$(MANDIR)/$$d/$${m##*/}; done
+
+clean:
+	rm -f lib/*.o lib/libzt.a collect/*.lo collect/*.o collect/libzt-prof.so \
+	      collect/zt-collect $(TOOLS) $(SAMPLES) tests/unit/*.o tests/unit/run
+	rm -rf tests/fuzz/bin

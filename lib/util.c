@@ -1,0 +1,136 @@
+/*
+ * util.c — the one place where messages are printed and memory is allocated
+ * with a failure check.
+ */
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef ZT_VERSION
+#define ZT_VERSION "0.1"
+#endif
+
+const char *zt_prog = "zt";
+
+void zt_setprog(const char *argv0)
+{
+	const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
+	zt_prog = slash ? slash + 1 : (argv0 ? argv0 : "zt");
+}
+
+static void vwarn(const char *fmt, va_list ap)
+{
+	int saved = errno;
+	size_t len = strlen(fmt);
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", zt_prog);
+	vfprintf(stderr, fmt, ap);
+	if (len > 0 && fmt[len - 1] == ':')
+		fprintf(stderr, " %s", strerror(saved));
+	fputc('\n', stderr);
+}
+
+void zt_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+}
+
+void zt_die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+void *zt_malloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		zt_die(ZT_EXIT_DATA, "out of memory:");
+	return p;
+}
+
+void *zt_calloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		zt_die(ZT_EXIT_DATA, "out of memory:");
+	return p;
+}
+
+void *zt_realloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		zt_die(ZT_EXIT_DATA, "out of memory:");
+	return p;
+}
+
+void zt_grow(void *pp, size_t *cap, size_t need, size_t size)
+{
+	void **p = pp;
+	size_t n = *cap ? *cap : 16;
+
+	if (need <= *cap)
+		return;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / size)
+			zt_die(ZT_EXIT_DATA, "out of memory: array too large");
+		n *= 2;
+	}
+	*p = zt_realloc(*p, n * size);
+	*cap = n;
+}
+
+char *zt_strdup(const char *s)
+{
+	return zt_strndup(s, strlen(s));
+}
+
+char *zt_strndup(const char *s, size_t n)
+{
+	char *p = zt_malloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+void zt_fshut(FILE *f, const char *name)
+{
+	if (fflush(f) == EOF || ferror(f))
+		zt_die(ZT_EXIT_DATA, "cannot write %s:", name);
+}
+
+int zt_parse_u64(const char *s, int base, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+void zt_version(void)
+{
+	printf("%s (zt) %s\n", zt_prog, ZT_VERSION);
+}

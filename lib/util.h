@@ -1,0 +1,48 @@
+/*
+ * util.h — error reporting and allocation helpers shared by every zt tool.
+ *
+ * Messages follow DESIGN.md: "prog: place: problem", lowercase, no full stop.
+ * The die* functions exit; the e* allocators exit on failure, so callers never
+ * check for NULL.
+ */
+#ifndef ZT_UTIL_H
+#define ZT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit codes shared by all tools. */
+enum { ZT_EXIT_OK = 0, ZT_EXIT_DATA = 1, ZT_EXIT_USAGE = 2 };
+
+/* Program name used as the prefix of every message; set once from main. */
+extern const char *zt_prog;
+void zt_setprog(const char *argv0);
+
+/*
+ * Print "prog: message" to stderr. When fmt ends in ':', the text of errno
+ * is appended, as in sbase's eprintf.
+ */
+void zt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* zt_warn, then exit(status). */
+void zt_die(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+void *zt_malloc(size_t n);
+void *zt_calloc(size_t n, size_t size);
+void *zt_realloc(void *p, size_t n);
+/* realloc for arrays: grows *p to hold at least need elements of size each. */
+void zt_grow(void *pp, size_t *cap, size_t need, size_t size);
+char *zt_strdup(const char *s);
+char *zt_strndup(const char *s, size_t n);
+
+/* Flush stdout and exit 1 if anything failed to be written (a full disk). */
+void zt_fshut(FILE *f, const char *name);
+
+/* Parse a whole string as an unsigned number in the given base; 0 on success. */
+int zt_parse_u64(const char *s, int base, uint64_t *out);
+
+/* Print a --version line. */
+void zt_version(void);
+
+#endif
