@@ -40,7 +40,7 @@ LIB_OBJ = \
 	lib/input.o \
 	lib/raw.o \
 	lib/maps.o \
-	lib/elf.o \
+	lib/elfread.o \
 	lib/symbolize.o \
 	lib/hash.o \
 

@@ -1,0 +1,101 @@
+/*
+ * store.c — where samples go. Each thread has a buffer of its own, mapped
+ * before its timer starts; the handler appends one text line per sample and,
+ * when the buffer is full, hands it to write(2) on the dump file, which is
+ * open with O_APPEND so that threads never interleave inside a line. Memory
+ * stays bounded however long the run: one buffer per thread.
+ */
+#include "prof.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Called outside signal context: mmap is fine here. */
+struct zt_thread *zt_thread_new(pid_t tid)
+{
+	struct zt_thread *t;
+	int slot;
+
+	t = mmap(NULL, sizeof *t, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		return NULL;
+	t->tid = tid;
+	t->perf_fd = -1;
+	slot = __atomic_fetch_add(&zt_state.nthreads, 1, __ATOMIC_SEQ_CST);
+	if (slot >= ZT_MAX_THREADS) {
+		munmap(t, sizeof *t);
+		return NULL;
+	}
+	__atomic_store_n(&zt_state.threads[slot], t, __ATOMIC_RELEASE);
+	return t;
+}
+
+static char hexdigits[] = "0123456789abcdef";
+
+/* Writes v in the base (10 or 16) at p; returns the end. */
+char *zt_fmt_u64(char *p, uint64_t v, int base)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = hexdigits[v % (unsigned)base];
+		v /= (unsigned)base;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* Write the buffer out. Safe in the handler: write(2) only. */
+void zt_store_flush(struct zt_thread *t)
+{
+	int saved = errno;
+	const char *p = t->buf;
+	size_t n = t->len;
+
+	while (n > 0) {
+		ssize_t w = write(zt_state.fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			/* Count the whole lines that did not reach the file. */
+			uint64_t lines = 0;
+
+			for (size_t i = 0; i < n; i++)
+				lines += p[i] == '\n';
+			__atomic_fetch_add(&zt_state.lost[ZT_LOST_WRITE], lines,
+					   __ATOMIC_RELAXED);
+			__atomic_fetch_sub(&zt_state.samples, lines,
+					   __ATOMIC_RELAXED);
+			break;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	t->len = 0;
+	errno = saved;
+}
+
+/* Appends "TID 1 ADDR ADDR...\n". Runs in the handler of thread t only. */
+void zt_store_sample(struct zt_thread *t, const uint64_t *addr, size_t n)
+{
+	char *p;
+
+	if (t->len + ZT_LINE_MAX > sizeof t->buf)
+		zt_store_flush(t);
+	p = t->buf + t->len;
+	p = zt_fmt_u64(p, (uint64_t)t->tid, 10);
+	*p++ = ' ';
+	*p++ = '1';
+	for (size_t i = 0; i < n; i++) {
+		*p++ = ' ';
+		p = zt_fmt_u64(p, addr[i], 16);
+	}
+	*p++ = '\n';
+	t->len = (size_t)(p - t->buf);
+	__atomic_fetch_add(&zt_state.samples, 1, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,112 @@
+/*
+ * timer.c — one sampling timer per thread, counting that thread's CPU time.
+ *
+ * The first choice is a perf_event task-clock counter in user space only
+ * (allowed at perf_event_paranoid=2 for one's own threads): each overflow
+ * sends SIGPROF to the thread through fcntl F_SETSIG/F_SETOWN_EX, and it
+ * delivers the requested rate. setitimer and POSIX CPU-time timers are tied
+ * to the kernel tick, so on a HZ=250 kernel they stop at 250 signals per
+ * CPU-second whatever is asked; they are only the fallback, and the dump says
+ * so.
+ */
+#include "prof.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int perf_start(struct zt_thread *t)
+{
+	struct perf_event_attr attr;
+	struct f_owner_ex owner = { F_OWNER_TID, t->tid };
+	int fd;
+
+	memset(&attr, 0, sizeof attr);
+	attr.size = sizeof attr;
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.sample_period = 1000000000ull / zt_state.hz;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.disabled = 1;
+	attr.wakeup_events = 1;
+	fd = (int)syscall(SYS_perf_event_open, &attr, t->tid, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fcntl(fd, F_SETFL, O_ASYNC) < 0 ||
+	    fcntl(fd, F_SETSIG, SIGPROF) < 0 ||
+	    fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
+	    ioctl(fd, PERF_EVENT_IOC_RESET, 0) < 0 ||
+	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+		close(fd);
+		return -1;
+	}
+	t->perf_fd = fd;
+	return 0;
+}
+
+static int posix_start(struct zt_thread *t)
+{
+	struct sigevent sev;
+	struct itimerspec its;
+	long ns = 1000000000L / zt_state.hz;
+
+	/* Called on the thread itself, so its own CPU clock is the one. */
+	memset(&sev, 0, sizeof sev);
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGPROF;
+	sev._sigev_un._tid = t->tid;
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) < 0)
+		return -1;
+	its.it_interval.tv_sec = ns / 1000000000L;
+	its.it_interval.tv_nsec = ns % 1000000000L;
+	its.it_value = its.it_interval;
+	if (timer_settime(t->timer, 0, &its, NULL) < 0) {
+		timer_delete(t->timer);
+		return -1;
+	}
+	t->has_timer = 1;
+	return 0;
+}
+
+/*
+ * Start sampling thread t; must run on that thread. The process uses one kind of timer for all its
+ * threads: the first thread decides, later ones follow.
+ */
+int zt_timer_start(struct zt_thread *t)
+{
+	t->perf_fd = -1;
+	if (zt_state.timer != ZT_TIMER_POSIX && zt_state.want_timer != 2 &&
+	    perf_start(t) == 0) {
+		zt_state.timer = ZT_TIMER_PERF;
+		return 0;
+	}
+	if (zt_state.timer == ZT_TIMER_PERF || zt_state.want_timer == 1)
+		return -1;
+	if (posix_start(t) == 0) {
+		zt_state.timer = ZT_TIMER_POSIX;
+		return 0;
+	}
+	return -1;
+}
+
+void zt_timer_stop(struct zt_thread *t)
+{
+	int saved = errno;
+
+	if (t->perf_fd >= 0) {
+		ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+		close(t->perf_fd);
+		t->perf_fd = -1;
+	}
+	if (t->has_timer) {
+		timer_delete(t->timer);
+		t->has_timer = 0;
+	}
+	errno = saved;
+}

@@ -1,0 +1,369 @@
+/*
+ * elfread.c — the ELF reader. Structures are copied out with memcpy, so the file
+ * needs no alignment; each table is checked to lie inside the file before it
+ * is read.
+ */
+#include "elfread.h"
+#include "util.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Whether [off, off + n) lies inside the file. */
+static int inside(const struct zt_elf *e, uint64_t off, uint64_t n)
+{
+	return off <= e->size && n <= e->size - off;
+}
+
+/* A NUL-terminated string at strtab[off], or NULL if it runs off the end. */
+static const char *str_at(const struct zt_elf *e, const struct zt_section *tab,
+			  uint64_t off)
+{
+	const char *s;
+
+	if (!tab || off >= tab->size)
+		return NULL;
+	s = (const char *)e->data + tab->offset + off;
+	if (!memchr(s, '\0', tab->size - off))
+		return NULL;
+	return s;
+}
+
+static void parse_notes(struct zt_elf *e, uint64_t off, uint64_t size, uint64_t align)
+{
+	const unsigned char *p = e->data + off, *end = p + size;
+	uint64_t a = align == 8 ? 8 : 4;
+
+	while ((size_t)(end - p) >= sizeof(Elf64_Nhdr)) {
+		Elf64_Nhdr nh;
+		const unsigned char *name, *desc;
+		uint64_t nlen, dlen;
+
+		memcpy(&nh, p, sizeof nh);
+		name = p + sizeof nh;
+		nlen = (nh.n_namesz + a - 1) & ~(a - 1);
+		if (nlen > (uint64_t)(end - name))
+			return;
+		desc = name + nlen;
+		dlen = (nh.n_descsz + a - 1) & ~(a - 1);
+		if (nh.n_descsz > (uint64_t)(end - desc))
+			return;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp(name, "GNU", 4) == 0 && nh.n_descsz > 0 &&
+		    nh.n_descsz <= 64) {
+			for (unsigned i = 0; i < nh.n_descsz; i++)
+				sprintf(e->buildid + 2 * i, "%02x", desc[i]);
+			return;
+		}
+		if (dlen > (uint64_t)(end - desc))
+			return;
+		p = desc + dlen;
+	}
+}
+
+static int bind_rank(uint8_t bind)
+{
+	switch (bind) {
+	case STB_GLOBAL:
+		return 0;
+	case STB_WEAK:
+		return 1;
+	default:
+		return 2;
+	}
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct zt_sym *x = a, *y = b;
+	int c;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (bind_rank(x->bind) != bind_rank(y->bind))
+		return bind_rank(x->bind) - bind_rank(y->bind);
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	c = strcmp(x->name, y->name);
+	return c;
+}
+
+static void read_symbols(struct zt_elf *e, const struct zt_section *tab,
+			 const struct zt_section *strtab,
+			 const uint64_t *sec_end, size_t nsec_end)
+{
+	size_t n = tab->size / sizeof(Elf64_Sym), out = 0;
+
+	e->syms = zt_calloc(n ? n : 1, sizeof *e->syms);
+	for (size_t i = 1; i < n; i++) {
+		Elf64_Sym s;
+		const char *name;
+		uint8_t type;
+
+		memcpy(&s, e->data + tab->offset + i * sizeof s, sizeof s);
+		type = ELF64_ST_TYPE(s.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		if (s.st_shndx == SHN_UNDEF || s.st_value == 0)
+			continue;
+		name = str_at(e, strtab, s.st_name);
+		if (!name || !*name)
+			continue;
+		e->syms[out].addr = s.st_value;
+		e->syms[out].size = s.st_size;
+		e->syms[out].name = name;
+		e->syms[out].bind = ELF64_ST_BIND(s.st_info);
+		e->syms[out].type = type;
+		e->syms[out].zero_size = s.st_size == 0;
+		/* A sized-zero symbol ends at its section's end, at most. */
+		if (s.st_size == 0 && s.st_shndx < nsec_end && sec_end[s.st_shndx] > s.st_value)
+			e->syms[out].size = sec_end[s.st_shndx] - s.st_value;
+		else if (s.st_size == 0)
+			e->syms[out].size = 1;
+		out++;
+	}
+	qsort(e->syms, out, sizeof *e->syms, cmp_sym);
+	/* One symbol per address: the best-ranked, with the largest size. */
+	n = out;
+	out = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (out > 0 && e->syms[out - 1].addr == e->syms[i].addr)
+			continue;
+		e->syms[out++] = e->syms[i];
+	}
+	/* A zero-size symbol was widened to its section; stop it at the next one. */
+	for (size_t i = 0; i + 1 < out; i++)
+		if (e->syms[i].addr + e->syms[i].size > e->syms[i + 1].addr &&
+		    e->syms[i].zero_size)
+			e->syms[i].size = e->syms[i + 1].addr - e->syms[i].addr;
+	e->nsyms = out;
+}
+
+int zt_elf_parse(const unsigned char *data, size_t size, struct zt_elf *e,
+		 char *err, size_t errlen)
+{
+	Elf64_Ehdr h;
+	uint64_t shnum, shstrndx;
+	const struct zt_section *symtab = NULL, *dynsym = NULL, *shstr = NULL;
+	uint64_t *sec_end = NULL;
+
+	e->data = data;
+	e->size = size;
+	if (size < EI_NIDENT || memcmp(data, ELFMAG, SELFMAG) != 0)
+		return fail(err, errlen, "not an ELF file");
+	if (data[EI_CLASS] != ELFCLASS64 || data[EI_DATA] != ELFDATA2LSB)
+		return fail(err, errlen, "not a 64-bit little-endian ELF file");
+	if (size < sizeof h)
+		return fail(err, errlen, "truncated ELF header");
+	memcpy(&h, data, sizeof h);
+	e->type = h.e_type;
+	e->machine = h.e_machine;
+
+	if (h.e_phnum) {
+		if (h.e_phentsize != sizeof(Elf64_Phdr) ||
+		    !inside(e, h.e_phoff, (uint64_t)h.e_phnum * sizeof(Elf64_Phdr)))
+			return fail(err, errlen, "truncated or corrupt program headers");
+		e->loads = zt_calloc(h.e_phnum, sizeof *e->loads);
+		for (unsigned i = 0; i < h.e_phnum; i++) {
+			Elf64_Phdr ph;
+
+			memcpy(&ph, data + h.e_phoff + i * sizeof ph, sizeof ph);
+			if (ph.p_type == PT_INTERP)
+				e->has_interp = 1;
+			else if (ph.p_type == PT_DYNAMIC)
+				e->has_dynamic = 1;
+			else if (ph.p_type == PT_NOTE && !e->buildid[0] &&
+				 inside(e, ph.p_offset, ph.p_filesz))
+				parse_notes(e, ph.p_offset, ph.p_filesz, ph.p_align);
+			if (ph.p_type != PT_LOAD)
+				continue;
+			e->loads[e->nloads].offset = ph.p_offset;
+			e->loads[e->nloads].vaddr = ph.p_vaddr;
+			e->loads[e->nloads].filesz = ph.p_filesz;
+			e->loads[e->nloads].memsz = ph.p_memsz;
+			e->loads[e->nloads].flags = ph.p_flags;
+			e->nloads++;
+		}
+	}
+
+	shnum = h.e_shnum;
+	shstrndx = h.e_shstrndx;
+	if (h.e_shoff) {
+		Elf64_Shdr s0;
+
+		if (h.e_shentsize != sizeof(Elf64_Shdr) || !inside(e, h.e_shoff, sizeof s0))
+			return fail(err, errlen, "truncated or corrupt section headers");
+		memcpy(&s0, data + h.e_shoff, sizeof s0);
+		if (shnum == 0)
+			shnum = s0.sh_size;	/* extended numbering */
+		if (shstrndx == SHN_XINDEX)
+			shstrndx = s0.sh_link;
+		if (shnum > (size - h.e_shoff) / sizeof(Elf64_Shdr))
+			return fail(err, errlen, "truncated: section headers past end of file");
+	} else {
+		shnum = 0;
+	}
+	e->sections = zt_calloc(shnum ? shnum : 1, sizeof *e->sections);
+	sec_end = zt_calloc(shnum ? shnum : 1, sizeof *sec_end);
+	e->nsections = shnum;
+	for (uint64_t i = 0; i < shnum; i++) {
+		Elf64_Shdr s;
+
+		memcpy(&s, data + h.e_shoff + i * sizeof s, sizeof s);
+		e->sections[i].type = s.sh_type;
+		e->sections[i].flags = s.sh_flags;
+		e->sections[i].addr = s.sh_addr;
+		e->sections[i].offset = s.sh_offset;
+		e->sections[i].size = s.sh_size;
+		e->sections[i].name = (const char *)(uintptr_t)s.sh_name;	/* fixed below */
+		sec_end[i] = s.sh_addr + s.sh_size;
+		/* A section whose bytes are not in the file reads as empty. */
+		if (s.sh_type != SHT_NOBITS && !inside(e, s.sh_offset, s.sh_size)) {
+			e->sections[i].size = 0;
+			e->sections[i].offset = 0;
+		}
+	}
+	if (shstrndx < shnum && e->sections[shstrndx].type == SHT_STRTAB)
+		shstr = &e->sections[shstrndx];
+	for (uint64_t i = 0; i < shnum; i++) {
+		uint64_t off = (uint64_t)(uintptr_t)e->sections[i].name;
+		const char *name = shstr ? str_at(e, shstr, off) : NULL;
+
+		e->sections[i].name = name ? name : "";
+	}
+	for (uint64_t i = 0; i < shnum; i++) {
+		const struct zt_section *s = &e->sections[i];
+
+		if (s->type == SHT_NOTE && !e->buildid[0] && s->size)
+			parse_notes(e, s->offset, s->size, 4);
+		if (s->type == SHT_SYMTAB && !symtab)
+			symtab = s;
+		else if (s->type == SHT_DYNSYM && !dynsym)
+			dynsym = s;
+	}
+	/* .symtab has every function; a stripped file keeps only .dynsym. */
+	for (int pass = 0; pass < 2; pass++) {
+		const struct zt_section *tab = pass == 0 ? symtab : dynsym;
+		Elf64_Shdr raw;
+		uint64_t link;
+
+		if (!tab || tab->size < sizeof(Elf64_Sym))
+			continue;
+		memcpy(&raw, data + h.e_shoff + (uint64_t)(tab - e->sections) * sizeof raw,
+		       sizeof raw);
+		link = raw.sh_link;
+		if (raw.sh_entsize != sizeof(Elf64_Sym) || link >= shnum ||
+		    e->sections[link].type != SHT_STRTAB)
+			continue;
+		read_symbols(e, tab, &e->sections[link], sec_end, shnum);
+		e->symtab = pass == 0;
+		if (e->nsyms > 0)
+			break;
+		free(e->syms);
+		e->syms = NULL;
+	}
+	free(sec_end);
+	return 0;
+}
+
+int zt_elf_open(const char *path, struct zt_elf *e, char *err, size_t errlen)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	memset(e, 0, sizeof *e);
+	e->path = zt_strdup(path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errlen, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return fail(err, errlen, "not a regular file");
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return fail(err, errlen, "empty file, not an ELF file");
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return fail(err, errlen, "cannot map: %s", strerror(errno));
+	if (zt_elf_parse(p, (size_t)st.st_size, e, err, errlen) < 0) {
+		munmap(p, (size_t)st.st_size);
+		e->data = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void zt_elf_close(struct zt_elf *e)
+{
+	if (e->data && e->path)
+		munmap((void *)e->data, e->size);
+	free(e->path);
+	free(e->loads);
+	free(e->sections);
+	free(e->syms);
+	memset(e, 0, sizeof *e);
+}
+
+int zt_elf_offset_to_vaddr(const struct zt_elf *e, uint64_t off, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < e->nloads; i++) {
+		const struct zt_load *l = &e->loads[i];
+
+		if (off >= l->offset && off - l->offset < l->filesz) {
+			*vaddr = l->vaddr + (off - l->offset);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const struct zt_sym *zt_elf_lookup(const struct zt_elf *e, uint64_t vaddr)
+{
+	size_t lo = 0, hi = e->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* The nearest symbol first; then a few earlier ones that may enclose it. */
+	for (size_t i = lo; i > 0 && lo - i < 8; i--) {
+		const struct zt_sym *s = &e->syms[i - 1];
+
+		if (vaddr - s->addr < s->size)
+			return s;
+	}
+	return NULL;
+}
+
+const struct zt_section *zt_elf_section(const struct zt_elf *e, const char *name)
+{
+	for (size_t i = 0; i < e->nsections; i++)
+		if (strcmp(e->sections[i].name, name) == 0)
+			return &e->sections[i];
+	return NULL;
+}

@@ -1,0 +1,75 @@
+/*
+ * elfread.h — reading 64-bit little-endian ELF files (x86-64 and the like):
+ * load segments, sections, symbol tables and the build-id. A file is mmapped
+ * once; every offset and size read from it is checked against its length,
+ * so a truncated or corrupt file gives an error, never a bad read.
+ */
+#ifndef ZT_ELFREAD_H
+#define ZT_ELFREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct zt_load {
+	uint64_t offset, vaddr, filesz, memsz;
+	uint32_t flags;
+};
+
+struct zt_sym {
+	uint64_t addr, size;
+	const char *name;	/* points into the mapped file */
+	uint8_t bind, type;
+	uint8_t zero_size;	/* st_size was 0: size runs to the next symbol */
+};
+
+struct zt_section {
+	const char *name;
+	uint32_t type;
+	uint64_t flags, addr, offset, size;
+};
+
+struct zt_elf {
+	char *path;
+	const unsigned char *data;	/* the whole file, mapped read-only */
+	size_t size;
+	uint16_t type;			/* ET_EXEC, ET_DYN, ... */
+	uint16_t machine;
+	int has_interp;			/* a PT_INTERP: dynamically linked */
+	int has_dynamic;
+	struct zt_load *loads;
+	size_t nloads;
+	struct zt_section *sections;
+	size_t nsections;
+	struct zt_sym *syms;		/* functions, sorted by address */
+	size_t nsyms;
+	int symtab;			/* names came from .symtab, not .dynsym */
+	char buildid[129];		/* hex, "" if none */
+};
+
+/*
+ * Map and parse the file at path. Returns 0, or -1 with err set to a message
+ * such as "not an ELF file" or "truncated: section headers past end of file"
+ * (errno-style failures read "cannot open: No such file or directory").
+ * Symbols are read too. The caller frees e with zt_elf_close.
+ */
+int zt_elf_open(const char *path, struct zt_elf *e, char *err, size_t errlen);
+
+/* Parse an ELF image already in memory (not owned): for tests and fuzzing. */
+int zt_elf_parse(const unsigned char *data, size_t size, struct zt_elf *e,
+		 char *err, size_t errlen);
+
+void zt_elf_close(struct zt_elf *e);
+
+/* File offset to link-time address through the PT_LOADs; 0 on success. */
+int zt_elf_offset_to_vaddr(const struct zt_elf *e, uint64_t off, uint64_t *vaddr);
+
+/*
+ * The function holding vaddr, or NULL. At one address GLOBAL beats WEAK
+ * beats LOCAL. A symbol of size zero holds everything up to the next symbol.
+ */
+const struct zt_sym *zt_elf_lookup(const struct zt_elf *e, uint64_t vaddr);
+
+/* The section with the given name, or NULL. */
+const struct zt_section *zt_elf_section(const struct zt_elf *e, const char *name);
+
+#endif

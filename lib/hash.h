@@ -1,0 +1,36 @@
+/*
+ * hash.h — a 64-bit hash of bytes, and an open-addressing index that maps
+ * hashes to caller-owned entries (by number), for tables whose keys the
+ * caller stores itself: stacks, addresses, file names.
+ */
+#ifndef ZT_HASH_H
+#define ZT_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+uint64_t zt_hash(const void *p, size_t n, uint64_t seed);
+uint64_t zt_hash_u64(uint64_t v);
+
+/*
+ * The index holds entry numbers; the caller keeps the entries and says, with
+ * eq, whether entry number i has the key being looked up. The index grows
+ * itself. Owns only its slot array.
+ */
+struct zt_index {
+	uint32_t *slot;		/* entry + 1, 0 when empty */
+	uint64_t *hash;		/* hash of the entry in the same slot */
+	size_t cap;		/* a power of two */
+	size_t used;
+};
+
+typedef int (*zt_eq_fn)(void *ctx, uint32_t entry, const void *key);
+
+/* The entry whose key equals key, or -1. */
+int64_t zt_index_find(const struct zt_index *ix, uint64_t hash, zt_eq_fn eq,
+		      void *ctx, const void *key);
+/* Record that entry has the given hash; the caller checked it is new. */
+void zt_index_add(struct zt_index *ix, uint64_t hash, uint32_t entry);
+void zt_index_free(struct zt_index *ix);
+
+#endif

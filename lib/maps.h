@@ -1,0 +1,43 @@
+/*
+ * maps.h — lines of /proc/PID/maps, as the raw dump carries them, and the
+ * step from a process address to a file offset.
+ */
+#ifndef ZT_MAPS_H
+#define ZT_MAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct zt_map {
+	uint64_t start, end;	/* [start, end) */
+	uint64_t offset;	/* file offset of start */
+	uint64_t inode;
+	char perms[5];
+	char *path;		/* as in the maps, "" for anonymous memory */
+	int deleted;		/* the path ended in " (deleted)", now removed */
+	char *buildid;		/* hex, from the dump's buildids, or NULL */
+	size_t seq;		/* order in the dump, to keep sorting stable */
+};
+
+/*
+ * Parse one maps line into m (m->path is allocated). Returns NULL on
+ * success, or a static description of what is wrong.
+ */
+const char *zt_map_parse(const char *line, struct zt_map *m);
+
+/* Whether the mapping is backed by a file (its path starts with '/'). */
+int zt_map_is_file(const struct zt_map *m);
+
+/*
+ * The mapping that holds addr in maps[0..n), which must be sorted by start;
+ * when mappings overlap, the last one that holds addr. NULL if none.
+ */
+const struct zt_map *zt_maps_find(const struct zt_map *maps, size_t n,
+				  uint64_t addr);
+
+/* Sort maps by start, then by seq, so later duplicates stay later. */
+void zt_maps_sort(struct zt_map *maps, size_t n);
+
+const char *zt_basename(const char *path);
+
+#endif

@@ -1,0 +1,482 @@
+/*
+ * raw.c — reading raw dumps (formats/raw.md).
+ *
+ * A dump is line-oriented text: a magic line "zt-prof N", header keys, then
+ * sections that each start with a line holding only their name. Version 2
+ * ends with "end", so a dump cut short is told apart from a whole one.
+ * Identical samples are merged as they are read, so memory grows with the
+ * number of distinct stacks, not with the length of the run.
+ */
+#include "raw.h"
+#include "input.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum section { S_HEADER, S_SAMPLES, S_MAPS, S_BUILDIDS, S_THREADS, S_SUMMARY, S_END };
+
+static const char *const section_names[] = {
+	[S_SAMPLES] = "samples", [S_MAPS] = "maps", [S_BUILDIDS] = "buildids",
+	[S_THREADS] = "threads", [S_SUMMARY] = "summary", [S_END] = "end",
+};
+
+struct reader {
+	struct zt_dump *d;
+	char *err;
+	size_t errlen;
+	unsigned long lineno;
+	int store;		/* keep samples, or only count them */
+	uint64_t *tmp;		/* addresses of the line being read */
+	uint8_t *tmpx;
+	size_t captmp, captmpx;
+};
+
+static int fail(struct reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(r->err, r->errlen, "line %lu: ", r->lineno);
+
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < r->errlen)
+		vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Next space-separated token of *s, NUL-terminated in place, or NULL. */
+static char *token(char **s)
+{
+	char *p = *s, *start;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p)
+		return NULL;
+	start = p;
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	if (*p)
+		*p++ = '\0';
+	*s = p;
+	return start;
+}
+
+static int parse_hex(const char *t, uint64_t *v)
+{
+	uint64_t x = 0;
+	size_t n = 0;
+
+	for (; *t; t++, n++) {
+		int d;
+
+		if (*t >= '0' && *t <= '9')
+			d = *t - '0';
+		else if (*t >= 'a' && *t <= 'f')
+			d = *t - 'a' + 10;
+		else if (*t >= 'A' && *t <= 'F')
+			d = *t - 'A' + 10;
+		else
+			return -1;
+		if (n == 16)
+			return -1;
+		x = x << 4 | (uint64_t)d;
+	}
+	if (n == 0)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int parse_dec(const char *t, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!*t)
+		return -1;
+	for (; *t; t++) {
+		if (*t < '0' || *t > '9' || x > (UINT64_MAX - 9) / 10)
+			return -1;
+		x = x * 10 + (uint64_t)(*t - '0');
+	}
+	*v = x;
+	return 0;
+}
+
+struct stack_key {
+	uint32_t tid;
+	size_t n;
+	const uint64_t *addr;
+	const uint8_t *exact;
+};
+
+static int stack_eq(void *ctx, uint32_t i, const void *k)
+{
+	const struct zt_dump *d = ctx;
+	const struct stack_key *key = k;
+	const struct zt_stack *s = &d->stacks[i];
+
+	return s->tid == key->tid && s->naddr == key->n &&
+	       memcmp(&d->addr[s->first], key->addr, key->n * sizeof *key->addr) == 0 &&
+	       memcmp(&d->exact[s->first], key->exact, key->n) == 0;
+}
+
+static void add_stack(struct zt_dump *d, uint32_t tid, uint64_t count,
+		      const uint64_t *addr, const uint8_t *exact, size_t n)
+{
+	struct stack_key key = { tid, n, addr, exact };
+	uint64_t h = zt_hash(addr, n * sizeof *addr, tid);
+	int64_t found;
+	struct zt_stack *s;
+
+	h = zt_hash(exact, n, h);
+	found = zt_index_find(&d->index, h, stack_eq, d, &key);
+	if (found >= 0) {
+		d->stacks[found].count += count;
+		return;
+	}
+	size_t cap = d->capaddr;
+
+	zt_grow(&d->addr, &d->capaddr, d->naddr + n, sizeof *d->addr);
+	if (cap != d->capaddr || !d->exact)
+		d->exact = zt_realloc(d->exact, d->capaddr);
+	memcpy(&d->addr[d->naddr], addr, n * sizeof *addr);
+	memcpy(&d->exact[d->naddr], exact, n);
+	zt_grow(&d->stacks, &d->capstacks, d->nstacks + 1, sizeof *d->stacks);
+	s = &d->stacks[d->nstacks];
+	s->tid = tid;
+	s->naddr = (uint32_t)n;
+	s->first = d->naddr;
+	s->count = count;
+	d->naddr += n;
+	zt_index_add(&d->index, h, (uint32_t)d->nstacks);
+	d->nstacks++;
+}
+
+static int sample_line(struct reader *r, char *s)
+{
+	struct zt_dump *d = r->d;
+	uint64_t tid = 0, count = 1, a;
+	size_t n = 0;
+	char *t;
+
+	if (d->version >= 2) {
+		if (!(t = token(&s)) || parse_dec(t, &tid) || tid > UINT32_MAX)
+			return fail(r, "sample: thread id is not a number");
+		if (!(t = token(&s)) || parse_dec(t, &count))
+			return fail(r, "sample: count is not a number");
+		if (count == 0)
+			return fail(r, "sample: count is zero");
+	}
+	while ((t = token(&s))) {
+		int exact = n == 0;
+
+		if (*t == '=') {
+			exact = 1;
+			t++;
+		}
+		if (parse_hex(t, &a))
+			return fail(r, "sample: bad address '%.40s'", t);
+		zt_grow(&r->tmp, &r->captmp, n + 1, sizeof *r->tmp);
+		zt_grow(&r->tmpx, &r->captmpx, n + 1, 1);
+		r->tmp[n] = a;
+		r->tmpx[n] = (uint8_t)exact;
+		n++;
+	}
+	if (n == 0)
+		return fail(r, "sample has no addresses");
+	if (d->nsamples > UINT64_MAX - count)
+		return fail(r, "sample: count overflows");
+	d->nsamples += count;
+	if (r->store)
+		add_stack(d, (uint32_t)tid, count, r->tmp, r->tmpx, n);
+	return 0;
+}
+
+static int number_value(struct reader *r, const char *key, char *v, uint64_t *out)
+{
+	if (parse_dec(v, out))
+		return fail(r, "%s is not a number", key);
+	return 0;
+}
+
+/* A "key value" line of the header or the summary; unknown keys are ignored. */
+static int key_line(struct reader *r, char *line)
+{
+	struct zt_dump *d = r->d;
+	char *s = line, *key = token(&s), *v;
+	uint64_t x;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	v = s;
+	if (!key)
+		return 0;
+	if (strcmp(key, "hz") == 0) {
+		if (number_value(r, key, v, &x))
+			return -1;
+		if (x > 10000)
+			return fail(r, "hz %llu is out of range (0 to 10000)",
+				    (unsigned long long)x);
+		d->hz = (unsigned)x;
+	} else if (strcmp(key, "dropped") == 0 || strcmp(key, "lost") == 0) {
+		char *rest = v, *num = token(&rest);
+
+		if (!num || number_value(r, key, num, &d->lost))
+			return num ? -1 : fail(r, "%s is not a number", key);
+		while (*rest == ' ')
+			rest++;
+		free(d->lost_detail);
+		d->lost_detail = *rest ? zt_strdup(rest) : NULL;
+	} else if (strcmp(key, "pid") == 0) {
+		if (number_value(r, key, v, &d->pid))
+			return -1;
+		d->have_pid = 1;
+	} else if (strcmp(key, "exe") == 0) {
+		free(d->exe);
+		d->exe = zt_strdup(v);
+	} else if (strcmp(key, "timer") == 0) {
+		free(d->timer);
+		d->timer = zt_strdup(v);
+	} else if (strcmp(key, "rate-cap") == 0) {
+		free(d->rate_cap);
+		d->rate_cap = zt_strdup(v);
+	} else if (strcmp(key, "truncated") == 0) {
+		return number_value(r, key, v, &d->truncated);
+	} else if (strcmp(key, "cpu-ns") == 0) {
+		d->have_cpu = 1;
+		return number_value(r, key, v, &d->cpu_ns);
+	} else if (strcmp(key, "cpu-user-ns") == 0) {
+		return number_value(r, key, v, &d->cpu_user_ns);
+	} else if (strcmp(key, "cpu-sys-ns") == 0) {
+		return number_value(r, key, v, &d->cpu_sys_ns);
+	}
+	return 0;
+}
+
+static int maps_line(struct reader *r, const char *line)
+{
+	struct zt_dump *d = r->d;
+	struct zt_map m;
+	const char *why = zt_map_parse(line, &m);
+
+	if (why)
+		return fail(r, "%s", why);
+	m.seq = d->nmaps;
+	zt_grow(&d->maps, &d->capmaps, d->nmaps + 1, sizeof *d->maps);
+	d->maps[d->nmaps++] = m;
+	return 0;
+}
+
+static int buildid_line(struct reader *r, char *s)
+{
+	struct zt_dump *d = r->d;
+	char *a = token(&s), *hex = token(&s);
+	uint64_t addr, dummy;
+	size_t n;
+
+	if (!a || parse_hex(a, &addr))
+		return fail(r, "buildids: bad address");
+	if (!hex || (n = strlen(hex)) < 2 || n > 128 || n % 2)
+		return fail(r, "buildids: bad build-id");
+	for (size_t i = 0; i < n; i += 16) {
+		char part[17];
+
+		snprintf(part, sizeof part, "%s", hex + i);
+		if (parse_hex(part, &dummy))
+			return fail(r, "buildids: bad build-id");
+	}
+	while (*s == ' ')
+		s++;
+	zt_grow(&d->buildids, &d->capbuildids, d->nbuildids + 1, sizeof *d->buildids);
+	d->buildids[d->nbuildids].addr = addr;
+	d->buildids[d->nbuildids].hex = zt_strdup(hex);
+	for (char *p = d->buildids[d->nbuildids].hex; *p; p++)
+		if (*p >= 'A' && *p <= 'F')
+			*p = (char)(*p - 'A' + 'a');
+	d->buildids[d->nbuildids].path = zt_strdup(s);
+	d->nbuildids++;
+	return 0;
+}
+
+static int thread_line(struct reader *r, char *s)
+{
+	struct zt_dump *d = r->d;
+	char *t = token(&s);
+	uint64_t tid;
+
+	if (!t || parse_dec(t, &tid) || tid > UINT32_MAX)
+		return fail(r, "threads: thread id is not a number");
+	while (*s == ' ')
+		s++;
+	zt_grow(&d->threads, &d->capthreads, d->nthreads + 1, sizeof *d->threads);
+	d->threads[d->nthreads].tid = (uint32_t)tid;
+	d->threads[d->nthreads].name = zt_strdup(s);
+	d->nthreads++;
+	return 0;
+}
+
+/* Give every mapping of an object the build-id recorded for it. */
+static void attach_buildids(struct zt_dump *d)
+{
+	for (size_t i = 0; i < d->nbuildids; i++) {
+		const struct zt_map *m = zt_maps_find(d->maps, d->nmaps,
+						      d->buildids[i].addr);
+
+		if (!m || !zt_map_is_file(m))
+			continue;
+		for (size_t j = 0; j < d->nmaps; j++) {
+			struct zt_map *o = &d->maps[j];
+
+			if (o->inode == m->inode && strcmp(o->path, m->path) == 0 &&
+			    !o->buildid)
+				o->buildid = d->buildids[i].hex;
+		}
+	}
+}
+
+static int read_dump(struct zt_input *in, struct zt_dump *d, char *err,
+		     size_t errlen, int store)
+{
+	struct reader r = { .d = d, .err = err, .errlen = errlen, .store = store };
+	enum section sec = S_HEADER;
+	char *line;
+	size_t len;
+	int rc = -1;
+
+	while ((line = zt_input_line(in, &len))) {
+		r.lineno = zt_input_lineno(in);
+		if (memchr(line, '\0', len)) {
+			fail(&r, "binary data, not a zt raw dump");
+			goto out;
+		}
+		if (len > 0 && line[len - 1] == '\r') {
+			fail(&r, "CRLF line ending (a raw dump uses \\n)");
+			goto out;
+		}
+		if (r.lineno == 1) {
+			if (strcmp(line, "zt-prof 1") == 0) {
+				d->version = 1;
+			} else if (strcmp(line, "zt-prof 2") == 0) {
+				d->version = 2;
+			} else if (strncmp(line, "zt-prof ", 8) == 0) {
+				fail(&r, "raw dump version '%.20s' is not one this tool reads (1 or 2)",
+				     line + 8);
+				goto out;
+			} else {
+				fail(&r, "not a zt raw dump (expected 'zt-prof 1' or 'zt-prof 2')");
+				goto out;
+			}
+			continue;
+		}
+		if (sec == S_END) {
+			fail(&r, "data after 'end'");
+			goto out;
+		}
+		if (len == 0)
+			continue;
+		{
+			enum section next = S_HEADER;
+
+			for (int i = S_SAMPLES; i <= S_END; i++)
+				if (strcmp(line, section_names[i]) == 0)
+					next = (enum section)i;
+			if (next != S_HEADER) {
+				if (d->version == 1 && next != S_SAMPLES && next != S_MAPS) {
+					fail(&r, "section '%s' is not part of version 1", line);
+					goto out;
+				}
+				sec = next;
+				continue;
+			}
+		}
+		switch (sec) {
+		case S_HEADER:
+		case S_SUMMARY:
+			if (key_line(&r, line))
+				goto out;
+			break;
+		case S_SAMPLES:
+			if (sample_line(&r, line))
+				goto out;
+			break;
+		case S_MAPS:
+			if (maps_line(&r, line))
+				goto out;
+			break;
+		case S_BUILDIDS:
+			if (buildid_line(&r, line))
+				goto out;
+			break;
+		case S_THREADS:
+			if (thread_line(&r, line))
+				goto out;
+			break;
+		case S_END:
+			break;
+		}
+	}
+	r.lineno = zt_input_lineno(in);
+	if (r.lineno == 0) {
+		snprintf(err, errlen, "empty input, not a zt raw dump");
+		goto out;
+	}
+	if (d->version >= 2 && sec != S_END) {
+		fail(&r, "truncated dump: it ends without an 'end' line "
+		     "(was the program killed, or the file cut short?)");
+		goto out;
+	}
+	d->complete = sec == S_END;
+	zt_maps_sort(d->maps, d->nmaps);
+	attach_buildids(d);
+	rc = 0;
+out:
+	free(r.tmp);
+	free(r.tmpx);
+	return rc;
+}
+
+int zt_dump_read(struct zt_input *in, struct zt_dump *d, char *err, size_t errlen)
+{
+	return read_dump(in, d, err, errlen, 1);
+}
+
+int zt_dump_read_summary(struct zt_input *in, struct zt_dump *d, char *err,
+			 size_t errlen)
+{
+	return read_dump(in, d, err, errlen, 0);
+}
+
+void zt_dump_free(struct zt_dump *d)
+{
+	for (size_t i = 0; i < d->nmaps; i++)
+		free(d->maps[i].path);
+	for (size_t i = 0; i < d->nbuildids; i++) {
+		free(d->buildids[i].hex);
+		free(d->buildids[i].path);
+	}
+	for (size_t i = 0; i < d->nthreads; i++)
+		free(d->threads[i].name);
+	free(d->maps);
+	free(d->buildids);
+	free(d->threads);
+	free(d->stacks);
+	free(d->addr);
+	free(d->exact);
+	free(d->timer);
+	free(d->rate_cap);
+	free(d->exe);
+	free(d->lost_detail);
+	zt_index_free(&d->index);
+	memset(d, 0, sizeof *d);
+}
+
+const char *zt_dump_thread_name(const struct zt_dump *d, uint32_t tid)
+{
+	/* The last name recorded wins: a thread may rename itself. */
+	for (size_t i = d->nthreads; i > 0; i--)
+		if (d->threads[i - 1].tid == tid)
+			return d->threads[i - 1].name;
+	return NULL;
+}

@@ -1,0 +1,85 @@
+/*
+ * raw.h — the raw dump (formats/raw.md): version 1, as the seed writes it,
+ * and version 2, as libzt-prof.so writes it.
+ */
+#ifndef ZT_RAW_H
+#define ZT_RAW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hash.h"
+#include "maps.h"
+
+struct zt_input;
+
+/* Identical samples (same thread, same addresses) are kept once, counted. */
+struct zt_stack {
+	uint32_t tid;
+	uint32_t naddr;
+	size_t first;		/* index of the first address in the pool */
+	uint64_t count;
+};
+
+struct zt_buildid {
+	uint64_t addr;		/* an address inside the object's first mapping */
+	char *hex;
+	char *path;		/* as the loader named it, informational */
+};
+
+struct zt_tname {
+	uint32_t tid;
+	char *name;
+};
+
+struct zt_dump {
+	int version;		/* 1 or 2 */
+	int complete;		/* an "end" line was read (v2) */
+	unsigned hz;
+	char *timer;		/* "perf-task-clock", "posix-cpu"; NULL if unknown */
+	char *rate_cap;		/* e.g. "kernel-tick"; NULL when not capped */
+	uint64_t pid;
+	int have_pid;
+	char *exe;
+	uint64_t lost;		/* samples lost, v1's "dropped" */
+	char *lost_detail;	/* "write-error=3 ..." or NULL */
+	uint64_t truncated;	/* stacks cut at max depth */
+	uint64_t cpu_ns, cpu_user_ns, cpu_sys_ns;
+	int have_cpu;
+	uint64_t nsamples;	/* sum of the counts */
+
+	struct zt_map *maps;
+	size_t nmaps, capmaps;
+	struct zt_buildid *buildids;
+	size_t nbuildids, capbuildids;
+	struct zt_tname *threads;
+	size_t nthreads, capthreads;
+
+	struct zt_stack *stacks;	/* in order of first appearance */
+	size_t nstacks, capstacks;
+	uint64_t *addr;			/* the address pool */
+	uint8_t *exact;			/* per address: 1 if an exact pc */
+	size_t naddr, capaddr;
+	struct zt_index index;		/* stacks by content */
+};
+
+/*
+ * Read a whole dump from in into d (zeroed by the caller). Returns 0, or -1
+ * with a message "line N: problem" in err. Maps come out sorted by start, with
+ * their build-ids attached. The caller frees d with zt_dump_free.
+ */
+int zt_dump_read(struct zt_input *in, struct zt_dump *d, char *err, size_t errlen);
+
+/*
+ * Like zt_dump_read, but samples are only counted, not stored: for readers
+ * that need the header and the summary only.
+ */
+int zt_dump_read_summary(struct zt_input *in, struct zt_dump *d, char *err,
+			 size_t errlen);
+
+void zt_dump_free(struct zt_dump *d);
+
+/* The name of thread tid from the dump, or NULL. */
+const char *zt_dump_thread_name(const struct zt_dump *d, uint32_t tid);
+
+#endif

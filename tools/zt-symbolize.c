@@ -1,0 +1,146 @@
+/*
+ * zt-symbolize — raw dump in, symbolized stream out (formats/symbolized.md).
+ *
+ *   zt-symbolize [FILE]
+ *
+ * The dump is read whole (plain or gzip) and checked before anything is
+ * printed, so a bad dump produces an error and no output. Identical samples
+ * become one record whose period is their count.
+ */
+#include "input.h"
+#include "raw.h"
+#include "symbolize.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(int status)
+{
+	FILE *f = status ? stderr : stdout;
+
+	fprintf(f, "usage: %s [FILE]\n"
+		"Turn a zt raw dump (FILE or stdin, plain or gzip) into the perf script\n"
+		"text layout, one record per distinct stack.\n"
+		"\n"
+		"  -h, --help       print this help\n"
+		"  -V, --version    print the version\n", zt_prog);
+	exit(status);
+}
+
+/* The process name: the exe's basename, else the first file mapped. */
+static const char *process_name(const struct zt_dump *d)
+{
+	if (d->exe && *d->exe)
+		return zt_basename(d->exe);
+	for (size_t i = 0; i < d->nmaps; i++)
+		if (d->maps[i].offset == 0 && zt_map_is_file(&d->maps[i]))
+			return zt_basename(d->maps[i].path);
+	return "unknown";
+}
+
+static void print_facts(const struct zt_dump *d, const struct zt_symbolizer *s)
+{
+	const char *const *warn;
+	size_t nwarn;
+
+	printf("# zt version %d\n", d->version);
+	printf("# zt hz %u\n", d->hz);
+	printf("# zt timer %s\n", d->timer ? d->timer : "unknown");
+	if (d->rate_cap)
+		printf("# zt rate-cap %s\n", d->rate_cap);
+	printf("# zt samples %" PRIu64 "\n", d->nsamples);
+	if (d->lost_detail)
+		printf("# zt lost %" PRIu64 " %s\n", d->lost, d->lost_detail);
+	else
+		printf("# zt lost %" PRIu64 "\n", d->lost);
+	if (d->truncated)
+		printf("# zt truncated %" PRIu64 "\n", d->truncated);
+	if (d->have_cpu)
+		printf("# zt cpu-ns %" PRIu64 "\n", d->cpu_ns);
+	if (d->have_pid)
+		printf("# zt pid %" PRIu64 "\n", d->pid);
+	if (d->exe)
+		printf("# zt exe %s\n", d->exe);
+	for (size_t i = 0; i < d->nthreads; i++)
+		printf("# zt thread %" PRIu32 " %s\n", d->threads[i].tid, d->threads[i].name);
+	warn = zt_symbolizer_warnings(s, &nwarn);
+	for (size_t i = 0; i < nwarn; i++)
+		printf("# zt warning %s\n", warn[i]);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct zt_input *in;
+	struct zt_dump d;
+	struct zt_symbolizer *s;
+	struct zt_symres *res;
+	char err[512];
+	const char *comm;
+	int c;
+
+	zt_setprog(argv[0]);
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(0);
+			break;
+		case 'V':
+			zt_version();
+			return 0;
+		default:
+			usage(2);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1)
+		usage(2);
+
+	in = zt_input_open(argc ? argv[0] : NULL);
+	memset(&d, 0, sizeof d);
+	if (zt_dump_read(in, &d, err, sizeof err) < 0) {
+		if (argc && strcmp(argv[0], "-") != 0)
+			zt_die(1, "%s: %s", zt_input_name(in), err);
+		zt_die(1, "%s", err);
+	}
+	zt_input_close(in);
+
+	/* Resolve everything first: warnings go before the first record. */
+	s = zt_symbolizer_new(&d);
+	res = zt_calloc(d.naddr ? d.naddr : 1, sizeof *res);
+	for (size_t i = 0; i < d.naddr; i++)
+		zt_symbolize(s, d.addr[i], d.exact[i], &res[i]);
+
+	print_facts(&d, s);
+	comm = process_name(&d);
+	for (size_t i = 0; i < d.nstacks; i++) {
+		const struct zt_stack *st = &d.stacks[i];
+		const char *name = zt_dump_thread_name(&d, st->tid);
+		uint64_t pid = d.have_pid ? d.pid : st->tid;
+
+		printf("%s %" PRIu64 "/%" PRIu32 " 0.000000: %" PRIu64 " zt-samples:\n",
+		       name && *name ? name : comm, pid, st->tid, st->count);
+		for (size_t j = st->first; j < st->first + st->naddr; j++) {
+			if (res[j].have_sym)
+				printf("\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", d.addr[j],
+				       res[j].name, res[j].offset, res[j].module);
+			else
+				printf("\t%16" PRIx64 " %s (%s)\n", d.addr[j], res[j].name,
+				       res[j].module);
+		}
+		putchar('\n');
+	}
+	zt_fshut(stdout, "<stdout>");
+	free(res);
+	zt_symbolizer_free(s);
+	zt_dump_free(&d);
+	return 0;
+}
