@@ -4,7 +4,7 @@
  *
  * Built with -O0 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer so that
  * every function, leaves included, keeps its frame and nothing is inlined.
- * An optional argument scales the work (default 40 rounds).
+ * An optional argument scales the work (default 200 rounds, about a second).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +31,7 @@ __attribute__((noinline)) void work(unsigned long rounds)
 
 int main(int argc, char **argv)
 {
-	int steps = argc > 1 ? atoi(argv[1]) : 40;
+	int steps = argc > 1 ? atoi(argv[1]) : 200;
 
 	for (int step = 0; step < steps; step++)
 		work(2000000);

@@ -1,0 +1,355 @@
+/*
+ * zt-collect — run a program with libzt-prof.so preloaded and report what
+ * was sampled.
+ *
+ *   zt-collect [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--] PROGRAM [ARG...]
+ *
+ * The checks that can fail without running anything (the frequency, the
+ * output's directory, the program, static linking) are done first. While the
+ * program runs, SIGINT and SIGQUIT are ignored here (the terminal sends them
+ * to the program too) so that zt-collect outlives it and can report, and
+ * SIGTERM and SIGHUP are passed on. The exit status is the program's.
+ */
+#include "elfread.h"
+#include "input.h"
+#include "raw.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { EXIT_CANNOT_RUN = 127 };
+
+static pid_t child;
+
+static void usage(int status)
+{
+	FILE *f = status ? stderr : stdout;
+
+	fprintf(f, "usage: %s [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--] PROGRAM [ARG...]\n"
+		"Run PROGRAM with the zt sampler preloaded and write a raw dump.\n"
+		"\n"
+		"  -F, --freq=HZ        samples per CPU-second, 1 to 10000 (default 997)\n"
+		"  -o, --output=FILE    where to write the dump (default zt.raw)\n"
+		"      --timer=KIND     auto (default), perf (perf_event task clock only)\n"
+		"                       or posix (POSIX CPU timer, capped at the kernel tick)\n"
+		"  -h, --help           print this help\n"
+		"  -V, --version        print the version\n", zt_prog);
+	exit(status);
+}
+
+/* PROGRAM as execvp would find it; NULL with errno set if not found. */
+static char *find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+	int saved = ENOENT;
+
+	if (strchr(name, '/')) {
+		if (access(name, X_OK) == 0)
+			return zt_strdup(name);
+		return NULL;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t n = colon ? (size_t)(colon - path) : strlen(path);
+		struct stat st;
+
+		snprintf(buf, sizeof buf, "%.*s/%s", (int)n, n ? path : ".", name);
+		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(buf, X_OK) == 0)
+				return zt_strdup(buf);
+			saved = EACCES;
+		}
+		path += n + (colon != NULL);
+	}
+	errno = saved;
+	return NULL;
+}
+
+/*
+ * Refuse a statically linked program: LD_PRELOAD cannot reach it. A script
+ * is judged by its interpreter. Anything we cannot read is left to execve.
+ */
+static void check_dynamic(const char *prog, int depth)
+{
+	char head[256], err[256];
+	struct zt_elf e;
+	ssize_t n;
+	int fd = open(prog, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	n = read(fd, head, sizeof head - 1);
+	close(fd);
+	if (n < 4)
+		return;
+	head[n] = '\0';
+	if (head[0] == '#' && head[1] == '!' && depth == 0) {
+		char *p = head + 2, *end;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		end = p + strcspn(p, " \t\n");
+		*end = '\0';
+		if (*p)
+			check_dynamic(p, 1);
+		return;
+	}
+	if (zt_elf_open(prog, &e, err, sizeof err) == 0 && !e.has_interp) {
+		zt_elf_close(&e);
+		zt_die(1, "'%s' is statically linked: LD_PRELOAD cannot reach it, "
+		       "so it cannot be profiled (link it dynamically, or use perf record)",
+		       prog);
+	}
+	zt_elf_close(&e);
+}
+
+/* The collector: $ZT_PROF_LIB, else beside us (build tree), else ../lib/zt. */
+static char *find_library(void)
+{
+	const char *env = getenv("ZT_PROF_LIB");
+	char self[PATH_MAX], buf[PATH_MAX + 64], *slash;
+	ssize_t n;
+
+	if (env && *env) {
+		if (access(env, R_OK) != 0)
+			zt_die(1, "cannot read ZT_PROF_LIB '%s':", env);
+		return realpath(env, NULL);
+	}
+	n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		zt_die(1, "cannot find myself in /proc/self/exe:");
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	*slash = '\0';
+	snprintf(buf, sizeof buf, "%s/libzt-prof.so", self);
+	if (access(buf, R_OK) == 0)
+		return zt_strdup(buf);
+	snprintf(buf, sizeof buf, "%s/../lib/zt/libzt-prof.so", self);
+	if (access(buf, R_OK) == 0)
+		return realpath(buf, NULL);
+	zt_die(1, "cannot find libzt-prof.so beside '%s' or in '%s/../lib/zt'", self, self);
+}
+
+/* An absolute path for FILE whose directory must exist and be writable. */
+static char *output_path(const char *file)
+{
+	char dir[PATH_MAX], *abs, *slash;
+	const char *base;
+	char probe[PATH_MAX + 32];
+	int fd;
+
+	if (!*file)
+		zt_die(2, "the output file name is empty");
+	snprintf(dir, sizeof dir, "%s", file);
+	slash = strrchr(dir, '/');
+	if (slash) {
+		base = file + (slash - dir) + 1;
+		if (slash == dir)
+			strcpy(dir, "/");
+		else
+			*slash = '\0';
+	} else {
+		base = file;
+		strcpy(dir, ".");
+	}
+	if (!*base)
+		zt_die(2, "'%s' names a directory, not a file", file);
+	abs = realpath(dir, NULL);
+	if (!abs)
+		zt_die(1, "cannot write '%s': directory '%s':", file, dir);
+	snprintf(probe, sizeof probe, "%s/.zt-probe.%d", abs, (int)getpid());
+	fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		zt_die(1, "cannot write '%s':", file);
+	close(fd);
+	unlink(probe);
+	slash = zt_malloc(strlen(abs) + strlen(base) + 2);
+	sprintf(slash, "%s/%s", strcmp(abs, "/") ? abs : "", base);
+	free(abs);
+	return slash;
+}
+
+static void pass_on(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
+
+/* Prepend lib to LD_PRELOAD, keeping what the user preloads. */
+static void set_preload(const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *v;
+
+	if (!old || !*old) {
+		setenv("LD_PRELOAD", lib, 1);
+		return;
+	}
+	v = zt_malloc(strlen(lib) + strlen(old) + 2);
+	sprintf(v, "%s:%s", lib, old);
+	setenv("LD_PRELOAD", v, 1);
+	free(v);
+}
+
+static void report(const char *out, const char *prog, struct rusage *ru)
+{
+	struct zt_input *in;
+	struct zt_dump d;
+	char err[512];
+	double cpu, rate;
+
+	if (access(out, F_OK) != 0)
+		zt_die(1, "'%s' left no dump at '%s': it was killed by SIGKILL, left "
+		       "through _exit, or exec'd another program", prog, out);
+	in = zt_input_open(out);
+	memset(&d, 0, sizeof d);
+	if (zt_dump_read_summary(in, &d, err, sizeof err) < 0)
+		zt_die(1, "%s: %s", zt_input_name(in), err);
+	zt_input_close(in);
+	/* The perf timer samples user time only; the POSIX one all CPU time. */
+	if (d.have_cpu && d.timer && strcmp(d.timer, "perf-task-clock") == 0 && d.cpu_user_ns)
+		cpu = (double)d.cpu_user_ns / 1e9;
+	else if (d.have_cpu)
+		cpu = (double)d.cpu_ns / 1e9;
+	else
+		cpu = (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
+		      (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
+	rate = cpu > 0 ? (double)d.nsamples / cpu : 0;
+	fprintf(stderr, "%s: %" PRIu64 " samples in %.3f CPU-s: %.1f Hz of %u requested, "
+		"timer %s%s, %" PRIu64 " lost, wrote '%s'\n", zt_prog, d.nsamples, cpu,
+		rate, d.hz, d.timer ? d.timer : "unknown",
+		d.rate_cap ? " (rate capped by the kernel tick)" : "", d.lost, out);
+	zt_dump_free(&d);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "freq", required_argument, NULL, 'F' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "timer", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *outarg = "zt.raw", *timer = "auto";
+	char *prog, *lib, *out, hzbuf[16], pidbuf[16];
+	uint64_t hz = 997;
+	int c, status, pipefd[2], child_errno = 0;
+	struct sigaction sa, ign;
+	struct rusage ru;
+
+	zt_setprog(argv[0]);
+	while ((c = getopt_long(argc, argv, "+F:o:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (zt_parse_u64(optarg, 10, &hz) || hz < 1 || hz > 10000) {
+				zt_warn("-F: '%s' is not a frequency from 1 to 10000", optarg);
+				usage(2);
+			}
+			break;
+		case 'o':
+			outarg = optarg;
+			break;
+		case 't':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") &&
+			    strcmp(optarg, "posix")) {
+				zt_warn("--timer: '%s' is not auto, perf or posix", optarg);
+				usage(2);
+			}
+			timer = optarg;
+			break;
+		case 'h':
+			usage(0);
+			break;
+		case 'V':
+			zt_version();
+			return 0;
+		default:
+			usage(2);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1) {
+		zt_warn("no program to run");
+		usage(2);
+	}
+
+	out = output_path(outarg);
+	prog = find_program(argv[0]);
+	if (!prog) {
+		if (errno == EACCES)
+			zt_die(EXIT_CANNOT_RUN, "cannot run '%s': Permission denied", argv[0]);
+		zt_die(EXIT_CANNOT_RUN, "'%s': command not found", argv[0]);
+	}
+	check_dynamic(prog, 0);
+	lib = find_library();
+	if (unlink(out) < 0 && errno != ENOENT)
+		zt_die(1, "cannot replace '%s':", out);
+
+	snprintf(hzbuf, sizeof hzbuf, "%u", (unsigned)hz);
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		zt_die(1, "pipe:");
+	fflush(NULL);
+	child = fork();
+	if (child < 0)
+		zt_die(1, "fork:");
+	if (child == 0) {
+		close(pipefd[0]);
+		snprintf(pidbuf, sizeof pidbuf, "%d", (int)getpid());
+		set_preload(lib);
+		setenv("ZT_OUT", out, 1);
+		setenv("ZT_HZ", hzbuf, 1);
+		setenv("ZT_PID", pidbuf, 1);
+		setenv("ZT_TIMER", timer, 1);
+		execv(prog, argv);
+		child_errno = errno;
+		if (write(pipefd[1], &child_errno, sizeof child_errno) < 0)
+			_exit(EXIT_CANNOT_RUN);
+		_exit(EXIT_CANNOT_RUN);
+	}
+	close(pipefd[1]);
+
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGQUIT, &ign, NULL);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = pass_on;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	if (read(pipefd[0], &child_errno, sizeof child_errno) == sizeof child_errno) {
+		waitpid(child, NULL, 0);
+		errno = child_errno;
+		zt_die(EXIT_CANNOT_RUN, "cannot run '%s':", prog);
+	}
+	close(pipefd[0]);
+	while (wait4(child, &status, 0, &ru) < 0)
+		if (errno != EINTR)
+			zt_die(1, "wait:");
+
+	report(out, argv[0], &ru);
+	free(prog);
+	free(lib);
+	free(out);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
