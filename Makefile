@@ -33,6 +33,8 @@ DEBS = libdwarf-dev zlib1g-dev libiberty-dev bats bats-assert bats-support \
 TOOLS = \
 	tools/zt-symbolize \
 	tools/zt-fold \
+	tools/zt-stat \
+	tools/zt-diff \
 
 # The analysis library, one concern per file.
 LIB_OBJ = \
@@ -43,6 +45,10 @@ LIB_OBJ = \
 	lib/elfread.o \
 	lib/symbolize.o \
 	lib/hash.o \
+	lib/strtab.o \
+	lib/perfscript.o \
+	lib/collapse.o \
+	lib/fold.o \
 
 # The collector: libzt-prof.so (preloaded) and zt-collect (the launcher).
 COLLECT_LO = \
@@ -66,6 +72,14 @@ UNIT_EXTRA = collect/walk.o
 SAMPLE_CFLAGS = -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 SAMPLES = \
 	samples/spin \
+
+# libFuzzer targets (make fuzz; never part of check), one per line.
+FUZZERS = \
+	tests/fuzz/bin/fuzz-raw \
+	tests/fuzz/bin/fuzz-elf \
+
+FUZZ_CC = clang
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined
 
 MAN = $(wildcard man/*.1 man/*.5)
 
@@ -125,6 +139,14 @@ tests/unit/run: $(UNIT_OBJ) $(UNIT_EXTRA) lib/libzt.a
 samples/%: samples/%.c
 	@echo "  CC      $@"
 	$(Q)$(CC) $(SAMPLE_CFLAGS) -o $@ $< -lpthread -ldl
+
+# Each fuzzer is built with clang from the library's sources.
+tests/fuzz/bin/%: tests/fuzz/%.c $(LIB_OBJ:.o=.c) lib/*.h
+	@mkdir -p tests/fuzz/bin
+	@echo "  FUZZ    $@"
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -o $@ $< $(LIB_OBJ:.o=.c) $(LDLIBS)
+
+fuzz: $(FUZZERS)
 
 deps:
 	@sh tests/deps.sh $(DEBS)

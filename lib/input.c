@@ -27,6 +27,8 @@ struct zt_input {
 
 enum { CHUNK = 1 << 20 };
 
+static struct zt_input *start(struct zt_input *in, int fd);
+
 struct zt_input *zt_input_open(const char *path)
 {
 	struct zt_input *in = zt_calloc(1, sizeof *in);
@@ -42,6 +44,19 @@ struct zt_input *zt_input_open(const char *path)
 	}
 	if (fd < 0)
 		zt_die(ZT_EXIT_DATA, "cannot open %s:", in->name);
+	return start(in, fd);
+}
+
+struct zt_input *zt_input_fdopen(int fd, const char *name)
+{
+	struct zt_input *in = zt_calloc(1, sizeof *in);
+
+	in->name = zt_strdup(name);
+	return start(in, fd);
+}
+
+static struct zt_input *start(struct zt_input *in, int fd)
+{
 	in->gz = gzdopen(fd, "rb");
 	if (!in->gz)
 		zt_die(ZT_EXIT_DATA, "cannot read %s: out of memory", in->name);

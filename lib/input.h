@@ -18,6 +18,9 @@ struct zt_input;
  */
 struct zt_input *zt_input_open(const char *path);
 
+/* Read from fd (taken over by the input), naming it name in messages. */
+struct zt_input *zt_input_fdopen(int fd, const char *name);
+
 /*
  * The next line, without its '\n', NUL-terminated in place; NULL at the end
  * of input. The pointer is valid until the next call. A '\r' before the
