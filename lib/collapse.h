@@ -1,0 +1,57 @@
+/*
+ * collapse.h — stackcollapse-perf.pl's naming rules: how a perf script frame
+ * becomes the frame names of a folded stack, and how a record header becomes
+ * its root frame. zt-fold prints these names; zt-stat reports by them, so
+ * that both tools name a function the same way.
+ */
+#ifndef ZT_COLLAPSE_H
+#define ZT_COLLAPSE_H
+
+#include <stddef.h>
+
+#include "perfscript.h"
+
+struct zt_collapse_opts {
+	int pid;	/* root frame comm-PID */
+	int tid;	/* root frame comm-PID/TID */
+	int kernel;	/* _[k] on kernel frames */
+	int jit;	/* _[j] on /tmp/perf-N.map frames */
+	int addrs;	/* [module <address>] for unknown symbols */
+	int srcline;	/* append :LINE from source lines */
+};
+
+/* A growable byte buffer; zero-initialize it, free buf when done. */
+struct zt_buf {
+	char *buf;
+	size_t len, cap;
+};
+
+void zt_buf_add(struct zt_buf *b, const void *p, size_t n);
+
+/*
+ * Append the root frame name for a header to out (not NUL-terminated):
+ * the command, or comm-PID, or comm-PID/TID, with spaces made '_'.
+ */
+void zt_collapse_root(const struct zt_ps_header *h,
+		      const struct zt_collapse_opts *o, struct zt_buf *out);
+
+/*
+ * Append the names of frame f to out, each followed by '\0', in the order
+ * the symbol lists them (a symbol "a->b" gives "a" then "b_[i]"). java is
+ * whether the root frame starts with "java" (Java names then lose a
+ * leading 'L').
+ * Returns how many names were appended (0 for a frame that is skipped) and
+ * sets *unknown when the symbol was [unknown].
+ */
+int zt_collapse_frame(const struct zt_ps_frame *f,
+		      const struct zt_collapse_opts *o, int java,
+		      struct zt_buf *out, int *unknown);
+
+/*
+ * Append ":LINE" to out for a source line as perf script -F +srcline prints
+ * it: bracketed parts removed, surrounding space trimmed; nothing when no
+ * text is left.
+ */
+void zt_collapse_srcline(const char *s, size_t n, struct zt_buf *out);
+
+#endif

@@ -1,0 +1,253 @@
+/*
+ * fold.c — the folding loop behind zt-fold.
+ *
+ * Speed comes from naming each distinct frame once: a frame line's text from
+ * its symbol to its module (and its address, with --addrs) keys a cache of
+ * the names it gave, so most frames cost one hash lookup. A stack is then an
+ * array of name ids, leaf first, interned in a second table with its count.
+ */
+#include "fold.h"
+#include "strtab.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct cached {
+	uint32_t off;		/* first name id in ids[] */
+	uint32_t n;		/* names the frame gave */
+	int unknown;
+};
+
+struct zt_fold {
+	struct zt_collapse_opts o;
+	struct zt_strtab *names;
+	struct zt_strtab *frames[2];	/* [java] raw frame text -> cached */
+	struct cached *cache[2];
+	size_t ncache[2], capcache[2];
+	uint32_t *ids;			/* name ids of cached frames */
+	size_t nids, capids;
+	struct zt_strtab *stacks;	/* uint32_t arrays -> stack id */
+	uint64_t *counts;
+	size_t capcounts;
+	uint32_t *stack;		/* the open record, leaf first */
+	size_t nstack, capstack;
+	uint32_t root;
+	int java;
+	uint64_t period;
+	long srcslot;			/* stack index a source line names */
+	uint64_t records;
+	struct zt_buf tmp;
+};
+
+struct zt_fold *zt_fold_new(const struct zt_collapse_opts *o)
+{
+	struct zt_fold *f = zt_calloc(1, sizeof *f);
+
+	f->o = *o;
+	f->names = zt_strtab_new();
+	f->frames[0] = zt_strtab_new();
+	f->frames[1] = zt_strtab_new();
+	f->stacks = zt_strtab_new();
+	return f;
+}
+
+void zt_fold_free(struct zt_fold *f)
+{
+	if (!f)
+		return;
+	zt_strtab_free(f->names);
+	for (int j = 0; j < 2; j++) {
+		zt_strtab_free(f->frames[j]);
+		free(f->cache[j]);
+	}
+	zt_strtab_free(f->stacks);
+	free(f->ids);
+	free(f->counts);
+	free(f->stack);
+	free(f->tmp.buf);
+	free(f);
+}
+
+static void push(struct zt_fold *f, uint32_t id)
+{
+	zt_grow(&f->stack, &f->capstack, f->nstack + 1, sizeof *f->stack);
+	f->stack[f->nstack++] = id;
+}
+
+/* The cached names of a frame, naming it on first sight. */
+static const struct cached *lookup(struct zt_fold *f, const struct zt_ps_frame *fr)
+{
+	const char *key = f->o.addrs ? fr->pc.p : fr->sym.p;
+	size_t klen = (size_t)(fr->mod.p + fr->mod.n - key);
+	int isnew, j = f->java;
+	uint32_t id = zt_strtab_intern(f->frames[j], key, klen, &isnew);
+	struct cached *c;
+
+	if (!isnew)
+		return &f->cache[j][id];
+	zt_grow(&f->cache[j], &f->capcache[j], id + 1, sizeof *f->cache[j]);
+	c = &f->cache[j][id];
+	f->tmp.len = 0;
+	c->n = (uint32_t)zt_collapse_frame(fr, &f->o, f->java, &f->tmp, &c->unknown);
+	c->off = (uint32_t)f->nids;
+	zt_grow(&f->ids, &f->capids, f->nids + c->n, sizeof *f->ids);
+	for (size_t p = 0; p < f->tmp.len;) {
+		size_t n = strlen(f->tmp.buf + p);
+		f->ids[f->nids++] = zt_strtab_intern(f->names, f->tmp.buf + p, n, NULL);
+		p += n + 1;
+	}
+	return c;
+}
+
+static void srcline(struct zt_fold *f, const struct zt_span *text)
+{
+	const char *name;
+	size_t n;
+
+	if (f->srcslot < 0)
+		return;
+	name = zt_strtab_key(f->names, f->stack[f->srcslot], &n);
+	f->tmp.len = 0;
+	zt_buf_add(&f->tmp, name, n);
+	zt_collapse_srcline(text->p, text->n, &f->tmp);
+	f->stack[f->srcslot] = zt_strtab_intern(f->names, f->tmp.buf, f->tmp.len, NULL);
+	f->srcslot = -1;
+}
+
+static int end_record(struct zt_fold *f, struct zt_ps_item *it)
+{
+	uint32_t id;
+	int isnew;
+
+	push(f, f->root);
+	id = zt_strtab_intern(f->stacks, f->stack, f->nstack * sizeof *f->stack, &isnew);
+	zt_grow(&f->counts, &f->capcounts, (size_t)id + 1, sizeof *f->counts);
+	if (isnew)
+		f->counts[id] = 0;
+	if (f->counts[id] > UINT64_MAX - f->period) {
+		it->kind = ZT_PS_ERROR;
+		it->text.p = "count of a stack does not fit in 64 bits";
+		it->text.n = strlen(it->text.p);
+		return -1;
+	}
+	f->counts[id] += f->period;
+	f->records++;
+	return 0;
+}
+
+int zt_fold_read(struct zt_fold *f, struct zt_ps_reader *r, struct zt_ps_item *it)
+{
+	const struct cached *c;
+
+	for (;;) {
+		zt_ps_next(r, it);
+		switch (it->kind) {
+		case ZT_PS_EOF:
+			return 0;
+		case ZT_PS_ERROR:
+			return -1;
+		case ZT_PS_COMMENT:
+			break;
+		case ZT_PS_HEADER:
+			f->tmp.len = 0;
+			zt_collapse_root(&it->header, &f->o, &f->tmp);
+			f->java = f->tmp.len >= 4 && memcmp(f->tmp.buf, "java", 4) == 0;
+			f->root = zt_strtab_intern(f->names, f->tmp.buf, f->tmp.len, NULL);
+			f->period = it->header.period;
+			f->nstack = 0;
+			f->srcslot = -1;
+			break;
+		case ZT_PS_FRAME:
+			c = lookup(f, &it->frame);
+			f->srcslot = -1;
+			if (c->n == 0)
+				break;
+			/* "a->b" is a then b_[i] from the root; the stack is leaf first. */
+			if (f->o.srcline && !c->unknown)
+				f->srcslot = (long)f->nstack;
+			for (uint32_t k = c->n; k-- > 0;)
+				push(f, f->ids[c->off + k]);
+			break;
+		case ZT_PS_SRCLINE:
+			if (f->o.srcline)
+				srcline(f, &it->text);
+			f->srcslot = -1;
+			break;
+		case ZT_PS_END:
+			if (end_record(f, it) < 0)
+				return -1;
+			break;
+		}
+	}
+}
+
+uint64_t zt_fold_records(const struct zt_fold *f)
+{
+	return f->records;
+}
+
+struct line {
+	size_t off, len;
+	uint64_t count;
+};
+
+static const char *sortbuf;
+
+static int bytecmp(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(sortbuf + x->off, sortbuf + y->off, n);
+
+	if (c)
+		return c;
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+uint64_t zt_fold_write(struct zt_fold *f, FILE *out)
+{
+	uint32_t n = zt_strtab_count(f->stacks);
+	struct line *lines = zt_calloc(n ? n : 1, sizeof *lines);
+	struct zt_buf b = { 0 };
+	uint64_t written = 0;
+
+	for (uint32_t s = 0; s < n; s++) {
+		size_t klen;
+		/* Keys sit unaligned in the table's arena: copy each id out. */
+		const char *ids = zt_strtab_key(f->stacks, s, &klen);
+		size_t k = klen / sizeof(uint32_t);
+
+		lines[s].off = b.len;
+		while (k-- > 0) {
+			size_t nl;
+			uint32_t id;
+			const char *name;
+
+			memcpy(&id, ids + k * sizeof id, sizeof id);
+			name = zt_strtab_key(f->names, id, &nl);
+			zt_buf_add(&b, name, nl);
+			if (k)
+				zt_buf_add(&b, ";", 1);
+		}
+		lines[s].len = b.len - lines[s].off;
+		lines[s].count = f->counts[s];
+	}
+	sortbuf = b.buf;
+	qsort(lines, n, sizeof *lines, bytecmp);
+	for (uint32_t s = 0; s < n; s++) {
+		uint64_t count = lines[s].count;
+
+		/* Different name lists can join to the same text; sum them. */
+		while (s + 1 < n && lines[s + 1].len == lines[s].len &&
+		       memcmp(b.buf + lines[s].off, b.buf + lines[s + 1].off,
+			      lines[s].len) == 0)
+			count += lines[++s].count;
+		fwrite(b.buf + lines[s].off, 1, lines[s].len, out);
+		fprintf(out, " %llu\n", (unsigned long long)count);
+		written++;
+	}
+	free(b.buf);
+	free(lines);
+	return written;
+}

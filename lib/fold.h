@@ -1,0 +1,42 @@
+/*
+ * fold.h — folding perf script records into flamegraph.pl's folded stacks.
+ *
+ * A fold object takes every record of one or more readers, names frames as
+ * stackcollapse-perf.pl does (lib/collapse.h), sums identical stacks and
+ * writes them byte-sorted. Frame names are interned and a stack is kept as
+ * an array of name ids, so memory grows with the number of distinct stacks
+ * and names, not with the input.
+ */
+#ifndef ZT_FOLD_H
+#define ZT_FOLD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "collapse.h"
+#include "perfscript.h"
+
+struct zt_fold;
+
+/* A new fold with options o (copied). Free it with zt_fold_free. */
+struct zt_fold *zt_fold_new(const struct zt_collapse_opts *o);
+void zt_fold_free(struct zt_fold *f);
+
+/*
+ * Fold every record r hands out, up to its end. Returns 0 at the end of
+ * input, with it->kind ZT_PS_EOF (it->unterminated tells of a last record
+ * that was dropped), or -1 with it describing the bad line (ZT_PS_ERROR).
+ */
+int zt_fold_read(struct zt_fold *f, struct zt_ps_reader *r,
+		 struct zt_ps_item *it);
+
+/* Records folded so far. */
+uint64_t zt_fold_records(const struct zt_fold *f);
+
+/*
+ * Write "stack count\n" for every distinct stack, sorted by byte order, to
+ * out. Returns the number of lines written.
+ */
+uint64_t zt_fold_write(struct zt_fold *f, FILE *out);
+
+#endif

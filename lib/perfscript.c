@@ -1,0 +1,352 @@
+/*
+ * perfscript.c — the perf script line grammar, as stackcollapse-perf.pl's
+ * regular expressions define it, written out as scans so that a line costs
+ * one pass or two. The comments give each expression; the code follows
+ * Perl's leftmost, greedy-then-backtracking choice wherever it changes the
+ * captured text, so odd lines split the same way in both.
+ */
+#include "perfscript.h"
+#include "input.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Perl's \s, \d and \w on byte strings. */
+static inline int is_ws(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+	       c == '\v';
+}
+
+static inline int is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline int is_word(unsigned char c)
+{
+	return is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z');
+}
+
+/*
+ * /:\s*(\d+)*\s+(\S+):\s*$/ tried at the ':' at s[i]. On a match, sets
+ * the event and the period digits (empty when the group did not match).
+ */
+static int event_at(const char *s, size_t len, size_t i, struct zt_span *ev,
+		    struct zt_span *digits)
+{
+	size_t k = i + 1, w = k, d, e, r, end;
+	int tries;
+
+	while (w < len && is_ws((unsigned char)s[w]))
+		w++;
+	/* First with the digits group, then without it. */
+	for (tries = 0; tries < 2; tries++) {
+		digits->p = s + w;
+		digits->n = 0;
+		if (tries == 0) {
+			d = w;
+			while (d < len && is_digit((unsigned char)s[d]))
+				d++;
+			if (d == w)
+				continue;
+			e = d;
+			while (e < len && is_ws((unsigned char)s[e]))
+				e++;
+			if (e == d)
+				continue;
+			digits->n = d - w;
+		} else {
+			if (w == k)
+				return 0;
+			e = w;
+		}
+		/* (\S+):\s*$ — one run of non-space ending in ':', then space. */
+		r = e;
+		while (r < len && !is_ws((unsigned char)s[r]))
+			r++;
+		end = r;
+		while (end < len && is_ws((unsigned char)s[end]))
+			end++;
+		if (end == len && r - e >= 2 && s[r - 1] == ':') {
+			ev->p = s + e;
+			ev->n = r - e - 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int zt_ps_parse_header(const char *s, size_t len, struct zt_ps_header *h)
+{
+	size_t e, j, d1, d1end, d2, d2end;
+
+	/* ^(\S.+?)\s+(\d+)\/ * (\d+)*\s+ (no space before the star) — the
+	   shortest command that works. */
+	if (len < 4 || is_ws((unsigned char)s[0]))
+		return 0;
+	for (e = 2; e < len; e++) {
+		if (!is_ws((unsigned char)s[e]))
+			continue;
+		if (e > 2 && is_ws((unsigned char)s[e - 1]))
+			continue;	/* the same tail was tried one byte ago */
+		j = e;
+		while (j < len && is_ws((unsigned char)s[j]))
+			j++;
+		d1 = j;
+		while (j < len && is_digit((unsigned char)s[j]))
+			j++;
+		if (j == d1)
+			continue;
+		d1end = j;
+		while (j < len && s[j] == '/')
+			j++;
+		d2 = j;
+		while (j < len && is_digit((unsigned char)s[j]))
+			j++;
+		d2end = j;
+		if (j == len || !is_ws((unsigned char)s[j]))
+			continue;
+		break;
+	}
+	if (e >= len)
+		return 0;
+
+	memset(h, 0, sizeof *h);
+	h->comm.p = s;
+	h->comm.n = e;
+	/* Perl's truth: a tid of "" or "0" counts as none. */
+	if (d2end == d2 || (d2end - d2 == 1 && s[d2] == '0')) {
+		h->pid.p = s + d1;
+		h->pid.n = 0;
+		h->tid.p = s + d1;
+		h->tid.n = d1end - d1;
+	} else {
+		h->pid.p = s + d1;
+		h->pid.n = d1end - d1;
+		h->tid.p = s + d2;
+		h->tid.n = d2end - d2;
+	}
+
+	h->period = 1;
+	for (size_t i = 0; i < len; i++) {
+		struct zt_span ev, dg;
+		uint64_t v = 0;
+
+		if (s[i] != ':' || !event_at(s, len, i, &ev, &dg))
+			continue;
+		h->event = ev;
+		if (dg.n == 0 || (dg.n == 1 && dg.p[0] == '0'))
+			break;		/* Perl: `$period = 1 if not $period` */
+		for (size_t k = 0; k < dg.n; k++) {
+			unsigned c = (unsigned)(dg.p[k] - '0');
+			if (v > (UINT64_MAX - c) / 10)
+				return -1;
+			v = v * 10 + c;
+		}
+		h->period = v;
+		break;
+	}
+	return 1;
+}
+
+int zt_ps_parse_frame(const char *s, size_t len, struct zt_ps_frame *f)
+{
+	size_t ws, we, f0, p, r, close, fstart;
+
+	/* /^\s*(\w+)\s*(.+) \((\S*)\)/ */
+	ws = 0;
+	while (ws < len && is_ws((unsigned char)s[ws]))
+		ws++;
+	if (ws == len || !is_word((unsigned char)s[ws]))
+		return 0;
+	we = ws;
+	while (we < len && is_word((unsigned char)s[we]))
+		we++;
+	f0 = we;
+	while (f0 < len && is_ws((unsigned char)s[f0]))
+		f0++;
+	/* The last " (" whose run of non-space holds a ')' (greedy (.+)). */
+	for (p = len >= 3 ? len - 3 : 0;; p--) {
+		if (p < ws + 2)
+			return 0;
+		if (s[p] != ' ' || s[p + 1] != '(')
+			continue;
+		close = 0;
+		for (r = p + 2; r < len && !is_ws((unsigned char)s[r]); r++)
+			if (s[r] == ')')
+				close = r;
+		if (close)
+			break;
+	}
+	fstart = f0 < p - 1 ? f0 : p - 1;
+	f->pc.p = s + ws;
+	f->pc.n = (we < fstart ? we : fstart) - ws;
+	f->sym.p = s + fstart;
+	f->sym.n = p - fstart;
+	f->mod.p = s + p + 2;
+	f->mod.n = close - (p + 2);
+	return 1;
+}
+
+enum state { OUTSIDE, INSIDE, SKIPPING };
+
+struct zt_ps_reader {
+	struct zt_input *in;
+	enum state state;
+	int after_frame;	/* the last line was a frame */
+	unsigned long record_line;
+	char *event;
+	size_t eventlen;
+	char *skipped_event;
+	unsigned long skipped;
+	uint64_t bytes;
+};
+
+struct zt_ps_reader *zt_ps_reader_new(struct zt_input *in)
+{
+	struct zt_ps_reader *r = zt_calloc(1, sizeof *r);
+
+	r->in = in;
+	return r;
+}
+
+void zt_ps_reader_free(struct zt_ps_reader *r)
+{
+	if (!r)
+		return;
+	free(r->event);
+	free(r->skipped_event);
+	free(r);
+}
+
+void zt_ps_reader_set_event(struct zt_ps_reader *r, const char *event, size_t n)
+{
+	free(r->event);
+	r->event = event ? zt_strndup(event, n) : NULL;
+	r->eventlen = event ? n : 0;
+}
+
+const char *zt_ps_reader_event(const struct zt_ps_reader *r)
+{
+	return r->event;
+}
+
+unsigned long zt_ps_reader_skipped(const struct zt_ps_reader *r,
+				   const char **event)
+{
+	if (event)
+		*event = r->skipped_event;
+	return r->skipped;
+}
+
+uint64_t zt_ps_reader_bytes(const struct zt_ps_reader *r)
+{
+	return r->bytes;
+}
+
+static void fail(struct zt_ps_item *it, const char *msg)
+{
+	it->kind = ZT_PS_ERROR;
+	it->text.p = msg;
+	it->text.n = strlen(msg);
+}
+
+void zt_ps_next(struct zt_ps_reader *r, struct zt_ps_item *it)
+{
+	char *s;
+	size_t len;
+	int h;
+
+	it->unterminated = 0;
+	for (;;) {
+		s = zt_input_line(r->in, &len);
+		if (!s) {
+			it->kind = ZT_PS_EOF;
+			it->lineno = zt_input_lineno(r->in);
+			if (r->state == INSIDE)
+				it->unterminated = r->record_line;
+			return;
+		}
+		r->bytes += len + 1;
+		it->lineno = zt_input_lineno(r->in);
+		if (memchr(s, '\0', len)) {
+			fail(it, "NUL byte in text (a binary file?)");
+			return;
+		}
+		if (len > 0 && s[len - 1] == '\r') {
+			fail(it, "line ends in CR (CRLF line endings are not accepted)");
+			return;
+		}
+		if (len > 0 && s[0] == '#') {
+			r->after_frame = 0;
+			it->kind = ZT_PS_COMMENT;
+			it->text.p = s;
+			it->text.n = len;
+			return;
+		}
+		if (len == 0) {
+			enum state was = r->state;
+
+			r->after_frame = 0;
+			r->state = OUTSIDE;
+			if (was == INSIDE) {
+				it->kind = ZT_PS_END;
+				return;
+			}
+			continue;
+		}
+		h = zt_ps_parse_header(s, len, &it->header);
+		if (h < 0) {
+			fail(it, "period does not fit in 64 bits");
+			return;
+		}
+		if (h > 0) {
+			const struct zt_span *ev = &it->header.event;
+
+			if (r->state != OUTSIDE) {
+				fail(it, "record header inside a record (no blank line before it)");
+				return;
+			}
+			r->after_frame = 0;
+			r->record_line = it->lineno;
+			if (ev->n && !r->event) {
+				zt_ps_reader_set_event(r, ev->p, ev->n);
+			} else if (ev->n && (ev->n != r->eventlen ||
+					     memcmp(ev->p, r->event, ev->n) != 0)) {
+				if (!r->skipped_event)
+					r->skipped_event = zt_strndup(ev->p, ev->n);
+				r->skipped++;
+				r->state = SKIPPING;
+				continue;
+			}
+			r->state = INSIDE;
+			it->kind = ZT_PS_HEADER;
+			return;
+		}
+		if (zt_ps_parse_frame(s, len, &it->frame)) {
+			if (r->state == OUTSIDE) {
+				fail(it, "frame line outside a record (no header before it)");
+				return;
+			}
+			r->after_frame = 1;
+			if (r->state == SKIPPING)
+				continue;
+			it->kind = ZT_PS_FRAME;
+			return;
+		}
+		if (r->after_frame && is_ws((unsigned char)s[0])) {
+			r->after_frame = 0;
+			if (r->state == SKIPPING)
+				continue;
+			it->kind = ZT_PS_SRCLINE;
+			it->text.p = s;
+			it->text.n = len;
+			return;
+		}
+		fail(it, "not a record header, a frame or a source line");
+		return;
+	}
+}

@@ -1,0 +1,100 @@
+/*
+ * perfscript.h — reading `perf script` text, and zt-symbolize's stream,
+ * which has the same layout (formats/symbolized.md).
+ *
+ * The line grammar is the one FlameGraph's stackcollapse-perf.pl accepts,
+ * including its quirks, so that zt-fold can match it byte for byte. The
+ * reader hands out one item per meaningful line (a record header, a frame,
+ * a source line, a record's end, a comment) and leaves naming and counting
+ * to the caller (lib/collapse.h, zt-fold, zt-stat).
+ */
+#ifndef ZT_PERFSCRIPT_H
+#define ZT_PERFSCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct zt_input;
+
+/* A span of bytes inside the current line; not NUL-terminated. */
+struct zt_span {
+	const char *p;
+	size_t n;
+};
+
+/* A record header: `comm pid/tid [cpu] time: period event:`. */
+struct zt_ps_header {
+	struct zt_span comm;	/* may contain spaces */
+	struct zt_span pid;	/* empty when the header has a tid only */
+	struct zt_span tid;
+	struct zt_span event;	/* empty when the header names none */
+	uint64_t period;	/* 1 when the header has none (or 0) */
+};
+
+/* A frame: `<ws> pc <ws> symbol (module)`, leaf first within a record. */
+struct zt_ps_frame {
+	struct zt_span pc;
+	struct zt_span sym;	/* with its +0x offset, if any */
+	struct zt_span mod;
+};
+
+/*
+ * Whether line (len bytes, no '\n') is a record header as
+ * stackcollapse-perf.pl sees one; fills *h when it is. Returns 1 when it is,
+ * 0 when it is not, and -1 when it is but its period does not fit 64 bits.
+ */
+int zt_ps_parse_header(const char *line, size_t len, struct zt_ps_header *h);
+
+/* Whether line is a frame line; fills *f when it is. */
+int zt_ps_parse_frame(const char *line, size_t len, struct zt_ps_frame *f);
+
+enum zt_ps_kind {
+	ZT_PS_EOF,	/* end of input; no record is open */
+	ZT_PS_HEADER,	/* a record starts: item.header */
+	ZT_PS_FRAME,	/* item.frame, in the open record */
+	ZT_PS_SRCLINE,	/* item.text: source line of the frame just before */
+	ZT_PS_END,	/* the open record ends (a blank line) */
+	ZT_PS_COMMENT,	/* item.text: a `#` line, whole */
+	ZT_PS_ERROR,	/* item.text: what is wrong with line item.lineno */
+};
+
+struct zt_ps_item {
+	enum zt_ps_kind kind;
+	unsigned long lineno;
+	struct zt_ps_header header;
+	struct zt_ps_frame frame;
+	struct zt_span text;
+	/* Set with ZT_PS_EOF when the input ended inside a record, which is
+	   then dropped, as stackcollapse-perf.pl drops it. */
+	unsigned long unterminated;
+};
+
+struct zt_ps_reader;
+
+/*
+ * A reader over in, which the caller still owns and closes after
+ * zt_ps_reader_free. Only records of the first event seen are handed out;
+ * the others are skipped, and *skipped_event names the first one skipped
+ * (see zt_ps_reader_skipped). Spans point into the current line and are
+ * valid until the next call of zt_ps_next.
+ */
+struct zt_ps_reader *zt_ps_reader_new(struct zt_input *in);
+void zt_ps_reader_free(struct zt_ps_reader *r);
+
+/*
+ * Keep the event filter from one reader to the next, as happens when
+ * several files are read as one stream. The string is copied.
+ */
+void zt_ps_reader_set_event(struct zt_ps_reader *r, const char *event, size_t n);
+/* The event records are kept for, or NULL before the first header. */
+const char *zt_ps_reader_event(const struct zt_ps_reader *r);
+/* Records skipped because of their event, and the first such event. */
+unsigned long zt_ps_reader_skipped(const struct zt_ps_reader *r,
+				   const char **event);
+/* Bytes read so far. */
+uint64_t zt_ps_reader_bytes(const struct zt_ps_reader *r);
+
+/* The next item. After ZT_PS_EOF or ZT_PS_ERROR, do not call it again. */
+void zt_ps_next(struct zt_ps_reader *r, struct zt_ps_item *it);
+
+#endif

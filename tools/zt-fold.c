@@ -1,0 +1,119 @@
+/*
+ * zt-fold — perf script text (or zt-symbolize's stream) to folded stacks.
+ *
+ *   zt-symbolize < run.raw | zt-fold > run.folded
+ *   perf script | zt-fold --all | flamegraph.pl > run.svg
+ *
+ * The output matches FlameGraph's stackcollapse-perf.pl byte for byte; the
+ * work is in lib/perfscript.c (lines), lib/collapse.c (names) and
+ * lib/fold.c (counting and sorting). Nothing is written until every input
+ * has been read, so a bad line never leaves half an output behind.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fold.h"
+#include "input.h"
+#include "perfscript.h"
+#include "util.h"
+
+static void usage(FILE *f, int status)
+{
+	fprintf(f, "usage: zt-fold [--pid | --tid] [--kernel] [--jit] [--all] [--addrs]\n"
+		   "               [--srcline] [file ...]\n");
+	exit(status);
+}
+
+/* "zt-fold: 'file': line 12: problem", or "zt-fold: line 12: ..." for stdin. */
+static void die_at(struct zt_input *in, unsigned long line, const char *msg)
+{
+	const char *name = zt_input_name(in);
+
+	if (strcmp(name, "<stdin>") == 0)
+		zt_die(ZT_EXIT_DATA, "line %lu: %s", line, msg);
+	zt_die(ZT_EXIT_DATA, "%s: line %lu: %s", name, line, msg);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "pid", no_argument, NULL, 'p' },
+		{ "tid", no_argument, NULL, 't' },
+		{ "kernel", no_argument, NULL, 'k' },
+		{ "jit", no_argument, NULL, 'j' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "addrs", no_argument, NULL, 'A' },
+		{ "srcline", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct zt_collapse_opts o = { 0 };
+	struct zt_fold *fold;
+	char *event = NULL, *skipped_event = NULL;
+	unsigned long skipped = 0;
+	static char obuf[1 << 16];
+	int c;
+
+	zt_setprog(argv[0]);
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'A': o.addrs = 1; break;
+		case 'a': o.kernel = o.jit = 1; break;
+		case 'j': o.jit = 1; break;
+		case 'k': o.kernel = 1; break;
+		case 'p': o.pid = 1; break;
+		case 's': o.srcline = 1; break;
+		case 't': o.tid = 1; break;
+		case 'h': usage(stdout, ZT_EXIT_OK); break;
+		case 'V': zt_version(); return ZT_EXIT_OK;
+		default: usage(stderr, ZT_EXIT_USAGE);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	fold = zt_fold_new(&o);
+	for (int i = 0; i < (argc ? argc : 1); i++) {
+		struct zt_input *in = zt_input_open(argc ? argv[i] : "-");
+		struct zt_ps_reader *r = zt_ps_reader_new(in);
+		struct zt_ps_item it;
+		const char *ev;
+		unsigned long n;
+
+		/* Several inputs are one stream: the first event seen rules. */
+		if (event)
+			zt_ps_reader_set_event(r, event, strlen(event));
+		if (zt_fold_read(fold, r, &it) < 0)
+			die_at(in, it.lineno, it.text.p);
+		if (it.lineno == 0)
+			zt_die(ZT_EXIT_DATA, "%s: empty file", zt_input_name(in));
+		if (it.unterminated)
+			zt_warn("%s: line %lu: last record has no blank line after it; "
+				"dropped, as stackcollapse-perf.pl drops it",
+				zt_input_name(in), it.unterminated);
+		if (!event && zt_ps_reader_event(r))
+			event = zt_strdup(zt_ps_reader_event(r));
+		n = zt_ps_reader_skipped(r, &ev);
+		if (n && !skipped_event)
+			skipped_event = zt_strdup(ev);
+		skipped += n;
+		zt_ps_reader_free(r);
+		zt_input_close(in);
+	}
+	if (skipped)
+		zt_warn("skipped %lu records of other events than '%s' (the first was '%s')",
+			skipped, event, skipped_event);
+	if (zt_fold_records(fold) == 0)
+		zt_die(ZT_EXIT_DATA, "no samples in the input");
+
+	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+	zt_fold_write(fold, stdout);
+	zt_fshut(stdout, "<stdout>");
+	zt_fold_free(fold);
+	free(event);
+	free(skipped_event);
+	return ZT_EXIT_OK;
+}
