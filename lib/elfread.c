@@ -156,7 +156,7 @@ static void read_symbols(struct zt_elf *e, const struct zt_section *tab,
 	e->nsyms = out;
 }
 
-int zt_elf_parse(const unsigned char *data, size_t size, struct zt_elf *e,
+static int parse(const unsigned char *data, size_t size, struct zt_elf *e,
 		 char *err, size_t errlen)
 {
 	Elf64_Ehdr h;
@@ -283,6 +283,13 @@ int zt_elf_parse(const unsigned char *data, size_t size, struct zt_elf *e,
 	return 0;
 }
 
+int zt_elf_parse(const unsigned char *data, size_t size, struct zt_elf *e,
+		 char *err, size_t errlen)
+{
+	memset(e, 0, sizeof *e);
+	return parse(data, size, e, err, errlen);
+}
+
 int zt_elf_open(const char *path, struct zt_elf *e, char *err, size_t errlen)
 {
 	struct stat st;
@@ -306,7 +313,7 @@ int zt_elf_open(const char *path, struct zt_elf *e, char *err, size_t errlen)
 	close(fd);
 	if (p == MAP_FAILED)
 		return fail(err, errlen, "cannot map: %s", strerror(errno));
-	if (zt_elf_parse(p, (size_t)st.st_size, e, err, errlen) < 0) {
+	if (parse(p, (size_t)st.st_size, e, err, errlen) < 0) {
 		munmap(p, (size_t)st.st_size);
 		e->data = NULL;
 		return -1;

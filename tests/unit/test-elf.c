@@ -1,0 +1,241 @@
+/*
+ * test-elf.c — the ELF reader and the symbolizer on real files built by the
+ * test with gcc: every function nm -S lists is found at its start and its
+ * last byte, and a return address just past a function's end (a call to a
+ * noreturn function) is charged to the caller, not to the next function.
+ */
+#include "unit.h"
+#include "elfread.h"
+#include "input.h"
+#include "raw.h"
+#include "symbolize.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static const char program[] =
+	"#include <stdlib.h>\n"
+	"__attribute__((noreturn, noinline)) void die(void) { exit(3); }\n"
+	"__attribute__((noinline)) int f(int x) { if (x > 100) return x; die(); }\n"
+	"__attribute__((noinline)) int g(int x) { return x + 1; }\n"
+	"static __attribute__((noinline)) int local_h(int x) { return x * 3; }\n"
+	"int __attribute__((weak)) weak_k(int x) { return x - 1; }\n"
+	"int main(int argc, char **argv) { (void)argv; return g(argc) + f(argc) + local_h(argc) + weak_k(argc); }\n";
+
+static char dir[64];
+
+__attribute__((destructor)) static void cleanup(void)
+{
+	char cmd[128];
+
+	if (dir[0]) {
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cannot remove %s\n", dir);
+	}
+}
+
+/* Build the program once into dir/prog; returns its path. */
+static const char *build(void)
+{
+	static char path[128];
+	char cmd[512];
+	FILE *f;
+
+	if (path[0])
+		return path;
+	strcpy(dir, "/tmp/zt-unit-XXXXXX");
+	if (!mkdtemp(dir))
+		return NULL;
+	snprintf(cmd, sizeof cmd, "%s/p.c", dir);
+	f = fopen(cmd, "w");
+	fputs(program, f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/prog", dir);
+	snprintf(cmd, sizeof cmd,
+		 "gcc -O2 -fno-align-functions -fno-toplevel-reorder -fno-reorder-functions "
+		 "-o %s %s/p.c", path, dir);
+	if (system(cmd) != 0) {
+		path[0] = '\0';
+		return NULL;
+	}
+	return path;
+}
+
+UNIT_TEST(elf_lookup_agrees_with_nm)
+{
+	const char *path = build();
+	struct zt_elf e;
+	char err[256], cmd[256], line[512];
+	FILE *nm;
+	int checked = 0;
+
+	CHECK(path != NULL);
+	if (!path)
+		return;
+	CHECK(zt_elf_open(path, &e, err, sizeof err) == 0);
+	CHECK(e.symtab);
+	CHECK(e.has_interp);
+	CHECK(strlen(e.buildid) == 40);
+	snprintf(cmd, sizeof cmd, "nm -S --defined-only %s", path);
+	nm = popen(cmd, "r");
+	while (nm && fgets(line, sizeof line, nm)) {
+		uint64_t addr, size;
+		char type, name[256];
+		const struct zt_sym *s;
+
+		if (sscanf(line, "%" SCNx64 " %" SCNx64 " %c %255s", &addr, &size, &type, name) != 4)
+			continue;
+		if (type != 'T' && type != 't' && type != 'W' && type != 'w')
+			continue;
+		if (size == 0)
+			continue;
+		s = zt_elf_lookup(&e, addr);
+		CHECK(s && strcmp(s->name, name) == 0);
+		s = zt_elf_lookup(&e, addr + size - 1);
+		CHECK(s && strcmp(s->name, name) == 0);
+		checked++;
+	}
+	if (nm)
+		pclose(nm);
+	CHECK(checked >= 5);	/* die, f, g, local_h, weak_k, main at least */
+	zt_elf_close(&e);
+}
+
+UNIT_TEST(elf_rejects_what_is_not_elf)
+{
+	struct zt_elf e;
+	char err[256];
+	static const unsigned char junk[16] = "\177ELF\001\001\001";
+	unsigned char hdr[64] = "\177ELF\002\001\001";
+
+	CHECK(zt_elf_parse((const unsigned char *)"hello", 5, &e, err, sizeof err) == -1);
+	CHECK_STR(err, "not an ELF file");
+	zt_elf_close(&e);
+	memset(&e, 0, sizeof e);
+	CHECK(zt_elf_parse(junk, sizeof junk, &e, err, sizeof err) == -1);
+	CHECK_STR(err, "not a 64-bit little-endian ELF file");
+	zt_elf_close(&e);
+	memset(&e, 0, sizeof e);
+	CHECK(zt_elf_parse(hdr, 20, &e, err, sizeof err) == -1);
+	CHECK_STR(err, "truncated ELF header");
+	zt_elf_close(&e);
+	memset(&e, 0, sizeof e);
+	/* Program headers said to lie past the end of the file. */
+	hdr[32] = 0x40;	/* e_phoff */
+	hdr[54] = 56;	/* e_phentsize */
+	hdr[56] = 9;	/* e_phnum */
+	CHECK(zt_elf_parse(hdr, sizeof hdr, &e, err, sizeof err) == -1);
+	CHECK_STR(err, "truncated or corrupt program headers");
+	zt_elf_close(&e);
+	CHECK(zt_elf_open("/nonexistent/zt", &e, err, sizeof err) == -1);
+	CHECK_STR(err, "cannot open: No such file or directory");
+	zt_elf_close(&e);
+}
+
+UNIT_TEST(elf_truncated_file_is_refused_or_read_safely)
+{
+	const char *path = build();
+	struct zt_elf whole, e;
+	char err[256];
+
+	if (!path || zt_elf_open(path, &whole, err, sizeof err) < 0) {
+		CHECK(0);
+		return;
+	}
+	/* Every prefix either fails cleanly or parses without reading past it. */
+	for (size_t n = 0; n < whole.size; n += 97) {
+		unsigned char *copy = malloc(n ? n : 1);
+
+		memcpy(copy, whole.data, n);
+		memset(&e, 0, sizeof e);
+		if (zt_elf_parse(copy, n, &e, err, sizeof err) == 0)
+			(void)zt_elf_lookup(&e, 0x1139);
+		zt_elf_close(&e);
+		free(copy);
+	}
+	zt_elf_close(&whole);
+}
+
+/* A dump that maps prog's PT_LOADs at base, as the loader would. */
+static char *dump_for(const char *path, const struct zt_elf *e, uint64_t base,
+		      const char *samples)
+{
+	static char text[8192];
+	size_t n = 0;
+
+	n += (size_t)snprintf(text + n, sizeof text - n, "zt-prof 1\nhz 997\nmaps\n");
+	for (size_t i = 0; i < e->nloads; i++) {
+		uint64_t start = (base + e->loads[i].vaddr) & ~0xfffull;
+		uint64_t end = (base + e->loads[i].vaddr + e->loads[i].filesz + 0xfff) & ~0xfffull;
+		uint64_t off = e->loads[i].offset & ~0xfffull;
+
+		n += (size_t)snprintf(text + n, sizeof text - n,
+				      "%" PRIx64 "-%" PRIx64 " r-xp %08" PRIx64 " 08:01 42 %s\n",
+				      start, end, off, path);
+	}
+	snprintf(text + n, sizeof text - n, "samples\n%s", samples);
+	return text;
+}
+
+UNIT_TEST(symbolize_return_address_past_function_end_names_the_caller)
+{
+	const char *path = build();
+	struct zt_elf e;
+	char err[256], line[128];
+	const struct zt_sym *f, *g;
+	uint64_t base = 0x555500000000ull, ret;
+	struct zt_dump d;
+	struct zt_input *in;
+	struct zt_symbolizer *s;
+	struct zt_symres r;
+	int fd;
+	const char *text;
+
+	if (!path || zt_elf_open(path, &e, err, sizeof err) < 0) {
+		CHECK(0);
+		return;
+	}
+	f = NULL;
+	g = NULL;
+	for (size_t i = 0; i < e.nsyms; i++) {
+		if (strcmp(e.syms[i].name, "f") == 0)
+			f = &e.syms[i];
+		if (strcmp(e.syms[i].name, "g") == 0)
+			g = &e.syms[i];
+	}
+	CHECK(f && g);
+	if (!f || !g)
+		return;
+	/* The test needs g right after f, which ends with "call die". */
+	CHECK_EQ_U(f->addr + f->size, g->addr);
+	ret = base + g->addr;
+	snprintf(line, sizeof line, "%" PRIx64 " %" PRIx64 "\n", base + f->addr, ret);
+	text = dump_for(path, &e, base, line);
+	fd = memfd_create("dump", 0);
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		abort();
+	lseek(fd, 0, SEEK_SET);
+	in = zt_input_fdopen(fd, "<test>");
+	memset(&d, 0, sizeof d);
+	CHECK(zt_dump_read(in, &d, err, sizeof err) == 0);
+	zt_input_close(in);
+	s = zt_symbolizer_new(&d);
+	zt_symbolize(s, ret, 0, &r);		/* as a return address */
+	CHECK(r.have_sym);
+	CHECK_STR(r.name, "f");
+	CHECK_EQ_U(r.offset, f->size);
+	zt_symbolize(s, ret, 1, &r);		/* as an exact pc */
+	CHECK_STR(r.name, "g");
+	CHECK_EQ_U(r.offset, 0);
+	zt_symbolize(s, base + f->addr, 1, &r);
+	CHECK_STR(r.name, "f");
+	zt_symbolize(s, 0x10, 1, &r);		/* in no mapping */
+	CHECK_STR(r.name, "[unknown]");
+	CHECK_STR(r.module, "[unknown]");
+	zt_symbolizer_free(s);
+	zt_dump_free(&d);
+	zt_elf_close(&e);
+}

@@ -1,0 +1,178 @@
+/*
+ * test-raw.c — the raw dump reader: the seed's v1 example, a v2 dump, and
+ * malformed dumps reported with their line numbers.
+ */
+#include "unit.h"
+#include "input.h"
+#include "raw.h"
+
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static struct zt_input *from_text(const char *text)
+{
+	int fd = memfd_create("raw", 0);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		abort();
+	lseek(fd, 0, SEEK_SET);
+	return zt_input_fdopen(fd, "<test>");
+}
+
+/* Parse text; returns 0 or -1 and leaves the message in err. */
+static int parse(const char *text, struct zt_dump *d, char *err, size_t n)
+{
+	struct zt_input *in = from_text(text);
+	int rc;
+
+	memset(d, 0, sizeof *d);
+	err[0] = '\0';
+	rc = zt_dump_read(in, d, err, n);
+	zt_input_close(in);
+	return rc;
+}
+
+static const char v1[] =
+	"zt-prof 1\n"
+	"hz 997\n"
+	"dropped 3\n"
+	"maps\n"
+	"00400000-00401000 r--p 00000000 08:01 42   /tmp/spin\n"
+	"00401000-00402000 r-xp 00001000 08:01 42   /tmp/spin\n"
+	"samples\n"
+	"401136 40117b 4011a2\n"
+	"401150\n"
+	"401136 40117b 4011a2\n";
+
+UNIT_TEST(raw_reads_the_seed_v1_example)
+{
+	struct zt_dump d;
+	char err[256];
+
+	CHECK(parse(v1, &d, err, sizeof err) == 0);
+	CHECK_EQ_U(d.version, 1);
+	CHECK_EQ_U(d.hz, 997);
+	CHECK_EQ_U(d.lost, 3);
+	CHECK_EQ_U(d.nmaps, 2);
+	CHECK_STR(d.maps[1].path, "/tmp/spin");
+	CHECK_EQ_U(d.maps[1].offset, 0x1000);
+	CHECK_EQ_U(d.nsamples, 3);
+	CHECK_EQ_U(d.nstacks, 2);	/* identical samples merged */
+	CHECK_EQ_U(d.stacks[0].count, 2);
+	CHECK_EQ_U(d.stacks[0].naddr, 3);
+	CHECK_EQ_U(d.addr[d.stacks[0].first + 2], 0x4011a2);
+	CHECK(d.exact[d.stacks[0].first] == 1);
+	CHECK(d.exact[d.stacks[0].first + 1] == 0);
+	CHECK_EQ_U(d.stacks[1].count, 1);
+	zt_dump_free(&d);
+}
+
+static const char v2[] =
+	"zt-prof 2\n"
+	"pid 77\n"
+	"exe /tmp/spin\n"
+	"hz 499\n"
+	"timer posix-cpu\n"
+	"rate-cap kernel-tick\n"
+	"some-future-key whatever\n"
+	"samples\n"
+	"77 2 401136 40117b\n"
+	"78 1 401136 40117b\n"
+	"77 1 401136 40117b\n"
+	"maps\n"
+	"00401000-00402000 r-xp 00001000 08:01 42   /tmp/spin (deleted)\n"
+	"buildids\n"
+	"401000 A38A785B /tmp/spin\n"
+	"threads\n"
+	"77 spin\n"
+	"78 worker one\n"
+	"summary\n"
+	"samples 4\n"
+	"lost 2 write-error=2\n"
+	"cpu-ns 1000\n"
+	"end\n";
+
+UNIT_TEST(raw_reads_a_v2_dump)
+{
+	struct zt_dump d;
+	char err[256];
+
+	CHECK(parse(v2, &d, err, sizeof err) == 0);
+	CHECK_EQ_U(d.version, 2);
+	CHECK(d.complete);
+	CHECK_EQ_U(d.pid, 77);
+	CHECK_STR(d.exe, "/tmp/spin");
+	CHECK_STR(d.timer, "posix-cpu");
+	CHECK_STR(d.rate_cap, "kernel-tick");
+	CHECK_EQ_U(d.nsamples, 4);
+	CHECK_EQ_U(d.nstacks, 2);
+	CHECK_EQ_U(d.stacks[0].tid, 77);
+	CHECK_EQ_U(d.stacks[0].count, 3);
+	CHECK_EQ_U(d.lost, 2);
+	CHECK_STR(d.lost_detail, "write-error=2");
+	CHECK_EQ_U(d.cpu_ns, 1000);
+	CHECK(d.maps[0].deleted);
+	CHECK_STR(d.maps[0].path, "/tmp/spin");
+	CHECK_STR(d.maps[0].buildid, "a38a785b");
+	CHECK_STR(zt_dump_thread_name(&d, 78), "worker one");
+	zt_dump_free(&d);
+}
+
+/* Each bad dump and the start of the message it must give. */
+static const struct { const char *text, *msg; } bad[] = {
+	{ "", "empty input" },
+	{ "perf.data\n", "line 1: not a zt raw dump" },
+	{ "zt-prof 9\n", "line 1: raw dump version '9'" },
+	{ "zt-prof 1\nhz x\n", "line 2: hz is not a number" },
+	{ "zt-prof 1\nhz 20000\n", "line 2: hz 20000 is out of range" },
+	{ "zt-prof 1\nsamples\n40zz\n", "line 3: sample: bad address '40zz'" },
+	{ "zt-prof 1\nsamples\n11112222333344445\n", "line 3: sample: bad address" },
+	{ "zt-prof 1\nmaps\n0040-0030 r-xp 0 08:01 1 /x\n", "line 3: empty or reversed" },
+	{ "zt-prof 1\nmaps\nnot a maps line\n", "line 3: bad address range" },
+	{ "zt-prof 1\nthreads\n", "line 2: section 'threads' is not part of version 1" },
+	{ "zt-prof 2\nsamples\n1 1 4011\n", "line 3: truncated dump" },
+	{ "zt-prof 2\nsamples\n1 0 4011\nend\n", "line 3: sample: count is zero" },
+	{ "zt-prof 2\nsamples\nx 1 4011\nend\n", "line 3: sample: thread id is not a number" },
+	{ "zt-prof 2\nsamples\n1 1\nend\n", "line 3: sample has no addresses" },
+	{ "zt-prof 2\nend\nsamples\n", "line 3: data after 'end'" },
+	{ "zt-prof 2\r\nend\n", "line 1: CRLF" },
+	{ "zt-prof 2\nsamples\n1 1 40\r\nend\n", "line 3: CRLF" },
+	{ "zt-prof 2\nbuildids\n1000 xyz /a\nend\n", "line 3: buildids: bad build-id" },
+};
+
+UNIT_TEST(raw_names_the_line_of_every_malformed_dump)
+{
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct zt_dump d;
+		char err[256];
+		int rc = parse(bad[i].text, &d, err, sizeof err);
+
+		CHECK(rc == -1);
+		if (strncmp(err, bad[i].msg, strlen(bad[i].msg)) != 0) {
+			char m[600];
+
+			snprintf(m, sizeof m, "case %zu: got \"%s\", want \"%s...\"", i, err, bad[i].msg);
+			unit_fail(__FILE__, __LINE__, m);
+		}
+		zt_dump_free(&d);
+	}
+}
+
+UNIT_TEST(raw_reads_binary_as_an_error)
+{
+	struct zt_dump d;
+	char err[256];
+	int fd = memfd_create("raw", 0);
+	struct zt_input *in;
+
+	if (write(fd, "zt-prof 1\nsam\0ples\n", 20) != 20)
+		abort();
+	lseek(fd, 0, SEEK_SET);
+	in = zt_input_fdopen(fd, "<test>");
+	memset(&d, 0, sizeof d);
+	CHECK(zt_dump_read(in, &d, err, sizeof err) == -1);
+	CHECK(strncmp(err, "line 2: binary data", 19) == 0);
+	zt_input_close(in);
+	zt_dump_free(&d);
+}
