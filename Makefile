@@ -92,7 +92,7 @@ endif
 .PHONY: all check unit bats install uninstall clean deps demo bench fuzz
 .DELETE_ON_ERROR:
 
-all: lib/libzt.a $(TOOLS) collect/libzt-prof.so collect/zt-collect $(SAMPLES) tests/unit/run
+all: lib/libzt.a $(TOOLS) collect/libzt-prof.so collect/zt-collect $(SAMPLES) tests/unit/run tests/cputime
 
 lib/%.o: lib/%.c lib/*.h
 	@echo "  CC      $@"
@@ -135,6 +135,10 @@ tests/unit/%.o: tests/unit/%.c tests/unit/unit.h lib/*.h collect/*.h
 tests/unit/run: $(UNIT_OBJ) $(UNIT_EXTRA) lib/libzt.a
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(UNIT_OBJ) $(UNIT_EXTRA) lib/libzt.a $(LDLIBS) $(LDFLAGS)
+
+tests/cputime: tests/cputime.c
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
 
 samples/%: samples/%.c
 	@echo "  CC      $@"
@@ -187,5 +191,5 @@ uninstall:
 
 clean:
 	rm -f lib/*.o lib/libzt.a collect/*.lo collect/*.o collect/libzt-prof.so \
-	      collect/zt-collect $(TOOLS) $(SAMPLES) tests/unit/*.o tests/unit/run
+	      collect/zt-collect $(TOOLS) $(SAMPLES) tests/unit/*.o tests/unit/run tests/cputime
 	rm -rf tests/fuzz/bin

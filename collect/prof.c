@@ -161,12 +161,19 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	__atomic_store_n(&zt_state.active, 1, __ATOMIC_RELEASE);
 }
 
-/* Stop every timer, wait for handlers in flight, flush, finish the dump. */
+/*
+ * Stop every timer, wait for handlers in flight, flush, finish the dump.
+ * Runs once, in the process that owns the dump: a forked or vforked child
+ * that exits must not touch it.
+ */
 static void zt_prof_stop(void)
 {
+	static int stopping;
 	int n;
 
 	if (getpid() != zt_state.pid || zt_state.fd < 0)
+		return;
+	if (__atomic_exchange_n(&stopping, 1, __ATOMIC_SEQ_CST))
 		return;
 	__atomic_store_n(&zt_state.active, 0, __ATOMIC_SEQ_CST);
 	n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
@@ -188,4 +195,22 @@ static void zt_prof_stop(void)
 __attribute__((destructor)) static void zt_prof_fini(void)
 {
 	zt_prof_stop();
+}
+
+/*
+ * _exit and _Exit skip destructors, and some programs (dash, for one) end
+ * that way, so they are interposed: finish the dump, then leave as asked.
+ * exit() reaches the destructor above instead; glibc's own internal calls to
+ * _exit do not come through here.
+ */
+__attribute__((visibility("default"), noreturn)) void _exit(int status)
+{
+	zt_prof_stop();
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+__attribute__((visibility("default"), noreturn)) void _Exit(int status)
+{
+	_exit(status);
 }

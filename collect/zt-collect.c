@@ -205,20 +205,27 @@ static void set_preload(const char *lib)
 	free(v);
 }
 
-static void report(const char *out, const char *prog, struct rusage *ru)
+/* Print the one-line summary of the dump; -1 if there is no usable dump. */
+static int report(const char *out, const char *prog, struct rusage *ru)
 {
 	struct zt_input *in;
 	struct zt_dump d;
 	char err[512];
 	double cpu, rate;
 
-	if (access(out, F_OK) != 0)
-		zt_die(1, "'%s' left no dump at '%s': it was killed by SIGKILL, left "
-		       "through _exit, or exec'd another program", prog, out);
+	if (access(out, F_OK) != 0) {
+		zt_warn("'%s' left no dump at '%s': it was killed by SIGKILL, left "
+			"through _exit, or exec'd another program", prog, out);
+		return -1;
+	}
 	in = zt_input_open(out);
 	memset(&d, 0, sizeof d);
-	if (zt_dump_read_summary(in, &d, err, sizeof err) < 0)
-		zt_die(1, "%s: %s", zt_input_name(in), err);
+	if (zt_dump_read_summary(in, &d, err, sizeof err) < 0) {
+		zt_warn("%s: %s", zt_input_name(in), err);
+		zt_input_close(in);
+		zt_dump_free(&d);
+		return -1;
+	}
 	zt_input_close(in);
 	/* The perf timer samples user time only; the POSIX one all CPU time. */
 	if (d.have_cpu && d.timer && strcmp(d.timer, "perf-task-clock") == 0 && d.cpu_user_ns)
@@ -234,6 +241,7 @@ static void report(const char *out, const char *prog, struct rusage *ru)
 		rate, d.hz, d.timer ? d.timer : "unknown",
 		d.rate_cap ? " (rate capped by the kernel tick)" : "", d.lost, out);
 	zt_dump_free(&d);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -249,7 +257,7 @@ int main(int argc, char **argv)
 	const char *outarg = "zt.raw", *timer = "auto";
 	char *prog, *lib, *out, hzbuf[16], pidbuf[16];
 	uint64_t hz = 997;
-	int c, status, pipefd[2], child_errno = 0;
+	int c, rc, status, pipefd[2], child_errno = 0;
 	struct sigaction sa, ign;
 	struct rusage ru;
 
@@ -345,11 +353,12 @@ int main(int argc, char **argv)
 		if (errno != EINTR)
 			zt_die(1, "wait:");
 
-	report(out, argv[0], &ru);
+	rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	/* No dump is a failure even when the program succeeded. */
+	if (report(out, argv[0], &ru) < 0 && rc == 0)
+		rc = 1;
 	free(prog);
 	free(lib);
 	free(out);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return rc;
 }

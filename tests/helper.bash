@@ -9,3 +9,4 @@ export PATH="$ZT_TOP/tools:$ZT_TOP/collect:$PATH"
 DATA=$(cd "$ZT_TOP/../shared/data" 2>/dev/null && pwd)
 SAMPLES="$ZT_TOP/samples"
 FIXTURES="$ZT_TOP/tests/fixtures"
+bats_require_minimum_version 1.5.0
