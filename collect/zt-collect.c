@@ -227,10 +227,12 @@ static int report(const char *out, const char *prog, struct rusage *ru)
 		return -1;
 	}
 	zt_input_close(in);
-	/* The perf timer samples user time only; the POSIX one all CPU time. */
-	if (d.have_cpu && d.timer && strcmp(d.timer, "perf-task-clock") == 0 && d.cpu_user_ns)
-		cpu = (double)d.cpu_user_ns / 1e9;
-	else if (d.have_cpu)
+	/*
+	 * CPU time while sampling ran, measured precisely by the process clock.
+	 * (rusage's split between user and system time is estimated from ticks,
+	 * so it is not used here.)
+	 */
+	if (d.have_cpu)
 		cpu = (double)d.cpu_ns / 1e9;
 	else
 		cpu = (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
