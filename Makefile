@@ -20,6 +20,7 @@ CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra -Wmissing-prototypes -Wstrict-prototypes -Wwrite-strings
 CPPFLAGS += -D_GNU_SOURCE -DZT_VERSION='"$(VERSION)"' -Ilib -I/usr/include/libdwarf
 LDLIBS   = -ldwarf -lz -liberty
+LDLIBS  += -lm
 
 ifdef SANITIZE
 SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -49,6 +50,13 @@ LIB_OBJ = \
 	lib/perfscript.o \
 	lib/collapse.o \
 	lib/fold.o \
+	lib/folded.o \
+	lib/foldsrc.o \
+	lib/profile.o \
+	lib/psprofile.o \
+	lib/ztfacts.o \
+	lib/stats.o \
+	lib/json.o \
 
 # The collector: libzt-prof.so (preloaded) and zt-collect (the launcher).
 COLLECT_LO = \

@@ -254,99 +254,106 @@ static void fail(struct zt_ps_item *it, const char *msg)
 	it->text.n = strlen(msg);
 }
 
+int zt_ps_line(struct zt_ps_reader *r, const char *s, size_t len,
+	       unsigned long lineno, struct zt_ps_item *it)
+{
+	int h;
+
+	it->unterminated = 0;
+	it->lineno = lineno;
+	r->bytes += len + 1;
+	if (memchr(s, '\0', len)) {
+		fail(it, "NUL byte in text (a binary file?)");
+		return 1;
+	}
+	if (len > 0 && s[len - 1] == '\r') {
+		fail(it, "line ends in CR (CRLF line endings are not accepted)");
+		return 1;
+	}
+	if (len > 0 && s[0] == '#') {
+		r->after_frame = 0;
+		it->kind = ZT_PS_COMMENT;
+		it->text.p = s;
+		it->text.n = len;
+		return 1;
+	}
+	if (len == 0) {
+		enum state was = r->state;
+
+		r->after_frame = 0;
+		r->state = OUTSIDE;
+		if (was != INSIDE)
+			return 0;
+		it->kind = ZT_PS_END;
+		return 1;
+	}
+	h = zt_ps_parse_header(s, len, &it->header);
+	if (h < 0) {
+		fail(it, "period does not fit in 64 bits");
+		return 1;
+	}
+	if (h > 0) {
+		const struct zt_span *ev = &it->header.event;
+
+		if (r->state != OUTSIDE) {
+			fail(it, "record header inside a record (no blank line before it)");
+			return 1;
+		}
+		r->after_frame = 0;
+		r->record_line = lineno;
+		if (ev->n && !r->event) {
+			zt_ps_reader_set_event(r, ev->p, ev->n);
+		} else if (ev->n && (ev->n != r->eventlen ||
+				     memcmp(ev->p, r->event, ev->n) != 0)) {
+			if (!r->skipped_event)
+				r->skipped_event = zt_strndup(ev->p, ev->n);
+			r->skipped++;
+			r->state = SKIPPING;
+			return 0;
+		}
+		r->state = INSIDE;
+		it->kind = ZT_PS_HEADER;
+		return 1;
+	}
+	if (zt_ps_parse_frame(s, len, &it->frame)) {
+		if (r->state == OUTSIDE) {
+			fail(it, "frame line outside a record (no header before it)");
+			return 1;
+		}
+		r->after_frame = 1;
+		if (r->state == SKIPPING)
+			return 0;
+		it->kind = ZT_PS_FRAME;
+		return 1;
+	}
+	if (r->after_frame && is_ws((unsigned char)s[0])) {
+		r->after_frame = 0;
+		if (r->state == SKIPPING)
+			return 0;
+		it->kind = ZT_PS_SRCLINE;
+		it->text.p = s;
+		it->text.n = len;
+		return 1;
+	}
+	fail(it, "not a record header, a frame or a source line");
+	return 1;
+}
+
+void zt_ps_finish(struct zt_ps_reader *r, unsigned long lineno,
+		  struct zt_ps_item *it)
+{
+	it->kind = ZT_PS_EOF;
+	it->lineno = lineno;
+	it->unterminated = r->state == INSIDE ? r->record_line : 0;
+}
+
 void zt_ps_next(struct zt_ps_reader *r, struct zt_ps_item *it)
 {
 	char *s;
 	size_t len;
-	int h;
 
-	it->unterminated = 0;
-	for (;;) {
-		s = zt_input_line(r->in, &len);
-		if (!s) {
-			it->kind = ZT_PS_EOF;
-			it->lineno = zt_input_lineno(r->in);
-			if (r->state == INSIDE)
-				it->unterminated = r->record_line;
+	while ((s = zt_input_line(r->in, &len)))
+		if (zt_ps_line(r, s, len, zt_input_lineno(r->in), it))
 			return;
-		}
-		r->bytes += len + 1;
-		it->lineno = zt_input_lineno(r->in);
-		if (memchr(s, '\0', len)) {
-			fail(it, "NUL byte in text (a binary file?)");
-			return;
-		}
-		if (len > 0 && s[len - 1] == '\r') {
-			fail(it, "line ends in CR (CRLF line endings are not accepted)");
-			return;
-		}
-		if (len > 0 && s[0] == '#') {
-			r->after_frame = 0;
-			it->kind = ZT_PS_COMMENT;
-			it->text.p = s;
-			it->text.n = len;
-			return;
-		}
-		if (len == 0) {
-			enum state was = r->state;
-
-			r->after_frame = 0;
-			r->state = OUTSIDE;
-			if (was == INSIDE) {
-				it->kind = ZT_PS_END;
-				return;
-			}
-			continue;
-		}
-		h = zt_ps_parse_header(s, len, &it->header);
-		if (h < 0) {
-			fail(it, "period does not fit in 64 bits");
-			return;
-		}
-		if (h > 0) {
-			const struct zt_span *ev = &it->header.event;
-
-			if (r->state != OUTSIDE) {
-				fail(it, "record header inside a record (no blank line before it)");
-				return;
-			}
-			r->after_frame = 0;
-			r->record_line = it->lineno;
-			if (ev->n && !r->event) {
-				zt_ps_reader_set_event(r, ev->p, ev->n);
-			} else if (ev->n && (ev->n != r->eventlen ||
-					     memcmp(ev->p, r->event, ev->n) != 0)) {
-				if (!r->skipped_event)
-					r->skipped_event = zt_strndup(ev->p, ev->n);
-				r->skipped++;
-				r->state = SKIPPING;
-				continue;
-			}
-			r->state = INSIDE;
-			it->kind = ZT_PS_HEADER;
-			return;
-		}
-		if (zt_ps_parse_frame(s, len, &it->frame)) {
-			if (r->state == OUTSIDE) {
-				fail(it, "frame line outside a record (no header before it)");
-				return;
-			}
-			r->after_frame = 1;
-			if (r->state == SKIPPING)
-				continue;
-			it->kind = ZT_PS_FRAME;
-			return;
-		}
-		if (r->after_frame && is_ws((unsigned char)s[0])) {
-			r->after_frame = 0;
-			if (r->state == SKIPPING)
-				continue;
-			it->kind = ZT_PS_SRCLINE;
-			it->text.p = s;
-			it->text.n = len;
-			return;
-		}
-		fail(it, "not a record header, a frame or a source line");
-		return;
-	}
+	zt_ps_finish(r, zt_input_lineno(r->in), it);
 }

@@ -97,4 +97,17 @@ uint64_t zt_ps_reader_bytes(const struct zt_ps_reader *r);
 /* The next item. After ZT_PS_EOF or ZT_PS_ERROR, do not call it again. */
 void zt_ps_next(struct zt_ps_reader *r, struct zt_ps_item *it);
 
+/*
+ * The same, one line at a time, for callers that read the lines themselves
+ * (zt-stat looks at the first line to tell folded stacks from perf script):
+ * classify line number lineno; returns 1 when *it was filled, 0 when the
+ * line gave no item (a blank line between records, a skipped record).
+ * Such a reader may be made with a NULL input.
+ */
+int zt_ps_line(struct zt_ps_reader *r, const char *s, size_t len,
+	       unsigned long lineno, struct zt_ps_item *it);
+/* The end of input, as zt_ps_next reports it. */
+void zt_ps_finish(struct zt_ps_reader *r, unsigned long lineno,
+		  struct zt_ps_item *it);
+
 #endif

@@ -1,0 +1,40 @@
+/*
+ * foldsrc.h — a folded file as a sorted stream of distinct stacks, for
+ * zt-diff's merge-join.
+ *
+ * A file is checked whole first (format, totals, order). A sorted file that
+ * can be read again (not stdin) is then streamed, in constant memory. Any
+ * other input — unsorted, with repeated stacks, stdin, or read with hex
+ * addresses stripped — is loaded, summed and sorted in memory.
+ */
+#ifndef ZT_FOLDSRC_H
+#define ZT_FOLDSRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct zt_foldsrc;
+
+/*
+ * Open and check path ("-" is stdin). With strip, every 0x<hex> in a stack
+ * becomes "0x..." (as difffolded.pl -s does). On bad input, prints
+ * "prog: 'path': line N: problem" and exits 1. *total is the sum of counts.
+ */
+struct zt_foldsrc *zt_foldsrc_open(const char *path, int strip, uint64_t *total);
+
+/*
+ * The next stack in byte order, each once. Returns 0 at the end. The stack
+ * is valid until the next call.
+ */
+int zt_foldsrc_next(struct zt_foldsrc *s, const char **stack, size_t *len,
+		    uint64_t *count);
+
+/* Whether the file is streamed (it was sorted and re-readable). */
+int zt_foldsrc_streamed(const struct zt_foldsrc *s);
+
+void zt_foldsrc_close(struct zt_foldsrc *s);
+
+/* Append stack with every 0x<hex digits> replaced by "0x..." to out. */
+size_t zt_strip_hex(const char *s, size_t n, char *out);
+
+#endif

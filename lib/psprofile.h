@@ -1,0 +1,37 @@
+/*
+ * psprofile.h — a profile (lib/profile.h) built from perf script records,
+ * keyed by function, module, source line or thread.
+ *
+ * Functions are named as zt-fold names them (lib/collapse.h, default
+ * options), so zt-stat on a symbolized stream and on its folded stacks
+ * agree. A record counts its period when its event is zt-samples (zt's
+ * records group identical samples) and 1 otherwise, since perf's periods
+ * are events or nanoseconds, not samples.
+ */
+#ifndef ZT_PSPROFILE_H
+#define ZT_PSPROFILE_H
+
+#include <stdint.h>
+
+#include "perfscript.h"
+#include "profile.h"
+
+enum zt_by { ZT_BY_FUNCTION, ZT_BY_MODULE, ZT_BY_LINE, ZT_BY_THREAD };
+
+struct zt_psprof;
+
+/* Feed p (still the caller's) with records, keyed by by. */
+struct zt_psprof *zt_psprof_new(struct zt_profile *p, enum zt_by by);
+void zt_psprof_free(struct zt_psprof *pp);
+
+/*
+ * Take one item from a perf script reader: headers, frames, source lines
+ * and record ends; other kinds are ignored. Returns -1 when a count
+ * overflows, else 0.
+ */
+int zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it);
+
+/* Whether any record carried source lines. */
+int zt_psprof_saw_lines(const struct zt_psprof *pp);
+
+#endif
