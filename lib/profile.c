@@ -150,15 +150,17 @@ static int byweight(const void *a, const void *b)
 	return (nx > ny) - (nx < ny);
 }
 
-uint32_t *zt_profile_sorted(const struct zt_profile *p)
+uint32_t *zt_profile_sorted(const struct zt_profile *p, uint32_t *n)
 {
-	uint32_t n = zt_profile_nkeys(p);
-	uint32_t *ids = zt_calloc(n ? n : 1, sizeof *ids);
+	uint32_t k = zt_profile_nkeys(p);
+	uint32_t *ids = zt_calloc(k ? k : 1, sizeof *ids);
 
-	for (uint32_t i = 0; i < n; i++)
-		ids[i] = i;
+	*n = 0;
+	for (uint32_t i = 0; i < k; i++)
+		if (p->total[i])
+			ids[(*n)++] = i;
 	sorting = p;
-	qsort(ids, n, sizeof *ids, byweight);
+	qsort(ids, *n, sizeof *ids, byweight);
 	sorting = NULL;
 	return ids;
 }

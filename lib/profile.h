@@ -42,9 +42,10 @@ int64_t zt_profile_find(const struct zt_profile *p, const char *name, size_t n);
 uint64_t zt_profile_samples(const struct zt_profile *p);
 
 /*
- * Key ids ordered for a report: by self descending, then total descending,
- * then name in byte order. The caller frees the array.
+ * The ids of keys that counted at all (total > 0), ordered for a report: by
+ * self descending, then total descending, then name in byte order. *n is
+ * set to their number. The caller frees the array.
  */
-uint32_t *zt_profile_sorted(const struct zt_profile *p);
+uint32_t *zt_profile_sorted(const struct zt_profile *p, uint32_t *n);
 
 #endif

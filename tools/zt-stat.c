@@ -71,8 +71,13 @@ static void read_input(const char *path, enum zt_by by, struct zt_profile *p,
 			size_t sl;
 			uint64_t c;
 
+			struct zt_ps_header h;
+
+			/* Folded when it parses as folded, or fails as neither
+			   format: then the folded reader says what is wrong. */
 			folded = s[0] != ' ' && s[0] != '\t' &&
-				 !zt_folded_parse(s, len, &sl, &c);
+				 (!zt_folded_parse(s, len, &sl, &c) ||
+				  !zt_ps_parse_header(s, len, &h));
 			if (folded && by != ZT_BY_FUNCTION)
 				zt_die(ZT_EXIT_DATA, "%s: folded stacks carry no %ss; "
 				       "--by=%s needs perf script input",
@@ -162,11 +167,10 @@ static void header(const struct zt_facts *f, uint64_t n)
 		printf("lost: unknown\n");
 }
 
-static void json(const struct zt_profile *p, const uint32_t *ids,
+static void json(const struct zt_profile *p, const uint32_t *ids, uint32_t k,
 		 const struct zt_facts *f, enum zt_by by)
 {
 	uint64_t n = zt_profile_samples(p);
-	uint32_t k = zt_profile_nkeys(p);
 
 	printf("{\"samples\": %llu, \"sampling_error\": ", (unsigned long long)n);
 	zt_json_number(stdout, sqrt((double)n));
@@ -207,11 +211,10 @@ static void json(const struct zt_profile *p, const uint32_t *ids,
 	printf("%s]}\n", k ? "\n" : "");
 }
 
-static void table(const struct zt_profile *p, const uint32_t *ids, long rows,
-		  enum zt_by by)
+static void table(const struct zt_profile *p, const uint32_t *ids, uint32_t k,
+		  long rows, enum zt_by by)
 {
 	uint64_t n = zt_profile_samples(p), sum = 0;
-	uint32_t k = zt_profile_nkeys(p);
 
 	printf("\n%10s %7s %7s %10s %7s  %s\n", "flat", "flat%", "sum%", "cum", "cum%",
 	       bynames[by]);
@@ -243,7 +246,7 @@ int main(int argc, char **argv)
 	enum zt_by by = ZT_BY_FUNCTION;
 	struct zt_facts facts = { 0 };
 	struct zt_profile *p;
-	uint32_t *ids;
+	uint32_t *ids, nids;
 	long rows = 20;
 	int asjson = 0, c;
 	char *end;
@@ -278,12 +281,12 @@ int main(int argc, char **argv)
 	p = zt_profile_new();
 	for (int i = 0; i < (argc ? argc : 1); i++)
 		read_input(argc ? argv[i] : "-", by, p, &facts);
-	ids = zt_profile_sorted(p);
+	ids = zt_profile_sorted(p, &nids);
 	if (asjson) {
-		json(p, ids, &facts, by);
+		json(p, ids, nids, &facts, by);
 	} else {
 		header(&facts, zt_profile_samples(p));
-		table(p, ids, rows, by);
+		table(p, ids, nids, rows, by);
 	}
 	zt_fshut(stdout, "<stdout>");
 	free(ids);
