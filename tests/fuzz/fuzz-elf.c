@@ -1,0 +1,123 @@
+/*
+ * fuzz-elf.c — libFuzzer target for the ELF reader (lib/elfread.c).
+ *
+ * The input is parsed in place with zt_elf_parse (the bytes are not owned, so
+ * zt_elf_close frees the tables and never munmaps). A file that parses is
+ * then queried: zt_elf_lookup around every symbol and load segment and at a
+ * few fixed addresses, zt_elf_offset_to_vaddr at the edges of every segment,
+ * and zt_elf_section for ".text" and for every section's own name. The
+ * answers are checked against what the tables say.
+ */
+#include "elfread.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(c) do { if (!(c)) { \
+	fprintf(stderr, "fuzz-elf: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+	abort(); } } while (0)
+
+static const struct zt_elf *cur;
+
+/* Whether a name the reader returned points into the file (or is ""). */
+static void check_name(const char *name)
+{
+	const char *base = (const char *)cur->data;
+
+	CHECK(name != NULL);
+	if (*name == '\0')
+		return;
+	CHECK(name >= base && name < base + cur->size);
+	CHECK(memchr(name, '\0', (size_t)(base + cur->size - name)) != NULL);
+}
+
+static void lookup(uint64_t vaddr)
+{
+	const struct zt_sym *s = zt_elf_lookup(cur, vaddr);
+
+	if (!s)
+		return;
+	CHECK(s >= cur->syms && s < cur->syms + cur->nsyms);
+	CHECK(s->addr <= vaddr && vaddr - s->addr < s->size);
+	check_name(s->name);
+}
+
+static void offset(uint64_t off)
+{
+	uint64_t vaddr = 0;
+
+	if (zt_elf_offset_to_vaddr(cur, off, &vaddr) == 0)
+		lookup(vaddr);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const uint64_t fixed[] = {
+		0, 1, 0x1000, 0x400000, 0x401000, UINT64_MAX / 2, UINT64_MAX - 1,
+		UINT64_MAX,
+	};
+	struct zt_elf e;
+	char err[256];
+	const struct zt_section *text;
+
+	memset(&e, 0, sizeof e);
+	err[0] = '\0';
+	if (zt_elf_parse(data, size, &e, err, sizeof err) < 0) {
+		CHECK(err[0] != '\0');
+		CHECK(e.path == NULL);
+		zt_elf_close(&e);
+		return 0;
+	}
+	cur = &e;
+	CHECK(e.path == NULL && e.data == data && e.size == size);
+	CHECK(strlen(e.buildid) <= 128 && strlen(e.buildid) % 2 == 0);
+
+	for (size_t i = 0; i < e.nsyms; i++) {
+		const struct zt_sym *s = &e.syms[i];
+
+		CHECK(s->size > 0);
+		if (i > 0)
+			CHECK(e.syms[i - 1].addr < s->addr);
+		check_name(s->name);
+		lookup(s->addr);
+		lookup(s->addr - 1);
+		lookup(s->addr + s->size / 2);
+		lookup(s->addr + s->size - 1);
+		lookup(s->addr + s->size);
+	}
+	for (size_t i = 0; i < e.nloads; i++) {
+		const struct zt_load *l = &e.loads[i];
+
+		offset(l->offset);
+		offset(l->offset + l->filesz / 2);
+		offset(l->offset + l->filesz - 1);
+		offset(l->offset + l->filesz);
+		lookup(l->vaddr);
+		lookup(l->vaddr + l->memsz - 1);
+	}
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+		lookup(fixed[i]);
+		offset(fixed[i]);
+	}
+	for (size_t i = 0; i < e.nsections; i++) {
+		const struct zt_section *s = &e.sections[i], *found;
+
+		check_name(s->name);
+		found = zt_elf_section(&e, s->name);
+		CHECK(found != NULL && strcmp(found->name, s->name) == 0);
+		CHECK(found <= s);	/* the first section of that name */
+	}
+	text = zt_elf_section(&e, ".text");
+	if (text) {
+		CHECK(strcmp(text->name, ".text") == 0);
+		for (uint64_t k = 0; k <= 16; k++)
+			lookup(text->addr + text->size / 16 * k);
+	}
+	zt_elf_close(&e);
+	cur = NULL;
+	return 0;
+}

@@ -1,0 +1,164 @@
+/*
+ * fuzz-raw.c — libFuzzer target for the raw-dump parser (lib/raw.c), through
+ * the line reader (lib/input.c) and the maps (lib/maps.c) and stack index
+ * (lib/hash.c) it builds on.
+ *
+ * Each input is written to a memfd and read with zt_dump_read; a dump that
+ * parses is read again with zt_dump_read_summary, which must agree. A dump that parses is then
+ * walked: every sampled address (and address - 1, as the symbolizer looks it
+ * up) is found in the maps, and the answer is checked against a plain scan.
+ *
+ * Inputs that start with the gzip magic are skipped: a corrupt gzip stream
+ * makes the reader print a message and exit(1), by design, which libFuzzer
+ * would count as a crash. Every other input must come back with 0 or -1.
+ */
+#include "input.h"
+#include "maps.h"
+#include "raw.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(c) do { if (!(c)) { \
+	fprintf(stderr, "fuzz-raw: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+	abort(); } } while (0)
+
+/* A fresh input over a memfd holding data; NULL if the kernel refuses. */
+static struct zt_input *open_bytes(const uint8_t *data, size_t size)
+{
+	int fd = memfd_create("fuzz-raw", MFD_CLOEXEC);
+	size_t done = 0;
+
+	if (fd < 0)
+		return NULL;
+	while (done < size) {
+		ssize_t n = write(fd, data + done, size - done);
+
+		if (n <= 0) {
+			close(fd);
+			return NULL;
+		}
+		done += (size_t)n;
+	}
+	if (lseek(fd, 0, SEEK_SET) != 0) {
+		close(fd);
+		return NULL;
+	}
+	return zt_input_fdopen(fd, "<fuzz>");	/* owns fd from here */
+}
+
+/* The last mapping in sorted order that holds addr, by a plain scan. */
+static const struct zt_map *scan(const struct zt_map *maps, size_t n, uint64_t addr)
+{
+	const struct zt_map *found = NULL;
+
+	for (size_t i = 0; i < n && maps[i].start <= addr; i++)
+		if (addr < maps[i].end)
+			found = &maps[i];
+	return found;
+}
+
+static void find(const struct zt_dump *d, uint64_t addr)
+{
+	const struct zt_map *m = zt_maps_find(d->maps, d->nmaps, addr);
+	const struct zt_map *want = scan(d->maps, d->nmaps, addr);
+
+	if (m) {
+		CHECK(m->start <= addr && addr < m->end);
+		CHECK(m == want);
+		CHECK(m->path != NULL);
+		(void)zt_basename(m->path);
+		if (zt_map_is_file(m))
+			CHECK(m->path[0] == '/');
+	}
+	/*
+	 * m == NULL while want != NULL happens only past zt_maps_find's
+	 * 64-mapping look-back, a documented limit for overlapping maps.
+	 */
+}
+
+static void walk(const struct zt_dump *d)
+{
+	uint64_t sum = 0;
+
+	CHECK(d->version == 1 || d->version == 2);
+	CHECK(d->hz <= 10000);
+	for (size_t i = 1; i < d->nmaps; i++)
+		CHECK(d->maps[i - 1].start <= d->maps[i].start);
+	for (size_t i = 0; i < d->nmaps; i++) {
+		const struct zt_map *m = &d->maps[i];
+
+		CHECK(m->start < m->end);
+		find(d, m->start);
+		find(d, m->end - 1);
+		find(d, m->end);
+		if (m->buildid)
+			CHECK(strlen(m->buildid) <= 128);
+	}
+	for (size_t i = 0; i < d->nstacks; i++) {
+		const struct zt_stack *s = &d->stacks[i];
+
+		CHECK(s->naddr > 0 && s->count > 0);
+		CHECK(s->first + s->naddr <= d->naddr);
+		sum += s->count;
+		(void)zt_dump_thread_name(d, s->tid);
+		for (uint32_t j = 0; j < s->naddr; j++) {
+			uint64_t a = d->addr[s->first + j];
+
+			CHECK(d->exact[s->first + j] <= 1);
+			find(d, a);
+			if (!d->exact[s->first + j] && a > 0)
+				find(d, a - 1);
+		}
+	}
+	CHECK(sum == d->nsamples);
+	for (size_t i = 0; i < d->nbuildids; i++)
+		find(d, d->buildids[i].addr);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct zt_dump full, summary;
+	struct zt_input *in;
+	char err[256], err2[256];
+	int rc, rc2;
+
+	if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b)
+		return 0;
+
+	memset(&full, 0, sizeof full);
+	if (!(in = open_bytes(data, size)))
+		return 0;
+	err[0] = '\0';
+	rc = zt_dump_read(in, &full, err, sizeof err);
+	zt_input_close(in);
+	CHECK(rc == 0 || rc == -1);
+	if (rc < 0)
+		CHECK(err[0] != '\0');
+	else
+		walk(&full);
+
+	/*
+	 * Only a dump that parsed is read again: each read costs a 1 MiB line
+	 * buffer, which dominates the time per input, and most inputs fail.
+	 */
+	memset(&summary, 0, sizeof summary);
+	if (rc == 0 && (in = open_bytes(data, size))) {
+		err2[0] = '\0';
+		rc2 = zt_dump_read_summary(in, &summary, err2, sizeof err2);
+		zt_input_close(in);
+		CHECK(rc2 == 0);
+		CHECK(summary.nsamples == full.nsamples);
+		CHECK(summary.nstacks == 0);
+		CHECK(summary.nmaps == full.nmaps);
+		zt_dump_free(&summary);
+	}
+	zt_dump_free(&full);
+	return 0;
+}
