@@ -73,6 +73,7 @@ void zt_folded_next(struct zt_input *in, struct zt_folded_item *it,
 		} else if (*stacks == 0) {
 			it->kind = ZT_FOLDED_ERROR;
 			it->error = "no stacks";
+			it->lineno = 0;		/* about the file, not a line */
 		}
 		return;
 	}
