@@ -73,6 +73,10 @@ UNIT_OBJ = \
 	tests/unit/test-raw.o \
 	tests/unit/test-elf.o \
 	tests/unit/test-input.o \
+	tests/unit/test-strtab.o \
+	tests/unit/test-perfscript.o \
+	tests/unit/test-folded.o \
+	tests/unit/test-stats.o \
 
 UNIT_EXTRA = collect/walk.o
 

@@ -1,0 +1,161 @@
+/*
+ * test-perfscript.c — the perf script line grammar, including the places
+ * where stackcollapse-perf.pl's regular expressions split text oddly, and
+ * the naming rules of lib/collapse.c.
+ */
+#include "unit.h"
+#include "collapse.h"
+#include "perfscript.h"
+
+#include <stdlib.h>
+
+static char *span(struct zt_span s)
+{
+	static char b[4][256];
+	static int k;
+	char *p = b[k++ % 4];
+
+	snprintf(p, 256, "%.*s", (int)s.n, s.p);
+	return p;
+}
+
+UNIT_TEST(perfscript_header_with_pid_tid_period_and_event)
+{
+	struct zt_ps_header h;
+	const char *l = "V8 WorkerThread 24636/25607 [000] 94564.109216: 100 cycles:u: ";
+
+	CHECK(zt_ps_parse_header(l, strlen(l), &h) == 1);
+	CHECK_STR(span(h.comm), "V8 WorkerThread");
+	CHECK_STR(span(h.pid), "24636");
+	CHECK_STR(span(h.tid), "25607");
+	CHECK_STR(span(h.event), "cycles:u");
+	CHECK_EQ_U(h.period, 100);
+}
+
+UNIT_TEST(perfscript_header_with_tid_only_and_no_period)
+{
+	struct zt_ps_header h;
+	const char *l = "swapper     0 [000] 158665.570607: cpu-clock: ";
+
+	CHECK(zt_ps_parse_header(l, strlen(l), &h) == 1);
+	CHECK_STR(span(h.comm), "swapper");
+	CHECK_EQ_U(h.pid.n, 0);
+	CHECK_STR(span(h.tid), "0");
+	CHECK_STR(span(h.event), "cpu-clock");
+	CHECK_EQ_U(h.period, 1);
+}
+
+UNIT_TEST(perfscript_header_tid_zero_counts_as_none_as_in_perl)
+{
+	struct zt_ps_header h;
+	const char *l = "swapper 0/0 1.0: 1 ev:";
+
+	CHECK(zt_ps_parse_header(l, strlen(l), &h) == 1);
+	CHECK_EQ_U(h.pid.n, 0);
+	CHECK_STR(span(h.tid), "0");
+}
+
+UNIT_TEST(perfscript_header_period_overflow_is_reported)
+{
+	struct zt_ps_header h;
+	const char *l = "pp 1 1.0: 18446744073709551616 ev:";
+
+	CHECK(zt_ps_parse_header(l, strlen(l), &h) == -1);
+}
+
+UNIT_TEST(perfscript_frame_lines_are_not_headers)
+{
+	struct zt_ps_header h;
+	const char *l = "\t55d0c0a01136 hot_a+0x1d (/tmp/spin)";
+
+	CHECK(zt_ps_parse_header(l, strlen(l), &h) == 0);
+}
+
+UNIT_TEST(perfscript_frame_takes_the_last_module_in_parentheses)
+{
+	struct zt_ps_frame f;
+	const char *l = "\t7f1 foo(int) const+0x4 (/lib/a b/x.so) (/lib/x.so)";
+
+	CHECK(zt_ps_parse_frame(l, strlen(l), &f) == 1);
+	CHECK_STR(span(f.pc), "7f1");
+	CHECK_STR(span(f.sym), "foo(int) const+0x4 (/lib/a b/x.so)");
+	CHECK_STR(span(f.mod), "/lib/x.so");
+}
+
+UNIT_TEST(perfscript_frame_backtracks_like_perl_when_the_symbol_is_missing)
+{
+	struct zt_ps_frame f;
+	const char *l = "  abc (mod)";
+
+	/* /^\s*(\w+)\s*(.+) \((\S*)\)/ gives pc "ab", symbol "c". */
+	CHECK(zt_ps_parse_frame(l, strlen(l), &f) == 1);
+	CHECK_STR(span(f.pc), "ab");
+	CHECK_STR(span(f.sym), "c");
+	CHECK_STR(span(f.mod), "mod");
+	CHECK(zt_ps_parse_frame("  a (m)", 7, &f) == 0);
+}
+
+static char *names(const char *line, struct zt_collapse_opts o, int java)
+{
+	struct zt_ps_frame f;
+	struct zt_buf b = { 0 };
+	int unknown;
+	static char out[512];
+
+	if (!zt_ps_parse_frame(line, strlen(line), &f))
+		return NULL;
+	zt_collapse_frame(&f, &o, java, &b, &unknown);
+	for (size_t i = 0; i < b.len; i++)
+		if (b.buf[i] == '\0')
+			b.buf[i] = '|';
+	snprintf(out, sizeof out, "%.*s", (int)b.len, b.buf ? b.buf : "");
+	free(b.buf);
+	return out;
+}
+
+UNIT_TEST(collapse_tidies_names)
+{
+	struct zt_collapse_opts o = { 0 };
+
+	CHECK_STR(names("\t1 foo(int, char*)+0x1f (/a)", o, 0), "foo|");
+	CHECK_STR(names("\t1 ns::(anonymous namespace)::f(int) (/a)", o, 0),
+		  "ns::(anonymous namespace)::f|");
+	CHECK_STR(names("\t1 net/http.(*Client).Do (/a)", o, 0), "net/http.(*Client).Do|");
+	CHECK_STR(names("\t1 RegExp:[&<>\"'] (/tmp/perf-1.map)", o, 0), "RegExp:[&<>]|");
+	CHECK_STR(names("\t1 a;b (/a)", o, 0), "a:b|");
+	CHECK_STR(names("\t1 (deleted) (/a)", o, 0), "");
+}
+
+UNIT_TEST(collapse_names_unknown_symbols_by_module)
+{
+	struct zt_collapse_opts o = { 0 }, a = { .addrs = 1 };
+
+	CHECK_STR(names("\t7f12 [unknown] (/usr/lib/libc.so.6)", o, 0), "[libc.so.6]|");
+	CHECK_STR(names("\t7f12 [unknown] ([unknown])", o, 0), "[unknown]|");
+	CHECK_STR(names("\t7f12 [unknown] (/usr/lib/libc.so.6)", a, 0), "[libc.so.6 <7f12>]|");
+}
+
+UNIT_TEST(collapse_annotates_kernel_jit_and_inlined_frames)
+{
+	struct zt_collapse_opts all = { .kernel = 1, .jit = 1 };
+
+	CHECK_STR(names("\tffff81 schedule ([kernel.kallsyms])", all, 0), "schedule_[k]|");
+	CHECK_STR(names("\t8c3453 tcp_sendmsg (/lib/modules/4.3/build/vmlinux)", all, 0),
+		  "tcp_sendmsg_[k]|");
+	CHECK_STR(names("\t7f72 Lfoo/Bar;::run (/tmp/perf-19982.map)", all, 1),
+		  "foo/Bar:::run_[j]|");
+	CHECK_STR(names("\t1 a->b->c+0x3 (/x)", all, 0), "a|b_[i]|c_[i]|");
+	CHECK_STR(names("\t1 a-> (/x)", all, 0), "a|");
+}
+
+UNIT_TEST(collapse_srcline_drops_brackets_and_space)
+{
+	struct zt_buf b = { 0 };
+
+	zt_collapse_srcline("  spin.c:12 [inlined]  ", 23, &b);
+	CHECK(b.len == 10 && memcmp(b.buf, ":spin.c:12", 10) == 0);
+	b.len = 0;
+	zt_collapse_srcline("  [x] ", 6, &b);
+	CHECK_EQ_U(b.len, 0);
+	free(b.buf);
+}
