@@ -89,6 +89,8 @@ SAMPLES = \
 FUZZERS = \
 	tests/fuzz/bin/fuzz-raw \
 	tests/fuzz/bin/fuzz-elf \
+	tests/fuzz/bin/fuzz-perfscript \
+	tests/fuzz/bin/fuzz-folded \
 
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined

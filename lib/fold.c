@@ -136,49 +136,55 @@ static int end_record(struct zt_fold *f, struct zt_ps_item *it)
 	return 0;
 }
 
-int zt_fold_read(struct zt_fold *f, struct zt_ps_reader *r, struct zt_ps_item *it)
+int zt_fold_item(struct zt_fold *f, struct zt_ps_item *it)
 {
 	const struct cached *c;
 
+	switch (it->kind) {
+	case ZT_PS_EOF:
+	case ZT_PS_COMMENT:
+		break;
+	case ZT_PS_ERROR:
+		return -1;
+	case ZT_PS_HEADER:
+		f->tmp.len = 0;
+		zt_collapse_root(&it->header, &f->o, &f->tmp);
+		f->java = f->tmp.len >= 4 && memcmp(f->tmp.buf, "java", 4) == 0;
+		f->root = zt_strtab_intern(f->names, f->tmp.buf, f->tmp.len, NULL);
+		f->period = it->header.period;
+		f->nstack = 0;
+		f->srcslot = -1;
+		break;
+	case ZT_PS_FRAME:
+		c = lookup(f, &it->frame);
+		f->srcslot = -1;
+		if (c->n == 0)
+			break;
+		/* "a->b" is a then b_[i] from the root; the stack is leaf first. */
+		if (f->o.srcline && !c->unknown)
+			f->srcslot = (long)f->nstack;
+		for (uint32_t k = c->n; k-- > 0;)
+			push(f, f->ids[c->off + k]);
+		break;
+	case ZT_PS_SRCLINE:
+		if (f->o.srcline)
+			srcline(f, &it->text);
+		f->srcslot = -1;
+		break;
+	case ZT_PS_END:
+		return end_record(f, it);
+	}
+	return 0;
+}
+
+int zt_fold_read(struct zt_fold *f, struct zt_ps_reader *r, struct zt_ps_item *it)
+{
 	for (;;) {
 		zt_ps_next(r, it);
-		switch (it->kind) {
-		case ZT_PS_EOF:
-			return 0;
-		case ZT_PS_ERROR:
+		if (zt_fold_item(f, it) < 0)
 			return -1;
-		case ZT_PS_COMMENT:
-			break;
-		case ZT_PS_HEADER:
-			f->tmp.len = 0;
-			zt_collapse_root(&it->header, &f->o, &f->tmp);
-			f->java = f->tmp.len >= 4 && memcmp(f->tmp.buf, "java", 4) == 0;
-			f->root = zt_strtab_intern(f->names, f->tmp.buf, f->tmp.len, NULL);
-			f->period = it->header.period;
-			f->nstack = 0;
-			f->srcslot = -1;
-			break;
-		case ZT_PS_FRAME:
-			c = lookup(f, &it->frame);
-			f->srcslot = -1;
-			if (c->n == 0)
-				break;
-			/* "a->b" is a then b_[i] from the root; the stack is leaf first. */
-			if (f->o.srcline && !c->unknown)
-				f->srcslot = (long)f->nstack;
-			for (uint32_t k = c->n; k-- > 0;)
-				push(f, f->ids[c->off + k]);
-			break;
-		case ZT_PS_SRCLINE:
-			if (f->o.srcline)
-				srcline(f, &it->text);
-			f->srcslot = -1;
-			break;
-		case ZT_PS_END:
-			if (end_record(f, it) < 0)
-				return -1;
-			break;
-		}
+		if (it->kind == ZT_PS_EOF)
+			return 0;
 	}
 }
 

@@ -30,6 +30,12 @@ void zt_fold_free(struct zt_fold *f);
 int zt_fold_read(struct zt_fold *f, struct zt_ps_reader *r,
 		 struct zt_ps_item *it);
 
+/*
+ * Fold one item, for callers that run the reader themselves. Returns -1
+ * when the item is an error or a count overflows (it then describes it).
+ */
+int zt_fold_item(struct zt_fold *f, struct zt_ps_item *it);
+
 /* Records folded so far. */
 uint64_t zt_fold_records(const struct zt_fold *f);
 

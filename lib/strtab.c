@@ -44,7 +44,7 @@ static inline uint64_t mix(uint64_t h)
 	return h;
 }
 
-uint64_t zt_hash(const void *p, size_t len)
+uint64_t zt_strtab_hash(const void *p, size_t len)
 {
 	const unsigned char *s = p;
 	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (len * 0x100000001b3ULL);
@@ -126,7 +126,7 @@ static size_t probe(const struct zt_strtab *t, const void *key, size_t len,
 uint32_t zt_strtab_intern(struct zt_strtab *t, const void *key, size_t len,
 			  int *isnew)
 {
-	uint64_t h = zt_hash(key, len);
+	uint64_t h = zt_strtab_hash(key, len);
 	size_t i = probe(t, key, len, h);
 	struct entry *e;
 
@@ -157,7 +157,7 @@ uint32_t zt_strtab_intern(struct zt_strtab *t, const void *key, size_t len,
 
 int64_t zt_strtab_find(const struct zt_strtab *t, const void *key, size_t len)
 {
-	size_t i = probe(t, key, len, zt_hash(key, len));
+	size_t i = probe(t, key, len, zt_strtab_hash(key, len));
 
 	return t->slots[i] ? (int64_t)t->slots[i] - 1 : -1;
 }

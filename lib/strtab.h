@@ -16,7 +16,7 @@
 struct zt_strtab;
 
 /* A 64-bit hash of len bytes; deterministic across runs and machines. */
-uint64_t zt_hash(const void *p, size_t len);
+uint64_t zt_strtab_hash(const void *p, size_t len);
 
 /* A new, empty table. The caller owns it and frees it with zt_strtab_free. */
 struct zt_strtab *zt_strtab_new(void);

@@ -60,7 +60,7 @@ UNIT_TEST(strtab_keys_may_hold_nul_bytes_and_be_empty)
 
 UNIT_TEST(hash_depends_on_every_byte_and_the_length)
 {
-	CHECK(zt_hash("abcdefghijklmnopq", 17) != zt_hash("abcdefghijklmnopr", 17));
-	CHECK(zt_hash("abc", 3) != zt_hash("abc\0", 4));
-	CHECK(zt_hash("abc", 3) == zt_hash("abc", 3));
+	CHECK(zt_strtab_hash("abcdefghijklmnopq", 17) != zt_strtab_hash("abcdefghijklmnopr", 17));
+	CHECK(zt_strtab_hash("abc", 3) != zt_strtab_hash("abc\0", 4));
+	CHECK(zt_strtab_hash("abc", 3) == zt_strtab_hash("abc", 3));
 }
