@@ -7,12 +7,14 @@
  * The output matches FlameGraph's stackcollapse-perf.pl byte for byte; the
  * work is in lib/perfscript.c (lines), lib/collapse.c (names) and
  * lib/fold.c (counting and sorting). Nothing is written until every input
- * has been read, so a bad line never leaves half an output behind.
+ * has been read, so a bad line never leaves half an output behind. When
+ * stderr is a terminal, a long run shows how much it has read.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fold.h"
 #include "input.h"
@@ -55,7 +57,7 @@ int main(int argc, char **argv)
 	char *event = NULL, *skipped_event = NULL;
 	unsigned long skipped = 0;
 	static char obuf[1 << 16];
-	int c;
+	int c, tty = isatty(STDERR_FILENO);
 
 	zt_setprog(argv[0]);
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
@@ -82,12 +84,23 @@ int main(int argc, char **argv)
 		struct zt_ps_item it;
 		const char *ev;
 		unsigned long n;
+		int shown = 0;
 
 		/* Several inputs are one stream: the first event seen rules. */
 		if (event)
 			zt_ps_reader_set_event(r, event, strlen(event));
-		if (zt_fold_read(fold, r, &it) < 0)
-			die_at(in, it.lineno, it.text.p);
+		for (unsigned long k = 1;; k++) {
+			zt_ps_next(r, &it);
+			if (zt_fold_item(fold, &it) < 0)
+				die_at(in, it.lineno, it.text.p);
+			if (it.kind == ZT_PS_EOF)
+				break;
+			if (tty && k % (1UL << 22) == 0 && ++shown)
+				fprintf(stderr, "\rzt-fold: %s: %llu MiB read", zt_input_name(in),
+					(unsigned long long)(zt_ps_reader_bytes(r) >> 20));
+		}
+		if (shown)
+			fputs("\r\033[K", stderr);
 		if (it.lineno == 0)
 			zt_die(ZT_EXIT_DATA, "%s: empty file", zt_input_name(in));
 		if (it.unterminated)
