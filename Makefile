@@ -65,6 +65,8 @@ COLLECT_LO = \
 	collect/timer.lo \
 	collect/store.lo \
 	collect/dump.lo \
+	collect/thread.lo \
+	collect/intercept.lo \
 
 # Unit tests for lib/ and collect/, linked into one runner.
 UNIT_OBJ = \
@@ -84,6 +86,13 @@ UNIT_EXTRA = collect/walk.o
 SAMPLE_CFLAGS = -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 SAMPLES = \
 	samples/spin \
+	samples/threads \
+	samples/forker \
+	samples/dlopener \
+	samples/libplugin.so \
+	samples/forever \
+	samples/sigprof \
+	samples/blockio \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \
@@ -153,6 +162,10 @@ tests/unit/run: $(UNIT_OBJ) $(UNIT_EXTRA) lib/libzt.a
 tests/cputime: tests/cputime.c
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
+
+samples/lib%.so: samples/%.c
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -shared -fPIC -o $@ $<
 
 samples/%: samples/%.c
 	@echo "  CC      $@"

@@ -2,11 +2,13 @@
  * dump.c — the raw dump file (formats/raw.md, version 2).
  *
  * The header and the "samples" line are written when sampling starts; sample
- * lines are appended by the threads' buffers during the run; maps, build-ids,
- * thread names and the summary are appended at the end, followed by "end".
- * The file is written under a temporary name and renamed when complete, so a
- * dump is never seen half-written. Only raw system calls and formatting into
- * fixed buffers are used, so this code can also run where malloc cannot.
+ * lines are appended by the threads' buffers during the run; maps (with the
+ * snapshots taken before each dlclose), build-ids, thread names and the
+ * summary are appended at the end, followed by "end". The file is written
+ * under a temporary name and renamed when complete (compressed on the way
+ * with -z), so a dump is never seen half-written. Only system calls and
+ * formatting into fixed buffers are used, and zlib gets a static arena, so
+ * this code also runs inside a fatal signal's handler, where malloc cannot.
  */
 #include "prof.h"
 
@@ -18,11 +20,10 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static const char *const loss_names[ZT_NLOSS] = {
 	[ZT_LOST_WRITE] = "write-error",
-	[ZT_LOST_NOBUF] = "no-buffer",
-	[ZT_LOST_BUSY] = "busy",
 };
 
 void zt_write_all(int fd, const char *p, size_t n)
@@ -107,8 +108,8 @@ int zt_dump_open(void)
 	return 0;
 }
 
-/* Copy a /proc file to the dump. */
-static void copy_file(const char *path)
+/* Copy the file at path to fd. */
+static void copy_file(const char *path, int to)
 {
 	char buf[8192];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -119,21 +120,24 @@ static void copy_file(const char *path)
 	while ((n = read(fd, buf, sizeof buf)) > 0 ||
 	       (n < 0 && errno == EINTR))
 		if (n > 0)
-			zt_write_all(zt_state.fd, buf, (size_t)n);
+			zt_write_all(to, buf, (size_t)n);
 	close(fd);
 }
 
 /*
- * One "ADDR BUILDID PATH" line per loaded ELF object, read from the notes of
- * the image in memory rather than the file, which may have changed since.
+ * Record the build-id of every loaded ELF object not yet in the table, read
+ * from the notes of the image in memory rather than the file, which may
+ * have changed since. Called at start and after each dlopen, never from a
+ * signal handler (dl_iterate_phdr takes the loader's lock).
  */
-static int put_buildid(struct dl_phdr_info *info, size_t size, void *data)
+static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
 {
-	int fd = *(int *)data;
 	uintptr_t first = 0;
 	int have_first = 0;
+	uint32_t n = zt_state.nbids;
 
 	(void)size;
+	(void)data;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
@@ -142,9 +146,17 @@ static int put_buildid(struct dl_phdr_info *info, size_t size, void *data)
 			have_first = 1;
 		}
 	}
+	if (!have_first)
+		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (zt_state.bids[i].addr == first)
+			return 0;
+	if (n >= ZT_MAX_BUILDIDS)
+		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		const char *p, *end;
+		size_t a = ph->p_align == 8 ? 8 : 4;
 
 		if (ph->p_type != PT_NOTE)
 			continue;
@@ -154,64 +166,91 @@ static int put_buildid(struct dl_phdr_info *info, size_t size, void *data)
 			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
 			const char *name = p + sizeof *nh;
 			const unsigned char *desc =
-				(const unsigned char *)name + ((nh->n_namesz + 3) & ~3u);
-			char buf[256], *q = buf;
+				(const unsigned char *)name + ((nh->n_namesz + a - 1) & ~(a - 1));
+			struct zt_bid *b = &zt_state.bids[n];
+			size_t len;
 
 			if ((const char *)desc + nh->n_descsz > end)
 				break;
 			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
 			    memcmp(name, "GNU", 4) == 0 && nh->n_descsz > 0 &&
-			    nh->n_descsz <= 64) {
-				q = zt_fmt_u64(q, first, 16);
-				*q++ = ' ';
-				for (unsigned j = 0; j < nh->n_descsz; j++) {
-					*q++ = "0123456789abcdef"[desc[j] >> 4];
-					*q++ = "0123456789abcdef"[desc[j] & 15];
-				}
-				*q++ = ' ';
-				zt_write_all(fd, buf, (size_t)(q - buf));
-				zt_puts(fd, info->dlpi_name[0] ? info->dlpi_name : "-");
-				zt_puts(fd, "\n");
+			    nh->n_descsz <= sizeof b->id) {
+				b->addr = first;
+				b->len = nh->n_descsz;
+				memcpy(b->id, desc, nh->n_descsz);
+				len = strlen(info->dlpi_name);
+				if (len >= sizeof b->path)
+					len = sizeof b->path - 1;
+				memcpy(b->path, info->dlpi_name, len);
+				b->path[len] = '\0';
+				__atomic_store_n(&zt_state.nbids, n + 1, __ATOMIC_RELEASE);
 				return 0;
 			}
-			p = (const char *)desc + ((nh->n_descsz + 3) & ~3u);
+			p = (const char *)desc + ((nh->n_descsz + a - 1) & ~(a - 1));
 		}
 	}
 	return 0;
 }
 
+void zt_buildids_scan(void)
+{
+	dl_iterate_phdr(scan_object, NULL);
+}
+
+static void put_buildids(void)
+{
+	uint32_t n = zt_state.nbids;
+
+	zt_puts(zt_state.fd, "buildids\n");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct zt_bid *b = &zt_state.bids[i];
+		char buf[256], *q = zt_fmt_u64(buf, b->addr, 16);
+
+		*q++ = ' ';
+		for (unsigned j = 0; j < b->len; j++) {
+			*q++ = "0123456789abcdef"[b->id[j] >> 4];
+			*q++ = "0123456789abcdef"[b->id[j] & 15];
+		}
+		*q++ = ' ';
+		zt_write_all(zt_state.fd, buf, (size_t)(q - buf));
+		zt_puts(zt_state.fd, b->path[0] ? b->path : "-");
+		zt_puts(zt_state.fd, "\n");
+	}
+}
+
+/*
+ * Keep the current maps before a library is unloaded: appended to a side
+ * file that becomes a second maps section at the end.
+ */
+void zt_maps_snapshot(void)
+{
+	if (zt_state.maps_fd < 0) {
+		size_t len = strlen(zt_state.tmp);
+
+		if (len + 6 >= sizeof zt_state.maps_tmp)
+			return;
+		memcpy(zt_state.maps_tmp, zt_state.tmp, len);
+		memcpy(zt_state.maps_tmp + len, ".maps", 6);
+		zt_state.maps_fd = open(zt_state.maps_tmp, O_RDWR | O_CREAT | O_TRUNC |
+					O_APPEND | O_CLOEXEC, 0600);
+		if (zt_state.maps_fd < 0)
+			return;
+	}
+	copy_file("/proc/self/maps", zt_state.maps_fd);
+}
+
+/* Thread names: the table of ended threads, then the live ones. */
 static void put_threads(void)
 {
-	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads
-						    : ZT_MAX_THREADS;
+	uint32_t n = zt_state.nnames < ZT_MAX_NAMES ? zt_state.nnames : ZT_MAX_NAMES;
 
 	zt_puts(zt_state.fd, "threads\n");
-	for (int i = 0; i < n; i++) {
-		struct zt_thread *t = zt_state.threads[i];
-		char path[64] = "/proc/self/task/", name[64], buf[32], *p;
-		int fd;
-		ssize_t len = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		char buf[32], *p = zt_fmt_u64(buf, (uint64_t)zt_state.names[i].tid, 10);
 
-		if (!t)
-			continue;
-		p = zt_fmt_u64(path + strlen(path), (uint64_t)t->tid, 10);
-		memcpy(p, "/comm", 6);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			len = read(fd, name, sizeof name - 1);
-			close(fd);
-		}
-		if (len <= 0)
-			len = 0;
-		while (len > 0 && name[len - 1] == '\n')
-			len--;
-		p = zt_fmt_u64(buf, (uint64_t)t->tid, 10);
 		*p++ = ' ';
 		zt_write_all(zt_state.fd, buf, (size_t)(p - buf));
-		if (len == 0)
-			zt_puts(zt_state.fd, "?");
-		else
-			zt_write_all(zt_state.fd, name, (size_t)len);
+		zt_puts(zt_state.fd, zt_state.names[i].name[0] ? zt_state.names[i].name : "?");
 		zt_puts(zt_state.fd, "\n");
 	}
 }
@@ -241,7 +280,18 @@ static void put_summary(void)
 	*p++ = '\n';
 	zt_write_all(zt_state.fd, buf, (size_t)(p - buf));
 	put_key(zt_state.fd, "truncated", zt_state.truncated);
-	put_key(zt_state.fd, "cpu-ns", (uint64_t)(zt_cpu_ns() - zt_state.cpu_start_ns));
+	if (zt_state.unsampled)
+		put_key(zt_state.fd, "unsampled-threads", zt_state.unsampled);
+	if (zt_state.conflict)
+		zt_puts(zt_state.fd, zt_state.conflict == 1
+			? "conflict sigprof-handler\n" : "conflict itimer-prof\n");
+	if (zt_state.exec_path[0]) {
+		zt_puts(zt_state.fd, "exec ");
+		zt_puts(zt_state.fd, zt_state.exec_path);
+		zt_puts(zt_state.fd, "\n");
+	}
+	put_key(zt_state.fd, "cpu-ns", (uint64_t)((zt_state.cpu_stop_ns ? zt_state.cpu_stop_ns
+							      : zt_cpu_ns()) - zt_state.cpu_start_ns));
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
 		put_key(zt_state.fd, "cpu-user-ns",
 			(uint64_t)ru.ru_utime.tv_sec * 1000000000u +
@@ -253,6 +303,81 @@ static void put_summary(void)
 }
 
 /*
+ * zlib's memory for -z, from a static arena: deflate with the default window
+ * and memory level needs about 268 KiB, and malloc is off limits in a signal
+ * handler. The arena is reset for each dump.
+ */
+static unsigned char zarena[512 * 1024] __attribute__((aligned(16)));
+static size_t zused;
+
+static void *zalloc(void *opaque, unsigned items, unsigned size)
+{
+	size_t n = ((size_t)items * size + 15) & ~(size_t)15;
+
+	(void)opaque;
+	if (n > sizeof zarena - zused)
+		return Z_NULL;
+	zused += n;
+	return zarena + zused - n;
+}
+
+static void zfree(void *opaque, void *p)
+{
+	(void)opaque;
+	(void)p;
+}
+
+/* Compress the file at from into to (an open fd); 0 on success. */
+static int compress_file(const char *from, int to)
+{
+	static unsigned char in[32768], out[32768];
+	z_stream z;
+	int fd = open(from, O_RDONLY | O_CLOEXEC), flush, rc = 0;
+
+	if (fd < 0)
+		return -1;
+	memset(&z, 0, sizeof z);
+	zused = 0;
+	z.zalloc = zalloc;
+	z.zfree = zfree;
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		close(fd);
+		return -1;
+	}
+	do {
+		ssize_t n = read(fd, in, sizeof in);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -1;
+			break;
+		}
+		flush = n == 0 ? Z_FINISH : Z_NO_FLUSH;
+		z.next_in = in;
+		z.avail_in = (unsigned)n;
+		do {
+			z.next_out = out;
+			z.avail_out = sizeof out;
+			deflate(&z, flush);
+			zt_write_all(to, (const char *)out, sizeof out - z.avail_out);
+		} while (z.avail_out == 0);
+	} while (flush != Z_FINISH);
+	deflateEnd(&z);
+	close(fd);
+	return rc;
+}
+
+/* Drop the dump in progress (a forked child's copy, a failed start). */
+void zt_dump_abandon(void)
+{
+	if (zt_state.fd >= 0)
+		close(zt_state.fd);
+	zt_state.fd = -1;
+	unlink(zt_state.tmp);
+}
+
+/*
  * Append everything known only at the end and publish the dump under its
  * final name. Sampling must already be stopped and every buffer flushed.
  */
@@ -261,13 +386,38 @@ void zt_dump_finish(void)
 	int fd = zt_state.fd;
 
 	zt_puts(fd, "maps\n");
-	copy_file("/proc/self/maps");
-	zt_puts(fd, "buildids\n");
-	dl_iterate_phdr(put_buildid, &fd);
+	if (zt_state.maps_fd >= 0) {
+		/* Libraries unloaded during the run, then the maps at the end. */
+		close(zt_state.maps_fd);
+		zt_state.maps_fd = -1;
+		copy_file(zt_state.maps_tmp, fd);
+		unlink(zt_state.maps_tmp);
+		zt_puts(fd, "maps\n");
+	}
+	copy_file("/proc/self/maps", fd);
+	put_buildids();
 	put_threads();
 	put_summary();
 	zt_puts(fd, "end\n");
 	close(fd);
 	zt_state.fd = -1;
+	if (zt_state.gzip) {
+		char gz[sizeof zt_state.tmp + 8];
+		size_t len = strlen(zt_state.tmp);
+		int out;
+
+		memcpy(gz, zt_state.tmp, len);
+		memcpy(gz + len, ".gz", 4);
+		out = open(gz, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (out >= 0 && compress_file(zt_state.tmp, out) == 0) {
+			close(out);
+			unlink(zt_state.tmp);
+			rename(gz, zt_state.out);
+			return;
+		}
+		if (out >= 0)
+			close(out);
+		unlink(gz);
+	}
 	rename(zt_state.tmp, zt_state.out);
 }

@@ -1,11 +1,13 @@
 /*
- * prof.c — libzt-prof.so's entry and exit, and the SIGPROF handler.
+ * prof.c — libzt-prof.so's start and stop, the SIGPROF handler, and the
+ * endings that must still leave a dump.
  *
  * zt-collect preloads this library with ZT_OUT (the dump's path), ZT_HZ and
- * ZT_PID (the pid of the process to profile) in the environment. The
- * constructor starts a timer on the main thread before main runs; the
- * destructor stops it and completes the dump. Processes other than ZT_PID
- * (children that inherited the environment) are left alone.
+ * ZT_PID (the process to profile) in the environment, and ZT_FOLLOW and
+ * ZT_GZIP when asked. The constructor starts a timer on the main thread
+ * before main runs; exit, _exit, and the fatal signals the program leaves at
+ * their default complete the dump. Processes other than ZT_PID that inherit
+ * the environment are left alone unless ZT_FOLLOW is set.
  */
 #include "prof.h"
 #include "walk.h"
@@ -18,10 +20,12 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-struct zt_state zt_state = { .fd = -1 };
+struct zt_state zt_state = { .fd = -1, .maps_fd = -1 };
 
-/* This thread's record; initial-exec TLS, so reading it never allocates. */
-static __thread struct zt_thread *self __attribute__((tls_model("initial-exec")));
+/* Signals whose default action kills: a dump is written before dying. */
+static const int fatal_signals[] = {
+	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL,
+};
 
 pid_t zt_gettid(void)
 {
@@ -37,16 +41,22 @@ int64_t zt_cpu_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Whether this process owns a dump in progress. */
+int zt_owner(void)
+{
+	return zt_state.fd >= 0 && getpid() == zt_state.pid;
+}
+
 /*
  * The six rules: do little; call only async-signal-safe functions (write is
  * the only call, in zt_store_flush); keep errno; the buffer is this thread's
- * own, and "busy" tells the exit path to wait for it; shared counters are
- * atomic.
+ * own, and "busy" tells the stopping thread to wait for it; shared counters
+ * are atomic. Signals that did not come from our timers are ignored.
  */
 static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 {
 	int saved = errno;
-	struct zt_thread *t = self;
+	struct zt_thread *t = zt_self();
 	ucontext_t *uc = ucv;
 	uint64_t addr[ZT_MAX_DEPTH];
 	uintptr_t pc, fp, sp, low;
@@ -54,13 +64,12 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	int truncated;
 
 	(void)sig;
-	(void)si;
-	if (!t || !__atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE)) {
-		errno = saved;
-		return;
-	}
+	if (!t || !__atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE))
+		goto done;
+	if (si->si_code != SI_TIMER && !(si->si_code == POLL_IN && si->si_fd == t->perf_fd))
+		goto done;
 	__atomic_store_n(&t->busy, 1, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&zt_state.active, __ATOMIC_SEQ_CST))
+	if (!__atomic_load_n(&zt_state.active, __ATOMIC_SEQ_CST) || t->closed)
 		goto out;
 	pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
@@ -79,27 +88,69 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	zt_store_sample(t, addr, n);
 out:
 	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+done:
 	errno = saved;
 }
 
-/* The bounds of the main thread's stack, from the [stack] mapping. */
-static void main_stack_bounds(uintptr_t *lo, uintptr_t *hi)
+void zt_install_handler(void)
 {
-	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-	pthread_attr_t attr;
-	void *addr;
-	size_t size;
+	struct sigaction sa;
 
-	*lo = *hi = 0;
-	if (pthread_getattr_np(pthread_self(), &attr) != 0)
-		return;
-	if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-		*lo = (uintptr_t)addr;
-		*hi = (uintptr_t)addr + size;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_sigprof;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	/*
+	 * The endings' handler must never run on top of this one on the same
+	 * thread: it would wait for a buffer this handler holds.
+	 */
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGHUP);
+	sigaddset(&sa.sa_mask, SIGQUIT);
+	/* Installed for good: a SIGPROF still in flight after stop must not kill. */
+	zt_real_sigaction(SIGPROF, &sa, NULL);
+}
+
+/*
+ * A fatal signal the program left at its default: finish the dump, then die
+ * of the same signal, so the exit status is what it would have been.
+ */
+static void on_fatal(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction dfl;
+	sigset_t set;
+
+	(void)si;
+	(void)uc;
+	zt_prof_stop();
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	zt_real_sigaction(sig, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	/* Raised now, delivered (and fatal) when this handler returns. A fault
+	 * (SIGSEGV, ...) simply happens again on return. */
+	syscall(SYS_tgkill, getpid(), zt_gettid(), sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+static void install_fatal_handlers(void)
+{
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+		struct sigaction old, sa;
+
+		if (zt_real_sigaction(fatal_signals[i], NULL, &old) < 0)
+			continue;
+		/* A signal the program (or its parent: nohup) ignores stays so. */
+		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler != SIG_DFL)
+			continue;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = on_fatal;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigfillset(&sa.sa_mask);
+		zt_real_sigaction(fatal_signals[i], &sa, NULL);
 	}
-	pthread_attr_destroy(&attr);
-	if (here < *lo || here >= *hi)
-		*lo = *hi = 0;
 }
 
 static unsigned parse_hz(const char *s)
@@ -116,80 +167,120 @@ static unsigned parse_hz(const char *s)
 	return (unsigned)v;
 }
 
+/* Open the dump for this process and start sampling the calling thread. */
+int zt_begin(void)
+{
+	struct zt_thread *t;
+
+	zt_state.pid = getpid();
+	if (zt_state.pid == (pid_t)strtol(getenv("ZT_PID"), NULL, 10) ||
+	    !zt_state.follow) {
+		if (strlen(zt_state.base) >= sizeof zt_state.out)
+			return -1;
+		strcpy(zt_state.out, zt_state.base);
+	} else {
+		char *p = zt_state.out + strlen(zt_state.base);
+
+		if (strlen(zt_state.base) + 16 >= sizeof zt_state.out)
+			return -1;
+		strcpy(zt_state.out, zt_state.base);
+		*p++ = '.';
+		*zt_fmt_u64(p, (uint64_t)zt_state.pid, 10) = '\0';
+	}
+	t = zt_thread_attach();
+	if (!t)
+		return -1;
+	if (zt_timer_start(t) < 0) {
+		zt_thread_close(t);
+		return -1;
+	}
+	if (zt_dump_open() < 0) {
+		zt_timer_stop(t);
+		return -1;
+	}
+	zt_state.cpu_start_ns = zt_cpu_ns();
+	zt_state.cpu_stop_ns = 0;
+	__atomic_store_n(&zt_state.active, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
 __attribute__((constructor)) static void zt_prof_start(void)
 {
 	const char *out = getenv("ZT_OUT");
 	const char *pid = getenv("ZT_PID");
 	const char *timer = getenv("ZT_TIMER");
-	struct sigaction sa;
-	struct zt_thread *t;
+	const char *follow = getenv("ZT_FOLLOW");
+	const char *gz = getenv("ZT_GZIP");
 
-	if (!out || !pid || strtol(pid, NULL, 10) != getpid())
+	if (!out || !pid || strlen(out) >= sizeof zt_state.base - 32)
 		return;
-	if (strlen(out) >= sizeof zt_state.out)
+	zt_state.follow = follow && strcmp(follow, "1") == 0;
+	if (strtol(pid, NULL, 10) != getpid() && !zt_state.follow)
 		return;
 	zt_state.hz = parse_hz(getenv("ZT_HZ"));
 	if (!zt_state.hz)
 		return;
+	zt_state.gzip = gz && strcmp(gz, "1") == 0;
 	if (timer && strcmp(timer, "perf") == 0)
 		zt_state.want_timer = 1;
 	else if (timer && strcmp(timer, "posix") == 0)
 		zt_state.want_timer = 2;
-	strcpy(zt_state.out, out);
-	zt_state.pid = getpid();
+	strcpy(zt_state.base, out);
+	zt_intercept_init();
+	zt_thread_init();
+	zt_install_handler();
+	if (zt_begin() < 0)
+		return;
+	zt_buildids_scan();
+	install_fatal_handlers();
+}
 
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_sigprof;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	/* Installed for good: a SIGPROF still in flight after stop must not kill. */
-	if (sigaction(SIGPROF, &sa, NULL) < 0)
-		return;
+/* Stop every thread's timer and make the handler record nothing more. */
+void zt_stop_sampling(void)
+{
+	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 
-	t = zt_thread_new(zt_gettid());
-	if (!t)
-		return;
-	main_stack_bounds(&t->stack_lo, &t->stack_hi);
-	self = t;
-	if (zt_timer_start(t) < 0)
-		return;
-	if (zt_dump_open() < 0) {
-		zt_timer_stop(t);
-		return;
+	__atomic_store_n(&zt_state.active, 0, __ATOMIC_SEQ_CST);
+	if (!zt_state.cpu_stop_ns)
+		zt_state.cpu_stop_ns = zt_cpu_ns();
+	for (int i = 0; i < n; i++) {
+		struct zt_thread *t = zt_state.threads[i];
+
+		if (t && t->live)
+			zt_timer_stop(t);
 	}
-	zt_state.cpu_start_ns = zt_cpu_ns();
-	__atomic_store_n(&zt_state.active, 1, __ATOMIC_RELEASE);
 }
 
 /*
- * Stop every timer, wait for handlers in flight, flush, finish the dump.
- * Runs once, in the process that owns the dump: a forked or vforked child
- * that exits must not touch it.
+ * Stop sampling, wait for handlers in flight, flush every buffer, finish
+ * the dump. Runs once, in the process that owns the dump: a forked or
+ * vforked child that exits must not touch it.
  */
-static void zt_prof_stop(void)
+void zt_prof_stop(void)
 {
 	static int stopping;
 	int n;
 
-	if (getpid() != zt_state.pid || zt_state.fd < 0)
+	if (!zt_owner())
 		return;
 	if (__atomic_exchange_n(&stopping, 1, __ATOMIC_SEQ_CST))
 		return;
-	__atomic_store_n(&zt_state.active, 0, __ATOMIC_SEQ_CST);
+	zt_stop_sampling();
 	n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 	for (int i = 0; i < n; i++) {
 		struct zt_thread *t = zt_state.threads[i];
 
-		if (!t)
+		if (!t || !t->live || __atomic_exchange_n(&t->closed, 1, __ATOMIC_SEQ_CST))
 			continue;
-		zt_timer_stop(t);
 		/* A handler that saw active before it dropped finishes quickly. */
 		for (long spin = 0; __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE) &&
 				    spin < 100000000; spin++)
 			__builtin_ia32_pause();
+		zt_name_record(t->tid);
 		zt_store_flush(t);
 	}
 	zt_dump_finish();
+	__atomic_store_n(&stopping, 0, __ATOMIC_SEQ_CST);
 }
 
 __attribute__((destructor)) static void zt_prof_fini(void)
@@ -203,14 +294,14 @@ __attribute__((destructor)) static void zt_prof_fini(void)
  * exit() reaches the destructor above instead; glibc's own internal calls to
  * _exit do not come through here.
  */
-__attribute__((visibility("default"), noreturn)) void _exit(int status)
+ZT_EXPORT __attribute__((noreturn)) void _exit(int status)
 {
 	zt_prof_stop();
 	for (;;)
 		syscall(SYS_exit_group, status);
 }
 
-__attribute__((visibility("default"), noreturn)) void _Exit(int status)
+ZT_EXPORT __attribute__((noreturn)) void _Exit(int status)
 {
 	_exit(status);
 }

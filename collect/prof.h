@@ -2,11 +2,13 @@
  * prof.h — internals shared by the pieces of libzt-prof.so, the sampler that
  * zt-collect preloads into the profiled program.
  *
- * The pieces: prof.c (start, stop, the SIGPROF handler), timer.c (one
- * sampling timer per thread), store.c (per-thread sample buffers written to
- * the dump with write(2)), dump.c (the dump's sections written at exit),
- * walk.c (the frame-pointer walk). Everything that runs inside the handler
- * is async-signal-safe: no malloc, no stdio, no locks.
+ * The pieces: prof.c (start, stop, the SIGPROF handler, the endings),
+ * thread.c (threads: pthread_create, thread exit, fork), intercept.c (the
+ * libc functions zt must see: dlopen, dlclose, exec, sigaction, setitimer),
+ * timer.c (one sampling timer per thread), store.c (per-thread sample
+ * buffers written to the dump with write(2)), dump.c (the dump file),
+ * walk.c (the frame-pointer walk). Everything that runs inside a signal
+ * handler is async-signal-safe: no malloc, no stdio, no locks.
  */
 #ifndef ZT_PROF_H
 #define ZT_PROF_H
@@ -18,23 +20,28 @@
 #include <time.h>
 
 #define ZT_HIDDEN __attribute__((visibility("hidden")))
+#define ZT_EXPORT __attribute__((visibility("default")))
 
 enum {
 	ZT_MAX_DEPTH = 128,	/* frames kept per sample, leaf first */
-	ZT_MAX_THREADS = 4096,	/* threads that get a buffer of their own */
-	ZT_BUF_SIZE = 64 * 1024,/* per-thread buffer, written out when full */
+	ZT_MAX_THREADS = 4096,	/* threads alive at once that get a buffer */
+	ZT_BUF_SIZE = 16 * 1024,/* per-thread buffer, written out when full */
 	ZT_LINE_MAX = 24 + ZT_MAX_DEPTH * 17,	/* one sample line */
+	ZT_MAX_NAMES = 65536,	/* thread names remembered */
+	ZT_MAX_BUILDIDS = 1024,	/* ELF objects whose build-id is kept */
 };
 
 /* Why samples were lost; each has a counter and a name in the dump. */
-enum zt_loss { ZT_LOST_WRITE, ZT_LOST_NOBUF, ZT_LOST_BUSY, ZT_NLOSS };
+enum zt_loss { ZT_LOST_WRITE, ZT_NLOSS };
 
 /* The timer actually running; written to the dump as "timer NAME". */
 enum zt_timer_kind { ZT_TIMER_NONE, ZT_TIMER_PERF, ZT_TIMER_POSIX };
 
-/* One sampled thread. Allocated with mmap outside signal context. */
+/* One sampled thread. Mapped outside signal context; reused after exit. */
 struct zt_thread {
+	volatile int live;	/* claimed by a running thread */
 	volatile int busy;	/* the handler is filling buf */
+	volatile int closed;	/* the final flush happened or is happening */
 	pid_t tid;
 	uintptr_t stack_lo, stack_hi;
 	int perf_fd;		/* -1 when the POSIX timer runs */
@@ -44,41 +51,86 @@ struct zt_thread {
 	char buf[ZT_BUF_SIZE];
 };
 
+struct zt_tname {
+	pid_t tid;
+	char name[16];
+};
+
+struct zt_bid {
+	uint64_t addr;		/* start of the object's first PT_LOAD */
+	unsigned len;
+	unsigned char id[64];
+	char path[256];
+};
+
 struct zt_state {
 	volatile int active;	/* the handler records samples */
 	pid_t pid;		/* the process that owns the dump */
 	int fd;			/* the temporary dump, O_APPEND */
+	int maps_fd;		/* maps seen before each dlclose */
 	unsigned hz;
 	enum zt_timer_kind timer;
 	int want_timer;		/* ZT_TIMER: 0 auto, 1 perf only, 2 posix only */
-	int64_t cpu_start_ns;
-	char out[4096];		/* final path */
+	int follow;		/* ZT_FOLLOW: profile descendants too */
+	int gzip;		/* ZT_GZIP: compress the dump */
+	volatile int conflict;	/* the program took SIGPROF: 1 handler, 2 timer */
+	int64_t cpu_start_ns, cpu_stop_ns;	/* process CPU clock while sampling */
+	char base[4096];	/* ZT_OUT as given */
+	char out[4096];		/* final path: base, or base.PID for descendants */
 	char tmp[4096];		/* path written during the run */
+	char maps_tmp[4096];	/* the dlclose maps side file */
+	char exec_path[256];	/* what the process exec'd, if it did */
 	volatile uint64_t samples;
 	volatile uint64_t truncated;
+	volatile uint64_t unsampled;	/* threads that got no buffer or timer */
 	volatile uint64_t lost[ZT_NLOSS];
-	volatile int nthreads;
+	volatile int nthreads;	/* slots used in threads[] */
 	struct zt_thread *threads[ZT_MAX_THREADS];
+	volatile uint32_t nnames;
+	struct zt_tname names[ZT_MAX_NAMES];
+	volatile uint32_t nbids;
+	struct zt_bid bids[ZT_MAX_BUILDIDS];
 };
 
 extern struct zt_state zt_state ZT_HIDDEN;
+
+/* prof.c */
+ZT_HIDDEN void zt_prof_stop(void);
+ZT_HIDDEN int zt_begin(void);
+ZT_HIDDEN void zt_stop_sampling(void);
+ZT_HIDDEN void zt_install_handler(void);
+ZT_HIDDEN int zt_owner(void);
+
+/* thread.c */
+ZT_HIDDEN struct zt_thread *zt_thread_attach(void);
+ZT_HIDDEN void zt_thread_init(void);
+ZT_HIDDEN void zt_thread_close(struct zt_thread *t);
+ZT_HIDDEN void zt_name_record(pid_t tid);
+ZT_HIDDEN struct zt_thread *zt_self(void);
 
 /* timer.c */
 ZT_HIDDEN int zt_timer_start(struct zt_thread *t);
 ZT_HIDDEN void zt_timer_stop(struct zt_thread *t);
 
 /* store.c */
-ZT_HIDDEN struct zt_thread *zt_thread_new(pid_t tid);
 ZT_HIDDEN void zt_store_sample(struct zt_thread *t, const uint64_t *addr,
 			       size_t n);
 ZT_HIDDEN void zt_store_flush(struct zt_thread *t);
+ZT_HIDDEN char *zt_fmt_u64(char *p, uint64_t v, int base);
 
 /* dump.c */
 ZT_HIDDEN void zt_write_all(int fd, const char *p, size_t n);
 ZT_HIDDEN void zt_puts(int fd, const char *s);
-ZT_HIDDEN char *zt_fmt_u64(char *p, uint64_t v, int base);
 ZT_HIDDEN int zt_dump_open(void);
 ZT_HIDDEN void zt_dump_finish(void);
+ZT_HIDDEN void zt_dump_abandon(void);
+ZT_HIDDEN void zt_buildids_scan(void);
+ZT_HIDDEN void zt_maps_snapshot(void);
+
+/* intercept.c */
+ZT_HIDDEN void zt_intercept_init(void);
+ZT_HIDDEN int zt_real_sigaction(int sig, const struct sigaction *act,
+				struct sigaction *old);
 
 ZT_HIDDEN int64_t zt_cpu_ns(void);
 ZT_HIDDEN pid_t zt_gettid(void);

@@ -3,34 +3,12 @@
  * before its timer starts; the handler appends one text line per sample and,
  * when the buffer is full, hands it to write(2) on the dump file, which is
  * open with O_APPEND so that threads never interleave inside a line. Memory
- * stays bounded however long the run: one buffer per thread.
+ * stays bounded however long the run: one buffer per live thread.
  */
 #include "prof.h"
 
 #include <errno.h>
-#include <sys/mman.h>
 #include <unistd.h>
-
-/* Called outside signal context: mmap is fine here. */
-struct zt_thread *zt_thread_new(pid_t tid)
-{
-	struct zt_thread *t;
-	int slot;
-
-	t = mmap(NULL, sizeof *t, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED)
-		return NULL;
-	t->tid = tid;
-	t->perf_fd = -1;
-	slot = __atomic_fetch_add(&zt_state.nthreads, 1, __ATOMIC_SEQ_CST);
-	if (slot >= ZT_MAX_THREADS) {
-		munmap(t, sizeof *t);
-		return NULL;
-	}
-	__atomic_store_n(&zt_state.threads[slot], t, __ATOMIC_RELEASE);
-	return t;
-}
 
 static char hexdigits[] = "0123456789abcdef";
 

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -26,6 +27,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { EXIT_CANNOT_RUN = 127 };
@@ -36,11 +38,13 @@ static void usage(int status)
 {
 	FILE *f = status ? stderr : stdout;
 
-	fprintf(f, "usage: %s [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--] PROGRAM [ARG...]\n"
+	fprintf(f, "usage: %s [-fz] [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--] PROGRAM [ARG...]\n"
 		"Run PROGRAM with the zt sampler preloaded and write a raw dump.\n"
 		"\n"
 		"  -F, --freq=HZ        samples per CPU-second, 1 to 10000 (default 997)\n"
 		"  -o, --output=FILE    where to write the dump (default zt.raw)\n"
+		"  -z, --gzip           compress the dump (also when FILE ends in .gz)\n"
+		"  -f, --follow         profile every descendant too, each into FILE.PID\n"
 		"      --timer=KIND     auto (default), perf (perf_event task clock only)\n"
 		"                       or posix (POSIX CPU timer, capped at the kernel tick)\n"
 		"  -h, --help           print this help\n"
@@ -183,6 +187,32 @@ static char *output_path(const char *file)
 	return slash;
 }
 
+/* With -f: name the dumps descendants wrote (FILE.PID, newer than start). */
+static void report_descendants(const char *out, time_t start)
+{
+	char pattern[PATH_MAX + 8];
+	glob_t g;
+	size_t n = 0;
+
+	snprintf(pattern, sizeof pattern, "%s.[0-9]*", out);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *suffix = g.gl_pathv[i] + strlen(out) + 1;
+		struct stat st;
+
+		if (strspn(suffix, "0123456789") != strlen(suffix) ||
+		    stat(g.gl_pathv[i], &st) < 0 || st.st_mtime < start)
+			continue;
+		if (n++ == 0)
+			fprintf(stderr, "%s: descendants' dumps:", zt_prog);
+		fprintf(stderr, " '%s'", g.gl_pathv[i]);
+	}
+	if (n)
+		fputc('\n', stderr);
+	globfree(&g);
+}
+
 static void pass_on(int sig)
 {
 	if (child > 0)
@@ -242,6 +272,16 @@ static int report(const char *out, const char *prog, struct rusage *ru)
 		"timer %s%s, %" PRIu64 " lost, wrote '%s'\n", zt_prog, d.nsamples, cpu,
 		rate, d.hz, d.timer ? d.timer : "unknown",
 		d.rate_cap ? " (rate capped by the kernel tick)" : "", d.lost, out);
+	if (d.conflict)
+		zt_warn("the program took SIGPROF for itself (%s): sampling stopped there, "
+			"and the dump covers the time before", d.conflict);
+	if (d.exec)
+		zt_warn("the program exec'd '%s', which left no dump of its own "
+			"(statically linked?): the dump covers the time before the exec",
+			d.exec);
+	if (d.unsampled)
+		zt_warn("%" PRIu64 " threads were not sampled (more than %d alive at once)",
+			d.unsampled, 4096);
 	zt_dump_free(&d);
 	return 0;
 }
@@ -252,6 +292,8 @@ int main(int argc, char **argv)
 		{ "freq", required_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "timer", required_argument, NULL, 't' },
+		{ "gzip", no_argument, NULL, 'z' },
+		{ "follow", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -259,13 +301,21 @@ int main(int argc, char **argv)
 	const char *outarg = "zt.raw", *timer = "auto";
 	char *prog, *lib, *out, hzbuf[16], pidbuf[16];
 	uint64_t hz = 997;
+	int gzip = 0, follow = 0;
 	int c, rc, status, pipefd[2], child_errno = 0;
 	struct sigaction sa, ign;
 	struct rusage ru;
+	time_t start;
 
 	zt_setprog(argv[0]);
-	while ((c = getopt_long(argc, argv, "+F:o:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+F:fo:zhV", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'f':
+			follow = 1;
+			break;
+		case 'z':
+			gzip = 1;
+			break;
 		case 'F':
 			if (zt_parse_u64(optarg, 10, &hz) || hz < 1 || hz > 10000) {
 				zt_warn("-F: '%s' is not a frequency from 1 to 10000", optarg);
@@ -301,6 +351,8 @@ int main(int argc, char **argv)
 	}
 
 	out = output_path(outarg);
+	if (strlen(out) > 3 && strcmp(out + strlen(out) - 3, ".gz") == 0)
+		gzip = 1;
 	prog = find_program(argv[0]);
 	if (!prog) {
 		if (errno == EACCES)
@@ -312,6 +364,7 @@ int main(int argc, char **argv)
 	if (unlink(out) < 0 && errno != ENOENT)
 		zt_die(1, "cannot replace '%s':", out);
 
+	start = time(NULL);
 	snprintf(hzbuf, sizeof hzbuf, "%u", (unsigned)hz);
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		zt_die(1, "pipe:");
@@ -327,6 +380,14 @@ int main(int argc, char **argv)
 		setenv("ZT_HZ", hzbuf, 1);
 		setenv("ZT_PID", pidbuf, 1);
 		setenv("ZT_TIMER", timer, 1);
+		if (gzip)
+			setenv("ZT_GZIP", "1", 1);
+		else
+			unsetenv("ZT_GZIP");
+		if (follow)
+			setenv("ZT_FOLLOW", "1", 1);
+		else
+			unsetenv("ZT_FOLLOW");
 		execv(prog, argv);
 		child_errno = errno;
 		if (write(pipefd[1], &child_errno, sizeof child_errno) < 0)
@@ -359,6 +420,8 @@ int main(int argc, char **argv)
 	/* No dump is a failure even when the program succeeded. */
 	if (report(out, argv[0], &ru) < 0 && rc == 0)
 		rc = 1;
+	if (follow)
+		report_descendants(out, start);
 	free(prog);
 	free(lib);
 	free(out);

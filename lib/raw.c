@@ -242,6 +242,14 @@ static int key_line(struct reader *r, char *line)
 	} else if (strcmp(key, "rate-cap") == 0) {
 		free(d->rate_cap);
 		d->rate_cap = zt_strdup(v);
+	} else if (strcmp(key, "conflict") == 0) {
+		free(d->conflict);
+		d->conflict = zt_strdup(v);
+	} else if (strcmp(key, "exec") == 0) {
+		free(d->exec);
+		d->exec = zt_strdup(v);
+	} else if (strcmp(key, "unsampled-threads") == 0) {
+		return number_value(r, key, v, &d->unsampled);
 	} else if (strcmp(key, "truncated") == 0) {
 		return number_value(r, key, v, &d->truncated);
 	} else if (strcmp(key, "cpu-ns") == 0) {
@@ -468,6 +476,8 @@ void zt_dump_free(struct zt_dump *d)
 	free(d->rate_cap);
 	free(d->exe);
 	free(d->lost_detail);
+	free(d->conflict);
+	free(d->exec);
 	zt_index_free(&d->index);
 	memset(d, 0, sizeof *d);
 }

@@ -58,6 +58,12 @@ static void print_facts(const struct zt_dump *d, const struct zt_symbolizer *s)
 		printf("# zt lost %" PRIu64 "\n", d->lost);
 	if (d->truncated)
 		printf("# zt truncated %" PRIu64 "\n", d->truncated);
+	if (d->unsampled)
+		printf("# zt unsampled-threads %" PRIu64 "\n", d->unsampled);
+	if (d->conflict)
+		printf("# zt conflict %s\n", d->conflict);
+	if (d->exec)
+		printf("# zt exec %s\n", d->exec);
 	if (d->have_cpu)
 		printf("# zt cpu-ns %" PRIu64 "\n", d->cpu_ns);
 	if (d->have_pid)

@@ -1,0 +1,229 @@
+/*
+ * thread.c — every thread sampled on its own CPU time: threads created with
+ * pthread_create get a buffer and a timer before their start routine runs,
+ * and give them back when they exit. Thread names are kept in a table so
+ * that threads that ended before the dump still have one. fork is followed
+ * here too: a child either stops (the default) or, with ZT_FOLLOW, starts a
+ * dump of its own.
+ */
+#include "prof.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* This thread's record; initial-exec TLS, so reading it never allocates. */
+static __thread struct zt_thread *self __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t exit_key;
+static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *,
+				  void *(*)(void *), void *);
+
+struct zt_thread *zt_self(void)
+{
+	return self;
+}
+
+/* The stack the calling thread runs on. */
+static void stack_bounds(struct zt_thread *t)
+{
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+
+	t->stack_lo = t->stack_hi = 0;
+	if (pthread_getattr_np(pthread_self(), &attr) != 0)
+		return;
+	if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+		t->stack_lo = (uintptr_t)addr;
+		t->stack_hi = (uintptr_t)addr + size;
+	}
+	pthread_attr_destroy(&attr);
+	if (here < t->stack_lo || here >= t->stack_hi)
+		t->stack_lo = t->stack_hi = 0;
+}
+
+/*
+ * A record for the calling thread: a free slot is reused, else a new one is
+ * mapped. Called outside signal context. NULL when all slots are taken.
+ */
+struct zt_thread *zt_thread_attach(void)
+{
+	struct zt_thread *t = NULL;
+	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
+
+	for (int i = 0; i < n && !t; i++) {
+		struct zt_thread *c = zt_state.threads[i];
+		int zero = 0;
+
+		if (c && !c->live && __atomic_compare_exchange_n(&c->live, &zero, 1, 0,
+				__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			t = c;
+	}
+	if (!t) {
+		int slot;
+
+		t = mmap(NULL, sizeof *t, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (t == MAP_FAILED)
+			return NULL;
+		slot = __atomic_fetch_add(&zt_state.nthreads, 1, __ATOMIC_SEQ_CST);
+		if (slot >= ZT_MAX_THREADS) {
+			munmap(t, sizeof *t);
+			return NULL;
+		}
+		t->live = 1;
+		__atomic_store_n(&zt_state.threads[slot], t, __ATOMIC_RELEASE);
+	}
+	t->tid = zt_gettid();
+	t->perf_fd = -1;
+	t->has_timer = 0;
+	t->len = 0;
+	t->busy = 0;
+	t->closed = 0;
+	stack_bounds(t);
+	self = t;
+	return t;
+}
+
+/* Remember the name of thread tid (from /proc) in the names table. */
+void zt_name_record(pid_t tid)
+{
+	char path[64] = "/proc/self/task/", name[32];
+	uint32_t i;
+	ssize_t len = 0;
+	int fd;
+
+	*zt_fmt_u64(path + strlen(path), (uint64_t)tid, 10) = '\0';
+	strcat(path, "/comm");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		len = read(fd, name, sizeof name - 1);
+		close(fd);
+	}
+	if (len <= 0)
+		return;
+	while (len > 0 && name[len - 1] == '\n')
+		len--;
+	if (len > 15)
+		len = 15;
+	i = __atomic_fetch_add(&zt_state.nnames, 1, __ATOMIC_SEQ_CST);
+	if (i >= ZT_MAX_NAMES)
+		return;
+	zt_state.names[i].tid = tid;
+	memcpy(zt_state.names[i].name, name, (size_t)len);
+	zt_state.names[i].name[len] = '\0';
+}
+
+/* The calling thread is done: stop its timer, flush, free its slot. */
+void zt_thread_close(struct zt_thread *t)
+{
+	zt_timer_stop(t);
+	if (!__atomic_exchange_n(&t->closed, 1, __ATOMIC_SEQ_CST)) {
+		zt_name_record(t->tid);
+		zt_store_flush(t);
+	}
+	if (self == t)
+		self = NULL;
+	__atomic_store_n(&t->live, 0, __ATOMIC_RELEASE);
+}
+
+static void on_thread_exit(void *p)
+{
+	if (zt_owner())
+		zt_thread_close(p);
+}
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *trampoline(void *p)
+{
+	struct start s = *(struct start *)p;
+	struct zt_thread *t;
+
+	free(p);
+	if (zt_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE) &&
+	    (t = zt_thread_attach())) {
+		if (zt_timer_start(t) == 0)
+			pthread_setspecific(exit_key, t);
+		else
+			zt_thread_close(t);
+	} else if (zt_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE)) {
+		__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
+	}
+	return s.fn(s.arg);
+}
+
+ZT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+			     void *(*fn)(void *), void *arg)
+{
+	struct start *s;
+
+	if (!real_pthread_create)
+		real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
+	if (!real_pthread_create)
+		return EAGAIN;
+	if (!zt_owner())
+		return real_pthread_create(th, attr, fn, arg);
+	s = malloc(sizeof *s);
+	if (!s)
+		return EAGAIN;
+	s->fn = fn;
+	s->arg = arg;
+	return real_pthread_create(th, attr, trampoline, s);
+}
+
+/*
+ * In a forked child nothing is sampled any more: timers are not inherited.
+ * The child's copy of the parent's buffers is dropped. With ZT_FOLLOW the
+ * child starts a dump of its own, FILE.PID.
+ */
+static void after_fork_child(void)
+{
+	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
+
+	if (zt_state.fd < 0)
+		return;
+	__atomic_store_n(&zt_state.active, 0, __ATOMIC_SEQ_CST);
+	close(zt_state.fd);
+	zt_state.fd = -1;
+	if (zt_state.maps_fd >= 0)
+		close(zt_state.maps_fd);
+	zt_state.maps_fd = -1;
+	for (int i = 0; i < n; i++) {
+		struct zt_thread *t = zt_state.threads[i];
+
+		/* The parent's perf fds are copies: closing them here is harmless. */
+		if (t && t->perf_fd >= 0)
+			close(t->perf_fd);
+		if (t) {
+			t->perf_fd = -1;
+			t->has_timer = 0;
+			t->live = 0;
+		}
+	}
+	self = NULL;
+	zt_state.samples = 0;
+	zt_state.truncated = 0;
+	memset((void *)zt_state.lost, 0, sizeof zt_state.lost);
+	zt_state.nnames = 0;
+	zt_state.exec_path[0] = '\0';
+	if (zt_state.follow)
+		zt_begin();
+}
+
+void zt_thread_init(void)
+{
+	real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
+	pthread_key_create(&exit_key, on_thread_exit);
+	pthread_atfork(NULL, NULL, after_fork_child);
+}
