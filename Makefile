@@ -115,7 +115,7 @@ endif
 .PHONY: all check unit bats install uninstall clean deps demo bench fuzz
 .DELETE_ON_ERROR:
 
-all: lib/libzt.a $(TOOLS) collect/libzt-prof.so collect/zt-collect $(SAMPLES) tests/unit/run tests/cputime
+all: lib/libzt.a $(TOOLS) collect/libzt-prof.so collect/zt-collect $(SAMPLES) tests/unit/run tests/cputime tests/noperf
 
 lib/%.o: lib/%.c lib/*.h
 	@echo "  CC      $@"
@@ -160,6 +160,10 @@ tests/unit/run: $(UNIT_OBJ) $(UNIT_EXTRA) lib/libzt.a
 	$(Q)$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $(UNIT_OBJ) $(UNIT_EXTRA) lib/libzt.a $(LDLIBS) $(LDFLAGS)
 
 tests/cputime: tests/cputime.c
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
+
+tests/noperf: tests/noperf.c
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
 
@@ -218,5 +222,5 @@ uninstall:
 
 clean:
 	rm -f lib/*.o lib/libzt.a collect/*.lo collect/*.o collect/libzt-prof.so \
-	      collect/zt-collect $(TOOLS) $(SAMPLES) tests/unit/*.o tests/unit/run tests/cputime
+	      collect/zt-collect $(TOOLS) $(SAMPLES) tests/unit/*.o tests/unit/run tests/cputime tests/noperf
 	rm -rf tests/fuzz/bin

@@ -1,7 +1,7 @@
 /*
  * cputime — run a command and print the CPU time it and its waited-for
- * descendants used, from wait4's rusage, as "USER_SECONDS SYS_SECONDS" on
- * stderr's last line. The tests compare sample counts with it, so it must
+ * descendants used, from wait4's rusage, as "USER_SECONDS SYS_SECONDS
+ * MAXRSS_KIB" on stderr's last line. The tests compare sample counts with it, so it must
  * not come from zt's own numbers. Exit status: the command's.
  */
 #include <stdio.h>
@@ -29,8 +29,9 @@ int main(int argc, char **argv)
 		perror("cputime");
 		return 1;
 	}
-	fprintf(stderr, "%.6f %.6f\n",
+	fprintf(stderr, "%.6f %.6f %ld\n",
 		(double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
-		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
+		ru.ru_maxrss);
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }

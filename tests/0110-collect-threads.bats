@@ -1,0 +1,56 @@
+#!/usr/bin/env bats
+# Threads: every thread sampled on its own CPU time, at the full rate, with
+# its id on every sample and its name in the dump.
+
+load helper
+
+setup_file() {
+	cd "$BATS_FILE_TMPDIR"
+	"$ZT_TOP/tests/cputime" zt-collect -o th.raw "$SAMPLES/threads" > th.out 2> th.err
+	tail -n 1 th.err > cpu
+	zt-symbolize th.raw > th.sym
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	cp "$BATS_FILE_TMPDIR"/th.* "$BATS_FILE_TMPDIR"/cpu .
+}
+
+@test "each of 4 threads (work 1:1:2:4) gets its CPU share of samples, within 3 points" {
+	# Samples per thread id, from the records' pid/tid.
+	awk '/zt-samples:$/ { split($2, id, "/"); n[id[2]] += $(NF-1); t += $(NF-1) }
+		END { for (k in n) print k, n[k] / t * 100 }' th.sym | sort > sampled
+	# CPU per thread id, as each thread measured itself.
+	awk '{ c[$2] = $3; t += $3 } END { for (k in c) print k, c[k] / t * 100 }' th.out |
+		sort > cpu_share
+	cat sampled cpu_share
+	[ "$(wc -l < cpu_share)" -eq 4 ]
+	join cpu_share sampled | awk '{ d = $2 - $3; if (d < 0) d = -d;
+		print $1, $2, $3, d; if (d > 3) bad = 1 } END { exit bad }'
+}
+
+@test "a 4-thread run's samples are within 5% of CPU time times 997 Hz" {
+	total=$(awk '/zt-samples:$/ { s += $(NF-1) } END { print s }' th.sym)
+	read -r user sys _ < cpu
+	echo "samples $total cpu $user + $sys"
+	awk -v n="$total" -v u="$user" -v s="$sys" \
+		'BEGIN { want = (u + s) * 997; exit !(n >= want * 0.95 && n <= want * 1.05) }'
+}
+
+@test "the dump names every thread and tags every sample with its thread" {
+	for w in worker1 worker2 worker3 worker4; do
+		tid=$(awk -v w="$w" '$1 == w { print $2 }' th.out)
+		grep -qx "$tid $w" th.raw
+		grep -q "^$w [0-9]*/$tid 0.000000: " th.sym
+		grep -qx "# zt thread $tid $w" th.sym
+	done
+	zt-fold --tid th.sym | grep -q '^worker4-[0-9]*/[0-9]*;.*;worker;burn '
+}
+
+@test "threads that exit before the program keep their samples and names" {
+	# The workers end long before main returns; their buffers were flushed.
+	for w in worker1 worker2 worker3 worker4; do
+		n=$(awk -v w="$w" '$1 == w && /zt-samples:$/ { s += $(NF-1) } END { print s + 0 }' th.sym)
+		[ "$n" -gt 50 ]
+	done
+}
