@@ -48,10 +48,10 @@ const char *zt_folded_parse(const char *s, size_t len, size_t *stacklen,
 		}
 		return "count is not a number";
 	}
+	/* A stack may end in a space: stackcollapse-perf.pl names some frames
+	   " " (real perf script output does this), and flamegraph.pl keeps it. */
 	if (sep == 1)
 		return "empty stack";
-	if (s[sep - 2] == ' ' || s[sep - 2] == '\t')
-		return "more than one space or tab before the count";
 	*stacklen = sep - 1;
 	*count = v;
 	return NULL;

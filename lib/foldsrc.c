@@ -21,6 +21,14 @@ struct zt_foldsrc {
 	uint32_t next, n;
 };
 
+/*
+ * The source and input being opened, in file scope so that they stay
+ * reachable when an error exits the program (LeakSanitizer would call
+ * locals leaked).
+ */
+static struct zt_foldsrc *opening;
+static struct zt_input *opening_in;
+
 static void die_at(struct zt_input *in, unsigned long line, const char *msg)
 {
 	const char *name = zt_input_name(in);
@@ -74,8 +82,10 @@ static void load(struct zt_foldsrc *s, struct zt_input *in, int strip)
 	s->tab = zt_strtab_new();
 	for (;;) {
 		zt_folded_next(in, &it, &stacks);
-		if (it.kind == ZT_FOLDED_ERROR)
+		if (it.kind == ZT_FOLDED_ERROR) {
+			free(buf);
 			die_at(in, it.lineno, it.error);
+		}
 		if (it.kind == ZT_FOLDED_EOF)
 			break;
 		if (it.kind != ZT_FOLDED_STACK)
@@ -95,8 +105,10 @@ static void load(struct zt_foldsrc *s, struct zt_input *in, int strip)
 		zt_grow(&s->counts, &cnt, (size_t)id + 1, sizeof *s->counts);
 		if (isnew)
 			s->counts[id] = 0;
-		if (s->counts[id] > UINT64_MAX - it.count)
+		if (s->counts[id] > UINT64_MAX - it.count) {
+			free(buf);
 			die_at(in, it.lineno, "sum of counts does not fit in 64 bits");
+		}
 		s->counts[id] += it.count;
 	}
 	free(buf);
@@ -111,9 +123,9 @@ static void load(struct zt_foldsrc *s, struct zt_input *in, int strip)
 
 struct zt_foldsrc *zt_foldsrc_open(const char *path, int strip, uint64_t *total)
 {
-	struct zt_foldsrc *s = zt_calloc(1, sizeof *s);
+	struct zt_foldsrc *s = opening = zt_calloc(1, sizeof *s);
 	int is_stdin = !path || strcmp(path, "-") == 0;
-	struct zt_input *in = zt_input_open(path);
+	struct zt_input *in = opening_in = zt_input_open(path);
 	struct zt_folded_item it;
 	char *prev = NULL;
 	size_t prevlen = 0, prevcap = 0;
@@ -135,8 +147,10 @@ struct zt_foldsrc *zt_foldsrc_open(const char *path, int strip, uint64_t *total)
 	/* Check pass: format, total, order; constant memory. */
 	for (;;) {
 		zt_folded_next(in, &it, &stacks);
-		if (it.kind == ZT_FOLDED_ERROR)
+		if (it.kind == ZT_FOLDED_ERROR) {
+			free(prev);
 			die_at(in, it.lineno, it.error);
+		}
 		if (it.kind == ZT_FOLDED_EOF)
 			break;
 		if (it.kind != ZT_FOLDED_STACK)
@@ -156,8 +170,9 @@ struct zt_foldsrc *zt_foldsrc_open(const char *path, int strip, uint64_t *total)
 		}
 	}
 	free(prev);
+	prev = NULL;
 	zt_input_close(in);
-	in = zt_input_open(path);
+	in = opening_in = zt_input_open(path);
 	if (sorted) {
 		s->in = in;
 		return s;

@@ -73,10 +73,12 @@ setup() {
 	assert_equal "$stderr" "zt-diff: '$T/bad': line 2: empty line"
 }
 
-@test "diff names doubled space before the count" {
-	printf 'a;b  3\n' > "$T/bad"
-	run -1 --separate-stderr zt-diff "$T/good" "$T/bad"
-	assert_equal "$stderr" "zt-diff: '$T/bad': line 1: more than one space or tab before the count"
+@test "diff keeps a space that ends a stack as part of its last frame" {
+	printf 'a;b  3\n' > "$T/sp"
+	run zt-diff "$T/good" "$T/sp"
+	assert_success
+	assert_output "a;b 3 0
+a;b  0 3"
 }
 
 @test "diff rejects an empty file" {

@@ -24,6 +24,14 @@
 #include "stats.h"
 #include "util.h"
 
+/*
+ * What a run holds, in file scope so that it stays reachable when an error
+ * exits the program (LeakSanitizer would call locals leaked).
+ */
+static struct zt_foldsrc *src[2];
+static struct zt_profile *prof[2];
+static struct zt_input *in;
+
 static void usage(FILE *f, int status)
 {
 	fprintf(f, "usage: zt-diff [-n] [-s] before after\n"
@@ -52,8 +60,8 @@ static uint64_t scale(uint64_t c, uint64_t t1, uint64_t t2)
 static void difffolded(const char *a, const char *b, int normalize, int strip)
 {
 	uint64_t t1, t2, c1, c2;
-	struct zt_foldsrc *s1 = zt_foldsrc_open(a, strip, &t1);
-	struct zt_foldsrc *s2 = zt_foldsrc_open(b, strip, &t2);
+	struct zt_foldsrc *s1 = src[0] = zt_foldsrc_open(a, strip, &t1);
+	struct zt_foldsrc *s2 = src[1] = zt_foldsrc_open(b, strip, &t2);
 	const char *k1, *k2;
 	size_t n1, n2;
 	int h1 = zt_foldsrc_next(s1, &k1, &n1, &c1);
@@ -79,19 +87,21 @@ static void difffolded(const char *a, const char *b, int normalize, int strip)
 }
 
 /* Read a whole folded file into a profile of functions. */
-static struct zt_profile *load_profile(const char *path, int strip)
+static struct zt_profile *load_profile(const char *path, int strip, int side)
 {
-	struct zt_input *in = zt_input_open(path);
-	struct zt_profile *p = zt_profile_new();
+	struct zt_profile *p = prof[side] = zt_profile_new();
 	struct zt_folded_item it;
 	uint64_t stacks = 0;
 	char *buf = NULL;
 	size_t cap = 0;
 
+	in = zt_input_open(path);
 	for (;;) {
 		zt_folded_next(in, &it, &stacks);
 		if (it.kind == ZT_FOLDED_ERROR) {
 			const char *name = zt_input_name(in);
+
+			free(buf);
 			if (it.lineno == 0)
 				zt_die(ZT_EXIT_DATA, "%s: %s", name, it.error);
 			if (strcmp(name, "<stdin>") == 0)
@@ -111,6 +121,7 @@ static struct zt_profile *load_profile(const char *path, int strip)
 	}
 	free(buf);
 	zt_input_close(in);
+	in = NULL;
 	return p;
 }
 
@@ -196,7 +207,7 @@ static void print_json(const struct row *r, size_t nr, uint64_t n1, uint64_t n2,
 static void report(const char *a, const char *b, int strip, double q,
 		   long rows, int json)
 {
-	struct zt_profile *p[2] = { load_profile(a, strip), load_profile(b, strip) };
+	struct zt_profile *p[2] = { load_profile(a, strip, 0), load_profile(b, strip, 1) };
 	uint64_t n1 = zt_profile_samples(p[0]), n2 = zt_profile_samples(p[1]);
 	uint32_t k0 = zt_profile_nkeys(p[0]), k1 = zt_profile_nkeys(p[1]);
 	struct row *r = zt_calloc((size_t)k0 + k1 + 1, sizeof *r);

@@ -21,6 +21,14 @@
 #include "perfscript.h"
 #include "util.h"
 
+/*
+ * What a run holds, in file scope so that it stays reachable when an error
+ * exits the program (LeakSanitizer would call locals leaked).
+ */
+static struct zt_fold *fold;
+static struct zt_input *in;
+static struct zt_ps_reader *r;
+
 static void usage(FILE *f, int status)
 {
 	fprintf(f, "usage: zt-fold [--pid | --tid] [--kernel] [--jit] [--all] [--addrs]\n"
@@ -53,7 +61,6 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct zt_collapse_opts o = { 0 };
-	struct zt_fold *fold;
 	char *event = NULL, *skipped_event = NULL;
 	unsigned long skipped = 0;
 	static char obuf[1 << 16];
@@ -79,12 +86,13 @@ int main(int argc, char **argv)
 
 	fold = zt_fold_new(&o);
 	for (int i = 0; i < (argc ? argc : 1); i++) {
-		struct zt_input *in = zt_input_open(argc ? argv[i] : "-");
-		struct zt_ps_reader *r = zt_ps_reader_new(in);
 		struct zt_ps_item it;
 		const char *ev;
 		unsigned long n;
 		int shown = 0;
+
+		in = zt_input_open(argc ? argv[i] : "-");
+		r = zt_ps_reader_new(in);
 
 		/* Several inputs are one stream: the first event seen rules. */
 		if (event)
@@ -115,6 +123,8 @@ int main(int argc, char **argv)
 		skipped += n;
 		zt_ps_reader_free(r);
 		zt_input_close(in);
+		r = NULL;
+		in = NULL;
 	}
 	if (skipped)
 		zt_warn("skipped %lu records of other events than '%s' (the first was '%s')",

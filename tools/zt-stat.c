@@ -25,6 +25,15 @@
 #include "util.h"
 #include "ztfacts.h"
 
+/*
+ * What a run holds, in file scope so that it stays reachable when an error
+ * exits the program (LeakSanitizer would call locals leaked).
+ */
+static struct zt_profile *profile;
+static struct zt_input *in;
+static struct zt_ps_reader *r;
+static struct zt_psprof *pp;
+
 static const char *const bynames[] = { "function", "module", "line", "thread" };
 
 static void usage(FILE *f, int status)
@@ -48,9 +57,6 @@ static void die_at(struct zt_input *in, unsigned long line, const char *msg)
 static void read_input(const char *path, enum zt_by by, struct zt_profile *p,
 		       struct zt_facts *facts)
 {
-	struct zt_input *in = zt_input_open(path);
-	struct zt_ps_reader *r = NULL;
-	struct zt_psprof *pp = NULL;
 	struct zt_ps_item it;
 	int folded = -1;	/* not known until the first record line */
 	uint64_t stacks = 0;
@@ -59,6 +65,7 @@ static void read_input(const char *path, enum zt_by by, struct zt_profile *p,
 	char *s;
 	size_t len;
 
+	in = zt_input_open(path);
 	while ((s = zt_input_line(in, &len))) {
 		unsigned long ln = zt_input_lineno(in);
 
@@ -132,6 +139,9 @@ static void read_input(const char *path, enum zt_by by, struct zt_profile *p,
 	zt_psprof_free(pp);
 	zt_ps_reader_free(r);
 	zt_input_close(in);
+	pp = NULL;
+	r = NULL;
+	in = NULL;
 }
 
 static double pct(uint64_t k, uint64_t n)
@@ -278,7 +288,7 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	p = zt_profile_new();
+	p = profile = zt_profile_new();
 	for (int i = 0; i < (argc ? argc : 1); i++)
 		read_input(argc ? argv[i] : "-", by, p, &facts);
 	ids = zt_profile_sorted(p, &nids);
