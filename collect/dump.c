@@ -282,9 +282,14 @@ static void put_summary(void)
 	put_key(zt_state.fd, "truncated", zt_state.truncated);
 	if (zt_state.unsampled)
 		put_key(zt_state.fd, "unsampled-threads", zt_state.unsampled);
-	if (zt_state.conflict)
-		zt_puts(zt_state.fd, zt_state.conflict == 1
-			? "conflict sigprof-handler\n" : "conflict itimer-prof\n");
+	if (zt_state.program_sigprof) {
+		zt_puts(zt_state.fd, "program-sigprof");
+		if (zt_state.program_sigprof & 1)
+			zt_puts(zt_state.fd, " handler");
+		if (zt_state.program_sigprof & 2)
+			zt_puts(zt_state.fd, " itimer-prof");
+		zt_puts(zt_state.fd, "\n");
+	}
 	if (zt_state.exec_path[0]) {
 		zt_puts(zt_state.fd, "exec ");
 		zt_puts(zt_state.fd, zt_state.exec_path);

@@ -7,8 +7,12 @@
  *                        can still be named
  *   execve, execv,       finish the dump before the image is replaced (exec
  *   execvp, execvpe      skips destructors); restart it if the exec fails
- *   sigaction, signal,   a program that takes SIGPROF for itself gets it:
- *   setitimer            sampling stops, and the dump says why
+ *   sigaction, signal,   a program that uses SIGPROF itself (coreutils sort
+ *   setitimer            installs a handler; gperftools a handler and a
+ *                        timer) keeps it: its disposition is kept here and
+ *                        every SIGPROF that is not from zt's own timers is
+ *                        passed to it, so both go on working, and the dump
+ *                        says so
  *
  * Each passes through to the next definition (RTLD_NEXT).
  */
@@ -17,6 +21,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -53,37 +58,91 @@ int zt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *ol
 	return real_sigaction(sig, act, old);
 }
 
-/* The program wants SIGPROF: stop sampling for good and say so. */
-static void give_up_sigprof(int why)
+/* The program's own disposition for SIGPROF; zeroed means SIG_DFL. */
+static struct sigaction program_sigprof;
+
+static void note_program_sigprof(int why)
 {
-	if (!zt_owner() || zt_state.conflict)
+	if (zt_owner())
+		__atomic_or_fetch(&zt_state.program_sigprof, why, __ATOMIC_RELAXED);
+}
+
+/*
+ * A SIGPROF that did not come from zt's timers, handled as the program
+ * asked. Runs inside zt's SIGPROF handler.
+ */
+void zt_sigprof_foreign(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction a = program_sigprof;
+
+	if (a.sa_flags & SA_SIGINFO) {
+		if (a.sa_flags & SA_RESETHAND)
+			memset(&program_sigprof, 0, sizeof program_sigprof);
+		a.sa_sigaction(sig, si, uc);
+	} else if (a.sa_handler == SIG_IGN) {
 		return;
-	zt_state.conflict = why;
-	zt_stop_sampling();
+	} else if (a.sa_handler == SIG_DFL) {
+		/* SIGPROF's default is to kill: finish the dump, then die of it. */
+		struct sigaction dfl;
+		sigset_t set;
+
+		zt_prof_stop();
+		memset(&dfl, 0, sizeof dfl);
+		dfl.sa_handler = SIG_DFL;
+		zt_real_sigaction(SIGPROF, &dfl, NULL);
+		sigemptyset(&set);
+		sigaddset(&set, SIGPROF);
+		syscall(SYS_tgkill, getpid(), zt_gettid(), SIGPROF);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+	} else {
+		if (a.sa_flags & SA_RESETHAND)
+			memset(&program_sigprof, 0, sizeof program_sigprof);
+		a.sa_handler(sig);
+	}
+}
+
+/* In a process that no longer samples, give SIGPROF back to the program. */
+void zt_sigprof_release(void)
+{
+	zt_real_sigaction(SIGPROF, &program_sigprof, NULL);
 }
 
 ZT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	if (sig == SIGPROF && act && zt_owner())
-		give_up_sigprof(1);
+	if (sig == SIGPROF && zt_owner()) {
+		if (old)
+			*old = program_sigprof;
+		if (act) {
+			program_sigprof = *act;
+			if (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN)
+				note_program_sigprof(1);
+		}
+		return 0;
+	}
 	return zt_real_sigaction(sig, act, old);
 }
 
 ZT_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
 	RESOLVE(signal);
-	if (sig == SIGPROF && zt_owner())
-		give_up_sigprof(1);
+	if (sig == SIGPROF && zt_owner()) {
+		struct sigaction act, old;
+
+		memset(&act, 0, sizeof act);
+		act.sa_handler = handler;
+		act.sa_flags = SA_RESTART;
+		sigaction(SIGPROF, &act, &old);
+		return old.sa_handler;
+	}
 	return real_signal(sig, handler);
 }
 
 ZT_EXPORT int setitimer(__itimer_which_t which, const struct itimerval *v,
-			 struct itimerval *old)
+			struct itimerval *old)
 {
 	RESOLVE(setitimer);
-	if (which == ITIMER_PROF && v && (v->it_value.tv_sec || v->it_value.tv_usec) &&
-	    zt_owner())
-		give_up_sigprof(2);
+	if (which == ITIMER_PROF && v && (v->it_value.tv_sec || v->it_value.tv_usec))
+		note_program_sigprof(2);
 	return real_setitimer(which, v, old);
 }
 
@@ -125,7 +184,7 @@ static void after_failed_exec(void)
 {
 	int saved = errno;
 
-	if (zt_state.pid == getpid() && zt_state.fd < 0 && !zt_state.conflict) {
+	if (zt_state.pid == getpid() && zt_state.fd < 0) {
 		zt_state.exec_path[0] = '\0';
 		zt_begin();
 	}

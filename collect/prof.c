@@ -51,7 +51,8 @@ int zt_owner(void)
  * The six rules: do little; call only async-signal-safe functions (write is
  * the only call, in zt_store_flush); keep errno; the buffer is this thread's
  * own, and "busy" tells the stopping thread to wait for it; shared counters
- * are atomic. Signals that did not come from our timers are ignored.
+ * are atomic. A SIGPROF that did not come from zt's timers is the program's:
+ * it is handled as the program asked (intercept.c).
  */
 static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 {
@@ -63,10 +64,16 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	size_t n;
 	int truncated;
 
-	(void)sig;
-	if (!t || !__atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE))
+	if (si->si_code == POLL_IN && zt_state.timer == ZT_TIMER_PERF) {
+		/* Ours: a perf counter overflow (possibly after its thread left). */
+		if (!t || si->si_fd != t->perf_fd)
+			goto done;
+	} else if (!(si->si_code == SI_TIMER && t && t->has_timer &&
+		     si->si_timerid == (int)(intptr_t)t->timer)) {
+		zt_sigprof_foreign(sig, si, ucv);
 		goto done;
-	if (si->si_code != SI_TIMER && !(si->si_code == POLL_IN && si->si_fd == t->perf_fd))
+	}
+	if (!__atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE))
 		goto done;
 	__atomic_store_n(&t->busy, 1, __ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&zt_state.active, __ATOMIC_SEQ_CST) || t->closed)

@@ -73,7 +73,7 @@ struct zt_state {
 	int want_timer;		/* ZT_TIMER: 0 auto, 1 perf only, 2 posix only */
 	int follow;		/* ZT_FOLLOW: profile descendants too */
 	int gzip;		/* ZT_GZIP: compress the dump */
-	volatile int conflict;	/* the program took SIGPROF: 1 handler, 2 timer */
+	volatile int program_sigprof;	/* the program uses SIGPROF: 1 handler, 2 timer */
 	int64_t cpu_start_ns, cpu_stop_ns;	/* process CPU clock while sampling */
 	char base[4096];	/* ZT_OUT as given */
 	char out[4096];		/* final path: base, or base.PID for descendants */
@@ -131,6 +131,8 @@ ZT_HIDDEN void zt_maps_snapshot(void);
 ZT_HIDDEN void zt_intercept_init(void);
 ZT_HIDDEN int zt_real_sigaction(int sig, const struct sigaction *act,
 				struct sigaction *old);
+ZT_HIDDEN void zt_sigprof_foreign(int sig, siginfo_t *si, void *uc);
+ZT_HIDDEN void zt_sigprof_release(void);
 
 ZT_HIDDEN int64_t zt_cpu_ns(void);
 ZT_HIDDEN pid_t zt_gettid(void);

@@ -219,6 +219,8 @@ static void after_fork_child(void)
 	zt_state.exec_path[0] = '\0';
 	if (zt_state.follow)
 		zt_begin();
+	else
+		zt_sigprof_release();
 }
 
 void zt_thread_init(void)

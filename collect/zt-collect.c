@@ -273,8 +273,8 @@ static int report(const char *out, const char *prog, struct rusage *ru)
 		rate, d.hz, d.timer ? d.timer : "unknown",
 		d.rate_cap ? " (rate capped by the kernel tick)" : "", d.lost, out);
 	if (d.conflict)
-		zt_warn("the program took SIGPROF for itself (%s): sampling stopped there, "
-			"and the dump covers the time before", d.conflict);
+		zt_warn("note: the program uses SIGPROF itself (%s): its own signals "
+			"went to its handler, zt's were kept apart", d.conflict);
 	if (d.exec)
 		zt_warn("the program exec'd '%s', which left no dump of its own "
 			"(statically linked?): the dump covers the time before the exec",

@@ -242,7 +242,7 @@ static int key_line(struct reader *r, char *line)
 	} else if (strcmp(key, "rate-cap") == 0) {
 		free(d->rate_cap);
 		d->rate_cap = zt_strdup(v);
-	} else if (strcmp(key, "conflict") == 0) {
+	} else if (strcmp(key, "program-sigprof") == 0) {
 		free(d->conflict);
 		d->conflict = zt_strdup(v);
 	} else if (strcmp(key, "exec") == 0) {

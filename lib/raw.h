@@ -45,7 +45,7 @@ struct zt_dump {
 	char *lost_detail;	/* "write-error=3 ..." or NULL */
 	uint64_t truncated;	/* stacks cut at max depth */
 	uint64_t unsampled;	/* threads that were not sampled */
-	char *conflict;		/* "sigprof-handler", "itimer-prof": the program took SIGPROF */
+	char *conflict;		/* "handler", "itimer-prof": the program's own SIGPROF use */
 	char *exec;		/* the program exec'd this, after which the dump ends */
 	uint64_t cpu_ns, cpu_user_ns, cpu_sys_ns;
 	int have_cpu;

@@ -156,7 +156,7 @@ count() {
 @test "--help prints usage on stdout and exits 0" {
 	run --separate-stderr zt-collect --help
 	[ "$status" -eq 0 ]
-	[[ "$output" == "usage: zt-collect [-F HZ] [-o FILE]"* ]]
+	[[ "$output" == "usage: zt-collect [-fz] [-F HZ] [-o FILE]"* ]]
 	[ -z "$stderr" ]
 }
 

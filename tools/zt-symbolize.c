@@ -61,7 +61,7 @@ static void print_facts(const struct zt_dump *d, const struct zt_symbolizer *s)
 	if (d->unsampled)
 		printf("# zt unsampled-threads %" PRIu64 "\n", d->unsampled);
 	if (d->conflict)
-		printf("# zt conflict %s\n", d->conflict);
+		printf("# zt program-sigprof %s\n", d->conflict);
 	if (d->exec)
 		printf("# zt exec %s\n", d->exec);
 	if (d->have_cpu)
