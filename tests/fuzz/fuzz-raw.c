@@ -24,6 +24,16 @@
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+const char *__ubsan_default_options(void);
+
+/*
+ * Undefined behaviour is a bug like a crash: stop at the first report, so
+ * that libFuzzer saves the input. UBSAN_OPTIONS=halt_on_error=0 goes on.
+ */
+const char *__ubsan_default_options(void)
+{
+	return "halt_on_error=1:print_stacktrace=1";
+}
 
 #define CHECK(c) do { if (!(c)) { \
 	fprintf(stderr, "fuzz-raw: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
