@@ -1,0 +1,54 @@
+#!/usr/bin/env bats
+# Long runs keep every sample in bounded memory: samples stream to the file
+# from per-thread buffers, so memory does not grow with the run's length.
+# (The issue's 10-minute run is this, scaled: the same code path, 10 times
+# the rate.)
+
+load helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# Run under cputime; leaves "user sys maxrss_kib" in the file named $1.
+measure() {
+	local out=$1
+	shift
+	"$ZT_TOP/tests/cputime" "$@" > /dev/null 2> err
+	tail -n 1 err > "$out"
+}
+
+@test "30,000 samples at 10 kHz: none lost, all kept" {
+	measure cpu zt-collect -F 10000 -o s.raw "$SAMPLES/spin" 600
+	read -r user sys _ < cpu
+	grep -qx 'lost 0' s.raw
+	n=$(zt-symbolize s.raw | zt-fold | awk '{ s += $NF } END { print s }')
+	echo "samples $n cpu $user + $sys"
+	[ "$n" -gt 25000 ]
+	awk -v n="$n" -v u="$user" -v s="$sys" \
+		'BEGIN { want = (u + s) * 10000; exit !(n >= want * 0.95 && n <= want * 1.05) }'
+}
+
+@test "extra memory stays under 32 MiB and does not grow with the run's length" {
+	measure bare "$SAMPLES/spin" 600
+	measure short zt-collect -F 10000 -o short.raw "$SAMPLES/spin" 100
+	measure long zt-collect -F 10000 -o long.raw "$SAMPLES/spin" 600
+	read -r _ _ rss_bare < bare
+	read -r _ _ rss_short < short
+	read -r _ _ rss_long < long
+	echo "maxrss KiB: bare $rss_bare, zt short $rss_short, zt long $rss_long"
+	[ $((rss_long - rss_bare)) -lt 32768 ]
+	# Six times the samples, the same memory (within 1 MiB).
+	[ $((rss_long - rss_short)) -lt 1024 ]
+	[ "$(grep -c '^[0-9]* 1 ' long.raw)" -gt $((5 * $(grep -c '^[0-9]* 1 ' short.raw))) ]
+}
+
+@test "4 threads at 4 kHz: none lost, within 5% of CPU time" {
+	measure cpu zt-collect -F 4000 -o t.raw "$SAMPLES/threads" 200
+	read -r user sys _ < cpu
+	grep -qx 'lost 0' t.raw
+	n=$(zt-symbolize t.raw | zt-fold | awk '{ s += $NF } END { print s }')
+	echo "samples $n cpu $user + $sys"
+	awk -v n="$n" -v u="$user" -v s="$sys" \
+		'BEGIN { want = (u + s) * 4000; exit !(n >= want * 0.95 && n <= want * 1.05) }'
+}
