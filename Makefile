@@ -28,7 +28,9 @@ endif
 
 # Debian packages every target needs. `make deps` installs the missing ones.
 DEBS = libdwarf-dev zlib1g-dev libiberty-dev bats bats-assert bats-support \
-       binutils gcc make
+       binutils gcc make libc6-dev procps util-linux python3-minimal perl xz-utils gzip
+# Only for `make bench`: the collectors zt is compared with.
+BENCH_DEBS = google-perftools linux-perf
 
 # The filters, one per line.
 TOOLS = \
@@ -201,6 +203,7 @@ demo: deps
 	@sh samples/demo.sh
 
 bench: deps
+	@sh tests/deps.sh $(BENCH_DEBS)
 	@$(MAKE) --no-print-directory all
 	@for b in tests/bench/*.sh; do echo "== $$b"; sh "$$b" || exit 1; done
 
