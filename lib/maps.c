@@ -120,6 +120,8 @@ static int cmp_map(const void *a, const void *b)
 
 void zt_maps_sort(struct zt_map *maps, size_t n)
 {
+	if (n < 2)
+		return;	/* maps may be NULL, which qsort must not see */
 	qsort(maps, n, sizeof *maps, cmp_map);
 }
 
