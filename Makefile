@@ -28,7 +28,8 @@ endif
 
 # Debian packages every target needs. `make deps` installs the missing ones.
 DEBS = libdwarf-dev zlib1g-dev libiberty-dev bats bats-assert bats-support \
-       binutils gcc make libc6-dev procps util-linux python3-minimal perl xz-utils gzip
+       binutils gcc make libc6-dev procps util-linux python3-minimal perl xz-utils gzip \
+       libc6-dbg llvm
 # Only for `make bench`: the collectors zt is compared with.
 BENCH_DEBS = google-perftools linux-perf
 
@@ -47,6 +48,8 @@ LIB_OBJ = \
 	lib/maps.o \
 	lib/elfread.o \
 	lib/symbolize.o \
+	lib/debugfile.o \
+	lib/demangle.o \
 	lib/hash.o \
 	lib/strtab.o \
 	lib/perfscript.o \
@@ -76,6 +79,7 @@ UNIT_OBJ = \
 	tests/unit/test-walk.o \
 	tests/unit/test-raw.o \
 	tests/unit/test-elf.o \
+	tests/unit/test-symbols.o \
 	tests/unit/test-input.o \
 	tests/unit/test-strtab.o \
 	tests/unit/test-perfscript.o \

@@ -156,6 +156,141 @@ static void read_symbols(struct zt_elf *e, const struct zt_section *tab,
 	e->nsyms = out;
 }
 
+/* .gnu_debuglink: a file name, NUL, padding to 4, then a CRC32 (LE). */
+static void read_debuglink(struct zt_elf *e)
+{
+	const struct zt_section *s = zt_elf_section(e, ".gnu_debuglink");
+	const char *name;
+	uint64_t n;
+
+	if (!s || s->type == SHT_NOBITS || s->size < 5)
+		return;
+	name = (const char *)e->data + s->offset;
+	if (!memchr(name, '\0', s->size))
+		return;
+	n = (strlen(name) + 4) & ~(uint64_t)3;
+	if (!*name || n + 4 > s->size)
+		return;
+	memcpy(&e->debuglink_crc, e->data + s->offset + n, 4);
+	e->debuglink = name;
+}
+
+struct slot {
+	uint64_t got;
+	const char *name;
+};
+
+static int cmp_slot(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+
+	return x->got < y->got ? -1 : x->got > y->got;
+}
+
+static int cmp_plt(const void *a, const void *b)
+{
+	const struct zt_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * GOT slots named by the relocations against .dynsym (JUMP_SLOT, GLOB_DAT),
+ * then every PLT entry whose jmp *disp(%rip) reads one of those slots.
+ */
+static void read_plt(struct zt_elf *e, const struct zt_section *dynsym)
+{
+	struct slot *slots = NULL;
+	size_t nslots = 0, cap = 0, pcap = 0, namelen = 0, out = 0;
+	static const char *const plts[] = { ".plt", ".plt.sec", ".plt.got" };
+
+	if (!dynsym || dynsym->type != SHT_DYNSYM || e->machine != EM_X86_64)
+		return;
+	for (size_t i = 0; i < e->nsections; i++) {
+		const struct zt_section *r = &e->sections[i];
+		const struct zt_section *str;
+
+		if (r->type != SHT_RELA || r->entsize != sizeof(Elf64_Rela) ||
+		    r->link >= e->nsections || &e->sections[r->link] != dynsym)
+			continue;
+		if (dynsym->link >= e->nsections)
+			continue;
+		str = &e->sections[dynsym->link];
+		for (uint64_t k = 0; k + sizeof(Elf64_Rela) <= r->size; k += sizeof(Elf64_Rela)) {
+			Elf64_Rela rel;
+			Elf64_Sym sym;
+			uint64_t si;
+			const char *name;
+
+			memcpy(&rel, e->data + r->offset + k, sizeof rel);
+			if (ELF64_R_TYPE(rel.r_info) != R_X86_64_JUMP_SLOT &&
+			    ELF64_R_TYPE(rel.r_info) != R_X86_64_GLOB_DAT)
+				continue;
+			si = ELF64_R_SYM(rel.r_info);
+			if (si == 0 || si >= dynsym->size / sizeof sym)
+				continue;
+			memcpy(&sym, e->data + dynsym->offset + si * sizeof sym, sizeof sym);
+			name = str_at(e, str, sym.st_name);
+			if (!name || !*name)
+				continue;
+			zt_grow(&slots, &cap, nslots + 1, sizeof *slots);
+			slots[nslots].got = rel.r_offset;
+			slots[nslots++].name = name;
+		}
+	}
+	if (!nslots)
+		return;
+	qsort(slots, nslots, sizeof *slots, cmp_slot);
+	for (size_t p = 0; p < sizeof plts / sizeof plts[0]; p++) {
+		const struct zt_section *s = zt_elf_section(e, plts[p]);
+		uint64_t ent;
+
+		if (!s || s->type != SHT_PROGBITS || !s->size)
+			continue;
+		ent = s->entsize >= 8 && s->entsize <= 32 ? s->entsize : 16;
+		if (p == 0 && s->entsize < 16)
+			ent = 16;	/* .plt's entsize is sometimes 8 */
+		for (uint64_t off = 0; off + ent <= s->size; off += ent) {
+			const unsigned char *b = e->data + s->offset + off;
+			struct slot key, *hit;
+			int32_t disp;
+			uint64_t j;
+
+			for (j = 0; j + 6 <= ent; j++)
+				if (b[j] == 0xff && b[j + 1] == 0x25)
+					break;
+			if (j + 6 > ent)
+				continue;
+			memcpy(&disp, b + j + 2, 4);
+			key.got = s->addr + off + j + 6 + (uint64_t)(int64_t)disp;
+			hit = bsearch(&key, slots, nslots, sizeof *slots, cmp_slot);
+			if (!hit)
+				continue;
+			zt_grow(&e->plt, &pcap, out + 1, sizeof *e->plt);
+			e->plt[out].addr = s->addr + off;
+			e->plt[out].size = ent;
+			e->plt[out].name = hit->name;	/* gets "@plt" below */
+			e->plt[out].bind = STB_LOCAL;
+			e->plt[out].type = STT_FUNC;
+			namelen += strlen(hit->name) + 5;
+			out++;
+		}
+	}
+	free(slots);
+	if (!out)
+		return;
+	e->pltnames = zt_malloc(namelen);
+	namelen = 0;
+	for (size_t i = 0; i < out; i++) {
+		char *n = e->pltnames + namelen;
+
+		namelen += (size_t)sprintf(n, "%s@plt", e->plt[i].name) + 1;
+		e->plt[i].name = n;
+	}
+	qsort(e->plt, out, sizeof *e->plt, cmp_plt);
+	e->nplt = out;
+}
+
 static int parse(const unsigned char *data, size_t size, struct zt_elf *e,
 		 char *err, size_t errlen)
 {
@@ -232,6 +367,8 @@ static int parse(const unsigned char *data, size_t size, struct zt_elf *e,
 		e->sections[i].addr = s.sh_addr;
 		e->sections[i].offset = s.sh_offset;
 		e->sections[i].size = s.sh_size;
+		e->sections[i].link = s.sh_link;
+		e->sections[i].entsize = s.sh_entsize;
 		e->sections[i].name = (const char *)(uintptr_t)s.sh_name;	/* fixed below */
 		sec_end[i] = s.sh_addr + s.sh_size;
 		/* A section whose bytes are not in the file reads as empty. */
@@ -257,6 +394,13 @@ static int parse(const unsigned char *data, size_t size, struct zt_elf *e,
 			symtab = s;
 		else if (s->type == SHT_DYNSYM && !dynsym)
 			dynsym = s;
+	}
+	read_debuglink(e);
+	read_plt(e, dynsym);
+	{
+		const struct zt_section *text = zt_elf_section(e, ".text");
+
+		e->nobits_text = text && text->type == SHT_NOBITS;
 	}
 	/* .symtab has every function; a stripped file keeps only .dynsym. */
 	for (int pass = 0; pass < 2; pass++) {
@@ -329,6 +473,8 @@ void zt_elf_close(struct zt_elf *e)
 	free(e->loads);
 	free(e->sections);
 	free(e->syms);
+	free(e->plt);
+	free(e->pltnames);
 	memset(e, 0, sizeof *e);
 }
 
@@ -364,6 +510,23 @@ const struct zt_sym *zt_elf_lookup(const struct zt_elf *e, uint64_t vaddr)
 		if (vaddr - s->addr < s->size)
 			return s;
 	}
+	return NULL;
+}
+
+const struct zt_sym *zt_elf_lookup_plt(const struct zt_elf *e, uint64_t vaddr)
+{
+	size_t lo = 0, hi = e->nplt;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->plt[mid].addr + e->plt[mid].size <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < e->nplt && vaddr >= e->plt[lo].addr)
+		return &e->plt[lo];
 	return NULL;
 }
 

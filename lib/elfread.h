@@ -24,8 +24,8 @@ struct zt_sym {
 
 struct zt_section {
 	const char *name;
-	uint32_t type;
-	uint64_t flags, addr, offset, size;
+	uint32_t type, link;
+	uint64_t flags, addr, offset, size, entsize;
 };
 
 struct zt_elf {
@@ -44,6 +44,12 @@ struct zt_elf {
 	size_t nsyms;
 	int symtab;			/* names came from .symtab, not .dynsym */
 	char buildid[129];		/* hex, "" if none */
+	const char *debuglink;		/* .gnu_debuglink's file name, or NULL */
+	uint32_t debuglink_crc;		/* its CRC32 of the debug file */
+	int nobits_text;		/* .text is NOBITS: a separate debug file */
+	struct zt_sym *plt;		/* "func@plt" entries, sorted by address */
+	size_t nplt;
+	char *pltnames;			/* storage of the plt names */
 };
 
 /*
@@ -68,6 +74,14 @@ int zt_elf_offset_to_vaddr(const struct zt_elf *e, uint64_t off, uint64_t *vaddr
  * beats LOCAL. A symbol of size zero holds everything up to the next symbol.
  */
 const struct zt_sym *zt_elf_lookup(const struct zt_elf *e, uint64_t vaddr);
+
+/*
+ * The .plt, .plt.sec or .plt.got entry holding vaddr, named "func@plt", or
+ * NULL. Entries are found by decoding each one's jmp *GOT(%rip) and naming
+ * the relocation of that GOT slot (JUMP_SLOT or GLOB_DAT), so the lazy and
+ * the IBT (.plt.sec) layouts read alike.
+ */
+const struct zt_sym *zt_elf_lookup_plt(const struct zt_elf *e, uint64_t vaddr);
 
 /* The section with the given name, or NULL. */
 const struct zt_section *zt_elf_section(const struct zt_elf *e, const char *name);

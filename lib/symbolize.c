@@ -1,8 +1,16 @@
 /*
- * symbolize.c — the symbolizer: a module per mapped file, opened on first
- * use, and a cache of resolved addresses.
+ * symbolize.c — the symbolizer: a module per mapped file (and build), opened
+ * on first use, and a cache of resolved addresses.
+ *
+ * A module has up to two files: the one that ran (its PT_LOADs turn a file
+ * offset into a link-time address) and its separate debug file (names from
+ * its .symtab; its code sections are NOBITS, but its symbol values are the
+ * same addresses). When only the debug file is left, addresses are mapped
+ * with the load bias read from the dump's maps instead.
  */
 #include "symbolize.h"
+#include "debugfile.h"
+#include "demangle.h"
 #include "elfread.h"
 #include "hash.h"
 #include "util.h"
@@ -18,7 +26,11 @@ struct module {
 	char *bracket;		/* "[basename]" */
 	const char *buildid;	/* from the dump, or NULL */
 	int state;
-	struct zt_elf elf;
+	struct zt_elf run;	/* the file that ran, or its archived copy */
+	struct zt_elf dbg;	/* its separate debug file, if any */
+	int have_run, have_dbg;
+	const struct zt_elf *names;	/* where symbols come from */
+	uint64_t bias;		/* without run: vaddr = address - bias */
 };
 
 struct cached {
@@ -27,14 +39,26 @@ struct cached {
 	struct zt_symres res;
 };
 
+struct demangled {
+	const char *mangled;	/* a symbol's name, inside a mapped file */
+	char *out;		/* NULL: not mangled */
+};
+
 struct zt_symbolizer {
 	const struct zt_dump *d;
+	struct zt_symopts o;
+	const char **dirs;	/* the debug directories, then the system's */
+	size_t ndirs;
+	char *sysdebug;
 	struct module *mods;
 	size_t nmods, capmods;
 	struct zt_index modix;
 	struct cached *cache;
 	size_t ncache, capcache;
 	struct zt_index cacheix;
+	struct demangled *dm;
+	size_t ndm, capdm;
+	struct zt_index dmix;
 	char **warnings;
 	size_t nwarnings, capwarnings;
 };
@@ -55,25 +79,45 @@ static void warn_once(struct zt_symbolizer *s, const char *fmt, ...)
 	s->warnings[s->nwarnings++] = zt_strdup(buf);
 }
 
-struct zt_symbolizer *zt_symbolizer_new(const struct zt_dump *d)
+struct zt_symbolizer *zt_symbolizer_new(const struct zt_dump *d,
+					const struct zt_symopts *o)
 {
 	struct zt_symbolizer *s = zt_calloc(1, sizeof *s);
+	const char *root;
 
 	s->d = d;
+	if (o)
+		s->o = *o;
+	s->dirs = zt_calloc(s->o.ndebug_dirs + 1, sizeof *s->dirs);
+	for (size_t i = 0; i < s->o.ndebug_dirs; i++)
+		s->dirs[s->ndirs++] = s->o.debug_dirs[i];
+	root = s->o.sysroot ? s->o.sysroot : "";
+	s->sysdebug = zt_malloc(strlen(root) + sizeof "/usr/lib/debug");
+	sprintf(s->sysdebug, "%s/usr/lib/debug", root);
+	s->dirs[s->ndirs++] = s->sysdebug;
 	return s;
 }
+
+struct modkey {
+	const char *path, *buildid;
+};
 
 static int mod_eq(void *ctx, uint32_t i, const void *key)
 {
 	struct zt_symbolizer *s = ctx;
+	const struct modkey *k = key;
+	const char *b = s->mods[i].buildid;
 
-	return strcmp(s->mods[i].path, key) == 0;
+	return strcmp(s->mods[i].path, k->path) == 0 &&
+	       (b && k->buildid ? strcmp(b, k->buildid) == 0 : b == k->buildid);
 }
 
 static struct module *module_for(struct zt_symbolizer *s, const struct zt_map *m)
 {
-	uint64_t h = zt_hash(m->path, strlen(m->path), 0);
-	int64_t i = zt_index_find(&s->modix, h, mod_eq, s, m->path);
+	struct modkey k = { m->path, m->buildid };
+	uint64_t h = zt_hash(m->path, strlen(m->path),
+			     m->buildid ? zt_hash(m->buildid, strlen(m->buildid), 0) : 0);
+	int64_t i = zt_index_find(&s->modix, h, mod_eq, s, &k);
 	struct module *mod;
 	const char *base;
 
@@ -91,27 +135,112 @@ static struct module *module_for(struct zt_symbolizer *s, const struct zt_map *m
 	return &s->mods[s->nmods++];
 }
 
+/* The load bias of mod, from the first mapping of its file in the dump. */
+static int module_bias(struct zt_symbolizer *s, struct module *mod, const struct zt_elf *e)
+{
+	uint64_t lo = UINT64_MAX;
+
+	for (size_t i = 0; i < e->nloads; i++)
+		if (e->loads[i].vaddr < lo)
+			lo = e->loads[i].vaddr;
+	if (lo == UINT64_MAX)
+		return -1;
+	for (size_t i = 0; i < s->d->nmaps; i++) {
+		const struct zt_map *m = &s->d->maps[i];
+
+		if (m->offset == 0 && strcmp(m->path, mod->path) == 0 &&
+		    (!mod->buildid || (m->buildid && strcmp(m->buildid, mod->buildid) == 0))) {
+			mod->bias = m->start - (lo & ~(uint64_t)0xfff);
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static void module_load(struct zt_symbolizer *s, struct module *mod)
 {
-	char err[256];
+	char err[512], warn[600], dwarn[600] = "", *path;
+	const char *problem = NULL;
 
 	if (mod->state != MOD_UNTRIED)
 		return;
 	mod->state = MOD_FAILED;
-	if (zt_elf_open(mod->path, &mod->elf, err, sizeof err) < 0) {
-		warn_once(s, "'%s': %s; its frames are named %s", mod->path, err,
-			  mod->bracket);
-		zt_elf_close(&mod->elf);
+	path = zt_malloc(strlen(s->o.sysroot ? s->o.sysroot : "") + strlen(mod->path) + 1);
+	sprintf(path, "%s%s", s->o.sysroot ? s->o.sysroot : "", mod->path);
+	if (zt_elf_open(path, &mod->run, err, sizeof err) < 0) {
+		problem = err;
+		zt_elf_close(&mod->run);
+	} else if (mod->buildid && strcmp(mod->buildid, mod->run.buildid) != 0) {
+		snprintf(warn, sizeof warn, "build-id mismatch: the dump has %s, the file has %s",
+			 mod->buildid, mod->run.buildid[0] ? mod->run.buildid : "none");
+		problem = warn;
+		zt_elf_close(&mod->run);
+	} else {
+		mod->have_run = 1;
+	}
+	/* Not the right file: a copy of the right build, or its debug file. */
+	if (problem && mod->buildid) {
+		if (zt_find_by_buildid(s->dirs, s->ndirs, mod->buildid, "", &mod->run) == 0 &&
+		    !mod->run.nobits_text) {
+			mod->have_run = 1;
+			problem = NULL;
+		}
+		if (!mod->have_run) {
+			zt_elf_close(&mod->run);
+			if (zt_find_by_buildid(s->dirs, s->ndirs, mod->buildid, ".debug",
+					       &mod->dbg) == 0 &&
+			    module_bias(s, mod, &mod->dbg) == 0) {
+				mod->have_dbg = 1;
+				problem = NULL;
+			} else {
+				zt_elf_close(&mod->dbg);
+			}
+		}
+	}
+	if (problem) {
+		warn_once(s, "'%s': %s; its frames are named %s", path, problem, mod->bracket);
+		free(path);
 		return;
 	}
-	if (mod->buildid && strcmp(mod->buildid, mod->elf.buildid) != 0) {
-		warn_once(s, "'%s': build-id mismatch: the dump has %s, the file has %s; "
-			  "its frames are named %s", mod->path, mod->buildid,
-			  mod->elf.buildid[0] ? mod->elf.buildid : "none", mod->bracket);
-		zt_elf_close(&mod->elf);
-		return;
-	}
+	if (mod->have_run && (!mod->run.symtab || s->o.lines) &&
+	    zt_find_debug(&mod->run, mod->run.path, s->dirs, s->ndirs, &mod->dbg,
+			  dwarn, sizeof dwarn) == 0)
+		mod->have_dbg = 1;
+	else if (mod->have_run)
+		zt_elf_close(&mod->dbg);
+	if (mod->have_run && !mod->have_dbg && dwarn[0])
+		warn_once(s, "'%s': %s", path, dwarn);
+	mod->names = mod->have_dbg && mod->dbg.nsyms && mod->dbg.symtab ? &mod->dbg :
+		     mod->have_run ? &mod->run : &mod->dbg;
 	mod->state = MOD_OK;
+	free(path);
+}
+
+static int dm_eq(void *ctx, uint32_t i, const void *key)
+{
+	struct zt_symbolizer *s = ctx;
+
+	return s->dm[i].mangled == key;
+}
+
+/* name, demangled unless --no-demangle; the result lives as long as s. */
+static const char *display_name(struct zt_symbolizer *s, const char *name)
+{
+	uint64_t h;
+	int64_t i;
+
+	if (s->o.no_demangle)
+		return name;
+	h = zt_hash_u64((uint64_t)(uintptr_t)name);
+	i = zt_index_find(&s->dmix, h, dm_eq, s, name);
+	if (i < 0) {
+		zt_grow(&s->dm, &s->capdm, s->ndm + 1, sizeof *s->dm);
+		s->dm[s->ndm].mangled = name;
+		s->dm[s->ndm].out = zt_demangle(name);
+		zt_index_add(&s->dmix, h, (uint32_t)s->ndm);
+		i = (int64_t)s->ndm++;
+	}
+	return s->dm[i].out ? s->dm[i].out : name;
 }
 
 static void resolve(struct zt_symbolizer *s, uint64_t addr, int exact,
@@ -120,7 +249,7 @@ static void resolve(struct zt_symbolizer *s, uint64_t addr, int exact,
 	const struct zt_map *m;
 	struct module *mod;
 	uint64_t look = exact ? addr : addr - 1, vaddr;
-	const struct zt_sym *sym;
+	const struct zt_sym *sym = NULL;
 
 	memset(r, 0, sizeof *r);
 	r->name = "[unknown]";
@@ -145,12 +274,20 @@ static void resolve(struct zt_symbolizer *s, uint64_t addr, int exact,
 	module_load(s, mod);
 	if (mod->state != MOD_OK)
 		return;
-	if (zt_elf_offset_to_vaddr(&mod->elf, look - m->start + m->offset, &vaddr))
-		return;
-	sym = zt_elf_lookup(&mod->elf, vaddr);
+	if (mod->have_run) {
+		if (zt_elf_offset_to_vaddr(&mod->run, look - m->start + m->offset, &vaddr))
+			return;
+		sym = zt_elf_lookup_plt(&mod->run, vaddr);
+	} else {
+		vaddr = look - mod->bias;
+	}
+	if (!sym)
+		sym = zt_elf_lookup(mod->names, vaddr);
+	if (!sym && mod->have_run && mod->names != &mod->run)
+		sym = zt_elf_lookup(&mod->run, vaddr);
 	if (!sym)
 		return;
-	r->name = sym->name;
+	r->name = display_name(s, sym->name);
 	r->have_sym = 1;
 	r->offset = vaddr + (addr - look) - sym->addr;
 }
@@ -195,14 +332,21 @@ void zt_symbolizer_free(struct zt_symbolizer *s)
 	for (size_t i = 0; i < s->nmods; i++) {
 		free(s->mods[i].path);
 		free(s->mods[i].bracket);
-		zt_elf_close(&s->mods[i].elf);
+		zt_elf_close(&s->mods[i].run);
+		zt_elf_close(&s->mods[i].dbg);
 	}
 	for (size_t i = 0; i < s->nwarnings; i++)
 		free(s->warnings[i]);
+	for (size_t i = 0; i < s->ndm; i++)
+		free(s->dm[i].out);
+	free(s->dm);
 	free(s->warnings);
 	free(s->mods);
 	free(s->cache);
+	free(s->dirs);
+	free(s->sysdebug);
 	zt_index_free(&s->modix);
 	zt_index_free(&s->cacheix);
+	zt_index_free(&s->dmix);
 	free(s);
 }

@@ -16,6 +16,15 @@
 
 struct zt_symbolizer;
 
+/* How to find files and how to name: all zero is the default. */
+struct zt_symopts {
+	const char *const *debug_dirs;	/* searched first, in order (--debug-dir) */
+	size_t ndebug_dirs;
+	const char *sysroot;		/* the dump's paths are looked up under it */
+	int no_demangle;		/* keep C++ and Rust names mangled */
+	int lines;			/* read DWARF: source lines, inlined frames */
+};
+
 struct zt_symres {
 	const char *name;	/* function, "[basename]", "[vdso]" or "[unknown]" */
 	int have_sym;		/* name is a symbol; offset is meaningful */
@@ -24,13 +33,21 @@ struct zt_symres {
 };
 
 /*
- * A symbolizer over dump d, which must outlive it. Files are opened lazily,
- * once each, and kept mapped; every address is resolved once. A file that is
- * missing, not ELF, or whose build-id differs from the dump's, gets one
- * warning on stderr and in zt_symbolizer_warnings, and its frames are named
- * "[basename]".
+ * A symbolizer over dump d, which must outlive it, as must o's strings (o
+ * may be NULL). Files are opened lazily, once each, and kept mapped; every
+ * address is resolved once.
+ *
+ * A mapped file is used only when its build-id is the dump's. Otherwise a
+ * copy with that build-id is looked for under each debug directory
+ * (DIR/.build-id/xx/rest, then rest.debug), and then /usr/lib/debug. Names
+ * come from the separate debug file's .symtab when there is one (found by
+ * build-id or by a .gnu_debuglink whose CRC matches), else from the file's
+ * own .symtab or .dynsym, and PLT entries are "func@plt". A file that is
+ * missing, not ELF, or of another build, with no good copy, gets one warning
+ * on stderr and in zt_symbolizer_warnings, and its frames are "[basename]".
  */
-struct zt_symbolizer *zt_symbolizer_new(const struct zt_dump *d);
+struct zt_symbolizer *zt_symbolizer_new(const struct zt_dump *d,
+					const struct zt_symopts *o);
 void zt_symbolizer_free(struct zt_symbolizer *s);
 
 /* Resolve addr; exact says it is an interrupted pc, not a return address. */

@@ -183,10 +183,10 @@ EOT
 @test "bad usage exits 2 with usage; --help exits 0" {
 	run --separate-stderr zt-symbolize --bogus
 	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"usage: zt-symbolize [FILE]"* ]]
+	[[ "$stderr" == *"usage: zt-symbolize ["*"] [FILE]"* ]]
 	run --separate-stderr zt-symbolize a b
 	[ "$status" -eq 2 ]
 	run --separate-stderr zt-symbolize --help
 	[ "$status" -eq 0 ]
-	[[ "$output" == "usage: zt-symbolize [FILE]"* ]]
+	[[ "$output" == "usage: zt-symbolize ["*"] [FILE]"* ]]
 }

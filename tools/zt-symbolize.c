@@ -1,7 +1,7 @@
 /*
  * zt-symbolize — raw dump in, symbolized stream out (formats/symbolized.md).
  *
- *   zt-symbolize [FILE]
+ *   zt-symbolize [-l] [--no-demangle] [-d DIR]... [--sysroot=DIR] [FILE]
  *
  * The dump is read whole (plain or gzip) and checked before anything is
  * printed, so a bad dump produces an error and no output. Identical samples
@@ -12,6 +12,8 @@
 #include "symbolize.h"
 #include "util.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -21,12 +23,17 @@ static void usage(int status)
 {
 	FILE *f = status ? stderr : stdout;
 
-	fprintf(f, "usage: %s [FILE]\n"
+	fprintf(f, "usage: %s [-l] [--no-demangle] [-d DIR]... [--sysroot=DIR] [FILE]\n"
 		"Turn a zt raw dump (FILE or stdin, plain or gzip) into the perf script\n"
 		"text layout, one record per distinct stack.\n"
 		"\n"
-		"  -h, --help       print this help\n"
-		"  -V, --version    print the version\n", zt_prog);
+		"  -d, --debug-dir=DIR  look for binaries and debug files by build-id in\n"
+		"                       DIR/.build-id/ (repeatable; before /usr/lib/debug)\n"
+		"  -l, --lines          source lines and inlined frames, from DWARF\n"
+		"      --no-demangle    print C++ and Rust names as they are mangled\n"
+		"      --sysroot=DIR    look for the dump's files under DIR\n"
+		"  -h, --help           print this help\n"
+		"  -V, --version        print the version\n", zt_prog);
 	exit(status);
 }
 
@@ -77,13 +84,33 @@ static void print_facts(const struct zt_dump *d, const struct zt_symbolizer *s)
 		printf("# zt warning %s\n", warn[i]);
 }
 
+/* A directory option must name a directory we can read: else bad usage. */
+static void check_dir(const char *opt, const char *dir)
+{
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		zt_warn("%s: cannot read '%s': %s", opt, dir, strerror(errno));
+		usage(2);
+	}
+	closedir(d);
+}
+
+enum { OPT_NO_DEMANGLE = 256, OPT_SYSROOT };
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "debug-dir", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "lines", no_argument, NULL, 'l' },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct zt_symopts o = { 0 };
+	const char **dirs = zt_calloc((size_t)argc + 1, sizeof *dirs);
 	struct zt_input *in;
 	struct zt_dump d;
 	struct zt_symbolizer *s;
@@ -93,8 +120,22 @@ int main(int argc, char **argv)
 	int c;
 
 	zt_setprog(argv[0]);
-	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:hlV", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'd':
+			check_dir("--debug-dir", optarg);
+			dirs[o.ndebug_dirs++] = optarg;
+			break;
+		case 'l':
+			o.lines = 1;
+			break;
+		case OPT_NO_DEMANGLE:
+			o.no_demangle = 1;
+			break;
+		case OPT_SYSROOT:
+			check_dir("--sysroot", optarg);
+			o.sysroot = optarg;
+			break;
 		case 'h':
 			usage(0);
 			break;
@@ -120,7 +161,8 @@ int main(int argc, char **argv)
 	zt_input_close(in);
 
 	/* Resolve everything first: warnings go before the first record. */
-	s = zt_symbolizer_new(&d);
+	o.debug_dirs = dirs;
+	s = zt_symbolizer_new(&d, &o);
 	res = zt_calloc(d.naddr ? d.naddr : 1, sizeof *res);
 	for (size_t i = 0; i < d.naddr; i++)
 		zt_symbolize(s, d.addr[i], d.exact[i], &res[i]);
@@ -148,5 +190,6 @@ int main(int argc, char **argv)
 	free(res);
 	zt_symbolizer_free(s);
 	zt_dump_free(&d);
+	free(dirs);
 	return 0;
 }

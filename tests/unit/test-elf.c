@@ -222,7 +222,7 @@ UNIT_TEST(symbolize_return_address_past_function_end_names_the_caller)
 	memset(&d, 0, sizeof d);
 	CHECK(zt_dump_read(in, &d, err, sizeof err) == 0);
 	zt_input_close(in);
-	s = zt_symbolizer_new(&d);
+	s = zt_symbolizer_new(&d, NULL);
 	zt_symbolize(s, ret, 0, &r);		/* as a return address */
 	CHECK(r.have_sym);
 	CHECK_STR(r.name, "f");
