@@ -36,6 +36,7 @@ BENCH_DEBS = google-perftools linux-perf
 # The filters, one per line.
 TOOLS = \
 	tools/zt-symbolize \
+	tools/zt-archive \
 	tools/zt-fold \
 	tools/zt-stat \
 	tools/zt-diff \
@@ -50,6 +51,7 @@ LIB_OBJ = \
 	lib/symbolize.o \
 	lib/debugfile.o \
 	lib/demangle.o \
+	lib/archive.o \
 	lib/hash.o \
 	lib/strtab.o \
 	lib/perfscript.o \

@@ -1,0 +1,208 @@
+/*
+ * archive.c — zt-archive's work. Files are copied to a temporary name in
+ * the target directory and renamed into place, so a reader never sees half
+ * a file, and a file already archived is checked, not copied again.
+ */
+#include "archive.h"
+#include "debugfile.h"
+#include "elfread.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* mkdir -p; 0 on success. */
+static int mkdirs(const char *path)
+{
+	char *p = zt_strdup(path);
+
+	for (char *s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+				free(p);
+				return -1;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	free(p);
+	return 0;
+}
+
+/* Write n bytes to dest through a temporary file; 0, or -1 with errno. */
+static int store(const char *dest, const unsigned char *data, size_t n)
+{
+	char *tmp = zt_malloc(strlen(dest) + 16);
+	int fd, saved;
+
+	sprintf(tmp, "%s.tmpXXXXXX", dest);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		free(tmp);
+		return -1;
+	}
+	while (n > 0) {
+		ssize_t w = write(fd, data, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			goto fail;
+		data += w;
+		n -= (size_t)w;
+	}
+	if (fchmod(fd, 0644) < 0 || close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	if (rename(tmp, dest) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	free(tmp);
+	return 0;
+fail:
+	saved = errno ? errno : EIO;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	errno = saved;
+	return -1;
+}
+
+static struct zt_archived *add(struct zt_archived **a, size_t *n, size_t *cap,
+			       const char *path)
+{
+	struct zt_archived *e;
+
+	zt_grow(a, cap, *n + 1, sizeof **a);
+	e = &(*a)[(*n)++];
+	memset(e, 0, sizeof *e);
+	e->path = zt_strdup(path);
+	return e;
+}
+
+static void problem(struct zt_archived *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void problem(struct zt_archived *e, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	e->status = ZT_ARCH_SKIPPED;
+	e->problem = zt_strdup(buf);
+}
+
+/* Put f (whose build-id is buildid) at dir/.build-id/xx/rest<suffix>. */
+static void put(struct zt_archived *e, const char *dir, const char *buildid,
+		const char *suffix, const struct zt_elf *f)
+{
+	char dest[4096];
+	struct zt_elf old;
+	char err[256];
+
+	zt_buildid_path(dest, sizeof dest, dir, buildid, suffix);
+	e->dest = zt_strdup(dest);
+	if (zt_elf_open(dest, &old, err, sizeof err) == 0 &&
+	    strcmp(old.buildid, buildid) == 0) {
+		e->status = ZT_ARCH_PRESENT;
+		zt_elf_close(&old);
+		return;
+	}
+	zt_elf_close(&old);
+	*strrchr(dest, '/') = '\0';
+	if (mkdirs(dest) < 0) {
+		problem(e, "cannot create '%s': %s", dest, strerror(errno));
+		return;
+	}
+	if (store(e->dest, f->data, f->size) < 0) {
+		problem(e, "cannot write '%s': %s", e->dest, strerror(errno));
+		return;
+	}
+	e->status = ZT_ARCH_STORED;
+}
+
+int zt_archive(const struct zt_dump *d, const char *dir, struct zt_archived **out,
+	       size_t *nout, char *err, size_t errlen)
+{
+	struct zt_archived *a = NULL;
+	size_t n = 0, cap = 0;
+	static const char *const sysdirs[] = { "/usr/lib/debug" };
+
+	if (mkdirs(dir) < 0) {
+		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < d->nmaps; i++) {
+		const struct zt_map *m = &d->maps[i];
+		struct zt_elf f, dbg;
+		struct zt_archived *e;
+		char why[512], dwarn[600];
+		int seen = 0;
+
+		if (!zt_map_is_file(m))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = strcmp(d->maps[j].path, m->path) == 0 &&
+			       (d->maps[j].buildid && m->buildid ?
+				strcmp(d->maps[j].buildid, m->buildid) == 0 :
+				d->maps[j].buildid == m->buildid);
+		if (seen)
+			continue;
+		if (zt_elf_open(m->path, &f, why, sizeof why) < 0) {
+			zt_elf_close(&f);
+			/* Not ELF (a font, a locale archive): nothing to symbolize. */
+			if (!m->buildid && strstr(why, "ELF"))
+				continue;
+			e = add(&a, &n, &cap, m->path);
+			problem(e, "%s", why);
+			continue;
+		}
+		e = add(&a, &n, &cap, m->path);
+		if (!m->buildid) {
+			problem(e, "the dump records no build-id for it");
+		} else if (strcmp(m->buildid, f.buildid) != 0) {
+			problem(e, "build-id mismatch: the dump has %s, the file has %s",
+				m->buildid, f.buildid[0] ? f.buildid : "none");
+		} else {
+			put(e, dir, m->buildid, "", &f);
+			if (zt_find_debug(&f, m->path, sysdirs, 1, &dbg, dwarn, sizeof dwarn) == 0) {
+				e = add(&a, &n, &cap, dbg.path);
+				put(e, dir, m->buildid, ".debug", &dbg);
+			} else if (dwarn[0]) {
+				e = add(&a, &n, &cap, m->path);
+				problem(e, "%s", dwarn);
+			}
+			zt_elf_close(&dbg);
+		}
+		zt_elf_close(&f);
+	}
+	*out = a;
+	*nout = n;
+	return 0;
+}
+
+void zt_archived_free(struct zt_archived *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(a[i].path);
+		free(a[i].dest);
+		free(a[i].problem);
+	}
+	free(a);
+}
