@@ -1,7 +1,7 @@
 /*
  * fuzz-perfscript.c — libFuzzer target for the perf script reader and the
  * folding behind zt-fold and zt-stat (lib/perfscript.c, lib/collapse.c,
- * lib/fold.c, lib/psprofile.c). Build with `make fuzz`; run
+ * lib/fold.c, lib/psprofile.c), and the `# zt` facts (lib/ztfacts.c). Build with `make fuzz`; run
  *   tests/fuzz/bin/fuzz-perfscript tests/fuzz/corpus-perfscript
  * The first byte picks the options; the rest is split into lines, each
  * copied to a buffer of its exact size so that AddressSanitizer sees any
@@ -16,6 +16,7 @@
 #include "perfscript.h"
 #include "profile.h"
 #include "psprofile.h"
+#include "ztfacts.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct zt_profile *p;
 	struct zt_psprof *pp;
 	struct zt_ps_item it;
+	struct zt_facts facts = { 0 };
 	unsigned long lineno = 0;
 	size_t i = 1;
 	int failed = 0;
@@ -57,6 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				failed = 1;
 			else
 				zt_psprof_item(pp, &it);
+			if (it.kind == ZT_PS_COMMENT)
+				zt_facts_line(&facts, it.text.p, it.text.n);
 		}
 		free(line);
 		i += len + 1;
