@@ -87,6 +87,7 @@ UNIT_OBJ = \
 	tests/unit/test-perfscript.o \
 	tests/unit/test-folded.o \
 	tests/unit/test-stats.o \
+	tests/unit/test-profile.o \
 
 UNIT_EXTRA = collect/walk.o
 
