@@ -106,12 +106,8 @@ static void read_input(const char *path, enum zt_by by, struct zt_profile *p,
 			stacks++;
 			continue;
 		}
-		if (folded < 0) {
-			if (memchr(s, '\0', len) || (len && s[len - 1] == '\r') || len == 0)
-				die_at(in, ln, len == 0 ? "empty line before the first record"
-					   : memchr(s, '\0', len) ? "NUL byte in text (a binary file?)"
-					   : "line ends in CR (CRLF line endings are not accepted)");
-		}
+		if (folded < 0)
+			continue;	/* blank lines before the first record */
 		if (!zt_ps_line(r, s, len, ln, &it))
 			continue;
 		if (it.kind == ZT_PS_ERROR)
