@@ -213,6 +213,22 @@ static void report_descendants(const char *out, time_t start)
 	globfree(&g);
 }
 
+/*
+ * A program killed by SIGKILL leaves its unfinished dump, FILE.tmp.PID, with
+ * samples but no maps: useless, so it is removed.
+ */
+static void remove_partial(const char *out, pid_t pid)
+{
+	char tmp[PATH_MAX + 64];
+
+	snprintf(tmp, sizeof tmp, "%s.tmp.%d.maps", out, (int)pid);
+	unlink(tmp);
+	snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)pid);
+	if (unlink(tmp) == 0)
+		zt_warn("removed the unfinished dump '%s': the program ended before "
+			"it could be completed", tmp);
+}
+
 static void pass_on(int sig)
 {
 	if (child > 0)
@@ -417,6 +433,7 @@ int main(int argc, char **argv)
 			zt_die(1, "wait:");
 
 	rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	remove_partial(out, child);
 	/* No dump is a failure even when the program succeeded. */
 	if (report(out, argv[0], &ru) < 0 && rc == 0)
 		rc = 1;

@@ -95,6 +95,9 @@ whole_dump_with() {
 	[ "$status" -eq 137 ]
 	[ ! -e k.raw ]
 	grep -q "left no dump" err
+	# The unfinished file (samples without maps) is not left behind.
+	grep -q "removed the unfinished dump '$PWD/k.raw.tmp.[0-9]*'" err
+	! ls k.raw.tmp.* 2>/dev/null
 }
 
 @test "a signal the program ignores stays ignored" {
