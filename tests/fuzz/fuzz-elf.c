@@ -3,10 +3,11 @@
  *
  * The input is parsed in place with zt_elf_parse (the bytes are not owned, so
  * zt_elf_close frees the tables and never munmaps). A file that parses is
- * then queried: zt_elf_lookup around every symbol and load segment and at a
- * few fixed addresses, zt_elf_offset_to_vaddr at the edges of every segment,
- * and zt_elf_section for ".text" and for every section's own name. The
- * answers are checked against what the tables say.
+ * then queried: zt_elf_lookup and zt_elf_lookup_plt around every symbol, PLT
+ * entry and load segment and at a few fixed addresses, zt_elf_offset_to_vaddr
+ * at the edges of every segment, zt_elf_section for ".text" and for every
+ * section's own name, and across the PLT sections. The answers are checked
+ * against what the tables say.
  */
 #include "elfread.h"
 
@@ -56,6 +57,18 @@ static void lookup(uint64_t vaddr)
 	check_name(s->name);
 }
 
+static void lookup_plt(uint64_t vaddr)
+{
+	const struct zt_sym *s = zt_elf_lookup_plt(cur, vaddr);
+
+	if (!s)
+		return;
+	CHECK(s >= cur->plt && s < cur->plt + cur->nplt);
+	CHECK(s->addr <= vaddr && vaddr - s->addr < s->size);
+	CHECK(s->name != NULL && strlen(s->name) >= 4);
+	CHECK(strcmp(s->name + strlen(s->name) - 4, "@plt") == 0);
+}
+
 static void offset(uint64_t off)
 {
 	uint64_t vaddr = 0;
@@ -99,6 +112,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lookup(s->addr + s->size - 1);
 		lookup(s->addr + s->size);
 	}
+	for (size_t i = 0; i < e.nplt; i++) {
+		const struct zt_sym *s = &e.plt[i];
+
+		if (i > 0)
+			CHECK(e.plt[i - 1].addr <= s->addr);
+		lookup_plt(s->addr);
+		lookup_plt(s->addr - 1);
+		lookup_plt(s->addr + s->size - 1);
+		lookup_plt(s->addr + s->size);
+	}
+	if (e.debuglink)
+		check_name(e.debuglink);
 	for (size_t i = 0; i < e.nloads; i++) {
 		const struct zt_load *l = &e.loads[i];
 
@@ -111,6 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
 		lookup(fixed[i]);
+		lookup_plt(fixed[i]);
 		offset(fixed[i]);
 	}
 	for (size_t i = 0; i < e.nsections; i++) {
@@ -120,6 +146,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		found = zt_elf_section(&e, s->name);
 		CHECK(found != NULL && strcmp(found->name, s->name) == 0);
 		CHECK(found <= s);	/* the first section of that name */
+		if (strncmp(s->name, ".plt", 4) == 0)
+			for (uint64_t k = 0; k <= 16; k++)
+				lookup_plt(s->addr + s->size / 16 * k);
 	}
 	text = zt_elf_section(&e, ".text");
 	if (text) {
