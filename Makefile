@@ -52,6 +52,7 @@ LIB_OBJ = \
 	lib/debugfile.o \
 	lib/demangle.o \
 	lib/archive.o \
+	lib/srcline.o \
 	lib/hash.o \
 	lib/strtab.o \
 	lib/perfscript.o \
@@ -102,6 +103,8 @@ SAMPLES = \
 	samples/forever \
 	samples/sigprof \
 	samples/blockio \
+	samples/libearly.so \
+	samples/earlythread \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \
@@ -179,6 +182,10 @@ tests/noperf: tests/noperf.c
 samples/lib%.so: samples/%.c
 	@echo "  CC      $@"
 	$(Q)$(CC) $(SAMPLE_CFLAGS) -shared -fPIC -o $@ $<
+
+samples/earlythread: samples/earlythread.c samples/libearly.so
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -o $@ $< -Lsamples -learly -Wl,-rpath,'$$ORIGIN' -lpthread
 
 samples/%: samples/%.c
 	@echo "  CC      $@"

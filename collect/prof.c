@@ -66,6 +66,8 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 
 	if (si->si_code == POLL_IN && zt_state.timer == ZT_TIMER_PERF) {
 		/* Ours: a perf counter overflow (possibly after its thread left). */
+		if (!t)
+			t = zt_thread_by_fd(si->si_fd);
 		if (!t || si->si_fd != t->perf_fd)
 			goto done;
 	} else if (!(si->si_code == SI_TIMER && t && t->has_timer &&
@@ -81,6 +83,8 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
 	sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	if (t->adopted && !t->stack_hi)
+		zt_thread_find_stack(t, sp);
 	/*
 	 * Frames lie between the interrupted stack pointer and the top of the
 	 * thread's stack, all of it mapped. Code running on another stack
@@ -238,6 +242,7 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	zt_install_handler();
 	if (zt_begin() < 0)
 		return;
+	zt_thread_adopt_running();
 	zt_buildids_scan();
 	install_fatal_handlers();
 }

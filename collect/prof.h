@@ -42,6 +42,7 @@ struct zt_thread {
 	volatile int live;	/* claimed by a running thread */
 	volatile int busy;	/* the handler is filling buf */
 	volatile int closed;	/* the final flush happened or is happening */
+	int adopted;		/* running before zt started: no TLS, stack found late */
 	pid_t tid;
 	uintptr_t stack_lo, stack_hi;
 	int perf_fd;		/* -1 when the POSIX timer runs */
@@ -107,6 +108,9 @@ ZT_HIDDEN void zt_thread_init(void);
 ZT_HIDDEN void zt_thread_close(struct zt_thread *t);
 ZT_HIDDEN void zt_name_record(pid_t tid);
 ZT_HIDDEN struct zt_thread *zt_self(void);
+ZT_HIDDEN void zt_thread_adopt_running(void);
+ZT_HIDDEN struct zt_thread *zt_thread_by_fd(int fd);
+ZT_HIDDEN void zt_thread_find_stack(struct zt_thread *t, uintptr_t sp);
 
 /* timer.c */
 ZT_HIDDEN int zt_timer_start(struct zt_thread *t);

@@ -8,6 +8,7 @@
  */
 #include "prof.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -49,11 +50,8 @@ static void stack_bounds(struct zt_thread *t)
 		t->stack_lo = t->stack_hi = 0;
 }
 
-/*
- * A record for the calling thread: a free slot is reused, else a new one is
- * mapped. Called outside signal context. NULL when all slots are taken.
- */
-struct zt_thread *zt_thread_attach(void)
+/* A free slot, reused or newly mapped; NULL when all are taken. */
+static struct zt_thread *claim_slot(void)
 {
 	struct zt_thread *t = NULL;
 	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
@@ -81,15 +79,146 @@ struct zt_thread *zt_thread_attach(void)
 		t->live = 1;
 		__atomic_store_n(&zt_state.threads[slot], t, __ATOMIC_RELEASE);
 	}
-	t->tid = zt_gettid();
 	t->perf_fd = -1;
 	t->has_timer = 0;
 	t->len = 0;
 	t->busy = 0;
 	t->closed = 0;
+	t->adopted = 0;
+	t->stack_lo = t->stack_hi = 0;
+	return t;
+}
+
+/*
+ * A record for the calling thread. Called outside signal context. NULL when
+ * all slots are taken.
+ */
+struct zt_thread *zt_thread_attach(void)
+{
+	struct zt_thread *t = claim_slot();
+
+	if (!t)
+		return NULL;
+	t->tid = zt_gettid();
 	stack_bounds(t);
 	self = t;
 	return t;
+}
+
+/*
+ * Threads already running when sampling starts (started by a library's
+ * constructor, before zt's) did not come through pthread_create here. They
+ * get a record and a perf counter from outside; their handler finds the
+ * record by the counter's descriptor, and their stack by the mapping that
+ * holds their stack pointer, from the maps read now. (The POSIX timer can
+ * only be armed by the thread itself: with it they go unsampled, counted.)
+ */
+static struct { uintptr_t start, end; } ranges[1024];
+static int nranges;
+
+static uintptr_t hex(const char **p)
+{
+	uintptr_t v = 0;
+
+	for (;; (*p)++) {
+		int c = **p;
+
+		if (c >= '0' && c <= '9')
+			v = v << 4 | (uintptr_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v << 4 | (uintptr_t)(c - 'a' + 10);
+		else
+			return v;
+	}
+}
+
+static void read_ranges(void)
+{
+	static char buf[256 * 1024];
+	size_t len = 0;
+	ssize_t n;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	const char *p, *end;
+
+	if (fd < 0)
+		return;
+	while (len < sizeof buf - 1 && (n = read(fd, buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	for (p = buf, end = buf + len; p < end && nranges < 1024;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		uintptr_t a, b;
+
+		if (!nl)
+			break;
+		a = hex(&p);
+		if (*p == '-') {
+			p++;
+			b = hex(&p);
+			/* Only writable private mappings can be thread stacks. */
+			if (p + 3 < nl && p[1] == 'r' && p[2] == 'w' && p[4] == 'p') {
+				ranges[nranges].start = a;
+				ranges[nranges].end = b;
+				nranges++;
+			}
+		}
+		p = nl + 1;
+	}
+}
+
+/* The record of an adopted thread, by its counter's descriptor. */
+struct zt_thread *zt_thread_by_fd(int fd)
+{
+	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
+
+	for (int i = 0; i < n; i++) {
+		struct zt_thread *t = zt_state.threads[i];
+
+		if (t && t->adopted && t->live && t->perf_fd == fd)
+			return t;
+	}
+	return NULL;
+}
+
+/* For the handler: the stack of an adopted thread, from its sp. */
+void zt_thread_find_stack(struct zt_thread *t, uintptr_t sp)
+{
+	for (int i = 0; i < nranges; i++)
+		if (sp >= ranges[i].start && sp < ranges[i].end) {
+			t->stack_lo = ranges[i].start;
+			t->stack_hi = ranges[i].end;
+			return;
+		}
+}
+
+void zt_thread_adopt_running(void)
+{
+	pid_t me = zt_gettid();
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *de;
+
+	if (!dir)
+		return;
+	read_ranges();
+	while ((de = readdir(dir))) {
+		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+		struct zt_thread *t;
+
+		if (tid <= 0 || tid == me)
+			continue;
+		if (zt_state.timer != ZT_TIMER_PERF || !(t = claim_slot())) {
+			__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		t->tid = tid;
+		t->adopted = 1;
+		if (zt_timer_start(t) < 0) {
+			t->live = 0;
+			__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
+		}
+	}
+	closedir(dir);
 }
 
 /* Remember the name of thread tid (from /proc) in the names table. */

@@ -54,3 +54,20 @@ setup() {
 		[ "$n" -gt 50 ]
 	done
 }
+
+@test "a thread already running when sampling starts is sampled too" {
+	# libearly.so's constructor starts its thread before zt's constructor runs
+	# (ld.so initializes the program's libraries before the preloaded one).
+	cd "$BATS_TEST_TMPDIR"
+	LD_DEBUG=files LD_PRELOAD="$ZT_TOP/collect/libzt-prof.so" "$SAMPLES/earlythread" 2>&1 |
+		grep 'calling init' | grep -A1 libearly.so | grep -q libzt-prof.so
+	run --separate-stderr zt-collect -o e.raw "$SAMPLES/earlythread"
+	[ "$status" -eq 0 ]
+	zt-symbolize e.raw | zt-fold > folded
+	cat folded
+	n=$(awk '/;early_work / { s += $NF } END { print s + 0 }' folded)
+	m=$(awk '/;main_work / { s += $NF } END { print s + 0 }' folded)
+	# Both threads burn CPU the whole time: about as many samples each.
+	[ "$n" -gt $((m / 2)) ]
+	! grep -q 'unsampled-threads' e.raw
+}
