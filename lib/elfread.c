@@ -343,15 +343,19 @@ static int parse(const unsigned char *data, size_t size, struct zt_elf *e,
 	if (h.e_shoff) {
 		Elf64_Shdr s0;
 
-		if (h.e_shentsize != sizeof(Elf64_Shdr) || !inside(e, h.e_shoff, sizeof s0))
-			return fail(err, errlen, "truncated or corrupt section headers");
+		if (h.e_shentsize != sizeof(Elf64_Shdr) || !inside(e, h.e_shoff, sizeof s0)) {
+			e->damage = "truncated or corrupt section headers";
+			return 0;
+		}
 		memcpy(&s0, data + h.e_shoff, sizeof s0);
 		if (shnum == 0)
 			shnum = s0.sh_size;	/* extended numbering */
 		if (shstrndx == SHN_XINDEX)
 			shstrndx = s0.sh_link;
-		if (shnum > (size - h.e_shoff) / sizeof(Elf64_Shdr))
-			return fail(err, errlen, "truncated: section headers past end of file");
+		if (shnum > (size - h.e_shoff) / sizeof(Elf64_Shdr)) {
+			e->damage = "truncated: section headers past end of file";
+			return 0;
+		}
 	} else {
 		shnum = 0;
 	}

@@ -44,6 +44,7 @@ struct zt_elf {
 	size_t nsyms;
 	int symtab;			/* names came from .symtab, not .dynsym */
 	char buildid[129];		/* hex, "" if none */
+	const char *damage;		/* why sections were left unread, or NULL */
 	const char *debuglink;		/* .gnu_debuglink's file name, or NULL */
 	uint32_t debuglink_crc;		/* its CRC32 of the debug file */
 	int nobits_text;		/* .text is NOBITS: a separate debug file */
@@ -54,9 +55,12 @@ struct zt_elf {
 
 /*
  * Map and parse the file at path. Returns 0, or -1 with err set to a message
- * such as "not an ELF file" or "truncated: section headers past end of file"
+ * such as "not an ELF file" or "truncated or corrupt program headers"
  * (errno-style failures read "cannot open: No such file or directory").
- * Symbols are read too. The caller frees e with zt_elf_close.
+ * Symbols are read too. A file whose section headers are cut off or corrupt
+ * (a truncated file) still opens with its program headers and build-id, no
+ * sections and no symbols, and damage says what was wrong. The caller frees
+ * e with zt_elf_close.
  */
 int zt_elf_open(const char *path, struct zt_elf *e, char *err, size_t errlen);
 

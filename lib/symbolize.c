@@ -13,6 +13,7 @@
 #include "demangle.h"
 #include "elfread.h"
 #include "hash.h"
+#include "srcline.h"
 #include "util.h"
 
 #include <stdarg.h>
@@ -31,6 +32,8 @@ struct module {
 	int have_run, have_dbg;
 	const struct zt_elf *names;	/* where symbols come from */
 	uint64_t bias;		/* without run: vaddr = address - bias */
+	struct zt_dwarf *dw;	/* with --lines, opened on first use */
+	int dw_tried, dw_warned;
 };
 
 struct cached {
@@ -61,6 +64,8 @@ struct zt_symbolizer {
 	struct zt_index dmix;
 	char **warnings;
 	size_t nwarnings, capwarnings;
+	struct zt_srcframe **chains;	/* the inlined frames of cached results */
+	size_t nchains, capchains;
 };
 
 static void warn_once(struct zt_symbolizer *s, const char *fmt, ...)
@@ -202,6 +207,8 @@ static void module_load(struct zt_symbolizer *s, struct module *mod)
 		free(path);
 		return;
 	}
+	if (mod->have_run && mod->run.damage)
+		warn_once(s, "'%s': %s; no symbols read from it", path, mod->run.damage);
 	if (mod->have_run && (!mod->run.symtab || s->o.lines) &&
 	    zt_find_debug(&mod->run, mod->run.path, s->dirs, s->ndirs, &mod->dbg,
 			  dwarn, sizeof dwarn) == 0)
@@ -241,6 +248,61 @@ static const char *display_name(struct zt_symbolizer *s, const char *name)
 		i = (int64_t)s->ndm++;
 	}
 	return s->dm[i].out ? s->dm[i].out : name;
+}
+
+/* The module's DWARF: its debug file's, else its own; NULL if none. */
+static struct zt_dwarf *module_dwarf(struct zt_symbolizer *s, struct module *mod)
+{
+	const struct zt_elf *e;
+	char err[512];
+
+	if (mod->dw_tried)
+		return mod->dw;
+	mod->dw_tried = 1;
+	e = mod->have_dbg ? &mod->dbg : &mod->run;
+	if (!zt_elf_section(e, ".debug_info"))
+		return NULL;
+	mod->dw = zt_dwarf_open(e->path, err, sizeof err);
+	if (!mod->dw && err[0])
+		warn_once(s, "'%s': %s; no source lines from it", e->path, err);
+	return mod->dw;
+}
+
+/* Source lines and inlined frames of vaddr in mod, into r. */
+static void add_lines(struct zt_symbolizer *s, struct module *mod, uint64_t vaddr,
+		      struct zt_symres *r)
+{
+	struct zt_srcframe f[64];
+	struct zt_dwarf *dw = module_dwarf(s, mod);
+	const char *problem;
+	size_t n;
+
+	if (!dw)
+		return;
+	n = zt_dwarf_lookup(dw, vaddr, f, 64);
+	problem = zt_dwarf_problem(dw);
+	if (problem && !mod->dw_warned) {
+		mod->dw_warned = 1;
+		warn_once(s, "'%s': %s; lines from it may be missing",
+			  mod->have_dbg ? mod->dbg.path : mod->run.path, problem);
+	}
+	if (n == 0)
+		return;
+	r->file = f[n - 1].file;
+	r->line = f[n - 1].line;
+	if (!r->have_sym && f[n - 1].name)
+		r->name = display_name(s, f[n - 1].name);
+	if (n == 1)
+		return;
+	r->ninl = n - 1;
+	zt_grow(&s->chains, &s->capchains, s->nchains + 1, sizeof *s->chains);
+	s->chains[s->nchains] = zt_calloc(n - 1, sizeof **s->chains);
+	for (size_t i = 0; i + 1 < n; i++) {
+		s->chains[s->nchains][i] = f[i];
+		s->chains[s->nchains][i].name = f[i].name ? display_name(s, f[i].name) :
+							    "[unknown]";
+	}
+	r->inl = s->chains[s->nchains++];
 }
 
 static void resolve(struct zt_symbolizer *s, uint64_t addr, int exact,
@@ -285,11 +347,13 @@ static void resolve(struct zt_symbolizer *s, uint64_t addr, int exact,
 		sym = zt_elf_lookup(mod->names, vaddr);
 	if (!sym && mod->have_run && mod->names != &mod->run)
 		sym = zt_elf_lookup(&mod->run, vaddr);
-	if (!sym)
-		return;
-	r->name = display_name(s, sym->name);
-	r->have_sym = 1;
-	r->offset = vaddr + (addr - look) - sym->addr;
+	if (sym) {
+		r->name = display_name(s, sym->name);
+		r->have_sym = 1;
+		r->offset = vaddr + (addr - look) - sym->addr;
+	}
+	if (s->o.lines)
+		add_lines(s, mod, vaddr, r);
 }
 
 static int cache_eq(void *ctx, uint32_t i, const void *key)
@@ -332,9 +396,13 @@ void zt_symbolizer_free(struct zt_symbolizer *s)
 	for (size_t i = 0; i < s->nmods; i++) {
 		free(s->mods[i].path);
 		free(s->mods[i].bracket);
+		zt_dwarf_close(s->mods[i].dw);
 		zt_elf_close(&s->mods[i].run);
 		zt_elf_close(&s->mods[i].dbg);
 	}
+	for (size_t i = 0; i < s->nchains; i++)
+		free(s->chains[i]);
+	free(s->chains);
 	for (size_t i = 0; i < s->nwarnings; i++)
 		free(s->warnings[i]);
 	for (size_t i = 0; i < s->ndm; i++)

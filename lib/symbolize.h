@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "raw.h"
+#include "srcline.h"
 
 struct zt_symbolizer;
 
@@ -30,6 +31,11 @@ struct zt_symres {
 	int have_sym;		/* name is a symbol; offset is meaningful */
 	uint64_t offset;	/* address - symbol start */
 	const char *module;	/* mapped path, pseudo-name, or "[unknown]" */
+	/* With lines (DWARF): */
+	const char *file;	/* this frame's source file, or NULL */
+	unsigned line;
+	const struct zt_srcframe *inl;	/* inlined frames at this address, */
+	size_t ninl;			/* innermost first, each with its line */
 };
 
 /*

@@ -98,6 +98,26 @@ static void check_dir(const char *opt, const char *dir)
 
 enum { OPT_NO_DEMANGLE = 256, OPT_SYSROOT };
 
+/*
+ * One address: its inlined frames first, as perf prints them ("(inlined)"
+ * for the module), then the frame itself; each with its source line.
+ */
+static void print_frame(uint64_t addr, const struct zt_symres *r)
+{
+	for (size_t k = 0; k < r->ninl; k++) {
+		printf("\t%16" PRIx64 " %s (inlined)\n", addr, r->inl[k].name);
+		if (r->inl[k].file)
+			printf("  %s:%u\n", r->inl[k].file, r->inl[k].line);
+	}
+	if (r->have_sym)
+		printf("\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", addr, r->name, r->offset,
+		       r->module);
+	else
+		printf("\t%16" PRIx64 " %s (%s)\n", addr, r->name, r->module);
+	if (r->file)
+		printf("  %s:%u\n", r->file, r->line);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -176,14 +196,8 @@ int main(int argc, char **argv)
 
 		printf("%s %" PRIu64 "/%" PRIu32 " 0.000000: %" PRIu64 " zt-samples:\n",
 		       name && *name ? name : comm, pid, st->tid, st->count);
-		for (size_t j = st->first; j < st->first + st->naddr; j++) {
-			if (res[j].have_sym)
-				printf("\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", d.addr[j],
-				       res[j].name, res[j].offset, res[j].module);
-			else
-				printf("\t%16" PRIx64 " %s (%s)\n", d.addr[j], res[j].name,
-				       res[j].module);
-		}
+		for (size_t j = st->first; j < st->first + st->naddr; j++)
+			print_frame(d.addr[j], &res[j]);
 		putchar('\n');
 	}
 	zt_fshut(stdout, "<stdout>");

@@ -1,0 +1,793 @@
+/*
+ * srcline.c — a lazy DWARF reader over libdwarf.
+ *
+ * At open, only the CU index is built: .debug_aranges when present, else
+ * each CU DIE's ranges. A CU is parsed when an address in it is first
+ * looked up: its line table (rows sorted by address) and its scopes, one
+ * interval per range of each DW_TAG_subprogram and DW_TAG_inlined_subroutine
+ * with a depth (how many such scopes enclose it). An address's chain is
+ * then the intervals that hold it, deepest first.
+ *
+ * libdwarf is given an error handler and an error pointer on every call, so
+ * it never aborts; every return is checked, and a CU that fails is dropped
+ * (its problem is remembered for one warning).
+ */
+#include "srcline.h"
+#include "util.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libdwarf/dwarf.h>
+#include <libdwarf/libdwarf.h>
+
+struct row {
+	uint64_t addr;
+	uint32_t file;
+	uint32_t line;
+	uint32_t seq;		/* order in the table, to sort stably */
+	uint8_t end;		/* end_sequence: no code from here */
+};
+
+struct scope {
+	uint64_t lo, hi;	/* [lo, hi) */
+	uint64_t maxhi;		/* max hi of this and every earlier interval */
+	const char *name;
+	uint32_t depth;
+	uint32_t call_file, call_line;	/* where this scope was inlined */
+	uint32_t die;		/* which DIE: intervals of one DIE share it */
+};
+
+struct cu {
+	Dwarf_Off die_off;	/* the CU DIE in .debug_info */
+	int state;		/* 0 not read, 1 read, -1 failed */
+	int version;
+	int lversion;		/* the line table's: how file numbers count */
+	char **files;
+	Dwarf_Signed nfiles;
+	struct row *rows;
+	size_t nrows;
+	struct scope *scopes;
+	size_t nscopes;
+};
+
+struct arange {
+	uint64_t lo, hi;
+	size_t cu;
+};
+
+struct zt_dwarf {
+	Dwarf_Debug dbg;
+	int fd;
+	struct cu *cus;
+	size_t ncus;
+	struct arange *ar;
+	size_t nar;
+	char *problem;
+};
+
+static void on_error(Dwarf_Error e, Dwarf_Ptr arg)
+{
+	(void)e;
+	(void)arg;	/* the caller sees DW_DLV_ERROR and its own error pointer */
+}
+
+static void note(struct zt_dwarf *dw, Dwarf_Error *e, const char *what)
+{
+	if (!dw->problem) {
+		char buf[512];
+
+		snprintf(buf, sizeof buf, "corrupt DWARF: %s%s%s", what,
+			 e && *e ? ": " : "", e && *e ? dwarf_errmsg(*e) : "");
+		dw->problem = zt_strdup(buf);
+	}
+	if (e && *e) {
+		dwarf_dealloc(dw->dbg, *e, DW_DLA_ERROR);
+		*e = NULL;
+	}
+}
+
+/* The ranges of die, appended to *r as (lo, hi) pairs; base is the CU's. */
+static int die_ranges(struct zt_dwarf *dw, Dwarf_Die die, int version, uint64_t base,
+		      uint64_t **r, size_t *n, size_t *cap)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Addr lo, hi;
+	Dwarf_Half form;
+	enum Dwarf_Form_Class cls;
+	Dwarf_Attribute at;
+	int res;
+
+	res = dwarf_lowpc(die, &lo, &e);
+	if (res == DW_DLV_OK) {
+		res = dwarf_highpc_b(die, &hi, &form, &cls, &e);
+		if (res != DW_DLV_OK) {
+			if (res == DW_DLV_ERROR)
+				note(dw, &e, "high_pc");
+			return 0;
+		}
+		if (cls == DW_FORM_CLASS_CONSTANT)
+			hi += lo;
+		if (hi > lo) {
+			zt_grow(r, cap, *n + 2, sizeof **r);
+			(*r)[(*n)++] = lo;
+			(*r)[(*n)++] = hi;
+		}
+		return 0;
+	}
+	if (res == DW_DLV_ERROR)
+		note(dw, &e, "low_pc");
+	res = dwarf_attr(die, DW_AT_ranges, &at, &e);
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR)
+			note(dw, &e, "ranges");
+		return 0;
+	}
+	if (dwarf_whatform(at, &form, &e) != DW_DLV_OK) {
+		note(dw, &e, "ranges form");
+		goto out;
+	}
+	if (version >= 5) {
+		Dwarf_Unsigned val = 0, count = 0, goff = 0;
+		Dwarf_Rnglists_Head head = NULL;
+
+		if (form == DW_FORM_rnglistx)
+			res = dwarf_formudata(at, &val, &e);
+		else
+			res = dwarf_global_formref(at, &val, &e);
+		if (res != DW_DLV_OK) {
+			note(dw, &e, "ranges value");
+			goto out;
+		}
+		res = dwarf_rnglists_get_rle_head(at, form, val, &head, &count, &goff, &e);
+		if (res != DW_DLV_OK) {
+			if (res == DW_DLV_ERROR)
+				note(dw, &e, "rnglists");
+			goto out;
+		}
+		for (Dwarf_Unsigned i = 0; i < count; i++) {
+			unsigned len = 0, code = 0;
+			Dwarf_Unsigned raw1, raw2, c1, c2;
+			Dwarf_Bool unavail = 0;
+
+			if (dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2,
+							      &unavail, &c1, &c2, &e) != DW_DLV_OK) {
+				note(dw, &e, "rnglists entry");
+				break;
+			}
+			if (unavail || code == DW_RLE_end_of_list ||
+			    code == DW_RLE_base_address || code == DW_RLE_base_addressx)
+				continue;
+			if (c2 > c1) {
+				zt_grow(r, cap, *n + 2, sizeof **r);
+				(*r)[(*n)++] = c1;
+				(*r)[(*n)++] = c2;
+			}
+		}
+		dwarf_dealloc_rnglists_head(head);
+	} else {
+		Dwarf_Unsigned off;
+		Dwarf_Off real;
+		Dwarf_Ranges *rb = NULL;
+		Dwarf_Signed cnt = 0;
+		Dwarf_Unsigned bytes;
+
+		if (dwarf_global_formref(at, &off, &e) != DW_DLV_OK) {
+			note(dw, &e, "ranges offset");
+			goto out;
+		}
+		res = dwarf_get_ranges_b(dw->dbg, off, die, &real, &rb, &cnt, &bytes, &e);
+		if (res != DW_DLV_OK) {
+			if (res == DW_DLV_ERROR)
+				note(dw, &e, "debug_ranges");
+			goto out;
+		}
+		for (Dwarf_Signed i = 0; i < cnt; i++) {
+			if (rb[i].dwr_type == DW_RANGES_ADDRESS_SELECTION) {
+				base = rb[i].dwr_addr2;
+			} else if (rb[i].dwr_type == DW_RANGES_ENTRY &&
+				   rb[i].dwr_addr2 > rb[i].dwr_addr1) {
+				zt_grow(r, cap, *n + 2, sizeof **r);
+				(*r)[(*n)++] = base + rb[i].dwr_addr1;
+				(*r)[(*n)++] = base + rb[i].dwr_addr2;
+			} else if (rb[i].dwr_type == DW_RANGES_END) {
+				break;
+			}
+		}
+		dwarf_ranges_dealloc(dw->dbg, rb, cnt);
+	}
+out:
+	dwarf_dealloc(dw->dbg, at, DW_DLA_ATTR);
+	return 0;
+}
+
+static int die_udata(struct zt_dwarf *dw, Dwarf_Die die, Dwarf_Half an, uint64_t *v)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Attribute at;
+	Dwarf_Unsigned u;
+	int res = dwarf_attr(die, an, &at, &e);
+
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR)
+			note(dw, &e, "attribute");
+		return -1;
+	}
+	res = dwarf_formudata(at, &u, &e);
+	if (res == DW_DLV_ERROR) {
+		/* DW_FORM_implicit_const (DWARF 5) reads only as signed. */
+		Dwarf_Signed sv;
+
+		dwarf_dealloc(dw->dbg, e, DW_DLA_ERROR);
+		e = NULL;
+		res = dwarf_formsdata(at, &sv, &e);
+		if (res == DW_DLV_OK && sv >= 0)
+			u = (Dwarf_Unsigned)sv;
+		else if (res == DW_DLV_OK)
+			res = DW_DLV_NO_ENTRY;
+		else if (res == DW_DLV_ERROR)
+			note(dw, &e, "constant");
+	}
+	dwarf_dealloc(dw->dbg, at, DW_DLA_ATTR);
+	if (res != DW_DLV_OK)
+		return -1;
+	*v = u;
+	return 0;
+}
+
+static const char *die_string(struct zt_dwarf *dw, Dwarf_Die die, Dwarf_Half an)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Attribute at;
+	char *s = NULL;
+	int res = dwarf_attr(die, an, &at, &e);
+
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR)
+			note(dw, &e, "attribute");
+		return NULL;
+	}
+	if (dwarf_formstring(at, &s, &e) != DW_DLV_OK) {
+		note(dw, &e, "string");
+		s = NULL;
+	}
+	dwarf_dealloc(dw->dbg, at, DW_DLA_ATTR);
+	return s;
+}
+
+/*
+ * A function's name as addr2line finds it: the linkage name, else the name,
+ * of the DIE or of what its abstract_origin or specification points to.
+ */
+static const char *die_name(struct zt_dwarf *dw, Dwarf_Die die, int hops)
+{
+	static const Dwarf_Half refs[] = { DW_AT_abstract_origin, DW_AT_specification };
+	const char *s;
+
+	if ((s = die_string(dw, die, DW_AT_linkage_name)) ||
+	    (s = die_string(dw, die, DW_AT_MIPS_linkage_name)))
+		return s;
+	s = die_string(dw, die, DW_AT_name);
+	if (s || hops > 8)
+		return s;
+	for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
+		Dwarf_Error e = NULL;
+		Dwarf_Attribute at;
+		Dwarf_Off off;
+		Dwarf_Die other;
+		int res = dwarf_attr(die, refs[i], &at, &e);
+
+		if (res != DW_DLV_OK) {
+			if (res == DW_DLV_ERROR)
+				note(dw, &e, "reference");
+			continue;
+		}
+		res = dwarf_global_formref(at, &off, &e);
+		dwarf_dealloc(dw->dbg, at, DW_DLA_ATTR);
+		if (res != DW_DLV_OK) {
+			note(dw, &e, "reference");
+			continue;
+		}
+		if (dwarf_offdie_b(dw->dbg, off, 1, &other, &e) != DW_DLV_OK) {
+			note(dw, &e, "referenced DIE");
+			continue;
+		}
+		s = die_name(dw, other, hops + 1);
+		dwarf_dealloc_die(other);
+		if (s)
+			return s;
+	}
+	return NULL;
+}
+
+struct walk {
+	struct zt_dwarf *dw;
+	struct cu *cu;
+	uint64_t base;
+	uint64_t *r;
+	size_t nr, capr, capscopes;
+	uint32_t ndies;
+	size_t visited;
+};
+
+/* Visit die and its siblings, depth scopes deep; children recursively. */
+static void walk(struct walk *w, Dwarf_Die die, uint32_t depth, int level)
+{
+	Dwarf_Error e = NULL;
+
+	while (die) {
+		Dwarf_Half tag = 0;
+		Dwarf_Die child = NULL, next = NULL;
+		uint32_t inner = depth;
+		int res;
+
+		if (++w->visited > 50000000 || level > 200) {
+			note(w->dw, NULL, "DIE tree too deep or too large");
+			dwarf_dealloc_die(die);
+			return;
+		}
+		if (dwarf_tag(die, &tag, &e) != DW_DLV_OK) {
+			note(w->dw, &e, "tag");
+			tag = 0;
+		}
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			uint64_t cf = 0, cl = 0;
+			const char *name = NULL;
+			int named = 0;
+
+			w->nr = 0;
+			die_ranges(w->dw, die, w->cu->version, w->base, &w->r, &w->nr, &w->capr);
+			if (tag == DW_TAG_inlined_subroutine) {
+				die_udata(w->dw, die, DW_AT_call_file, &cf);
+				die_udata(w->dw, die, DW_AT_call_line, &cl);
+			}
+			for (size_t i = 0; i + 1 < w->nr; i += 2) {
+				struct scope *s;
+
+				if (!named) {
+					name = die_name(w->dw, die, 0);
+					named = 1;
+				}
+				zt_grow(&w->cu->scopes, &w->capscopes, w->cu->nscopes + 1,
+					sizeof *w->cu->scopes);
+				s = &w->cu->scopes[w->cu->nscopes++];
+				s->lo = w->r[i];
+				s->hi = w->r[i + 1];
+				s->name = name;
+				s->depth = depth;
+				s->call_file = (uint32_t)cf;
+				s->call_line = (uint32_t)cl;
+				s->die = w->ndies;
+			}
+			w->ndies++;
+			inner = depth + 1;
+		}
+		res = dwarf_child(die, &child, &e);
+		if (res == DW_DLV_OK)
+			walk(w, child, inner, level + 1);
+		else if (res == DW_DLV_ERROR)
+			note(w->dw, &e, "child");
+		res = dwarf_siblingof_b(w->dw->dbg, die, 1, &next, &e);
+		if (res == DW_DLV_ERROR) {
+			note(w->dw, &e, "sibling");
+			next = NULL;
+		} else if (res != DW_DLV_OK) {
+			next = NULL;
+		}
+		dwarf_dealloc_die(die);
+		die = next;
+	}
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_scope(const void *a, const void *b)
+{
+	const struct scope *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+static void read_lines(struct zt_dwarf *dw, struct cu *cu, Dwarf_Die cudie)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Unsigned version;
+	Dwarf_Small tables;
+	Dwarf_Line_Context ctx;
+	Dwarf_Line *lines;
+	Dwarf_Signed n;
+	size_t cap = 0;
+	int res;
+
+	res = dwarf_srclines_b(cudie, &version, &tables, &ctx, &e);
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR)
+			note(dw, &e, "line table");
+		return;
+	}
+	if (dwarf_srclines_from_linecontext(ctx, &lines, &n, &e) != DW_DLV_OK) {
+		note(dw, &e, "line table");
+		dwarf_srclines_dealloc_b(ctx);
+		return;
+	}
+	for (Dwarf_Signed i = 0; i < n; i++) {
+		Dwarf_Addr a;
+		Dwarf_Unsigned ln, fno;
+		Dwarf_Bool end;
+
+		if (dwarf_lineaddr(lines[i], &a, &e) != DW_DLV_OK ||
+		    dwarf_lineno(lines[i], &ln, &e) != DW_DLV_OK ||
+		    dwarf_line_srcfileno(lines[i], &fno, &e) != DW_DLV_OK ||
+		    dwarf_lineendsequence(lines[i], &end, &e) != DW_DLV_OK) {
+			note(dw, &e, "line row");
+			break;
+		}
+		zt_grow(&cu->rows, &cap, cu->nrows + 1, sizeof *cu->rows);
+		cu->rows[cu->nrows].addr = a;
+		/*
+		 * As libdwarf 20210528 numbers it. For DWARF 5 it reads file 1
+		 * as file 0 (gcc repeats the primary file there), as binutils
+		 * 2.40 does; where a table does not repeat it (glibc's
+		 * wcsftime_l.c, built by gas), this names the primary file
+		 * where llvm-symbolizer names file 1.
+		 */
+		cu->rows[cu->nrows].file = (uint32_t)fno;
+		cu->rows[cu->nrows].line = (uint32_t)ln;
+		cu->rows[cu->nrows].seq = (uint32_t)i;
+		cu->rows[cu->nrows].end = end != 0;
+		cu->nrows++;
+	}
+	cu->lversion = (int)version;
+	dwarf_srclines_dealloc_b(ctx);
+	qsort(cu->rows, cu->nrows, sizeof *cu->rows, cmp_row);
+	res = dwarf_srcfiles(cudie, &cu->files, &cu->nfiles, &e);
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR)
+			note(dw, &e, "file names");
+		cu->files = NULL;
+		cu->nfiles = 0;
+	}
+}
+
+static void load_cu(struct zt_dwarf *dw, struct cu *cu)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Die cudie, child = NULL;
+	Dwarf_Half ver = 0, offsz = 0;
+	struct walk w = { .dw = dw, .cu = cu };
+	Dwarf_Addr base = 0;
+	int res;
+
+	cu->state = -1;
+	if (dwarf_offdie_b(dw->dbg, cu->die_off, 1, &cudie, &e) != DW_DLV_OK) {
+		note(dw, &e, "compilation unit");
+		return;
+	}
+	if (dwarf_get_version_of_die(cudie, &ver, &offsz) != DW_DLV_OK)
+		ver = 4;
+	cu->version = ver;
+	if (dwarf_lowpc(cudie, &base, &e) != DW_DLV_OK) {
+		if (e)
+			note(dw, &e, "CU low_pc");
+		base = 0;
+	}
+	w.base = base;
+	read_lines(dw, cu, cudie);
+	res = dwarf_child(cudie, &child, &e);
+	if (res == DW_DLV_OK)
+		walk(&w, child, 0, 1);
+	else if (res == DW_DLV_ERROR)
+		note(dw, &e, "child");
+	free(w.r);
+	dwarf_dealloc_die(cudie);
+	qsort(cu->scopes, cu->nscopes, sizeof *cu->scopes, cmp_scope);
+	for (size_t i = 0; i < cu->nscopes; i++)
+		cu->scopes[i].maxhi = i && cu->scopes[i - 1].maxhi > cu->scopes[i].hi ?
+				      cu->scopes[i - 1].maxhi : cu->scopes[i].hi;
+	cu->state = 1;
+}
+
+static int cmp_arange(const void *a, const void *b)
+{
+	const struct arange *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->cu < y->cu ? -1 : x->cu > y->cu;
+}
+
+static int cmp_off(const void *a, const void *b)
+{
+	const struct cu *x = a, *y = b;
+
+	return x->die_off < y->die_off ? -1 : x->die_off > y->die_off;
+}
+
+/* Index every CU, and its ranges unless .debug_aranges gave them. */
+static void index_cus(struct zt_dwarf *dw)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Arange *ars = NULL;
+	Dwarf_Signed nars = 0;
+	size_t capcu = 0, capar = 0;
+	int have_aranges, res;
+
+	for (;;) {
+		Dwarf_Unsigned len, next, typeoff;
+		Dwarf_Half ver, asz, lsz, esz, type;
+		Dwarf_Off abbr;
+		Dwarf_Sig8 sig;
+		Dwarf_Die cudie;
+
+		res = dwarf_next_cu_header_d(dw->dbg, 1, &len, &ver, &abbr, &asz, &lsz, &esz,
+					     &sig, &typeoff, &next, &type, &e);
+		if (res == DW_DLV_ERROR)
+			note(dw, &e, "CU header");
+		if (res != DW_DLV_OK)
+			break;
+		res = dwarf_siblingof_b(dw->dbg, NULL, 1, &cudie, &e);
+		if (res != DW_DLV_OK) {
+			if (res == DW_DLV_ERROR)
+				note(dw, &e, "CU DIE");
+			continue;
+		}
+		zt_grow(&dw->cus, &capcu, dw->ncus + 1, sizeof *dw->cus);
+		memset(&dw->cus[dw->ncus], 0, sizeof *dw->cus);
+		if (dwarf_dieoffset(cudie, &dw->cus[dw->ncus].die_off, &e) != DW_DLV_OK) {
+			note(dw, &e, "CU offset");
+			dwarf_dealloc_die(cudie);
+			continue;
+		}
+		dw->cus[dw->ncus].version = ver;
+		dw->ncus++;
+		dwarf_dealloc_die(cudie);
+	}
+	qsort(dw->cus, dw->ncus, sizeof *dw->cus, cmp_off);
+	res = dwarf_get_aranges(dw->dbg, &ars, &nars, &e);
+	if (res == DW_DLV_ERROR)
+		note(dw, &e, "aranges");
+	have_aranges = res == DW_DLV_OK;
+	for (Dwarf_Signed i = 0; have_aranges && i < nars; i++) {
+		Dwarf_Unsigned seg, segsz, len;
+		Dwarf_Addr start;
+		Dwarf_Off off;
+		struct cu key, *hit;
+
+		if (dwarf_get_arange_info_b(ars[i], &seg, &segsz, &start, &len, &off, &e) ==
+		    DW_DLV_OK) {
+			key.die_off = off;
+			hit = bsearch(&key, dw->cus, dw->ncus, sizeof *dw->cus, cmp_off);
+			if (hit && len > 0) {
+				zt_grow(&dw->ar, &capar, dw->nar + 1, sizeof *dw->ar);
+				dw->ar[dw->nar].lo = start;
+				dw->ar[dw->nar].hi = start + len;
+				dw->ar[dw->nar].cu = (size_t)(hit - dw->cus);
+				dw->nar++;
+			}
+		} else {
+			note(dw, &e, "arange");
+		}
+		dwarf_dealloc(dw->dbg, ars[i], DW_DLA_ARANGE);
+	}
+	if (have_aranges)
+		dwarf_dealloc(dw->dbg, ars, DW_DLA_LIST);
+	/* CUs that aranges left out (clang omits it): their own ranges. */
+	for (size_t c = 0; c < dw->ncus; c++) {
+		Dwarf_Die cudie;
+		uint64_t *r = NULL;
+		size_t nr = 0, capr = 0;
+		Dwarf_Addr base = 0;
+		int covered = 0;
+
+		for (size_t i = 0; i < dw->nar && !covered; i++)
+			covered = dw->ar[i].cu == c;
+		if (covered)
+			continue;
+		if (dwarf_offdie_b(dw->dbg, dw->cus[c].die_off, 1, &cudie, &e) != DW_DLV_OK) {
+			note(dw, &e, "CU DIE");
+			continue;
+		}
+		if (dwarf_lowpc(cudie, &base, &e) != DW_DLV_OK) {
+			if (e)
+				dwarf_dealloc(dw->dbg, e, DW_DLA_ERROR);
+			e = NULL;
+			base = 0;
+		}
+		die_ranges(dw, cudie, dw->cus[c].version, base, &r, &nr, &capr);
+		for (size_t i = 0; i + 1 < nr; i += 2) {
+			zt_grow(&dw->ar, &capar, dw->nar + 1, sizeof *dw->ar);
+			dw->ar[dw->nar].lo = r[i];
+			dw->ar[dw->nar].hi = r[i + 1];
+			dw->ar[dw->nar].cu = c;
+			dw->nar++;
+		}
+		free(r);
+		dwarf_dealloc_die(cudie);
+	}
+	qsort(dw->ar, dw->nar, sizeof *dw->ar, cmp_arange);
+}
+
+struct zt_dwarf *zt_dwarf_open(const char *path, char *err, size_t errlen)
+{
+	struct zt_dwarf *dw;
+	Dwarf_Error e = NULL;
+	int fd, res;
+
+	*err = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open for DWARF");
+		return NULL;
+	}
+	dw = zt_calloc(1, sizeof *dw);
+	dw->fd = fd;
+	res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, on_error, NULL, &dw->dbg, &e);
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR) {
+			snprintf(err, errlen, "corrupt DWARF: %s", e ? dwarf_errmsg(e) : "unreadable");
+			/* dbg is not set up: the error cannot be freed through it. */
+		}
+		close(fd);
+		free(dw);
+		return NULL;
+	}
+	index_cus(dw);
+	if (dw->ncus == 0) {
+		if (dw->problem)
+			snprintf(err, errlen, "%s", dw->problem);
+		zt_dwarf_close(dw);
+		return NULL;
+	}
+	return dw;
+}
+
+void zt_dwarf_close(struct zt_dwarf *dw)
+{
+	Dwarf_Error e = NULL;
+
+	if (!dw)
+		return;
+	for (size_t i = 0; i < dw->ncus; i++) {
+		free(dw->cus[i].rows);
+		free(dw->cus[i].scopes);
+		/* files: freed with everything else by dwarf_finish */
+	}
+	dwarf_finish(dw->dbg, &e);
+	close(dw->fd);
+	free(dw->cus);
+	free(dw->ar);
+	free(dw->problem);
+	free(dw);
+}
+
+const char *zt_dwarf_problem(const struct zt_dwarf *dw)
+{
+	return dw ? dw->problem : NULL;
+}
+
+static const char *file_name(const struct cu *cu, uint32_t fno)
+{
+	int64_t i = cu->lversion >= 5 ? (int64_t)fno : (int64_t)fno - 1;
+
+	if (i < 0 || i >= cu->nfiles)
+		return NULL;
+	return cu->files[i];
+}
+
+/* The line-table row for vaddr in cu, or NULL. */
+static const struct row *row_for(const struct cu *cu, uint64_t vaddr)
+{
+	size_t lo = 0, hi = cu->nrows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cu->rows[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || cu->rows[lo - 1].end)
+		return NULL;
+	/* At one address the last row counts, as in addr2line. */
+	return &cu->rows[lo - 1];
+}
+
+static struct cu *cu_for(struct zt_dwarf *dw, uint64_t vaddr)
+{
+	size_t lo = 0, hi = dw->nar;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (dw->ar[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Ranges of different CUs do not nest; look a few back for overlap. */
+	for (size_t i = lo; i > 0 && lo - i < 16; i--) {
+		const struct arange *a = &dw->ar[i - 1];
+
+		if (vaddr >= a->lo && vaddr < a->hi) {
+			struct cu *cu = &dw->cus[a->cu];
+
+			if (cu->state == 0)
+				load_cu(dw, cu);
+			return cu->state == 1 ? cu : NULL;
+		}
+	}
+	return NULL;
+}
+
+size_t zt_dwarf_lookup(struct zt_dwarf *dw, uint64_t vaddr, struct zt_srcframe *out,
+		       size_t max)
+{
+	struct cu *cu = cu_for(dw, vaddr);
+	const struct scope *chain[64];
+	const struct row *row;
+	size_t lo = 0, hi, n = 0, depth = 0;
+
+	if (!cu || max == 0)
+		return 0;
+	row = row_for(cu, vaddr);
+	/* Scopes holding vaddr, one per depth. */
+	hi = cu->nscopes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cu->scopes[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i > 0 && cu->scopes[i - 1].maxhi > vaddr; i--) {
+		const struct scope *s = &cu->scopes[i - 1];
+
+		if (vaddr < s->lo || vaddr >= s->hi || s->depth >= 64)
+			continue;
+		if (s->depth >= depth) {
+			for (size_t d = depth; d <= s->depth; d++)
+				chain[d] = NULL;
+			depth = s->depth + 1;
+		}
+		if (!chain[s->depth])
+			chain[s->depth] = s;
+	}
+	/* A chain must be whole from depth 0: else trust none of it. */
+	for (size_t d = 0; d < depth; d++)
+		if (!chain[d])
+			depth = d;
+	if (depth == 0) {
+		if (!row)
+			return 0;
+		out[0].name = NULL;
+		out[0].file = file_name(cu, row->file);
+		out[0].line = row->line;
+		return 1;
+	}
+	for (size_t d = depth; d-- > 0 && n < max; ) {
+		out[n].name = chain[d]->name;
+		if (d == depth - 1) {
+			out[n].file = row ? file_name(cu, row->file) : NULL;
+			out[n].line = row ? row->line : 0;
+		} else {
+			out[n].file = file_name(cu, chain[d + 1]->call_file);
+			out[n].line = chain[d + 1]->call_line;
+		}
+		n++;
+	}
+	return n;
+}

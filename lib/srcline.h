@@ -1,0 +1,46 @@
+/*
+ * srcline.h — source lines and inlined frames from DWARF, through libdwarf
+ * (its 20210528 API). Only what symbolization needs is read: the CU that
+ * holds an address is found through .debug_aranges (or the CUs' own
+ * ranges), and a CU's line table and function scopes are parsed the first
+ * time one of its addresses is asked for.
+ */
+#ifndef ZT_SRCLINE_H
+#define ZT_SRCLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct zt_dwarf;
+
+/* One function in an address's chain of inlined calls. */
+struct zt_srcframe {
+	const char *name;	/* linkage name if any, else name; NULL if unknown */
+	const char *file;	/* NULL if unknown */
+	unsigned line;
+};
+
+/*
+ * Open the DWARF of the ELF file at path. Returns NULL when it has none, or
+ * when libdwarf refuses it (err then says why; "" means no DWARF).
+ */
+struct zt_dwarf *zt_dwarf_open(const char *path, char *err, size_t errlen);
+void zt_dwarf_close(struct zt_dwarf *dw);
+
+/*
+ * The chain at link-time address vaddr, innermost first, into out[0..max):
+ * out[0] is the innermost inlined function with the line of vaddr; each
+ * next entry is the function that inlined the one before, with the line of
+ * that call; the last is the function that holds vaddr out of line.
+ * Returns the number of entries: 0 when no DWARF covers vaddr, and 1 with
+ * name NULL when the line table covers it but no function does (assembly).
+ * Strings live as long as dw. A CU found to be corrupt is skipped; its
+ * problem is kept for zt_dwarf_problem.
+ */
+size_t zt_dwarf_lookup(struct zt_dwarf *dw, uint64_t vaddr, struct zt_srcframe *out,
+		       size_t max);
+
+/* The first problem met in the DWARF, or NULL; for one warning per file. */
+const char *zt_dwarf_problem(const struct zt_dwarf *dw);
+
+#endif

@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# zt-symbolize --lines: source lines and inlined frames from DWARF, checked
+# against addr2line -C -f -i and llvm-symbolizer on the same addresses (libc
+# with libc6-dbg's debug file, and a C++ program built with -O2 -g), and
+# corrupt DWARF.
+
+load helper
+
+COMPARE="$BATS_TEST_DIRNAME/symcompare.py"
+
+setup_file() {
+	cd "$BATS_FILE_TMPDIR"
+	cat > inl.c <<'C'
+#include <stdlib.h>
+static inline __attribute__((always_inline)) long sq(long x) { return x * x + 1; }
+static inline __attribute__((always_inline)) long twice(long x) { return sq(x) + sq(x + 1); }
+__attribute__((noinline)) long work(long n)
+{ long s = 0; for (long i = 0; i < n; i++) s += twice(i) ^ s; return s; }
+int main(int argc, char **argv) { return work(argc > 1 ? atol(argv[1]) : 100) == 42; }
+C
+	gcc -O2 -g -o inl inl.c
+}
+
+setup() {
+	cd "$BATS_FILE_TMPDIR"
+}
+
+@test "--lines: inlined calls are frames of their own, innermost first, each with its line" {
+	# The first pc of work that addr2line puts three calls deep.
+	read -r lo size < <(nm -S inl | awk '$4 == "work" { print $1, $2 }')
+	for ((a = 0x$lo; a < 0x$lo + 0x$size; a++)); do
+		[ "$(addr2line -f -i -e inl "$(printf '%x' $a)" | sed -n 1p)" = sq ] && break
+	done
+	pc=$(printf '%x' $a)
+	addr2line -f -i -e inl "$pc" > want
+	[ "$(sed -n '1p;3p;5p' want | tr '\n' ' ')" = "sq twice work " ]
+	python3 "$COMPARE" onepc inl "$PWD/inl" "$pc" > one.raw
+	run --separate-stderr zt-symbolize --lines one.raw
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	expected=$(printf '\t%16s sq (inlined)\n  %s\n\t%16s twice (inlined)\n  %s\n\t%16s work+0x%x (%s)\n  %s' \
+		"$pc" "$(sed -n 2p want)" "$pc" "$(sed -n 4p want)" "$pc" $((a - 0x$lo)) "$PWD/inl" "$(sed -n 6p want)")
+	[ "$(printf '%s\n' "$output" | grep -v '^#' | sed 1d)" = "$expected" ]
+	# Without --lines: the same frame, alone, with no line.
+	run zt-symbolize one.raw
+	[ "$(printf '%s\n' "$output" | grep -v '^#' | sed 1d)" = "$(printf '\t%16s work+0x%x (%s)' "$pc" $((a - 0x$lo)) "$PWD/inl")" ]
+}
+
+@test "without --lines no DWARF is read; corrupt DWARF is one warning, names stay" {
+	cp inl bad
+	off=$(readelf -SW bad | awk '$2 == ".debug_info" { print $5 }')
+	printf '\377\377\377\377\377\377\377\377\377\377\377\377' |
+		dd of=bad bs=1 seek=$((0x$off)) conv=notrunc 2>/dev/null
+	pc=$(printf '%x' $((0x$(nm inl | awk '$3 == "work" { print $1 }') + 4)))
+	python3 "$COMPARE" onepc inl "$PWD/bad" "$pc" > bad.raw
+	run --separate-stderr zt-symbolize bad.raw
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[[ "$output" == *" work+0x4 ($PWD/bad)"* ]]
+	run --separate-stderr zt-symbolize -l bad.raw
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == "zt-symbolize: '$PWD/bad': corrupt DWARF: "*"; no source lines from it" ]]
+	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+	[[ "$output" == *" work+0x4 ($PWD/bad)"* ]]
+	[[ "$output" == *"# zt warning '$PWD/bad': corrupt DWARF: "* ]]
+}
+
+@test "a truncated file: one warning, names from its debug file by build-id" {
+	head -c $(( $(stat -c %s inl) * 3 / 4 )) inl > cut
+	pc=$(printf '%x' $((0x$(nm inl | awk '$3 == "work" { print $1 }') + 4)))
+	python3 "$COMPARE" onepc inl "$PWD/cut" "$pc" > cut.raw
+	run --separate-stderr zt-symbolize -l cut.raw
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "zt-symbolize: '$PWD/cut': truncated or corrupt section headers; no symbols read from it" ]
+	[[ "$output" == *" [cut] ($PWD/cut)"* ]]
+	# Its program headers and build-id are whole: its debug file names it.
+	b=$(readelf -n inl | awk '/Build ID/ { print $3 }')
+	mkdir -p "dbg/.build-id/${b:0:2}"
+	objcopy --only-keep-debug inl "dbg/.build-id/${b:0:2}/${b:2}.debug"
+	run --separate-stderr zt-symbolize -l --debug-dir=dbg cut.raw
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" work+0x4 ($PWD/cut)"*"inl.c:5"* ]]
+}
+
+@test "libc: --lines agrees with addr2line and llvm-symbolizer on 20000 random pcs" {
+	libc=/usr/lib/x86_64-linux-gnu/libc.so.6
+	b=$(readelf -n "$libc" | awk '/Build ID/ { print $3 }')
+	dbg="/usr/lib/debug/.build-id/${b:0:2}/${b:2}.debug"
+	python3 "$COMPARE" dump "$libc" "$dbg" 20000 7 > libc.raw
+	zt-symbolize --lines libc.raw > zt.sym
+	addr2line -a -C -f -i -e "$dbg" < pcs.txt > a2l.txt
+	llvm-symbolizer --output-style=GNU -a -C -f -i --obj="$dbg" < pcs.txt > llvm.txt
+	python3 "$COMPARE" compare zt.sym a2l.txt llvm.txt "$dbg" nofiles > score 2>/dev/null
+	cat score
+	awk '{ if ($4 < 0.98) bad = 1 } END { exit bad }' score
+	[ "$(wc -l < score)" -eq 2 ]
+}
+
+@test "C++ at -O2 -g: --lines agrees with addr2line and llvm-symbolizer" {
+	cat > big.cc <<'C'
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+#include <cstdio>
+namespace geo {
+struct Point { double x, y; };
+static inline double dot(const Point &a, const Point &b) { return a.x * b.x + a.y * b.y; }
+template <typename T> struct Grid {
+	std::vector<T> cells;
+	size_t w;
+	T &at(size_t i, size_t j) { return cells[i * w + j]; }
+	T sum() const { T s{}; for (const T &c : cells) s += c; return s; }
+};
+double norm(const std::vector<Point> &v) { double s = 0; for (auto &p : v) s += dot(p, p); return s; }
+}
+static std::map<std::string, int> count_words(const std::vector<std::string> &ws)
+{ std::map<std::string, int> m; for (auto &w : ws) ++m[w]; return m; }
+int main(int argc, char **argv)
+{
+	std::vector<geo::Point> pts;
+	for (int i = 0; i < argc * 1000; i++) pts.push_back({i * 0.5, i * 0.25});
+	std::sort(pts.begin(), pts.end(), [](const geo::Point &a, const geo::Point &b) { return a.y > b.y; });
+	geo::Grid<long> g{std::vector<long>(100, 1), 10};
+	g.at(2, 3) = argc;
+	std::vector<std::string> ws;
+	for (int i = 1; i < argc; i++) ws.push_back(argv[i]);
+	auto m = count_words(ws);
+	std::printf("%f %ld %zu\n", geo::norm(pts), g.sum(), m.size());
+	return 0;
+}
+C
+	g++ -O2 -g -o big big.cc
+	python3 "$COMPARE" dump "$PWD/big" "$PWD/big" 20000 3 > big.raw
+	zt-symbolize --lines big.raw > zt.sym
+	addr2line -a -C -f -i -e big < pcs.txt > a2l.txt
+	llvm-symbolizer --output-style=GNU -a -C -f -i --obj=big < pcs.txt > llvm.txt
+	python3 "$COMPARE" compare zt.sym a2l.txt llvm.txt big > score 2>/dev/null
+	cat score
+	awk '{ if ($4 < 0.98) bad = 1 } END { exit bad }' score
+	[ "$(wc -l < score)" -eq 2 ]
+	# Inlined frames are there: some pc is three calls deep or more.
+	awk '/^\t/ { if ($1 == last) n++; else n = 1; last = $1; if (n >= 3) deep = 1 } END { exit !deep }' zt.sym
+}
