@@ -46,6 +46,7 @@ struct zt_thread {
 	pid_t tid;
 	uintptr_t stack_lo, stack_hi;
 	int perf_fd;		/* -1 when the POSIX timer runs */
+	ino_t perf_ino;		/* its inode, to know it is still ours */
 	int has_timer;
 	timer_t timer;
 	size_t len;

@@ -16,6 +16,7 @@
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -23,7 +24,8 @@ static int perf_start(struct zt_thread *t)
 {
 	struct perf_event_attr attr;
 	struct f_owner_ex owner = { F_OWNER_TID, t->tid };
-	int fd;
+	struct stat st;
+	int fd, high;
 
 	memset(&attr, 0, sizeof attr);
 	attr.size = sizeof attr;
@@ -38,6 +40,12 @@ static int perf_start(struct zt_thread *t)
 			  PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -1;
+	/* Keep out of the way of a program's own low descriptors. */
+	high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
 	if (fcntl(fd, F_SETFL, O_ASYNC) < 0 ||
 	    fcntl(fd, F_SETSIG, SIGPROF) < 0 ||
 	    fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
@@ -47,6 +55,7 @@ static int perf_start(struct zt_thread *t)
 		return -1;
 	}
 	t->perf_fd = fd;
+	t->perf_ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
 	return 0;
 }
 
@@ -100,8 +109,17 @@ void zt_timer_stop(struct zt_thread *t)
 	int saved = errno;
 
 	if (t->perf_fd >= 0) {
-		ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
-		close(t->perf_fd);
+		struct stat st;
+
+		/*
+		 * A program that closes descriptors it did not open (daemons do)
+		 * may have closed ours and reused the number: touch it only if it
+		 * is still our counter.
+		 */
+		if (fstat(t->perf_fd, &st) == 0 && st.st_ino == t->perf_ino) {
+			ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+			close(t->perf_fd);
+		}
 		t->perf_fd = -1;
 	}
 	if (t->has_timer) {
