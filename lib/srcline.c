@@ -451,7 +451,8 @@ static void read_lines(struct zt_dwarf *dw, struct cu *cu, Dwarf_Die cudie)
 	}
 	cu->lversion = (int)version;
 	dwarf_srclines_dealloc_b(ctx);
-	qsort(cu->rows, cu->nrows, sizeof *cu->rows, cmp_row);
+	if (cu->nrows)
+		qsort(cu->rows, cu->nrows, sizeof *cu->rows, cmp_row);
 	res = dwarf_srcfiles(cudie, &cu->files, &cu->nfiles, &e);
 	if (res != DW_DLV_OK) {
 		if (res == DW_DLV_ERROR)
@@ -492,7 +493,8 @@ static void load_cu(struct zt_dwarf *dw, struct cu *cu)
 		note(dw, &e, "child");
 	free(w.r);
 	dwarf_dealloc_die(cudie);
-	qsort(cu->scopes, cu->nscopes, sizeof *cu->scopes, cmp_scope);
+	if (cu->nscopes)
+		qsort(cu->scopes, cu->nscopes, sizeof *cu->scopes, cmp_scope);
 	for (size_t i = 0; i < cu->nscopes; i++)
 		cu->scopes[i].maxhi = i && cu->scopes[i - 1].maxhi > cu->scopes[i].hi ?
 				      cu->scopes[i - 1].maxhi : cu->scopes[i].hi;
@@ -554,7 +556,8 @@ static void index_cus(struct zt_dwarf *dw)
 		dw->ncus++;
 		dwarf_dealloc_die(cudie);
 	}
-	qsort(dw->cus, dw->ncus, sizeof *dw->cus, cmp_off);
+	if (dw->ncus)
+		qsort(dw->cus, dw->ncus, sizeof *dw->cus, cmp_off);
 	res = dwarf_get_aranges(dw->dbg, &ars, &nars, &e);
 	if (res == DW_DLV_ERROR)
 		note(dw, &e, "aranges");
@@ -568,7 +571,8 @@ static void index_cus(struct zt_dwarf *dw)
 		if (dwarf_get_arange_info_b(ars[i], &seg, &segsz, &start, &len, &off, &e) ==
 		    DW_DLV_OK) {
 			key.die_off = off;
-			hit = bsearch(&key, dw->cus, dw->ncus, sizeof *dw->cus, cmp_off);
+			hit = dw->ncus ? bsearch(&key, dw->cus, dw->ncus, sizeof *dw->cus,
+						 cmp_off) : NULL;
 			if (hit && len > 0) {
 				zt_grow(&dw->ar, &capar, dw->nar + 1, sizeof *dw->ar);
 				dw->ar[dw->nar].lo = start;
@@ -616,7 +620,8 @@ static void index_cus(struct zt_dwarf *dw)
 		free(r);
 		dwarf_dealloc_die(cudie);
 	}
-	qsort(dw->ar, dw->nar, sizeof *dw->ar, cmp_arange);
+	if (dw->nar)
+		qsort(dw->ar, dw->nar, sizeof *dw->ar, cmp_arange);
 }
 
 struct zt_dwarf *zt_dwarf_open(const char *path, char *err, size_t errlen)

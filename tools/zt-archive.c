@@ -33,6 +33,10 @@ static void usage(int status)
 	exit(status);
 }
 
+/* Reachable when an error exits, so that LeakSanitizer stays quiet. */
+static struct zt_input *in;
+static struct zt_dump d;
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -42,8 +46,6 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL;
-	struct zt_input *in;
-	struct zt_dump d;
 	struct zt_archived *a;
 	size_t n;
 	char err[512];

@@ -98,6 +98,11 @@ static void check_dir(const char *opt, const char *dir)
 
 enum { OPT_NO_DEMANGLE = 256, OPT_SYSROOT };
 
+/* Reachable when an error exits, so that LeakSanitizer stays quiet. */
+static struct zt_input *in;
+static const char **dirs;
+static struct zt_dump d;
+
 /*
  * One address: its inlined frames first, as perf prints them ("(inlined)"
  * for the module), then the frame itself; each with its source line.
@@ -130,9 +135,6 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct zt_symopts o = { 0 };
-	const char **dirs = zt_calloc((size_t)argc + 1, sizeof *dirs);
-	struct zt_input *in;
-	struct zt_dump d;
 	struct zt_symbolizer *s;
 	struct zt_symres *res;
 	char err[512];
@@ -140,6 +142,7 @@ int main(int argc, char **argv)
 	int c;
 
 	zt_setprog(argv[0]);
+	dirs = zt_calloc((size_t)argc + 1, sizeof *dirs);
 	while ((c = getopt_long(argc, argv, "d:hlV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
