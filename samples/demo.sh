@@ -1,6 +1,6 @@
 #!/bin/sh
-# demo.sh — what `make demo` runs: profile samples/spin, then show its
-# folded stacks and where its time went.
+# demo.sh — what `make demo` runs: profile samples/spin (hot_a 3 : hot_b 1),
+# then show its folded stacks and where its time went.
 set -e
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -8,12 +8,13 @@ trap 'rm -rf "$tmp"' EXIT
 PATH="$PWD/tools:$PWD/collect:$PATH"
 
 echo "\$ zt-collect -o spin.raw samples/spin"
-zt-collect -o "$tmp/spin.raw" samples/spin
+zt-collect -o "$tmp/spin.raw" samples/spin 2>&1
 echo
-echo "\$ zt-symbolize spin.raw | zt-fold"
-zt-symbolize "$tmp/spin.raw" | zt-fold | tee "$tmp/spin.folded"
-if [ -x tools/zt-stat ]; then
-	echo
-	echo "\$ zt-stat spin.folded"
-	zt-stat "$tmp/spin.folded"
-fi
+echo "\$ zt-symbolize spin.raw > spin.sym"
+zt-symbolize "$tmp/spin.raw" > "$tmp/spin.sym"
+echo
+echo "\$ zt-fold spin.sym"
+zt-fold "$tmp/spin.sym"
+echo
+echo "\$ zt-stat spin.sym"
+zt-stat "$tmp/spin.sym"
