@@ -34,8 +34,10 @@ struct row {
 
 struct scope {
 	uint64_t lo, hi;	/* [lo, hi) */
-	uint64_t maxhi;		/* max hi of this and every earlier interval */
+	uint32_t parent;	/* 1 + the interval that encloses it, or 0 */
+	Dwarf_Off off;		/* the DIE, whose name is read when first asked */
 	const char *name;
+	int named;
 	uint32_t depth;
 	uint32_t call_file, call_line;	/* where this scope was inlined */
 	uint32_t die;		/* which DIE: intervals of one DIE share it */
@@ -335,8 +337,7 @@ static void walk(struct walk *w, Dwarf_Die die, uint32_t depth, int level)
 		}
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
 			uint64_t cf = 0, cl = 0;
-			const char *name = NULL;
-			int named = 0;
+			Dwarf_Off off = 0;
 
 			w->nr = 0;
 			die_ranges(w->dw, die, w->cu->version, w->base, &w->r, &w->nr, &w->capr);
@@ -344,19 +345,21 @@ static void walk(struct walk *w, Dwarf_Die die, uint32_t depth, int level)
 				die_udata(w->dw, die, DW_AT_call_file, &cf);
 				die_udata(w->dw, die, DW_AT_call_line, &cl);
 			}
+			if (w->nr && dwarf_dieoffset(die, &off, &e) != DW_DLV_OK) {
+				note(w->dw, &e, "DIE offset");
+				w->nr = 0;
+			}
 			for (size_t i = 0; i + 1 < w->nr; i += 2) {
 				struct scope *s;
 
-				if (!named) {
-					name = die_name(w->dw, die, 0);
-					named = 1;
-				}
 				zt_grow(&w->cu->scopes, &w->capscopes, w->cu->nscopes + 1,
 					sizeof *w->cu->scopes);
 				s = &w->cu->scopes[w->cu->nscopes++];
 				s->lo = w->r[i];
 				s->hi = w->r[i + 1];
-				s->name = name;
+				s->off = off;
+				s->name = NULL;
+				s->named = 0;
 				s->depth = depth;
 				s->call_file = (uint32_t)cf;
 				s->call_line = (uint32_t)cl;
@@ -365,7 +368,16 @@ static void walk(struct walk *w, Dwarf_Die die, uint32_t depth, int level)
 			w->ndies++;
 			inner = depth + 1;
 		}
-		res = dwarf_child(die, &child, &e);
+		/*
+		 * Functions sit at the top, in namespaces, or (inlined) in
+		 * functions and their blocks: the rest (types, variables,
+		 * parameters) is not walked into.
+		 */
+		res = DW_DLV_NO_ENTRY;
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+		    tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
+		    tag == DW_TAG_module)
+			res = dwarf_child(die, &child, &e);
 		if (res == DW_DLV_OK)
 			walk(w, child, inner, level + 1);
 		else if (res == DW_DLV_ERROR)
@@ -462,6 +474,29 @@ static void read_lines(struct zt_dwarf *dw, struct cu *cu, Dwarf_Die cudie)
 	}
 }
 
+/*
+ * Scopes nest: each interval's parent is the one before it in (lo, depth)
+ * order, one scope shallower, that has not ended where it starts. A sweep
+ * with a stack finds them all, so that a lookup climbs from the deepest
+ * interval instead of scanning.
+ */
+static void link_parents(struct cu *cu)
+{
+	uint32_t *stack = zt_calloc(cu->nscopes ? cu->nscopes : 1, sizeof *stack);
+	size_t top = 0;
+
+	for (size_t i = 0; i < cu->nscopes; i++) {
+		struct scope *s = &cu->scopes[i];
+
+		while (top > 0 && (cu->scopes[stack[top - 1]].hi <= s->lo ||
+				   cu->scopes[stack[top - 1]].depth >= s->depth))
+			top--;
+		s->parent = top > 0 ? stack[top - 1] + 1 : 0;
+		stack[top++] = (uint32_t)i;
+	}
+	free(stack);
+}
+
 static void load_cu(struct zt_dwarf *dw, struct cu *cu)
 {
 	Dwarf_Error e = NULL;
@@ -495,9 +530,7 @@ static void load_cu(struct zt_dwarf *dw, struct cu *cu)
 	dwarf_dealloc_die(cudie);
 	if (cu->nscopes)
 		qsort(cu->scopes, cu->nscopes, sizeof *cu->scopes, cmp_scope);
-	for (size_t i = 0; i < cu->nscopes; i++)
-		cu->scopes[i].maxhi = i && cu->scopes[i - 1].maxhi > cu->scopes[i].hi ?
-				      cu->scopes[i - 1].maxhi : cu->scopes[i].hi;
+	link_parents(cu);
 	cu->state = 1;
 }
 
@@ -758,23 +791,27 @@ size_t zt_dwarf_lookup(struct zt_dwarf *dw, uint64_t vaddr, struct zt_srcframe *
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i > 0 && cu->scopes[i - 1].maxhi > vaddr; i--) {
-		const struct scope *s = &cu->scopes[i - 1];
+	/*
+	 * The last interval that starts at or before vaddr, if it does not
+	 * hold vaddr, has ended: the ones that hold vaddr enclose it.
+	 */
+	if (lo > 0) {
+		const struct scope *s = &cu->scopes[lo - 1];
 
-		if (vaddr < s->lo || vaddr >= s->hi || s->depth >= 64)
-			continue;
-		if (s->depth >= depth) {
-			for (size_t d = depth; d <= s->depth; d++)
-				chain[d] = NULL;
+		while (s && !(vaddr >= s->lo && vaddr < s->hi))
+			s = s->parent ? &cu->scopes[s->parent - 1] : NULL;
+		if (s && s->depth < 64) {
 			depth = s->depth + 1;
+			for (size_t d = depth; d-- > 0; ) {
+				if (!s || s->depth != d) {
+					depth = 0;	/* a gap: trust none of it */
+					break;
+				}
+				chain[d] = s;
+				s = s->parent ? &cu->scopes[s->parent - 1] : NULL;
+			}
 		}
-		if (!chain[s->depth])
-			chain[s->depth] = s;
 	}
-	/* A chain must be whole from depth 0: else trust none of it. */
-	for (size_t d = 0; d < depth; d++)
-		if (!chain[d])
-			depth = d;
 	if (depth == 0) {
 		if (!row)
 			return 0;
@@ -784,7 +821,21 @@ size_t zt_dwarf_lookup(struct zt_dwarf *dw, uint64_t vaddr, struct zt_srcframe *
 		return 1;
 	}
 	for (size_t d = depth; d-- > 0 && n < max; ) {
-		out[n].name = chain[d]->name;
+		struct scope *sc = (struct scope *)chain[d];
+
+		if (!sc->named) {
+			Dwarf_Error e = NULL;
+			Dwarf_Die die;
+
+			sc->named = 1;
+			if (dwarf_offdie_b(dw->dbg, sc->off, 1, &die, &e) == DW_DLV_OK) {
+				sc->name = die_name(dw, die, 0);
+				dwarf_dealloc_die(die);
+			} else {
+				note(dw, &e, "DIE");
+			}
+		}
+		out[n].name = sc->name;
 		if (d == depth - 1) {
 			out[n].file = row ? file_name(cu, row->file) : NULL;
 			out[n].line = row ? row->line : 0;
