@@ -7,6 +7,9 @@
  *                        can still be named
  *   execve, execv,       finish the dump before the image is replaced (exec
  *   execvp, execvpe      skips destructors); restart it if the exec fails
+ *   sigaction, signal    for the signals whose default kills, zt's handler
+ *                        writes the dump first; the program still sees
+ *                        SIG_DFL, and its own handler replaces zt's
  *   sigaction, signal,   a program that uses SIGPROF itself (coreutils sort
  *   setitimer            installs a handler; gperftools a handler and a
  *                        timer) keeps it: its disposition is kept here and
@@ -107,8 +110,39 @@ void zt_sigprof_release(void)
 	zt_real_sigaction(SIGPROF, &program_sigprof, NULL);
 }
 
+/* Whether act asks for the default action. */
+static int is_default(const struct sigaction *act)
+{
+	return !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL;
+}
+
 ZT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
+	if (zt_fatal_is_ours(sig)) {
+		/* zt stands in for SIG_DFL: show SIG_DFL, keep standing in for it. */
+		struct sigaction dfl;
+
+		memset(&dfl, 0, sizeof dfl);
+		dfl.sa_handler = SIG_DFL;
+		if (act && !is_default(act)) {
+			zt_fatal_release(sig);
+			if (zt_real_sigaction(sig, act, NULL) < 0)
+				return -1;
+		}
+		if (old)
+			*old = dfl;
+		return 0;
+	}
+	if (act && is_default(act) && zt_owner()) {
+		/* Back to the default: zt stands in for it again. */
+		struct sigaction prev;
+
+		if (zt_real_sigaction(sig, NULL, &prev) == 0 && zt_fatal_take(sig) == 0) {
+			if (old)
+				*old = prev;
+			return 0;
+		}
+	}
 	if (sig == SIGPROF && zt_owner()) {
 		if (old)
 			*old = program_sigprof;
@@ -125,13 +159,14 @@ ZT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 ZT_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
 	RESOLVE(signal);
-	if (sig == SIGPROF && zt_owner()) {
+	if ((sig == SIGPROF && zt_owner()) || zt_fatal_is_ours(sig) ||
+	    (handler == SIG_DFL && zt_owner())) {
 		struct sigaction act, old;
 
 		memset(&act, 0, sizeof act);
 		act.sa_handler = handler;
 		act.sa_flags = SA_RESTART;
-		sigaction(SIGPROF, &act, &old);
+		sigaction(sig, &act, &old);
 		return old.sa_handler;
 	}
 	return real_signal(sig, handler);

@@ -22,10 +22,23 @@
 
 struct zt_state zt_state = { .fd = -1, .maps_fd = -1 };
 
-/* Signals whose default action kills: a dump is written before dying. */
+/*
+ * Signals whose default action kills: a dump is written before dying.
+ * (SIGTRAP is left to debuggers, SIGPROF is zt's own.)
+ */
 static const int fatal_signals[] = {
 	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL,
+	SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGSYS,
+	SIGSTKFLT, SIGPWR,
 };
+
+/* Signals whose default action zt's on_fatal stands in for right now. */
+static volatile uint64_t fatal_ours;
+
+int zt_fatal_is_ours(int sig)
+{
+	return sig > 0 && sig < 64 && (__atomic_load_n(&fatal_ours, __ATOMIC_ACQUIRE) >> sig & 1);
+}
 
 pid_t zt_gettid(void)
 {
@@ -137,6 +150,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	zt_prof_stop();
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
+	zt_fatal_release(sig);
 	zt_real_sigaction(sig, &dfl, NULL);
 	sigemptyset(&set);
 	sigaddset(&set, sig);
@@ -146,21 +160,45 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
+/*
+ * Stand in for sig's default action, which kills. Returns 0 when installed.
+ * The program still sees SIG_DFL (intercept.c), and its own handler, once
+ * it sets one, replaces this.
+ */
+int zt_fatal_take(int sig)
+{
+	struct sigaction sa;
+	int fatal = 0;
+
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+		fatal |= fatal_signals[i] == sig;
+	if (!fatal)
+		return -1;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_fatal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	if (zt_real_sigaction(sig, &sa, NULL) < 0)
+		return -1;
+	__atomic_or_fetch(&fatal_ours, (uint64_t)1 << sig, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void zt_fatal_release(int sig)
+{
+	__atomic_and_fetch(&fatal_ours, ~((uint64_t)1 << sig), __ATOMIC_RELEASE);
+}
+
 static void install_fatal_handlers(void)
 {
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
-		struct sigaction old, sa;
+		struct sigaction old;
 
 		if (zt_real_sigaction(fatal_signals[i], NULL, &old) < 0)
 			continue;
 		/* A signal the program (or its parent: nohup) ignores stays so. */
-		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler != SIG_DFL)
-			continue;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_sigaction = on_fatal;
-		sa.sa_flags = SA_SIGINFO | SA_RESTART;
-		sigfillset(&sa.sa_mask);
-		zt_real_sigaction(fatal_signals[i], &sa, NULL);
+		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+			zt_fatal_take(fatal_signals[i]);
 	}
 }
 

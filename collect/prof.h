@@ -102,6 +102,9 @@ ZT_HIDDEN int zt_begin(void);
 ZT_HIDDEN void zt_stop_sampling(void);
 ZT_HIDDEN void zt_install_handler(void);
 ZT_HIDDEN int zt_owner(void);
+ZT_HIDDEN int zt_fatal_is_ours(int sig);
+ZT_HIDDEN int zt_fatal_take(int sig);
+ZT_HIDDEN void zt_fatal_release(int sig);
 
 /* thread.c */
 ZT_HIDDEN struct zt_thread *zt_thread_attach(void);

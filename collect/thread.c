@@ -282,10 +282,12 @@ static void *trampoline(void *p)
 	free(p);
 	if (zt_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE) &&
 	    (t = zt_thread_attach())) {
-		if (zt_timer_start(t) == 0)
+		if (zt_timer_start(t) == 0) {
 			pthread_setspecific(exit_key, t);
-		else
+		} else {
 			zt_thread_close(t);
+			__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
+		}
 	} else if (zt_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE)) {
 		__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
 	}

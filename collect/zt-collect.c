@@ -260,8 +260,9 @@ static int report(const char *out, const char *prog, struct rusage *ru)
 	double cpu, rate;
 
 	if (access(out, F_OK) != 0) {
-		zt_warn("'%s' left no dump at '%s': it was killed by SIGKILL, left "
-			"through _exit, or exec'd another program", prog, out);
+		zt_warn("'%s' left no dump at '%s': it ended without running zt's exit "
+			"path (SIGKILL, a raw exit system call), exec'd a program zt "
+			"cannot reach, or sampling could not start", prog, out);
 		return -1;
 	}
 	in = zt_input_open(out);
@@ -284,10 +285,13 @@ static int report(const char *out, const char *prog, struct rusage *ru)
 		cpu = (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
 		      (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
 	rate = cpu > 0 ? (double)d.nsamples / cpu : 0;
+	/* The kernel's own account of the program (wait4), for comparison. */
 	fprintf(stderr, "%s: %" PRIu64 " samples in %.3f CPU-s: %.1f Hz of %u requested, "
-		"timer %s%s, %" PRIu64 " lost, wrote '%s'\n", zt_prog, d.nsamples, cpu,
-		rate, d.hz, d.timer ? d.timer : "unknown",
-		d.rate_cap ? " (rate capped by the kernel tick)" : "", d.lost, out);
+		"timer %s%s, %" PRIu64 " lost, wrote '%s'; rusage: user %.3f s, system %.3f s\n",
+		zt_prog, d.nsamples, cpu, rate, d.hz, d.timer ? d.timer : "unknown",
+		d.rate_cap ? " (rate capped by the kernel tick)" : "", d.lost, out,
+		(double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6,
+		(double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6);
 	if (d.conflict)
 		zt_warn("note: the program uses SIGPROF itself (%s): its own signals "
 			"went to its handler, zt's were kept apart", d.conflict);
@@ -296,8 +300,9 @@ static int report(const char *out, const char *prog, struct rusage *ru)
 			"(statically linked?): the dump covers the time before the exec",
 			d.exec);
 	if (d.unsampled)
-		zt_warn("%" PRIu64 " threads were not sampled (more than %d alive at once)",
-			d.unsampled, 4096);
+		zt_warn("%" PRIu64 " threads were not sampled (more than 4096 alive at "
+			"once, a timer that would not start, or threads already running "
+			"under the POSIX timer)", d.unsampled);
 	zt_dump_free(&d);
 	return 0;
 }

@@ -102,8 +102,12 @@ const struct zt_map *zt_maps_find(const struct zt_map *maps, size_t n,
 		else
 			hi = mid;
 	}
-	/* Overlaps (a library unloaded, another loaded there) are rare: look back. */
-	for (size_t i = lo; i > 0 && lo - i < 64; i--)
+	/*
+	 * Overlaps (a library unloaded, another loaded there) make an earlier
+	 * mapping hold addr too: look back. Each address is resolved once, so
+	 * the scan for an address in no mapping costs little.
+	 */
+	for (size_t i = lo; i > 0; i--)
 		if (addr < maps[i - 1].end)
 			return &maps[i - 1];
 	return NULL;

@@ -5,11 +5,11 @@
 load helper
 
 # Profile spin (600 rounds, about 3 CPU-seconds) and leave spin.raw,
-# spin.folded and cpu (user and system seconds from rusage) in the cwd.
+# spin.folded and cpu (the program's user and system seconds from rusage)
+# in the cwd.
 profile_spin() {
-	"$ZT_TOP/tests/cputime" zt-collect -o spin.raw "$@" "$SAMPLES/spin" 600 \
-		> spin.out 2> spin.err
-	tail -n 1 spin.err > cpu
+	zt-collect -o spin.raw "$@" "$SAMPLES/spin" 600 > spin.out 2> spin.err
+	rusage_of spin.err > cpu
 	zt-symbolize spin.raw > spin.sym
 	zt-fold spin.sym > spin.folded
 }
@@ -82,7 +82,7 @@ count() {
 }
 
 @test "the POSIX fallback says it is capped at the kernel tick" {
-	"$ZT_TOP/tests/cputime" zt-collect --timer=posix -o p.raw "$SAMPLES/spin" 300 2> err
+	zt-collect --timer=posix -o p.raw "$SAMPLES/spin" 300 2> err
 	grep -qx 'timer posix-cpu' p.raw
 	grep -qx 'rate-cap kernel-tick' p.raw
 	grep -q 'timer posix-cpu (rate capped by the kernel tick)' err

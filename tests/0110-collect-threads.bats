@@ -6,8 +6,8 @@ load helper
 
 setup_file() {
 	cd "$BATS_FILE_TMPDIR"
-	"$ZT_TOP/tests/cputime" zt-collect -o th.raw "$SAMPLES/threads" > th.out 2> th.err
-	tail -n 1 th.err > cpu
+	zt-collect -o th.raw "$SAMPLES/threads" > th.out 2> th.err
+	rusage_of th.err > cpu
 	zt-symbolize th.raw > th.sym
 }
 

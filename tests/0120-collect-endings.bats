@@ -112,3 +112,29 @@ whole_dump_with() {
 	status=0; wait "$pid" || status=$?
 	[ "$status" -eq 143 ]
 }
+
+@test "SIGPIPE (prog | head) leaves a dump and the same status" {
+	# `yes` under zt, its output cut by head: it dies of SIGPIPE as bare.
+	status=0
+	bash -c 'set -o pipefail; zt-collect -o q.raw yes 2> err | head -n 1' > /dev/null || status=$?
+	[ "$status" -eq 141 ]
+	[ "$(tail -n 1 q.raw)" = "end" ]
+}
+
+@test "the program still sees SIG_DFL, and its own handlers replace zt's" {
+	printf '%s\n' '#include <signal.h>' '#include <stdio.h>' '#include <unistd.h>' \
+		'static void h(int s) { (void)s; write(1, "caught\n", 7); }' \
+		'int main(void) { struct sigaction o; sigaction(SIGPIPE, NULL, &o);' \
+		'  printf("pipe %s\n", o.sa_handler == SIG_DFL ? "dfl" : "other"); fflush(stdout);' \
+		'  signal(SIGUSR1, h); raise(SIGUSR1); signal(SIGUSR1, SIG_DFL);' \
+		'  sigaction(SIGUSR1, NULL, &o); printf("usr1 %s\n", o.sa_handler == SIG_DFL ? "dfl" : "other");' \
+		'  fflush(stdout); raise(SIGUSR1); return 0; }' > q.c
+	gcc -o q q.c
+	status=0; ./q > bare.out || status=$?
+	[ "$status" -eq 138 ]
+	run --separate-stderr zt-collect -o q.raw ./q
+	[ "$status" -eq 138 ]
+	[ "$output" = "$(cat bare.out)" ]
+	[ "$output" = "$(printf 'pipe dfl\ncaught\nusr1 dfl')" ]
+	[ "$(tail -n 1 q.raw)" = "end" ]
+}

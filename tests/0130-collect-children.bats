@@ -66,7 +66,7 @@ setup() {
 
 @test "a program with its own SIGPROF handler and timer is noticed, and both keep working" {
 	"$SAMPLES/sigprof" > bare.out
-	run --separate-stderr "$ZT_TOP/tests/cputime" zt-collect -o s.raw "$SAMPLES/sigprof"
+	run --separate-stderr zt-collect -o s.raw "$SAMPLES/sigprof"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(cat bare.out)" ]
 	[ "$output" = "ticks counted" ]
@@ -78,7 +78,8 @@ setup() {
 	# timer does not sample).
 	zt-symbolize s.raw | zt-fold > folded
 	n=$(awk '{ s += $NF } END { print s }' folded)
-	read -r user sys _ <<< "$(printf '%s\n' "$stderr" | tail -n 1)"
+	printf '%s\n' "$stderr" > err
+	read -r user sys <<< "$(rusage_of err)"
 	echo "samples $n user $user sys $sys"
 	awk -v n="$n" -v u="$user" \
 		'BEGIN { want = u * 997; exit !(n >= want * 0.95 && n <= want * 1.05) }'

@@ -10,3 +10,10 @@ DATA=$(cd "$ZT_TOP/../shared/data" 2>/dev/null && pwd)
 SAMPLES="$ZT_TOP/samples"
 FIXTURES="$ZT_TOP/tests/fixtures"
 bats_require_minimum_version 1.5.0
+
+# The program's CPU time as the kernel accounts it (wait4's rusage of the
+# profiled process, which zt-collect prints at the end of its summary line):
+# "USER SYSTEM" seconds, from zt-collect's stderr in file $1.
+rusage_of() {
+	sed -n 's/^zt-collect: .*; rusage: user \([0-9.]*\) s, system \([0-9.]*\) s$/\1 \2/p' "$1"
+}
