@@ -110,6 +110,7 @@ SAMPLES = \
 FUZZERS = \
 	tests/fuzz/bin/fuzz-raw \
 	tests/fuzz/bin/fuzz-elf \
+	tests/fuzz/bin/fuzz-dwarf \
 	tests/fuzz/bin/fuzz-perfscript \
 	tests/fuzz/bin/fuzz-folded \
 

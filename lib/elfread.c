@@ -213,7 +213,8 @@ static void read_plt(struct zt_elf *e, const struct zt_section *dynsym)
 		if (r->type != SHT_RELA || r->entsize != sizeof(Elf64_Rela) ||
 		    r->link >= e->nsections || &e->sections[r->link] != dynsym)
 			continue;
-		if (dynsym->link >= e->nsections)
+		if (dynsym->link >= e->nsections ||
+		    e->sections[dynsym->link].type != SHT_STRTAB)
 			continue;
 		str = &e->sections[dynsym->link];
 		for (uint64_t k = 0; k + sizeof(Elf64_Rela) <= r->size; k += sizeof(Elf64_Rela)) {

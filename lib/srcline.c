@@ -13,10 +13,13 @@
  * (its problem is remembered for one warning).
  */
 #include "srcline.h"
+#include "elfread.h"
 #include "util.h"
 
+#include <elf.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <zlib.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -657,13 +660,131 @@ static void index_cus(struct zt_dwarf *dw)
 		qsort(dw->ar, dw->nar, sizeof *dw->ar, cmp_arange);
 }
 
-struct zt_dwarf *zt_dwarf_open(const char *path, char *err, size_t errlen)
+/*
+ * The bytes of section sec of e, decompressed when SHF_COMPRESSED (zlib);
+ * *owned says whether the caller frees them. NULL if they cannot be had.
+ */
+static const unsigned char *section_bytes(const struct zt_elf *e,
+					  const struct zt_section *sec, size_t *n,
+					  int *owned)
+{
+	Elf64_Chdr ch;
+	unsigned char *out;
+	uLongf len;
+
+	*owned = 0;
+	if (sec->type == SHT_NOBITS || sec->offset > e->size ||
+	    sec->size > e->size - sec->offset)
+		return NULL;
+	if (!(sec->flags & SHF_COMPRESSED)) {
+		*n = sec->size;
+		return e->data + sec->offset;
+	}
+	if (sec->size < sizeof ch)
+		return NULL;
+	memcpy(&ch, e->data + sec->offset, sizeof ch);
+	if (ch.ch_type != ELFCOMPRESS_ZLIB || ch.ch_size > (1u << 30))
+		return NULL;
+	len = (uLongf)ch.ch_size;
+	out = zt_malloc(len ? len : 1);
+	if (uncompress(out, &len, e->data + sec->offset + sizeof ch,
+		       (uLong)(sec->size - sizeof ch)) != Z_OK || len != ch.ch_size) {
+		free(out);
+		return NULL;
+	}
+	*owned = 1;
+	*n = len;
+	return out;
+}
+
+/*
+ * libdwarf 20210528 frees memory twice when a .debug_rnglists or
+ * .debug_loclists unit header claims more bytes than the section has (found
+ * by tests/fuzz/fuzz-dwarf.c): check those headers before libdwarf reads
+ * them. Returns NULL, or what is wrong.
+ */
+static const char *check_lists(const struct zt_elf *e, char *msg, size_t msglen)
+{
+	static const char *const names[] = { ".debug_rnglists", ".debug_loclists" };
+
+	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+		const struct zt_section *sec = zt_elf_section(e, names[k]);
+		const unsigned char *b;
+		size_t n, p = 0;
+		int owned;
+		const char *bad = NULL;
+
+		if (!sec)
+			continue;
+		b = section_bytes(e, sec, &n, &owned);
+		if (!b) {
+			snprintf(msg, msglen, "%s cannot be read", names[k]);
+			return msg;
+		}
+		while (p < n && !bad) {
+			uint64_t len;
+			size_t hdr = 4;
+			uint32_t l32;
+			uint16_t ver;
+
+			if (n - p < 4) {
+				bad = "a unit header past the section end";
+				break;
+			}
+			memcpy(&l32, b + p, 4);
+			len = l32;
+			if (l32 == 0xffffffffu) {
+				if (n - p < 12) {
+					bad = "a unit header past the section end";
+					break;
+				}
+				memcpy(&len, b + p + 4, 8);
+				hdr = 12;
+			} else if (l32 >= 0xfffffff0u) {
+				bad = "a reserved unit length";
+				break;
+			}
+			if (len > n - p - hdr || len < 8) {
+				bad = "a unit longer than the section";
+				break;
+			}
+			memcpy(&ver, b + p + hdr, 2);
+			if (ver != 5 || (b[p + hdr + 2] != 4 && b[p + hdr + 2] != 8) ||
+			    b[p + hdr + 3] != 0)
+				bad = "a unit header of an unknown kind";
+			else {
+				uint32_t cnt;
+
+				memcpy(&cnt, b + p + hdr + 4, 4);
+				if ((uint64_t)cnt * (hdr == 4 ? 4 : 8) > len - 8)
+					bad = "more offsets than the unit holds";
+			}
+			p += hdr + len;
+		}
+		if (owned)
+			free((void *)b);
+		if (bad) {
+			snprintf(msg, msglen, "%s: %s", names[k], bad);
+			return msg;
+		}
+	}
+	return NULL;
+}
+
+struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *err,
+			       size_t errlen)
 {
 	struct zt_dwarf *dw;
-	Dwarf_Error e = NULL;
+	Dwarf_Error de = NULL;
+	const char *bad;
+	char msg[128];
 	int fd, res;
 
 	*err = '\0';
+	if ((bad = check_lists(e, msg, sizeof msg)) != NULL) {
+		snprintf(err, errlen, "corrupt DWARF: %s", bad);
+		return NULL;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot open for DWARF");
@@ -671,11 +792,13 @@ struct zt_dwarf *zt_dwarf_open(const char *path, char *err, size_t errlen)
 	}
 	dw = zt_calloc(1, sizeof *dw);
 	dw->fd = fd;
-	res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, on_error, NULL, &dw->dbg, &e);
+	res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, on_error, NULL, &dw->dbg, &de);
 	if (res != DW_DLV_OK) {
 		if (res == DW_DLV_ERROR) {
-			snprintf(err, errlen, "corrupt DWARF: %s", e ? dwarf_errmsg(e) : "unreadable");
-			/* dbg is not set up: the error cannot be freed through it. */
+			snprintf(err, errlen, "corrupt DWARF: %s", de ? dwarf_errmsg(de) : "unreadable");
+			/* There is no dbg: libdwarf frees such an error without one. */
+			if (de)
+				dwarf_dealloc(NULL, de, DW_DLA_ERROR);
 		}
 		close(fd);
 		free(dw);

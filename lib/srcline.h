@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 struct zt_dwarf;
+struct zt_elf;
 
 /* One function in an address's chain of inlined calls. */
 struct zt_srcframe {
@@ -21,10 +22,12 @@ struct zt_srcframe {
 };
 
 /*
- * Open the DWARF of the ELF file at path. Returns NULL when it has none, or
- * when libdwarf refuses it (err then says why; "" means no DWARF).
+ * Open the DWARF of the ELF file at path, which e is (parsed already).
+ * Returns NULL when it has none, or when it is refused (err then says why;
+ * "" means no DWARF).
  */
-struct zt_dwarf *zt_dwarf_open(const char *path, char *err, size_t errlen);
+struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *err,
+			       size_t errlen);
 void zt_dwarf_close(struct zt_dwarf *dw);
 
 /*

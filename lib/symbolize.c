@@ -262,7 +262,7 @@ static struct zt_dwarf *module_dwarf(struct zt_symbolizer *s, struct module *mod
 	e = mod->have_dbg ? &mod->dbg : &mod->run;
 	if (!zt_elf_section(e, ".debug_info"))
 		return NULL;
-	mod->dw = zt_dwarf_open(e->path, err, sizeof err);
+	mod->dw = zt_dwarf_open(e->path, e, err, sizeof err);
 	if (!mod->dw && err[0])
 		warn_once(s, "'%s': %s; no source lines from it", e->path, err);
 	return mod->dw;
