@@ -51,6 +51,7 @@ struct cu {
 	int state;		/* 0 not read, 1 read, -1 failed */
 	int version;
 	int lversion;		/* the line table's: how file numbers count */
+	int gnu_default_file;	/* DWARF 5 from gcc: a row's file 0 means 1 */
 	char **files;
 	Dwarf_Signed nfiles;
 	struct row *rows;
@@ -106,25 +107,25 @@ static int die_ranges(struct zt_dwarf *dw, Dwarf_Die die, int version, uint64_t 
 	Dwarf_Attribute at;
 	int res;
 
+	/* low_pc and high_pc; or DW_AT_ranges (a CU may have low_pc 0 too). */
 	res = dwarf_lowpc(die, &lo, &e);
 	if (res == DW_DLV_OK) {
 		res = dwarf_highpc_b(die, &hi, &form, &cls, &e);
-		if (res != DW_DLV_OK) {
-			if (res == DW_DLV_ERROR)
-				note(dw, &e, "high_pc");
+		if (res == DW_DLV_OK) {
+			if (cls == DW_FORM_CLASS_CONSTANT)
+				hi += lo;
+			if (hi > lo) {
+				zt_grow(r, cap, *n + 2, sizeof **r);
+				(*r)[(*n)++] = lo;
+				(*r)[(*n)++] = hi;
+			}
 			return 0;
 		}
-		if (cls == DW_FORM_CLASS_CONSTANT)
-			hi += lo;
-		if (hi > lo) {
-			zt_grow(r, cap, *n + 2, sizeof **r);
-			(*r)[(*n)++] = lo;
-			(*r)[(*n)++] = hi;
-		}
-		return 0;
-	}
-	if (res == DW_DLV_ERROR)
+		if (res == DW_DLV_ERROR)
+			note(dw, &e, "high_pc");
+	} else if (res == DW_DLV_ERROR) {
 		note(dw, &e, "low_pc");
+	}
 	res = dwarf_attr(die, DW_AT_ranges, &at, &e);
 	if (res != DW_DLV_OK) {
 		if (res == DW_DLV_ERROR)
@@ -432,6 +433,11 @@ static void read_lines(struct zt_dwarf *dw, struct cu *cu, Dwarf_Die cudie)
 			note(dw, &e, "line table");
 		return;
 	}
+	if (version >= 5) {
+		const char *prod = die_string(dw, cudie, DW_AT_producer);
+
+		cu->gnu_default_file = prod && strncmp(prod, "GNU ", 4) == 0;
+	}
 	if (dwarf_srclines_from_linecontext(ctx, &lines, &n, &e) != DW_DLV_OK) {
 		note(dw, &e, "line table");
 		dwarf_srclines_dealloc_b(ctx);
@@ -452,13 +458,14 @@ static void read_lines(struct zt_dwarf *dw, struct cu *cu, Dwarf_Die cudie)
 		zt_grow(&cu->rows, &cap, cu->nrows + 1, sizeof *cu->rows);
 		cu->rows[cu->nrows].addr = a;
 		/*
-		 * As libdwarf 20210528 numbers it. For DWARF 5 it reads file 1
-		 * as file 0 (gcc repeats the primary file there), as binutils
-		 * 2.40 does; where a table does not repeat it (glibc's
-		 * wcsftime_l.c, built by gas), this names the primary file
-		 * where llvm-symbolizer names file 1.
+		 * libdwarf 20210528 starts a DWARF 5 line program's file
+		 * register at 0, where DWARF 5 says 1 (binutils 2.40's
+		 * addr2line does the same; readelf and llvm-symbolizer do
+		 * not). A row that never set the file then reads as file 0:
+		 * in a table from gcc and gas, which never set file 0, that
+		 * 0 is the default 1.
 		 */
-		cu->rows[cu->nrows].file = (uint32_t)fno;
+		cu->rows[cu->nrows].file = (uint32_t)fno + (cu->gnu_default_file && fno == 0);
 		cu->rows[cu->nrows].line = (uint32_t)ln;
 		cu->rows[cu->nrows].seq = (uint32_t)i;
 		cu->rows[cu->nrows].end = end != 0;
@@ -781,6 +788,9 @@ struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *e
 	int fd, res;
 
 	*err = '\0';
+	/* Only files whose section headers the ELF reader could read whole. */
+	if (e->damage || !zt_elf_section(e, ".debug_info"))
+		return NULL;
 	if ((bad = check_lists(e, msg, sizeof msg)) != NULL) {
 		snprintf(err, errlen, "corrupt DWARF: %s", bad);
 		return NULL;
