@@ -73,6 +73,8 @@ struct zt_dwarf {
 	struct arange *ar;
 	size_t nar;
 	char *problem;
+	uint64_t rnglists_size;		/* .debug_rnglists, uncompressed */
+	uint64_t rnglists_maxcount;	/* most offsets any of its units has */
 };
 
 static void on_error(Dwarf_Error e, Dwarf_Ptr arg)
@@ -146,6 +148,12 @@ static int die_ranges(struct zt_dwarf *dw, Dwarf_Die die, int version, uint64_t 
 			res = dwarf_global_formref(at, &val, &e);
 		if (res != DW_DLV_OK) {
 			note(dw, &e, "ranges value");
+			goto out;
+		}
+		/* libdwarf 20210528 reads past the section for a bad one. */
+		if (form == DW_FORM_rnglistx ? val >= dw->rnglists_maxcount :
+					       val >= dw->rnglists_size) {
+			note(dw, NULL, "a range list index or offset past .debug_rnglists");
 			goto out;
 		}
 		res = dwarf_rnglists_get_rle_head(at, form, val, &head, &count, &goff, &e);
@@ -710,7 +718,8 @@ static const unsigned char *section_bytes(const struct zt_elf *e,
  * by tests/fuzz/fuzz-dwarf.c): check those headers before libdwarf reads
  * them. Returns NULL, or what is wrong.
  */
-static const char *check_lists(const struct zt_elf *e, char *msg, size_t msglen)
+static const char *check_lists(const struct zt_elf *e, char *msg, size_t msglen,
+			       uint64_t *rsize, uint64_t *rmax)
 {
 	static const char *const names[] = { ".debug_rnglists", ".debug_loclists" };
 
@@ -765,9 +774,13 @@ static const char *check_lists(const struct zt_elf *e, char *msg, size_t msglen)
 				memcpy(&cnt, b + p + hdr + 4, 4);
 				if ((uint64_t)cnt * (hdr == 4 ? 4 : 8) > len - 8)
 					bad = "more offsets than the unit holds";
+				else if (k == 0 && cnt > *rmax)
+					*rmax = cnt;
 			}
 			p += hdr + len;
 		}
+		if (k == 0)
+			*rsize = n;
 		if (owned)
 			free((void *)b);
 		if (bad) {
@@ -785,13 +798,14 @@ struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *e
 	Dwarf_Error de = NULL;
 	const char *bad;
 	char msg[128];
+	uint64_t rsize = 0, rmax = 0;
 	int fd, res;
 
 	*err = '\0';
 	/* Only files whose section headers the ELF reader could read whole. */
 	if (e->damage || !zt_elf_section(e, ".debug_info"))
 		return NULL;
-	if ((bad = check_lists(e, msg, sizeof msg)) != NULL) {
+	if ((bad = check_lists(e, msg, sizeof msg, &rsize, &rmax)) != NULL) {
 		snprintf(err, errlen, "corrupt DWARF: %s", bad);
 		return NULL;
 	}
@@ -802,6 +816,8 @@ struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *e
 	}
 	dw = zt_calloc(1, sizeof *dw);
 	dw->fd = fd;
+	dw->rnglists_size = rsize;
+	dw->rnglists_maxcount = rmax;
 	res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, on_error, NULL, &dw->dbg, &de);
 	if (res != DW_DLV_OK) {
 		if (res == DW_DLV_ERROR) {

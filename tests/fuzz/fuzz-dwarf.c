@@ -25,6 +25,11 @@
  *   dwarf_next_cu_header_d (dwarf_load_rnglists). A libdwarf bug: srcline.c
  *   now checks the .debug_rnglists and .debug_loclists unit headers first
  *   and refuses such a file's DWARF with a warning.
+ * - dwarf-libdwarf-segv-rnglists-entry: bad bytes inside a .debug_rnglists
+ *   list (clang's DWARF 5, DW_FORM_rnglistx) make libdwarf 20210528 read
+ *   out of bounds in dwarf_rnglists_get_rle_head. Not fixed: srcline.c
+ *   bounds the index or offset it passes, but the entries themselves are
+ *   decoded by libdwarf. Run with -fork=1 -ignore_crashes=1 to look past it.
  */
 #include "elfread.h"
 #include "srcline.h"
