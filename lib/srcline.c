@@ -325,6 +325,7 @@ struct walk {
 	size_t nr, capr, capscopes;
 	uint32_t ndies;
 	size_t visited;
+	Dwarf_Off lastoff;	/* the last DIE visited */
 };
 
 /* Visit die and its siblings, depth scopes deep; children recursively. */
@@ -338,10 +339,26 @@ static void walk(struct walk *w, Dwarf_Die die, uint32_t depth, int level)
 		uint32_t inner = depth;
 		int res;
 
-		if (++w->visited > 50000000 || level > 200) {
+		if (++w->visited > 4000000 || level > 200) {
 			note(w->dw, NULL, "DIE tree too deep or too large");
 			dwarf_dealloc_die(die);
 			return;
+		}
+		/*
+		 * In a tree walked in order, each DIE comes after every one
+		 * before it: a DW_AT_sibling that points back, or into a
+		 * subtree already walked, would revisit DIEs without end.
+		 */
+		{
+			Dwarf_Off here = 0;
+
+			if (dwarf_dieoffset(die, &here, &e) != DW_DLV_OK ||
+			    (w->visited > 1 && here <= w->lastoff)) {
+				note(w->dw, &e, "DIEs out of order (a bad DW_AT_sibling)");
+				dwarf_dealloc_die(die);
+				return;
+			}
+			w->lastoff = here;
 		}
 		if (dwarf_tag(die, &tag, &e) != DW_DLV_OK) {
 			note(w->dw, &e, "tag");

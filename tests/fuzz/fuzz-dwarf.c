@@ -30,6 +30,10 @@
  *   out of bounds in dwarf_rnglists_get_rle_head. Not fixed: srcline.c
  *   bounds the index or offset it passes, but the entries themselves are
  *   decoded by libdwarf. Run with -fork=1 -ignore_crashes=1 to look past it.
+ * - dwarf-timeout-sibling-revisits: a DW_AT_sibling pointing back into a
+ *   subtree made the DIE walk revisit DIEs (seconds, or without end); the
+ *   walk now stops at a DIE that does not come after the last one.
+ *   (Other timeouts were this target's own sweep wrapping around.)
  */
 #include "elfread.h"
 #include "srcline.h"
@@ -77,8 +81,8 @@ static void sweep(uint64_t lo, uint64_t len)
 {
 	uint64_t step = len / 256 ? len / 256 : 1;
 
-	for (uint64_t a = lo; a - lo < len && a >= lo; a += step)
-		lookup(a);
+	for (uint64_t i = 0; i <= 256 && i * step < len; i++)
+		lookup(lo + i * step);
 	lookup(lo + len - 1);
 	lookup(lo + len);
 }
