@@ -75,6 +75,16 @@ struct zt_dwarf {
 	char *problem;
 	uint64_t rnglists_size;		/* .debug_rnglists, uncompressed */
 	uint64_t rnglists_maxcount;	/* most offsets any of its units has */
+	const unsigned char *rng, *addr;	/* .debug_rnglists, .debug_addr */
+	size_t nrng, naddr;
+	int own_rng, own_addr;		/* decompressed: to be freed */
+};
+
+/* Where a CU's DWARF 5 lists and addresses start (DW_AT_*_base). */
+struct bases {
+	uint64_t rnglists, addr;
+	uint64_t lowpc;
+	int version;
 };
 
 static void on_error(Dwarf_Error e, Dwarf_Ptr arg)
@@ -98,10 +108,136 @@ static void note(struct zt_dwarf *dw, Dwarf_Error *e, const char *what)
 	}
 }
 
-/* The ranges of die, appended to *r as (lo, hi) pairs; base is the CU's. */
-static int die_ranges(struct zt_dwarf *dw, Dwarf_Die die, int version, uint64_t base,
+static int uleb(const unsigned char *b, size_t n, size_t *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned shift = 0;
+
+	while (*p < n) {
+		unsigned char c = b[(*p)++];
+
+		if (shift < 64)
+			x |= (uint64_t)(c & 0x7f) << shift;
+		shift += 7;
+		if (!(c & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int fixed(const unsigned char *b, size_t n, size_t *p, unsigned size, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (size > 8 || *p > n || n - *p < size)
+		return -1;
+	memcpy(&x, b + *p, size);	/* little-endian only, as the ELF reader */
+	*p += size;
+	*v = x;
+	return 0;
+}
+
+/* Address number i of .debug_addr from the CU's base; 0 on success. */
+static int addrx(const struct zt_dwarf *dw, const struct bases *cb, uint64_t i, uint64_t *v)
+{
+	size_t p;
+
+	if (cb->addr > dw->naddr || i > (dw->naddr - cb->addr) / 8)
+		return -1;
+	p = (size_t)(cb->addr + i * 8);
+	return fixed(dw->addr, dw->naddr, &p, 8, v);
+}
+
+/*
+ * A DWARF 5 range list, decoded here rather than by libdwarf 20210528, which
+ * reads out of bounds on a corrupt one (tests/fuzz/fuzz-dwarf.c). value is
+ * the DW_AT_ranges value: an index (rnglistx) or a section offset.
+ */
+static int rnglist(struct zt_dwarf *dw, const struct bases *cb, int indexed,
+		   uint64_t value, uint64_t **r, size_t *n, size_t *cap)
+{
+	uint64_t base = cb->lowpc, off, a, b;
+	size_t p;
+
+	if (!dw->rng)
+		return -1;
+	if (indexed) {
+		/* 32-bit DWARF: 4-byte offsets from the base. */
+		if (cb->rnglists > dw->nrng || value > (dw->nrng - cb->rnglists) / 4)
+			return -1;
+		p = (size_t)(cb->rnglists + value * 4);
+		if (fixed(dw->rng, dw->nrng, &p, 4, &off) < 0 || off > dw->nrng - cb->rnglists)
+			return -1;
+		p = (size_t)(cb->rnglists + off);
+	} else {
+		if (value >= dw->nrng)
+			return -1;
+		p = (size_t)value;
+	}
+	for (int count = 0; count < 100000; count++) {
+		unsigned char kind;
+
+		if (p >= dw->nrng)
+			return -1;
+		kind = dw->rng[p++];
+		switch (kind) {
+		case DW_RLE_end_of_list:
+			return 0;
+		case DW_RLE_base_addressx:
+			if (uleb(dw->rng, dw->nrng, &p, &a) < 0 || addrx(dw, cb, a, &base) < 0)
+				return -1;
+			continue;
+		case DW_RLE_startx_endx:
+			if (uleb(dw->rng, dw->nrng, &p, &a) < 0 || uleb(dw->rng, dw->nrng, &p, &b) < 0 ||
+			    addrx(dw, cb, a, &a) < 0 || addrx(dw, cb, b, &b) < 0)
+				return -1;
+			break;
+		case DW_RLE_startx_length:
+			if (uleb(dw->rng, dw->nrng, &p, &a) < 0 || uleb(dw->rng, dw->nrng, &p, &b) < 0 ||
+			    addrx(dw, cb, a, &a) < 0)
+				return -1;
+			b += a;
+			break;
+		case DW_RLE_offset_pair:
+			if (uleb(dw->rng, dw->nrng, &p, &a) < 0 || uleb(dw->rng, dw->nrng, &p, &b) < 0)
+				return -1;
+			a += base;
+			b += base;
+			break;
+		case DW_RLE_base_address:
+			if (fixed(dw->rng, dw->nrng, &p, 8, &base) < 0)
+				return -1;
+			continue;
+		case DW_RLE_start_end:
+			if (fixed(dw->rng, dw->nrng, &p, 8, &a) < 0 ||
+			    fixed(dw->rng, dw->nrng, &p, 8, &b) < 0)
+				return -1;
+			break;
+		case DW_RLE_start_length:
+			if (fixed(dw->rng, dw->nrng, &p, 8, &a) < 0 || uleb(dw->rng, dw->nrng, &p, &b) < 0)
+				return -1;
+			b += a;
+			break;
+		default:
+			return -1;
+		}
+		if (b > a) {
+			zt_grow(r, cap, *n + 2, sizeof **r);
+			(*r)[(*n)++] = a;
+			(*r)[(*n)++] = b;
+		}
+	}
+	return -1;
+}
+
+/* The ranges of die, appended to *r as (lo, hi) pairs; cb are its CU's. */
+static int die_ranges(struct zt_dwarf *dw, Dwarf_Die die, const struct bases *cb,
 		      uint64_t **r, size_t *n, size_t *cap)
 {
+	int version = cb->version;
+	uint64_t base = cb->lowpc;
 	Dwarf_Error e = NULL;
 	Dwarf_Addr lo, hi;
 	Dwarf_Half form;
@@ -139,8 +275,7 @@ static int die_ranges(struct zt_dwarf *dw, Dwarf_Die die, int version, uint64_t 
 		goto out;
 	}
 	if (version >= 5) {
-		Dwarf_Unsigned val = 0, count = 0, goff = 0;
-		Dwarf_Rnglists_Head head = NULL;
+		Dwarf_Unsigned val = 0;
 
 		if (form == DW_FORM_rnglistx)
 			res = dwarf_formudata(at, &val, &e);
@@ -150,38 +285,8 @@ static int die_ranges(struct zt_dwarf *dw, Dwarf_Die die, int version, uint64_t 
 			note(dw, &e, "ranges value");
 			goto out;
 		}
-		/* libdwarf 20210528 reads past the section for a bad one. */
-		if (form == DW_FORM_rnglistx ? val >= dw->rnglists_maxcount :
-					       val >= dw->rnglists_size) {
-			note(dw, NULL, "a range list index or offset past .debug_rnglists");
-			goto out;
-		}
-		res = dwarf_rnglists_get_rle_head(at, form, val, &head, &count, &goff, &e);
-		if (res != DW_DLV_OK) {
-			if (res == DW_DLV_ERROR)
-				note(dw, &e, "rnglists");
-			goto out;
-		}
-		for (Dwarf_Unsigned i = 0; i < count; i++) {
-			unsigned len = 0, code = 0;
-			Dwarf_Unsigned raw1, raw2, c1, c2;
-			Dwarf_Bool unavail = 0;
-
-			if (dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2,
-							      &unavail, &c1, &c2, &e) != DW_DLV_OK) {
-				note(dw, &e, "rnglists entry");
-				break;
-			}
-			if (unavail || code == DW_RLE_end_of_list ||
-			    code == DW_RLE_base_address || code == DW_RLE_base_addressx)
-				continue;
-			if (c2 > c1) {
-				zt_grow(r, cap, *n + 2, sizeof **r);
-				(*r)[(*n)++] = c1;
-				(*r)[(*n)++] = c2;
-			}
-		}
-		dwarf_dealloc_rnglists_head(head);
+		if (rnglist(dw, cb, form == DW_FORM_rnglistx, val, r, n, cap) < 0)
+			note(dw, NULL, "a bad range list in .debug_rnglists");
 	} else {
 		Dwarf_Unsigned off;
 		Dwarf_Off real;
@@ -317,10 +422,58 @@ static const char *die_name(struct zt_dwarf *dw, Dwarf_Die die, int hops)
 	return NULL;
 }
 
+/* A section offset attribute (DW_FORM_sec_offset), or def when absent. */
+static uint64_t die_secoff(struct zt_dwarf *dw, Dwarf_Die die, Dwarf_Half an, uint64_t def)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Attribute at;
+	Dwarf_Off off;
+	Dwarf_Unsigned u;
+	int res = dwarf_attr(die, an, &at, &e);
+
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR)
+			note(dw, &e, "attribute");
+		return def;
+	}
+	if (dwarf_global_formref(at, &off, &e) == DW_DLV_OK) {
+		u = off;
+	} else {
+		if (e) {
+			dwarf_dealloc(dw->dbg, e, DW_DLA_ERROR);
+			e = NULL;
+		}
+		if (dwarf_formudata(at, &u, &e) != DW_DLV_OK) {
+			note(dw, &e, "section offset");
+			u = def;
+		}
+	}
+	dwarf_dealloc(dw->dbg, at, DW_DLA_ATTR);
+	return u;
+}
+
+/* The bases a CU's DIEs need to read their range lists. */
+static void cu_bases(struct zt_dwarf *dw, Dwarf_Die cudie, int version, struct bases *cb)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Addr lo = 0;
+
+	cb->version = version;
+	if (dwarf_lowpc(cudie, &lo, &e) != DW_DLV_OK) {
+		if (e)
+			dwarf_dealloc(dw->dbg, e, DW_DLA_ERROR);
+		lo = 0;
+	}
+	cb->lowpc = lo;
+	/* Without the attributes: just past the first unit's header. */
+	cb->rnglists = die_secoff(dw, cudie, DW_AT_rnglists_base, 12);
+	cb->addr = die_secoff(dw, cudie, DW_AT_addr_base, 8);
+}
+
 struct walk {
 	struct zt_dwarf *dw;
 	struct cu *cu;
-	uint64_t base;
+	struct bases cb;
 	uint64_t *r;
 	size_t nr, capr, capscopes;
 	uint32_t ndies;
@@ -369,7 +522,7 @@ static void walk(struct walk *w, Dwarf_Die die, uint32_t depth, int level)
 			Dwarf_Off off = 0;
 
 			w->nr = 0;
-			die_ranges(w->dw, die, w->cu->version, w->base, &w->r, &w->nr, &w->capr);
+			die_ranges(w->dw, die, &w->cb, &w->r, &w->nr, &w->capr);
 			if (tag == DW_TAG_inlined_subroutine) {
 				die_udata(w->dw, die, DW_AT_call_file, &cf);
 				die_udata(w->dw, die, DW_AT_call_line, &cl);
@@ -538,7 +691,6 @@ static void load_cu(struct zt_dwarf *dw, struct cu *cu)
 	Dwarf_Die cudie, child = NULL;
 	Dwarf_Half ver = 0, offsz = 0;
 	struct walk w = { .dw = dw, .cu = cu };
-	Dwarf_Addr base = 0;
 	int res;
 
 	cu->state = -1;
@@ -549,12 +701,7 @@ static void load_cu(struct zt_dwarf *dw, struct cu *cu)
 	if (dwarf_get_version_of_die(cudie, &ver, &offsz) != DW_DLV_OK)
 		ver = 4;
 	cu->version = ver;
-	if (dwarf_lowpc(cudie, &base, &e) != DW_DLV_OK) {
-		if (e)
-			note(dw, &e, "CU low_pc");
-		base = 0;
-	}
-	w.base = base;
+	cu_bases(dw, cudie, ver, &w.cb);
 	read_lines(dw, cu, cudie);
 	res = dwarf_child(cudie, &child, &e);
 	if (res == DW_DLV_OK)
@@ -660,7 +807,7 @@ static void index_cus(struct zt_dwarf *dw)
 		Dwarf_Die cudie;
 		uint64_t *r = NULL;
 		size_t nr = 0, capr = 0;
-		Dwarf_Addr base = 0;
+		struct bases cb;
 		int covered = 0;
 
 		for (size_t i = 0; i < dw->nar && !covered; i++)
@@ -671,13 +818,8 @@ static void index_cus(struct zt_dwarf *dw)
 			note(dw, &e, "CU DIE");
 			continue;
 		}
-		if (dwarf_lowpc(cudie, &base, &e) != DW_DLV_OK) {
-			if (e)
-				dwarf_dealloc(dw->dbg, e, DW_DLA_ERROR);
-			e = NULL;
-			base = 0;
-		}
-		die_ranges(dw, cudie, dw->cus[c].version, base, &r, &nr, &capr);
+		cu_bases(dw, cudie, dw->cus[c].version, &cb);
+		die_ranges(dw, cudie, &cb, &r, &nr, &capr);
 		for (size_t i = 0; i + 1 < nr; i += 2) {
 			zt_grow(&dw->ar, &capar, dw->nar + 1, sizeof *dw->ar);
 			dw->ar[dw->nar].lo = r[i];
@@ -835,6 +977,17 @@ struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *e
 	dw->fd = fd;
 	dw->rnglists_size = rsize;
 	dw->rnglists_maxcount = rmax;
+	{
+		const struct zt_section *sec;
+		size_t n;
+
+		if ((sec = zt_elf_section(e, ".debug_rnglists")) != NULL &&
+		    (dw->rng = section_bytes(e, sec, &n, &dw->own_rng)) != NULL)
+			dw->nrng = n;
+		if ((sec = zt_elf_section(e, ".debug_addr")) != NULL &&
+		    (dw->addr = section_bytes(e, sec, &n, &dw->own_addr)) != NULL)
+			dw->naddr = n;
+	}
 	res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, on_error, NULL, &dw->dbg, &de);
 	if (res != DW_DLV_OK) {
 		if (res == DW_DLV_ERROR) {
@@ -870,6 +1023,10 @@ void zt_dwarf_close(struct zt_dwarf *dw)
 	}
 	dwarf_finish(dw->dbg, &e);
 	close(dw->fd);
+	if (dw->own_rng)
+		free((void *)dw->rng);
+	if (dw->own_addr)
+		free((void *)dw->addr);
 	free(dw->cus);
 	free(dw->ar);
 	free(dw->problem);

@@ -22,7 +22,8 @@ struct zt_srcframe {
 };
 
 /*
- * Open the DWARF of the ELF file at path, which e is (parsed already).
+ * Open the DWARF of the ELF file at path, which e is (parsed already; e
+ * must outlive the result, which reads some of its sections in place).
  * Returns NULL when it has none, or when it is refused (err then says why;
  * "" means no DWARF).
  */

@@ -27,9 +27,8 @@
  *   and refuses such a file's DWARF with a warning.
  * - dwarf-libdwarf-segv-rnglists-entry: bad bytes inside a .debug_rnglists
  *   list (clang's DWARF 5, DW_FORM_rnglistx) make libdwarf 20210528 read
- *   out of bounds in dwarf_rnglists_get_rle_head. Not fixed: srcline.c
- *   bounds the index or offset it passes, but the entries themselves are
- *   decoded by libdwarf. Run with -fork=1 -ignore_crashes=1 to look past it.
+ *   out of bounds in dwarf_rnglists_get_rle_head. srcline.c now decodes
+ *   DWARF 5 range lists itself, every read bounded.
  * - dwarf-timeout-sibling-revisits: a DW_AT_sibling pointing back into a
  *   subtree made the DIE walk revisit DIEs (seconds, or without end); the
  *   walk now stops at a DIE that does not come after the last one.
