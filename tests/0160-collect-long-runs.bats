@@ -40,9 +40,10 @@ measure() {
 	read -r _ _ rss_long < long
 	echo "maxrss KiB: bare $rss_bare, zt short $rss_short, zt long $rss_long"
 	[ $((rss_long - rss_bare)) -lt 32768 ]
-	# Six times the samples, the same memory (within 1 MiB).
+	# Six times the work (several times the samples: CPU speed varies on
+	# this VM), the same memory (within 1 MiB).
 	[ $((rss_long - rss_short)) -lt 1024 ]
-	[ "$(grep -c '^[0-9]* 1 ' long.raw)" -gt $((5 * $(grep -c '^[0-9]* 1 ' short.raw))) ]
+	[ "$(grep -c '^[0-9]* 1 ' long.raw)" -gt $((3 * $(grep -c '^[0-9]* 1 ' short.raw))) ]
 }
 
 @test "4 threads at 4 kHz: none lost, within 5% of CPU time" {
