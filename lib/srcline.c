@@ -988,6 +988,13 @@ struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *e
 		    (dw->addr = section_bytes(e, sec, &n, &dw->own_addr)) != NULL)
 			dw->naddr = n;
 	}
+	/*
+	 * libdwarf otherwise records every allocation in a tree for
+	 * dwarf_finish to free: a fifth of the time of --lines on libc. zt
+	 * frees what it is given itself (dies, attributes, errors, lists,
+	 * file names).
+	 */
+	dwarf_set_de_alloc_flag(0);
 	res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, on_error, NULL, &dw->dbg, &de);
 	if (res != DW_DLV_OK) {
 		if (res == DW_DLV_ERROR) {
@@ -1019,7 +1026,10 @@ void zt_dwarf_close(struct zt_dwarf *dw)
 	for (size_t i = 0; i < dw->ncus; i++) {
 		free(dw->cus[i].rows);
 		free(dw->cus[i].scopes);
-		/* files: freed with everything else by dwarf_finish */
+		for (Dwarf_Signed k = 0; k < dw->cus[i].nfiles; k++)
+			dwarf_dealloc(dw->dbg, dw->cus[i].files[k], DW_DLA_STRING);
+		if (dw->cus[i].files)
+			dwarf_dealloc(dw->dbg, dw->cus[i].files, DW_DLA_LIST);
 	}
 	dwarf_finish(dw->dbg, &e);
 	close(dw->fd);
