@@ -73,8 +73,6 @@ struct zt_dwarf {
 	struct arange *ar;
 	size_t nar;
 	char *problem;
-	uint64_t rnglists_size;		/* .debug_rnglists, uncompressed */
-	uint64_t rnglists_maxcount;	/* most offsets any of its units has */
 	const unsigned char *rng, *addr;	/* .debug_rnglists, .debug_addr */
 	size_t nrng, naddr;
 	int own_rng, own_addr;		/* decompressed: to be freed */
@@ -877,8 +875,7 @@ static const unsigned char *section_bytes(const struct zt_elf *e,
  * by tests/fuzz/fuzz-dwarf.c): check those headers before libdwarf reads
  * them. Returns NULL, or what is wrong.
  */
-static const char *check_lists(const struct zt_elf *e, char *msg, size_t msglen,
-			       uint64_t *rsize, uint64_t *rmax)
+static const char *check_lists(const struct zt_elf *e, char *msg, size_t msglen)
 {
 	static const char *const names[] = { ".debug_rnglists", ".debug_loclists" };
 
@@ -933,13 +930,9 @@ static const char *check_lists(const struct zt_elf *e, char *msg, size_t msglen,
 				memcpy(&cnt, b + p + hdr + 4, 4);
 				if ((uint64_t)cnt * (hdr == 4 ? 4 : 8) > len - 8)
 					bad = "more offsets than the unit holds";
-				else if (k == 0 && cnt > *rmax)
-					*rmax = cnt;
 			}
 			p += hdr + len;
 		}
-		if (k == 0)
-			*rsize = n;
 		if (owned)
 			free((void *)b);
 		if (bad) {
@@ -957,14 +950,13 @@ struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *e
 	Dwarf_Error de = NULL;
 	const char *bad;
 	char msg[128];
-	uint64_t rsize = 0, rmax = 0;
 	int fd, res;
 
 	*err = '\0';
 	/* Only files whose section headers the ELF reader could read whole. */
 	if (e->damage || !zt_elf_section(e, ".debug_info"))
 		return NULL;
-	if ((bad = check_lists(e, msg, sizeof msg, &rsize, &rmax)) != NULL) {
+	if ((bad = check_lists(e, msg, sizeof msg)) != NULL) {
 		snprintf(err, errlen, "corrupt DWARF: %s", bad);
 		return NULL;
 	}
@@ -975,8 +967,6 @@ struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *e
 	}
 	dw = zt_calloc(1, sizeof *dw);
 	dw->fd = fd;
-	dw->rnglists_size = rsize;
-	dw->rnglists_maxcount = rmax;
 	{
 		const struct zt_section *sec;
 		size_t n;
