@@ -41,6 +41,8 @@ setup() {
 	expected=$(printf '\t%16s sq (inlined)\n  %s\n\t%16s twice (inlined)\n  %s\n\t%16s work+0x%x (%s)\n  %s' \
 		"$pc" "$(sed -n 2p want)" "$pc" "$(sed -n 4p want)" "$pc" $((a - 0x$lo)) "$PWD/inl" "$(sed -n 6p want)")
 	[ "$(printf '%s\n' "$output" | grep -v '^#' | sed 1d)" = "$expected" ]
+	# zt-fold reads the inlined frames as frames of their own.
+	[ "$(zt-symbolize --lines one.raw | zt-fold)" = "inl;work;twice;sq 1" ]
 	# Without --lines: the same frame, alone, with no line.
 	run zt-symbolize one.raw
 	[ "$(printf '%s\n' "$output" | grep -v '^#' | sed 1d)" = "$(printf '\t%16s work+0x%x (%s)' "$pc" $((a - 0x$lo)) "$PWD/inl")" ]
