@@ -308,13 +308,27 @@ void zt_stop_sampling(void)
  */
 void zt_prof_stop(void)
 {
-	static int stopping;
+	static pid_t stopping;	/* the thread writing the dump, 0 when none */
+	pid_t me = zt_gettid(), busy = 0;
 	int n;
 
 	if (!zt_owner())
 		return;
-	if (__atomic_exchange_n(&stopping, 1, __ATOMIC_SEQ_CST))
+	if (!__atomic_compare_exchange_n(&stopping, &busy, me, 0, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST)) {
+		/*
+		 * Another thread is writing the dump (a fatal signal while the
+		 * program exits): wait for it, bounded, so that this thread does
+		 * not kill the process with the dump half-written. The same
+		 * thread, re-entered from a signal handler, just returns.
+		 */
+		if (busy == me)
+			return;
+		for (long spin = 0; __atomic_load_n(&stopping, __ATOMIC_ACQUIRE) &&
+				    spin < 2000000000L; spin++)
+			__builtin_ia32_pause();
 		return;
+	}
 	zt_stop_sampling();
 	n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 	for (int i = 0; i < n; i++) {
