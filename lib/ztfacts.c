@@ -70,9 +70,9 @@ const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n)
 		f->have_cpu_ns = 1;
 		f->cpu_ns += x;
 	} else if (IS("rate-cap")) {
-		if (num(v, vlen, &x) < 0)
-			return "'# zt rate-cap' wants a number";
-		f->rate_cap = x;
+		/* Why the rate is capped: "kernel-tick" (the POSIX timer). */
+		if (!f->rate_cap[0])
+			word(f->rate_cap, sizeof f->rate_cap, v, vlen);
 	} else if (IS("samples")) {
 		if (num(v, vlen, &x) < 0)
 			return "'# zt samples' wants a number";

@@ -17,7 +17,7 @@ struct zt_facts {
 	char lost_reason[64];
 	int have_cpu_ns;
 	uint64_t cpu_ns;
-	uint64_t rate_cap;	/* 0 when none */
+	char rate_cap[32];	/* what caps the rate ("kernel-tick"), "" when nothing */
 	int have_samples;
 	uint64_t samples;	/* as the dump counted them */
 };

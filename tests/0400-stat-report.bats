@@ -158,3 +158,12 @@ lost: 2 buffer-full
 	assert_success
 	assert_line --index 0 "samples: 800 (sampling error ±28, 3.5%)"
 }
+
+@test "stat reads a real dump from the POSIX fallback and says its rate is capped" {
+	cd "$BATS_TEST_TMPDIR"
+	zt-collect --timer=posix -o p.raw "$SAMPLES/spin" 100 > /dev/null 2>&1
+	run --separate-stderr sh -c 'zt-symbolize p.raw | zt-stat'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"timer: posix-cpu, 997 Hz requested, rate capped (kernel-tick)"* ]]
+	[[ "$output" == *" hot_a"* ]]
+}

@@ -163,8 +163,8 @@ static void header(const struct zt_facts *f, uint64_t n)
 	printf("timer: %s", f->timer[0] ? f->timer : "unknown");
 	if (f->hz)
 		printf(", %llu Hz requested", (unsigned long long)f->hz);
-	if (f->rate_cap)
-		printf(", capped at %llu Hz by the kernel tick", (unsigned long long)f->rate_cap);
+	if (f->rate_cap[0])
+		printf(", rate capped (%s)", f->rate_cap);
 	putchar('\n');
 	if (f->have_lost)
 		printf("lost: %llu%s%s\n", (unsigned long long)f->lost,

@@ -60,7 +60,7 @@ UNIT_TEST(facts_read_zt_comment_lines)
 {
 	struct zt_facts f = { 0 };
 	const char *lines[] = { "# zt hz 997", "# zt timer perf-task-clock",
-		"# zt lost 3 buffer-full", "# zt cpu-ns 8034000000", "# zt rate-cap 250",
+		"# zt lost 3 buffer-full", "# zt cpu-ns 8034000000", "# zt rate-cap kernel-tick",
 		"# zt future-key 1", "# not ours", "# zt hz 100" };
 
 	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
@@ -71,7 +71,7 @@ UNIT_TEST(facts_read_zt_comment_lines)
 	CHECK_EQ_U(f.lost, 3);
 	CHECK_STR(f.lost_reason, "buffer-full");
 	CHECK_EQ_U(f.cpu_ns, 8034000000ULL);
-	CHECK_EQ_U(f.rate_cap, 250);
+	CHECK_STR(f.rate_cap, "kernel-tick");
 	CHECK_STR(zt_facts_line(&f, "# zt hz x", 9), "'# zt hz' wants a number");
 }
 
