@@ -70,6 +70,8 @@ LIB_OBJ = \
 COLLECT_LO = \
 	collect/prof.lo \
 	collect/walk.lo \
+	collect/cfi.lo \
+	collect/tables.lo \
 	collect/timer.lo \
 	collect/store.lo \
 	collect/dump.lo \
@@ -90,7 +92,7 @@ UNIT_OBJ = \
 	tests/unit/test-stats.o \
 	tests/unit/test-profile.o \
 
-UNIT_EXTRA = collect/walk.o
+UNIT_EXTRA = collect/walk.o collect/cfi.o
 
 # Sample programs with known profiles. Frame pointers everywhere, leaves too.
 SAMPLE_CFLAGS = -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer

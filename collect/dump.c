@@ -1,5 +1,5 @@
 /*
- * dump.c — the raw dump file (formats/raw.md, version 2).
+ * dump.c — the raw dump file (formats/raw.md, version 3).
  *
  * The header and the "samples" line are written when sampling starts; sample
  * lines are appended by the threads' buffers during the run; maps (with the
@@ -88,7 +88,7 @@ int zt_dump_open(void)
 			   O_APPEND | O_CLOEXEC, 0644);
 	if (zt_state.fd < 0)
 		return -1;
-	zt_puts(zt_state.fd, "zt-prof 2\n");
+	zt_puts(zt_state.fd, "zt-prof 3\n");
 	put_key(zt_state.fd, "pid", (uint64_t)zt_state.pid);
 	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0) {
@@ -104,6 +104,8 @@ int zt_dump_open(void)
 	if (zt_state.timer == ZT_TIMER_POSIX)
 		zt_puts(zt_state.fd, "rate-cap kernel-tick\n");
 	put_key(zt_state.fd, "max-depth", ZT_MAX_DEPTH);
+	zt_puts(zt_state.fd, zt_state.unwind == ZT_UNWIND_FP ? "unwind fp\n" :
+		zt_state.unwind == ZT_UNWIND_CFI ? "unwind cfi\n" : "unwind auto\n");
 	zt_puts(zt_state.fd, "samples\n");
 	return 0;
 }
@@ -280,6 +282,14 @@ static void put_summary(void)
 	*p++ = '\n';
 	zt_write_all(zt_state.fd, buf, (size_t)(p - buf));
 	put_key(zt_state.fd, "truncated", zt_state.truncated);
+	put_key(zt_state.fd, "partial", zt_state.partial);
+	if (zt_state.unwind != ZT_UNWIND_FP) {
+		put_key(zt_state.fd, "cfi-objects", zt_state.cfi_objects);
+		put_key(zt_state.fd, "cfi-rows", zt_state.cfi_rows);
+		put_key(zt_state.fd, "cfi-bytes", zt_state.cfi_bytes);
+		put_key(zt_state.fd, "cfi-build-ns", zt_state.cfi_build_ns);
+		put_key(zt_state.fd, "cfi-skipped", zt_state.cfi_skipped);
+	}
 	if (zt_state.unsampled)
 		put_key(zt_state.fd, "unsampled-threads", zt_state.unsampled);
 	if (zt_state.program_sigprof) {

@@ -2,9 +2,9 @@
  * intercept.c — the libc functions the collector must see, interposed by
  * being preloaded:
  *
- *   dlopen, dlclose      record the new objects' build-ids; keep the maps of
- *                        a library about to be unloaded, so that its frames
- *                        can still be named
+ *   dlopen, dlclose      record the new objects' build-ids and unwind
+ *                        tables; keep the maps of a library about to be
+ *                        unloaded, so that its frames can still be named
  *   execve, execv,       finish the dump before the image is replaced (exec
  *   execvp, execvpe      skips destructors); restart it if the exec fails
  *   sigaction, signal    for the signals whose default kills, zt's handler
@@ -187,17 +187,29 @@ ZT_EXPORT void *dlopen(const char *file, int mode)
 
 	RESOLVE(dlopen);
 	h = real_dlopen(file, mode);
-	if (h && zt_owner())
+	if (h && zt_owner()) {
+		int saved = errno;
+
 		zt_buildids_scan();
+		zt_tables_update();
+		errno = saved;
+	}
 	return h;
 }
 
 ZT_EXPORT int dlclose(void *h)
 {
+	int rc, saved;
+
 	RESOLVE(dlclose);
-	if (zt_owner())
-		zt_maps_snapshot();
-	return real_dlclose(h);
+	if (!zt_owner())
+		return real_dlclose(h);
+	zt_maps_snapshot();
+	rc = real_dlclose(h);
+	saved = errno;
+	zt_tables_update();
+	errno = saved;
+	return rc;
 }
 
 /* Finish the dump before exec replaces this image; restart it on failure. */

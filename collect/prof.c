@@ -73,9 +73,9 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	struct zt_thread *t = zt_self();
 	ucontext_t *uc = ucv;
 	uint64_t addr[ZT_MAX_DEPTH];
-	uintptr_t pc, fp, sp, low;
+	struct zt_regs r;
+	enum zt_walk_end end;
 	size_t n;
-	int truncated;
 
 	if (si->si_code == POLL_IN && zt_state.timer == ZT_TIMER_PERF) {
 		/* Ours: a perf counter overflow (possibly after its thread left). */
@@ -93,23 +93,27 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	__atomic_store_n(&t->busy, 1, __ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&zt_state.active, __ATOMIC_SEQ_CST) || t->closed)
 		goto out;
-	pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-	fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
-	sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	r.pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	r.rbp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+	r.sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
 	if (t->adopted && !t->stack_hi)
-		zt_thread_find_stack(t, sp);
+		zt_thread_find_stack(t, r.sp);
 	/*
 	 * Frames lie between the interrupted stack pointer and the top of the
 	 * thread's stack, all of it mapped. Code running on another stack
 	 * (a coroutine, an alternate signal stack) gets its pc only.
 	 */
-	low = sp;
-	if (sp < t->stack_lo || sp >= t->stack_hi)
-		low = t->stack_hi;
-	n = zt_walk(pc, fp, low, t->stack_hi, addr, ZT_MAX_DEPTH, &truncated);
-	if (truncated)
+	r.low = r.sp;
+	r.high = t->stack_hi;
+	if (r.sp < t->stack_lo || r.sp >= t->stack_hi)
+		r.low = t->stack_hi;
+	n = zt_unwind(&r, zt_tables_enter(), zt_state.unwind, addr, ZT_MAX_DEPTH, &end);
+	zt_tables_leave();
+	if (end == ZT_WALK_DEPTH)
 		__atomic_fetch_add(&zt_state.truncated, 1, __ATOMIC_RELAXED);
-	zt_store_sample(t, addr, n);
+	if (end != ZT_WALK_COMPLETE)
+		__atomic_fetch_add(&zt_state.partial, 1, __ATOMIC_RELAXED);
+	zt_store_sample(t, addr, n, end != ZT_WALK_COMPLETE);
 out:
 	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
 done:
@@ -260,6 +264,7 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	const char *timer = getenv("ZT_TIMER");
 	const char *follow = getenv("ZT_FOLLOW");
 	const char *gz = getenv("ZT_GZIP");
+	const char *unwind = getenv("ZT_UNWIND");
 
 	if (!out || !pid || strlen(out) >= sizeof zt_state.base - 32)
 		return;
@@ -274,8 +279,13 @@ __attribute__((constructor)) static void zt_prof_start(void)
 		zt_state.want_timer = 1;
 	else if (timer && strcmp(timer, "posix") == 0)
 		zt_state.want_timer = 2;
+	if (unwind && strcmp(unwind, "fp") == 0)
+		zt_state.unwind = ZT_UNWIND_FP;
+	else if (unwind && strcmp(unwind, "cfi") == 0)
+		zt_state.unwind = ZT_UNWIND_CFI;
 	strcpy(zt_state.base, out);
 	zt_intercept_init();
+	zt_tables_update();
 	zt_thread_init();
 	zt_install_handler();
 	if (zt_begin() < 0)

@@ -7,7 +7,8 @@
  * libc functions zt must see: dlopen, dlclose, exec, sigaction, setitimer),
  * timer.c (one sampling timer per thread), store.c (per-thread sample
  * buffers written to the dump with write(2)), dump.c (the dump file),
- * walk.c (the frame-pointer walk). Everything that runs inside a signal
+ * walk.c (the unwinder), cfi.c (CFI compiled into unwind rows), tables.c
+ * (the rows of every loaded object, published to the handler). Everything that runs inside a signal
  * handler is async-signal-safe: no malloc, no stdio, no locks.
  */
 #ifndef ZT_PROF_H
@@ -19,6 +20,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "walk.h"
+
 #define ZT_HIDDEN __attribute__((visibility("hidden")))
 #define ZT_EXPORT __attribute__((visibility("default")))
 
@@ -26,7 +29,7 @@ enum {
 	ZT_MAX_DEPTH = 128,	/* frames kept per sample, leaf first */
 	ZT_MAX_THREADS = 4096,	/* threads alive at once that get a buffer */
 	ZT_BUF_SIZE = 16 * 1024,/* per-thread buffer, written out when full */
-	ZT_LINE_MAX = 24 + ZT_MAX_DEPTH * 17,	/* one sample line */
+	ZT_LINE_MAX = 24 + ZT_MAX_DEPTH * 18 + 2,	/* one sample line */
 	ZT_MAX_NAMES = 65536,	/* thread names remembered */
 	ZT_MAX_BUILDIDS = 1024,	/* ELF objects whose build-id is kept */
 };
@@ -75,6 +78,7 @@ struct zt_state {
 	int want_timer;		/* ZT_TIMER: 0 auto, 1 perf only, 2 posix only */
 	int follow;		/* ZT_FOLLOW: profile descendants too */
 	int gzip;		/* ZT_GZIP: compress the dump */
+	enum zt_unwind_mode unwind;	/* ZT_UNWIND: auto, cfi or fp */
 	volatile int program_sigprof;	/* the program uses SIGPROF: 1 handler, 2 timer */
 	int64_t cpu_start_ns, cpu_stop_ns;	/* process CPU clock while sampling */
 	char base[4096];	/* ZT_OUT as given */
@@ -83,7 +87,10 @@ struct zt_state {
 	char maps_tmp[4096];	/* the dlclose maps side file */
 	char exec_path[256];	/* what the process exec'd, if it did */
 	volatile uint64_t samples;
-	volatile uint64_t truncated;
+	volatile uint64_t truncated;	/* stacks cut at ZT_MAX_DEPTH */
+	volatile uint64_t partial;	/* stacks that did not reach the thread's entry */
+	uint64_t cfi_objects, cfi_rows, cfi_bytes;	/* the unwind tables published last */
+	uint64_t cfi_build_ns, cfi_skipped;	/* CPU time spent building, FDEs skipped */
 	volatile uint64_t unsampled;	/* threads that got no buffer or timer */
 	volatile uint64_t lost[ZT_NLOSS];
 	volatile int nthreads;	/* slots used in threads[] */
@@ -122,7 +129,7 @@ ZT_HIDDEN void zt_timer_stop(struct zt_thread *t);
 
 /* store.c */
 ZT_HIDDEN void zt_store_sample(struct zt_thread *t, const uint64_t *addr,
-			       size_t n);
+			       size_t n, int partial);
 ZT_HIDDEN void zt_store_flush(struct zt_thread *t);
 ZT_HIDDEN char *zt_fmt_u64(char *p, uint64_t v, int base);
 
@@ -134,6 +141,11 @@ ZT_HIDDEN void zt_dump_finish(void);
 ZT_HIDDEN void zt_dump_abandon(void);
 ZT_HIDDEN void zt_buildids_scan(void);
 ZT_HIDDEN void zt_maps_snapshot(void);
+
+/* tables.c */
+ZT_HIDDEN void zt_tables_update(void);
+ZT_HIDDEN const struct zt_cfi_set *zt_tables_enter(void);
+ZT_HIDDEN void zt_tables_leave(void);
 
 /* intercept.c */
 ZT_HIDDEN void zt_intercept_init(void);

@@ -58,8 +58,12 @@ void zt_store_flush(struct zt_thread *t)
 	errno = saved;
 }
 
-/* Appends "TID 1 ADDR ADDR...\n". Runs in the handler of thread t only. */
-void zt_store_sample(struct zt_thread *t, const uint64_t *addr, size_t n)
+/*
+ * Appends "TID 1 ADDR ADDR...\n": an exact pc after the first is written
+ * "=ADDR", and a stack that did not reach the thread's entry ends in " -".
+ * Runs in the handler of thread t only.
+ */
+void zt_store_sample(struct zt_thread *t, const uint64_t *addr, size_t n, int partial)
 {
 	char *p;
 
@@ -71,7 +75,13 @@ void zt_store_sample(struct zt_thread *t, const uint64_t *addr, size_t n)
 	*p++ = '1';
 	for (size_t i = 0; i < n; i++) {
 		*p++ = ' ';
-		p = zt_fmt_u64(p, addr[i], 16);
+		if (i > 0 && (addr[i] & ZT_WALK_EXACT))
+			*p++ = '=';
+		p = zt_fmt_u64(p, addr[i] & ~ZT_WALK_EXACT, 16);
+	}
+	if (partial) {
+		*p++ = ' ';
+		*p++ = '-';
 	}
 	*p++ = '\n';
 	t->len = (size_t)(p - t->buf);

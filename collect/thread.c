@@ -345,6 +345,7 @@ static void after_fork_child(void)
 	self = NULL;
 	zt_state.samples = 0;
 	zt_state.truncated = 0;
+	zt_state.partial = 0;
 	memset((void *)zt_state.lost, 0, sizeof zt_state.lost);
 	zt_state.nnames = 0;
 	zt_state.exec_path[0] = '\0';

@@ -1,43 +1,122 @@
 /*
- * walk.c — frame-pointer walk. Code built with frame pointers starts each
- * function with "push %rbp; mov %rsp, %rbp", so [rbp] holds the caller's rbp
- * and [rbp+8] the return address: a linked list from the interrupted function
- * up to main. Code without frame pointers keeps anything in rbp, so nothing
- * in the list is trusted before it is checked.
+ * walk.c — the unwinder the handler runs, one frame at a time.
+ *
+ * Where the frame's object has CFI (cfi.h), its row says where the caller's
+ * stack pointer (the CFA), return address and rbp are: this works in code
+ * built without frame pointers and in leaves that never set one up. Where
+ * it has none, the frame-pointer chain is followed: code built with frame
+ * pointers starts each function with "push %rbp; mov %rsp, %rbp", so [rbp]
+ * holds the caller's rbp and [rbp+8] the return address. Nothing read from
+ * the stack is trusted before it is checked.
+ *
+ * A walk is complete when it reaches a frame whose return address is
+ * undefined (the CFI of _start and of a new thread's clone say so), or a
+ * frame-pointer frame whose saved rbp is 0 (the ABI's mark of the outermost
+ * frame, set by _start and clone).
  */
 #include "walk.h"
 
-size_t zt_walk(uintptr_t pc, uintptr_t fp, uintptr_t low, uintptr_t high,
-	       uint64_t *out, size_t max, int *truncated)
-{
-	size_t depth = 0;
-	uintptr_t floor = low;
+/* Offsets in the ucontext a signal frame's rsp points at (x86-64 Linux). */
+enum { UC_RBP = 40 + 10 * 8, UC_RSP = 40 + 15 * 8, UC_RIP = 40 + 16 * 8 };
 
-	*truncated = 0;
+/* The 8-byte word at a, if it lies inside [low, high) and is aligned. */
+static int load(const struct zt_regs *r, uintptr_t a, uintptr_t *v)
+{
+	if (a % 8 != 0 || a < r->low || a >= r->high || r->high - a < 8)
+		return 0;
+	*v = *(const uintptr_t *)a;
+	return 1;
+}
+
+size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
+		 enum zt_unwind_mode mode, uint64_t *out, size_t max,
+		 enum zt_walk_end *end)
+{
+	uintptr_t pc = r->pc, sp = r->sp, rbp = r->rbp;
+	int rbp_ok = 1, exact = 1;
+	size_t n = 0;
+
+	*end = ZT_WALK_PARTIAL;
 	if (max == 0)
 		return 0;
-	out[depth++] = pc;
+	out[n++] = (uint64_t)pc | ZT_WALK_EXACT;
 	for (;;) {
-		const uintptr_t *frame;
-		uintptr_t ret, next;
+		/* A return address belongs to the call before it. */
+		uintptr_t at = exact ? pc : pc - 1;
+		const struct zt_cfi_row *row = NULL;
+		uintptr_t cfa, ra, next_rbp = rbp, next_sp;
+		int next_ok = rbp_ok, next_exact = 0;
 
-		if (fp < floor || fp % sizeof(uintptr_t) != 0)
-			break;
-		if (fp >= high || high - fp < 2 * sizeof(uintptr_t))
-			break;
-		frame = (const uintptr_t *)fp;
-		next = frame[0];
-		ret = frame[1];
-		if (ret == 0)
-			break;
-		if (depth == max) {
-			*truncated = 1;
+		if (mode != ZT_UNWIND_FP) {
+			const struct zt_cfi_table *t = zt_cfi_find(set, at);
+
+			if (t)
+				row = zt_cfi_row_at(t, at);
+		}
+		if (row && row->kind == ZT_CFA_END) {
+			*end = ZT_WALK_COMPLETE;
 			break;
 		}
-		out[depth++] = ret;
-		/* The caller's frame must lie strictly above this one. */
-		floor = fp + 1;
-		fp = next;
+		if (row && (row->kind == ZT_CFA_RSP || row->kind == ZT_CFA_RBP ||
+			    row->kind == ZT_CFA_PLT)) {
+			if (row->kind == ZT_CFA_RBP) {
+				if (!rbp_ok)
+					break;
+				cfa = rbp + (uintptr_t)(intptr_t)row->cfa_off;
+			} else {
+				cfa = sp + (uintptr_t)(intptr_t)row->cfa_off;
+				if (row->kind == ZT_CFA_PLT && (at & 15) >= (uintptr_t)row->arg)
+					cfa += 8;
+			}
+			if (cfa <= sp || !load(r, cfa - 8, &ra))
+				break;
+			if (row->rbp == ZT_RBP_SAVED)
+				next_ok = load(r, cfa + (uintptr_t)(intptr_t)row->arg, &next_rbp);
+			else if (row->rbp == ZT_RBP_LOST)
+				next_ok = 0;
+			next_sp = cfa;
+		} else if (row && row->kind == ZT_CFA_SIGNAL) {
+			/* The handler returned here: the registers it interrupted. */
+			if (!load(r, sp + UC_RIP, &ra) || !load(r, sp + UC_RSP, &next_sp) ||
+			    !load(r, sp + UC_RBP, &next_rbp) || next_sp <= sp)
+				break;
+			next_ok = 1;
+			next_exact = 1;
+		} else if (mode == ZT_UNWIND_CFI) {
+			break;
+		} else {
+			/* No usable row: one frame-pointer step. */
+			if (!rbp_ok || rbp < sp || !load(r, rbp, &next_rbp) ||
+			    !load(r, rbp + 8, &ra))
+				break;
+			next_sp = rbp + 16;
+			next_ok = 1;
+			if (ra != 0 && next_rbp == 0) {
+				/* The outermost frame: its caller is the entry. */
+				if (n == max) {
+					*end = ZT_WALK_DEPTH;
+					break;
+				}
+				out[n++] = ra;
+				*end = ZT_WALK_COMPLETE;
+				break;
+			}
+		}
+		if (ra == 0) {
+			/* A zeroed return address marks the end of some stacks. */
+			*end = ZT_WALK_COMPLETE;
+			break;
+		}
+		if (n == max) {
+			*end = ZT_WALK_DEPTH;
+			break;
+		}
+		out[n++] = (uint64_t)ra | (next_exact ? ZT_WALK_EXACT : 0);
+		pc = ra;
+		sp = next_sp;
+		rbp = next_rbp;
+		rbp_ok = next_ok;
+		exact = next_exact;
 	}
-	return depth;
+	return n;
 }

@@ -1,5 +1,7 @@
 /*
- * walk.h — the checked frame-pointer walk the sampler runs in its handler.
+ * walk.h — the stack unwinder the sampler runs in its handler: CFI rows
+ * (cfi.h) where an object has them, the checked frame-pointer chain where
+ * it has none.
  */
 #ifndef ZT_WALK_H
 #define ZT_WALK_H
@@ -7,19 +9,46 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cfi.h"
+
+enum zt_unwind_mode {
+	ZT_UNWIND_AUTO,	/* CFI where there is CFI, frame pointers elsewhere */
+	ZT_UNWIND_CFI,	/* CFI only: a frame without it ends the stack */
+	ZT_UNWIND_FP,	/* frame pointers only */
+};
+
+/* How a walk ended. */
+enum zt_walk_end {
+	ZT_WALK_COMPLETE,	/* it reached the thread's entry */
+	ZT_WALK_PARTIAL,	/* it stopped before: no rule, or a check failed */
+	ZT_WALK_DEPTH,		/* it went on past max frames */
+};
+
 /*
- * Store pc, then the return addresses of the frame-pointer chain that starts
- * at fp, into out[0..max). Returns how many were stored (at least 1 when
- * max > 0). Every frame must be 8-byte aligned, lie inside [low, high) with
- * room for its two words, and sit strictly above the frame before it (the
- * stack grows down), so a garbage fp, a loop or a downward pointer ends the
- * walk instead of faulting. A zero return address ends it too. Only memory
- * inside [low, high) is read. *truncated is set when the chain went on past
- * max.
- *
- * Async-signal-safe: no calls, no globals.
+ * Set on an address in out[] (user-space addresses never have it) when it
+ * is an exact pc rather than a return address: the first one, and the pc a
+ * signal frame interrupted.
  */
-size_t zt_walk(uintptr_t pc, uintptr_t fp, uintptr_t low, uintptr_t high,
-	       uint64_t *out, size_t max, int *truncated);
+#define ZT_WALK_EXACT ((uint64_t)1 << 63)
+
+/* The interrupted registers and the stack that may be read. */
+struct zt_regs {
+	uintptr_t pc, sp, rbp;
+	uintptr_t low, high;	/* readable stack: [low, high) */
+};
+
+/*
+ * Unwind from r into out[0..max), leaf first: r->pc (tagged exact), then a
+ * return address per frame. Every read is 8-byte aligned, inside
+ * [low, high), and every frame's stack pointer is strictly above the one
+ * before, so garbage, loops and downward pointers end the walk instead of
+ * faulting. set may be NULL (frame pointers only). Returns how many were
+ * stored; *end says why it stopped.
+ *
+ * Async-signal-safe: no calls but the table lookups, no globals.
+ */
+size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
+		 enum zt_unwind_mode mode, uint64_t *out, size_t max,
+		 enum zt_walk_end *end);
 
 #endif

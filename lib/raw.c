@@ -106,6 +106,7 @@ static int parse_dec(const char *t, uint64_t *v)
 
 struct stack_key {
 	uint32_t tid;
+	int partial;
 	size_t n;
 	const uint64_t *addr;
 	const uint8_t *exact;
@@ -117,16 +118,16 @@ static int stack_eq(void *ctx, uint32_t i, const void *k)
 	const struct stack_key *key = k;
 	const struct zt_stack *s = &d->stacks[i];
 
-	return s->tid == key->tid && s->naddr == key->n &&
+	return s->tid == key->tid && s->naddr == key->n && s->partial == key->partial &&
 	       memcmp(&d->addr[s->first], key->addr, key->n * sizeof *key->addr) == 0 &&
 	       memcmp(&d->exact[s->first], key->exact, key->n) == 0;
 }
 
-static void add_stack(struct zt_dump *d, uint32_t tid, uint64_t count,
+static void add_stack(struct zt_dump *d, uint32_t tid, int partial, uint64_t count,
 		      const uint64_t *addr, const uint8_t *exact, size_t n)
 {
-	struct stack_key key = { tid, n, addr, exact };
-	uint64_t h = zt_hash(addr, n * sizeof *addr, tid);
+	struct stack_key key = { tid, partial, n, addr, exact };
+	uint64_t h = zt_hash(addr, n * sizeof *addr, tid + ((uint64_t)partial << 32));
 	int64_t found;
 	struct zt_stack *s;
 
@@ -146,6 +147,7 @@ static void add_stack(struct zt_dump *d, uint32_t tid, uint64_t count,
 	zt_grow(&d->stacks, &d->capstacks, d->nstacks + 1, sizeof *d->stacks);
 	s = &d->stacks[d->nstacks];
 	s->tid = tid;
+	s->partial = partial;
 	s->naddr = (uint32_t)n;
 	s->first = d->naddr;
 	s->count = count;
@@ -159,6 +161,7 @@ static int sample_line(struct reader *r, char *s)
 	struct zt_dump *d = r->d;
 	uint64_t tid = 0, count = 1, a;
 	size_t n = 0;
+	int partial = 0;
 	char *t;
 
 	if (d->version >= 2) {
@@ -172,6 +175,12 @@ static int sample_line(struct reader *r, char *s)
 	while ((t = token(&s))) {
 		int exact = n == 0;
 
+		if (partial)
+			return fail(r, "sample: '-' is not the last word");
+		if (d->version >= 3 && strcmp(t, "-") == 0) {
+			partial = 1;
+			continue;
+		}
 		if (*t == '=') {
 			exact = 1;
 			t++;
@@ -190,7 +199,7 @@ static int sample_line(struct reader *r, char *s)
 		return fail(r, "sample: count overflows");
 	d->nsamples += count;
 	if (r->store)
-		add_stack(d, (uint32_t)tid, count, r->tmp, r->tmpx, n);
+		add_stack(d, (uint32_t)tid, partial, count, r->tmp, r->tmpx, n);
 	return 0;
 }
 
@@ -252,6 +261,12 @@ static int key_line(struct reader *r, char *line)
 		return number_value(r, key, v, &d->unsampled);
 	} else if (strcmp(key, "truncated") == 0) {
 		return number_value(r, key, v, &d->truncated);
+	} else if (strcmp(key, "partial") == 0) {
+		d->have_partial = 1;
+		return number_value(r, key, v, &d->partial);
+	} else if (strcmp(key, "unwind") == 0) {
+		free(d->unwind);
+		d->unwind = zt_strdup(v);
 	} else if (strcmp(key, "cpu-ns") == 0) {
 		d->have_cpu = 1;
 		return number_value(r, key, v, &d->cpu_ns);
@@ -368,12 +383,14 @@ static int read_dump(struct zt_input *in, struct zt_dump *d, char *err,
 				d->version = 1;
 			} else if (strcmp(line, "zt-prof 2") == 0) {
 				d->version = 2;
+			} else if (strcmp(line, "zt-prof 3") == 0) {
+				d->version = 3;
 			} else if (strncmp(line, "zt-prof ", 8) == 0) {
-				fail(&r, "raw dump version '%.20s' is not one this tool reads (1 or 2)",
+				fail(&r, "raw dump version '%.20s' is not one this tool reads (1, 2 or 3)",
 				     line + 8);
 				goto out;
 			} else {
-				fail(&r, "not a zt raw dump (expected 'zt-prof 1' or 'zt-prof 2')");
+				fail(&r, "not a zt raw dump (expected 'zt-prof 1', '2' or '3')");
 				goto out;
 			}
 			continue;
@@ -473,6 +490,7 @@ void zt_dump_free(struct zt_dump *d)
 	free(d->addr);
 	free(d->exact);
 	free(d->timer);
+	free(d->unwind);
 	free(d->rate_cap);
 	free(d->exe);
 	free(d->lost_detail);

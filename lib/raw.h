@@ -1,6 +1,6 @@
 /*
  * raw.h — the raw dump (formats/raw.md): version 1, as the seed writes it,
- * and version 2, as libzt-prof.so writes it.
+ * version 2, and version 3, as libzt-prof.so writes it.
  */
 #ifndef ZT_RAW_H
 #define ZT_RAW_H
@@ -17,6 +17,7 @@ struct zt_input;
 struct zt_stack {
 	uint32_t tid;
 	uint32_t naddr;
+	int partial;		/* the unwinder stopped before the thread's entry (v3 "-") */
 	size_t first;		/* index of the first address in the pool */
 	uint64_t count;
 };
@@ -33,7 +34,7 @@ struct zt_tname {
 };
 
 struct zt_dump {
-	int version;		/* 1 or 2 */
+	int version;		/* 1, 2 or 3 */
 	int complete;		/* an "end" line was read (v2) */
 	unsigned hz;
 	char *timer;		/* "perf-task-clock", "posix-cpu"; NULL if unknown */
@@ -44,6 +45,9 @@ struct zt_dump {
 	uint64_t lost;		/* samples lost, v1's "dropped" */
 	char *lost_detail;	/* "write-error=3 ..." or NULL */
 	uint64_t truncated;	/* stacks cut at max depth */
+	char *unwind;		/* "auto", "cfi", "fp"; NULL before version 3 */
+	uint64_t partial;	/* stacks that did not reach the thread's entry */
+	int have_partial;
 	uint64_t unsampled;	/* threads that were not sampled */
 	char *conflict;		/* "handler", "itimer-prof": the program's own SIGPROF use */
 	char *exec;		/* the program exec'd this, after which the dump ends */

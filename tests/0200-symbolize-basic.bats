@@ -139,10 +139,10 @@ EOT
 	run --separate-stderr zt-symbolize g.raw
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
-	[ "$stderr" = "zt-symbolize: 'g.raw': line 1: not a zt raw dump (expected 'zt-prof 1' or 'zt-prof 2')" ]
+	[ "$stderr" = "zt-symbolize: 'g.raw': line 1: not a zt raw dump (expected 'zt-prof 1', '2' or '3')" ]
 	run --separate-stderr zt-symbolize < g.raw
 	[ "$status" -eq 1 ]
-	[ "$stderr" = "zt-symbolize: line 1: not a zt raw dump (expected 'zt-prof 1' or 'zt-prof 2')" ]
+	[ "$stderr" = "zt-symbolize: line 1: not a zt raw dump (expected 'zt-prof 1', '2' or '3')" ]
 }
 
 @test "a malformed sample names its line" {

@@ -65,6 +65,10 @@ static void print_facts(const struct zt_dump *d, const struct zt_symbolizer *s)
 		printf("# zt lost %" PRIu64 "\n", d->lost);
 	if (d->truncated)
 		printf("# zt truncated %" PRIu64 "\n", d->truncated);
+	if (d->unwind)
+		printf("# zt unwind %s\n", d->unwind);
+	if (d->have_partial)
+		printf("# zt partial %" PRIu64 "\n", d->partial);
 	if (d->unsampled)
 		printf("# zt unsampled-threads %" PRIu64 "\n", d->unsampled);
 	if (d->conflict)
@@ -201,6 +205,10 @@ int main(int argc, char **argv)
 		       name && *name ? name : comm, pid, st->tid, st->count);
 		for (size_t j = st->first; j < st->first + st->naddr; j++)
 			print_frame(d.addr[j], &res[j]);
+		/* The unwinder stopped short: say so at the root, never pass
+		 * the stack off as whole. */
+		if (st->partial)
+			printf("\t%16x [truncated] ([unknown])\n", 0);
 		putchar('\n');
 	}
 	zt_fshut(stdout, "<stdout>");

@@ -1,11 +1,25 @@
 /*
- * test-walk.c — the frame-pointer walk on fake stacks: a good chain, garbage
+ * test-walk.c — the unwinder's frame-pointer mode on fake stacks: a good chain, garbage
  * in the frame pointer, a loop, a downward pointer, the depth limit.
  */
 #include "unit.h"
 #include "walk.h"
 
 #include <stdint.h>
+
+/* The frame-pointer mode of zt_unwind, from a frame pointer, sp at low. */
+static size_t zt_walk(uintptr_t pc, uintptr_t fp, uintptr_t low, uintptr_t high,
+		      uint64_t *out, size_t max, int *truncated)
+{
+	struct zt_regs r = { pc, low, fp, low, high };
+	enum zt_walk_end end;
+	size_t n = zt_unwind(&r, NULL, ZT_UNWIND_FP, out, max, &end);
+
+	*truncated = end == ZT_WALK_DEPTH;
+	for (size_t i = 0; i < n; i++)
+		out[i] &= ~ZT_WALK_EXACT;
+	return n;
+}
 
 #define W sizeof(uintptr_t)
 

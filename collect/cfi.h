@@ -1,0 +1,108 @@
+/*
+ * cfi.h — unwind tables compiled from an ELF object's .eh_frame, for the
+ * sampler's handler.
+ *
+ * Every x86-64 object carries call-frame information (CFI) in .eh_frame,
+ * found through PT_GNU_EH_FRAME, stripped or not: for each pc, how to find
+ * the canonical frame address (CFA, the caller's stack pointer), the return
+ * address and the saved registers. Interpreting the DWARF call-frame
+ * programs is too much work for a signal handler, so cfi.c runs them once,
+ * outside it (at start and after each dlopen), and keeps for each pc range
+ * only what an unwinder needs: one row of a few bytes, sorted by pc. The
+ * handler (walk.c) looks rows up by binary search and reads the stack.
+ *
+ * Nothing here is called from a signal handler except zt_cfi_find and
+ * zt_cfi_row_at, which read immutable tables.
+ */
+#ifndef ZT_CFI_H
+#define ZT_CFI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* How a row finds the CFA, or why it cannot. */
+enum zt_cfa_kind {
+	ZT_CFA_NONE,	/* no FDE covers this pc */
+	ZT_CFA_RSP,	/* CFA = rsp + cfa_off */
+	ZT_CFA_RBP,	/* CFA = rbp + cfa_off */
+	ZT_CFA_PLT,	/* CFA = rsp + cfa_off + ((pc & 15) >= arg ? 8 : 0): the PLT's expression */
+	ZT_CFA_SIGNAL,	/* a signal trampoline: the interrupted registers are in the ucontext at rsp */
+	ZT_CFA_END,	/* the return address is undefined: the thread's outermost frame */
+	ZT_CFA_BAD,	/* a rule zt does not follow (another register, an expression) */
+};
+
+/* Where the caller's rbp is. */
+enum zt_rbp_rule {
+	ZT_RBP_SAME,	/* unchanged by this frame */
+	ZT_RBP_SAVED,	/* at CFA + arg */
+	ZT_RBP_LOST,	/* somewhere zt does not follow */
+};
+
+/*
+ * One row: from pc (table lo + start) up to the next row's start. The return
+ * address is at CFA - 8 in every row but END and SIGNAL (rows with another
+ * rule are BAD).
+ */
+struct zt_cfi_row {
+	uint32_t start;		/* pc - table lo */
+	int32_t cfa_off;
+	int16_t arg;		/* rbp's offset from the CFA (SAVED), or the PLT threshold */
+	uint8_t kind;		/* enum zt_cfa_kind */
+	uint8_t rbp;		/* enum zt_rbp_rule */
+};
+
+/* The rows of one object, immutable once built. */
+struct zt_cfi_table {
+	uintptr_t lo, hi;	/* the pcs its FDEs cover, run-time addresses */
+	uintptr_t key;		/* the object's .eh_frame_hdr address: same object, same table */
+	uint32_t nrows;
+	const struct zt_cfi_row *rows;
+	size_t size;		/* bytes mapped for this table and its rows */
+};
+
+/* What a build read and skipped, for the dump's summary and for tests. */
+struct zt_cfi_stats {
+	uint32_t fdes;		/* FDEs compiled */
+	uint32_t skipped;	/* CIEs or FDEs skipped as malformed or unsupported */
+	uint32_t bad_rows;	/* rows with a rule zt does not follow */
+};
+
+/*
+ * The bytes that hold .eh_frame_hdr and .eh_frame: a loaded object's
+ * read-only segment in memory, or a buffer in tests. Every read stays inside
+ * [mem, mem + len); addr is mem[0]'s run-time address, which pc-relative and
+ * data-relative pointers are computed from.
+ */
+struct zt_cfi_image {
+	const unsigned char *mem;
+	size_t len;
+	uintptr_t addr;
+	uintptr_t hdr;		/* run-time address of .eh_frame_hdr */
+};
+
+/*
+ * Compile the CFI of img into a new table (mmapped; free with zt_cfi_free).
+ * Malformed CIEs and FDEs are skipped and counted; a table with no rows is
+ * not made. Returns the table, or NULL when img has no usable CFI. Not for
+ * signal handlers (it allocates).
+ */
+struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_stats *st);
+void zt_cfi_free(struct zt_cfi_table *t);
+
+/*
+ * The row for pc in t, or NULL when pc is outside every FDE.
+ * Async-signal-safe.
+ */
+const struct zt_cfi_row *zt_cfi_row_at(const struct zt_cfi_table *t, uintptr_t pc);
+
+/* A set of tables, sorted by lo and not overlapping, published whole. */
+struct zt_cfi_set {
+	uint32_t n;
+	size_t size;			/* bytes mapped for the set itself */
+	struct zt_cfi_table *t[];
+};
+
+/* The table whose range holds pc, or NULL. Async-signal-safe. */
+const struct zt_cfi_table *zt_cfi_find(const struct zt_cfi_set *s, uintptr_t pc);
+
+#endif

@@ -1,0 +1,198 @@
+/*
+ * tables.c — the unwind tables of every loaded object, kept current for the
+ * handler.
+ *
+ * At start and after each dlopen and dlclose, the loaded objects are listed
+ * (dl_iterate_phdr, never in a handler: it takes the loader's lock), each
+ * new one's .eh_frame is compiled (cfi.c) from its image in memory, and a
+ * new set of tables is published with one atomic store. Tables of objects
+ * still loaded are shared between sets. A handler counts itself in while it
+ * reads a set; the old set, and the tables no longer in the new one, are
+ * unmapped only once no handler is inside, or kept if one stays too long.
+ */
+#include "prof.h"
+#include "cfi.h"
+
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static struct zt_cfi_set *volatile published;
+static volatile long readers;
+static pthread_mutex_t update_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const struct zt_cfi_set *zt_tables_enter(void)
+{
+	__atomic_fetch_add(&readers, 1, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(&published, __ATOMIC_SEQ_CST);
+}
+
+void zt_tables_leave(void)
+{
+	__atomic_fetch_sub(&readers, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Objects found by one scan: new tables are built, known ones reused. */
+struct scan {
+	const struct zt_cfi_set *old;
+	struct zt_cfi_table **t;
+	uint32_t n, cap;
+	int failed;
+};
+
+static struct zt_cfi_table *known(const struct zt_cfi_set *s, uintptr_t key)
+{
+	for (uint32_t i = 0; s && i < s->n; i++)
+		if (s->t[i]->key == key)
+			return s->t[i];
+	return NULL;
+}
+
+static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct scan *sc = data;
+	const ElfW(Phdr) *hdr = NULL, *seg = NULL;
+	struct zt_cfi_image img;
+	struct zt_cfi_stats st;
+	struct zt_cfi_table *t;
+	int64_t t0;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+			hdr = &info->dlpi_phdr[i];
+	if (!hdr)
+		return 0;
+	/* The loaded segment that holds .eh_frame_hdr; .eh_frame follows it there. */
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && hdr->p_vaddr >= ph->p_vaddr &&
+		    hdr->p_vaddr - ph->p_vaddr < ph->p_filesz)
+			seg = ph;
+	}
+	if (!seg)
+		return 0;
+	img.addr = info->dlpi_addr + seg->p_vaddr;
+	img.mem = (const unsigned char *)img.addr;
+	img.len = seg->p_filesz;
+	img.hdr = info->dlpi_addr + hdr->p_vaddr;
+	t = known(sc->old, img.hdr);
+	if (!t) {
+		t0 = zt_cpu_ns();
+		t = zt_cfi_build(&img, &st);
+		zt_state.cfi_build_ns += (uint64_t)(zt_cpu_ns() - t0);
+		zt_state.cfi_skipped += st.skipped;
+		if (!t)
+			return 0;
+	}
+	if (sc->n == sc->cap) {
+		uint32_t cap = sc->cap ? 2 * sc->cap : 64;
+		void *m = mmap(NULL, cap * sizeof *sc->t, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED) {
+			if (!known(sc->old, t->key))
+				zt_cfi_free(t);
+			sc->failed = 1;
+			return 1;
+		}
+		if (sc->n)
+			memcpy(m, sc->t, sc->n * sizeof *sc->t);
+		if (sc->t)
+			munmap(sc->t, sc->cap * sizeof *sc->t);
+		sc->t = m;
+		sc->cap = cap;
+	}
+	sc->t[sc->n++] = t;
+	return 0;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+	const struct zt_cfi_table *x = *(struct zt_cfi_table *const *)a;
+	const struct zt_cfi_table *y = *(struct zt_cfi_table *const *)b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* A set of sc's tables, sorted, overlaps dropped (freed if new). */
+static struct zt_cfi_set *make_set(struct scan *sc)
+{
+	size_t size = sizeof(struct zt_cfi_set) + sc->n * sizeof(struct zt_cfi_table *);
+	struct zt_cfi_set *s = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (s == MAP_FAILED)
+		return NULL;
+	s->size = size;
+	qsort(sc->t, sc->n, sizeof *sc->t, by_lo);
+	for (uint32_t i = 0; i < sc->n; i++) {
+		if (s->n > 0 && sc->t[i]->lo < s->t[s->n - 1]->hi) {
+			if (!known(sc->old, sc->t[i]->key))
+				zt_cfi_free(sc->t[i]);
+			continue;
+		}
+		s->t[s->n++] = sc->t[i];
+	}
+	return s;
+}
+
+/*
+ * Rebuild the set from the objects loaded now and publish it. Not for
+ * signal handlers. Serialized: two threads may dlopen at once.
+ */
+void zt_tables_update(void)
+{
+	struct scan sc = { 0 };
+	struct zt_cfi_set *s, *old;
+
+	if (zt_state.unwind == ZT_UNWIND_FP)
+		return;
+	pthread_mutex_lock(&update_lock);
+	sc.old = published;
+	dl_iterate_phdr(scan_one, &sc);
+	s = sc.failed ? NULL : make_set(&sc);
+	if (!s) {
+		for (uint32_t i = 0; i < sc.n; i++)
+			if (!known(sc.old, sc.t[i]->key))
+				zt_cfi_free(sc.t[i]);
+	} else {
+		uint64_t rows = 0, bytes = s->size;
+
+		for (uint32_t i = 0; i < s->n; i++) {
+			rows += s->t[i]->nrows;
+			bytes += s->t[i]->size;
+		}
+		zt_state.cfi_objects = s->n;
+		zt_state.cfi_rows = rows;
+		zt_state.cfi_bytes = bytes;
+		old = __atomic_exchange_n(&published, s, __ATOMIC_SEQ_CST);
+		/*
+		 * A handler that read the old set counted itself in first, so
+		 * once the count drops to 0 none is left reading it. Handlers
+		 * take microseconds; one that takes longer keeps the old set
+		 * alive for good.
+		 */
+		for (long spin = 0; __atomic_load_n(&readers, __ATOMIC_SEQ_CST) != 0; spin++) {
+			if (spin > 100000) {
+				old = NULL;
+				break;
+			}
+			sched_yield();
+		}
+		if (old) {
+			for (uint32_t i = 0; i < old->n; i++)
+				if (!known(s, old->t[i]->key))
+					zt_cfi_free(old->t[i]);
+			munmap(old, old->size);
+		}
+	}
+	if (sc.t)
+		munmap(sc.t, sc.cap * sizeof *sc.t);
+	pthread_mutex_unlock(&update_lock);
+}
