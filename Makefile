@@ -27,11 +27,11 @@ SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=
 endif
 
 # Debian packages every target needs. `make deps` installs the missing ones.
-DEBS = libdwarf-dev zlib1g-dev libiberty-dev bats bats-assert bats-support \
+DEBS = libdwarf-dev zlib1g-dev libiberty-dev bats bats-assert bats-support linux-perf \
        binutils gcc make libc6-dev procps util-linux python3-minimal perl xz-utils gzip \
        libc6-dbg llvm
 # Only for `make bench`: the collectors zt is compared with.
-BENCH_DEBS = google-perftools linux-perf
+BENCH_DEBS = google-perftools
 
 # The filters, one per line.
 TOOLS = \
@@ -107,6 +107,9 @@ SAMPLES = \
 	samples/blockio \
 	samples/libearly.so \
 	samples/earlythread \
+	samples/omitfp \
+	samples/sigframe \
+	samples/vdso \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \
@@ -189,6 +192,11 @@ samples/lib%.so: samples/%.c
 samples/earlythread: samples/earlythread.c samples/libearly.so
 	@echo "  CC      $@"
 	$(Q)$(CC) $(SAMPLE_CFLAGS) -o $@ $< -Lsamples -learly -Wl,-rpath,'$$ORIGIN' -lpthread
+
+# Optimized and without frame pointers: only unwind tables find its callers.
+samples/omitfp: samples/omitfp.c
+	@echo "  CC      $@"
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -o $@ $<
 
 samples/%: samples/%.c
 	@echo "  CC      $@"

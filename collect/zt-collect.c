@@ -2,7 +2,7 @@
  * zt-collect — run a program with libzt-prof.so preloaded and report what
  * was sampled.
  *
- *   zt-collect [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--] PROGRAM [ARG...]
+ *   zt-collect [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--unwind=auto|cfi|fp] [--] PROGRAM [ARG...]
  *
  * The checks that can fail without running anything (the frequency, the
  * output's directory, the program, static linking) are done first. While the
@@ -38,7 +38,8 @@ static void usage(int status)
 {
 	FILE *f = status ? stderr : stdout;
 
-	fprintf(f, "usage: %s [-fz] [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--] PROGRAM [ARG...]\n"
+	fprintf(f, "usage: %s [-fz] [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--unwind=auto|cfi|fp]\n"
+		"       [--] PROGRAM [ARG...]\n"
 		"Run PROGRAM with the zt sampler preloaded and write a raw dump.\n"
 		"\n"
 		"  -F, --freq=HZ        samples per CPU-second, 1 to 10000 (default 997)\n"
@@ -47,6 +48,9 @@ static void usage(int status)
 		"  -f, --follow         profile every descendant too, each into FILE.PID\n"
 		"      --timer=KIND     auto (default), perf (perf_event task clock only)\n"
 		"                       or posix (POSIX CPU timer, capped at the kernel tick)\n"
+		"      --unwind=HOW     auto (default: unwind tables where an object has\n"
+		"                       them, frame pointers elsewhere), cfi (tables only)\n"
+		"                       or fp (frame pointers only)\n"
 		"  -h, --help           print this help\n"
 		"  -V, --version        print the version\n", zt_prog);
 	exit(status);
@@ -299,6 +303,11 @@ static int report(const char *out, const char *prog, struct rusage *ru)
 		zt_warn("the program exec'd '%s', which left no dump of its own "
 			"(statically linked?): the dump covers the time before the exec",
 			d.exec);
+	if (d.have_partial && d.partial && d.nsamples)
+		zt_warn("note: %" PRIu64 " of %" PRIu64 " stacks (%.1f%%) could not be unwound "
+			"to the thread's entry (unwind %s); they show [truncated] at the root",
+			d.partial, d.nsamples, 100.0 * (double)d.partial / (double)d.nsamples,
+			d.unwind ? d.unwind : "?");
 	if (d.unsampled)
 		zt_warn("%" PRIu64 " threads were not sampled (more than 4096 alive at "
 			"once, a timer that would not start, or threads already running "
@@ -313,13 +322,14 @@ int main(int argc, char **argv)
 		{ "freq", required_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "timer", required_argument, NULL, 't' },
+		{ "unwind", required_argument, NULL, 'u' },
 		{ "gzip", no_argument, NULL, 'z' },
 		{ "follow", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *outarg = "zt.raw", *timer = "auto";
+	const char *outarg = "zt.raw", *timer = "auto", *unwind = "auto";
 	char *prog, *lib, *out, hzbuf[16], pidbuf[16];
 	uint64_t hz = 997;
 	int gzip = 0, follow = 0;
@@ -353,6 +363,14 @@ int main(int argc, char **argv)
 				usage(2);
 			}
 			timer = optarg;
+			break;
+		case 'u':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "cfi") &&
+			    strcmp(optarg, "fp")) {
+				zt_warn("--unwind: '%s' is not auto, cfi or fp", optarg);
+				usage(2);
+			}
+			unwind = optarg;
 			break;
 		case 'h':
 			usage(0);
@@ -401,6 +419,7 @@ int main(int argc, char **argv)
 		setenv("ZT_HZ", hzbuf, 1);
 		setenv("ZT_PID", pidbuf, 1);
 		setenv("ZT_TIMER", timer, 1);
+		setenv("ZT_UNWIND", unwind, 1);
 		if (gzip)
 			setenv("ZT_GZIP", "1", 1);
 		else

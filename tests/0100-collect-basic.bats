@@ -71,7 +71,7 @@ count() {
 
 @test "the dump records the requested hz, the timer and the thread" {
 	profile_spin -F 499
-	grep -qx 'zt-prof 2' spin.raw
+	grep -qx 'zt-prof 3' spin.raw
 	grep -qx 'hz 499' spin.raw
 	grep -qx 'timer perf-task-clock' spin.raw
 	grep -qx 'end' spin.raw

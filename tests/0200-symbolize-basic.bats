@@ -86,7 +86,9 @@ EOT
 	run --separate-stderr zt-symbolize real.raw
 	[ "$status" -eq 0 ]
 	pid=$(sed -n 's/^pid //p' real.raw)
-	[[ "${lines[0]}" == "# zt version 2" ]]
+	[[ "${lines[0]}" == "# zt version 3" ]]
+	[[ "$output" == *"# zt unwind auto"* ]]
+	[[ "$output" == *"# zt partial "[0-9]*]]
 	[[ "$output" == *"# zt timer perf-task-clock"* ]]
 	[[ "$output" == *"# zt pid $pid"* ]]
 	[[ "$output" == *"# zt thread $pid spin"* ]]
