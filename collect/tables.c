@@ -142,17 +142,36 @@ static struct zt_cfi_set *make_set(struct scan *sc)
 	return s;
 }
 
+/* A fork must not happen halfway through an update: the child could never
+ * take the lock again. */
+static void lock(void)
+{
+	pthread_mutex_lock(&update_lock);
+}
+
+static void unlock(void)
+{
+	pthread_mutex_unlock(&update_lock);
+}
+
+static void register_atfork(void)
+{
+	pthread_atfork(lock, unlock, unlock);
+}
+
 /*
  * Rebuild the set from the objects loaded now and publish it. Not for
  * signal handlers. Serialized: two threads may dlopen at once.
  */
 void zt_tables_update(void)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct scan sc = { 0 };
 	struct zt_cfi_set *s, *old;
 
 	if (zt_state.unwind == ZT_UNWIND_FP)
 		return;
+	pthread_once(&once, register_atfork);
 	pthread_mutex_lock(&update_lock);
 	sc.old = published;
 	dl_iterate_phdr(scan_one, &sc);

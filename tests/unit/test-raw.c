@@ -119,11 +119,49 @@ UNIT_TEST(raw_reads_a_v2_dump)
 	zt_dump_free(&d);
 }
 
+static const char v3[] =
+	"zt-prof 3\n"
+	"pid 7\n"
+	"unwind cfi\n"
+	"samples\n"
+	"7 2 401136 40117b =401000 4011a2 -\n"
+	"7 1 401136 40117b =401000 4011a2\n"
+	"7 1 401136 40117b =401000 4011a2 -\n"
+	"summary\n"
+	"partial 3\n"
+	"end\n";
+
+UNIT_TEST(raw_reads_a_v3_dump_with_partial_stacks)
+{
+	struct zt_dump d;
+	char err[256];
+
+	CHECK(parse(v3, &d, err, sizeof err) == 0);
+	CHECK_EQ_U(d.version, 3);
+	CHECK_STR(d.unwind, "cfi");
+	CHECK(d.have_partial);
+	CHECK_EQ_U(d.partial, 3);
+	/* A partial stack is not the same stack as the whole one. */
+	CHECK_EQ_U(d.nstacks, 2);
+	CHECK(d.stacks[0].partial);
+	CHECK_EQ_U(d.stacks[0].count, 3);
+	CHECK_EQ_U(d.stacks[0].naddr, 4);
+	CHECK(!d.stacks[1].partial);
+	CHECK_EQ_U(d.stacks[1].count, 1);
+	/* "=hex" after a signal frame is an exact pc. */
+	CHECK(d.exact[d.stacks[0].first + 2] == 1);
+	CHECK_EQ_U(d.addr[d.stacks[0].first + 2], 0x401000);
+	zt_dump_free(&d);
+}
+
 /* Each bad dump and the start of the message it must give. */
 static const struct { const char *text, *msg; } bad[] = {
 	{ "", "empty input" },
 	{ "perf.data\n", "line 1: not a zt raw dump" },
 	{ "zt-prof 9\n", "line 1: raw dump version '9'" },
+	{ "zt-prof 3\nsamples\n1 1 4011 - 4012\nend\n", "line 3: sample: '-' is not the last word" },
+	{ "zt-prof 3\nsamples\n1 1 -\nend\n", "line 3: sample has no addresses" },
+	{ "zt-prof 2\nsamples\n1 1 4011 -\nend\n", "line 3: sample: bad address '-'" },
 	{ "zt-prof 1\nhz x\n", "line 2: hz is not a number" },
 	{ "zt-prof 1\nhz 20000\n", "line 2: hz 20000 is out of range" },
 	{ "zt-prof 1\nsamples\n40zz\n", "line 3: sample: bad address '40zz'" },
