@@ -84,7 +84,12 @@ int zt_dump_open(void)
 	memcpy(p, ".tmp.", 5);
 	p = zt_fmt_u64(p + 5, (uint64_t)zt_state.pid, 10);
 	*p = '\0';
-	zt_state.fd = open(zt_state.tmp, O_WRONLY | O_CREAT | O_TRUNC |
+	/*
+	 * The name is predictable: create it exclusively and never through a
+	 * symbolic link, so that a file or link planted there is not written
+	 * through (the run then has no dump, and zt-collect says so).
+	 */
+	zt_state.fd = open(zt_state.tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 			   O_APPEND | O_CLOEXEC, 0644);
 	if (zt_state.fd < 0)
 		return -1;
@@ -233,7 +238,7 @@ void zt_maps_snapshot(void)
 			return;
 		memcpy(zt_state.maps_tmp, zt_state.tmp, len);
 		memcpy(zt_state.maps_tmp + len, ".maps", 6);
-		zt_state.maps_fd = open(zt_state.maps_tmp, O_RDWR | O_CREAT | O_TRUNC |
+		zt_state.maps_fd = open(zt_state.maps_tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
 					O_APPEND | O_CLOEXEC, 0600);
 		if (zt_state.maps_fd < 0)
 			return;
@@ -423,7 +428,7 @@ void zt_dump_finish(void)
 
 		memcpy(gz, zt_state.tmp, len);
 		memcpy(gz + len, ".gz", 4);
-		out = open(gz, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		out = open(gz, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (out >= 0 && compress_file(zt_state.tmp, out) == 0) {
 			close(out);
 			unlink(zt_state.tmp);
