@@ -91,6 +91,7 @@ UNIT_OBJ = \
 	tests/unit/test-folded.o \
 	tests/unit/test-stats.o \
 	tests/unit/test-profile.o \
+	tests/unit/test-cfi.o \
 
 UNIT_EXTRA = collect/walk.o collect/cfi.o
 
@@ -118,6 +119,7 @@ FUZZERS = \
 	tests/fuzz/bin/fuzz-dwarf \
 	tests/fuzz/bin/fuzz-perfscript \
 	tests/fuzz/bin/fuzz-folded \
+	tests/fuzz/bin/fuzz-cfi \
 
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined
@@ -133,7 +135,7 @@ endif
 .PHONY: all check unit bats install uninstall clean deps demo bench fuzz
 .DELETE_ON_ERROR:
 
-all: lib/libzt.a $(TOOLS) collect/libzt-prof.so collect/zt-collect $(SAMPLES) tests/unit/run tests/cputime tests/noperf
+all: lib/libzt.a $(TOOLS) collect/libzt-prof.so collect/zt-collect $(SAMPLES) tests/unit/run tests/cputime tests/noperf tests/cfidump
 
 lib/%.o: lib/%.c lib/*.h
 	@echo "  CC      $@"
@@ -185,6 +187,10 @@ tests/noperf: tests/noperf.c
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
 
+tests/cfidump: tests/cfidump.c collect/cfi.c collect/cfi.h
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(CPPFLAGS) -Icollect $(CFLAGS) $(WARN) $(SANFLAGS) -o $@ $< collect/cfi.c
+
 samples/lib%.so: samples/%.c
 	@echo "  CC      $@"
 	$(Q)$(CC) $(SAMPLE_CFLAGS) -shared -fPIC -o $@ $<
@@ -207,6 +213,12 @@ tests/fuzz/bin/%: tests/fuzz/%.c $(LIB_OBJ:.o=.c) lib/*.h
 	@mkdir -p tests/fuzz/bin
 	@echo "  FUZZ    $@"
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -o $@ $< $(LIB_OBJ:.o=.c) $(LDLIBS)
+
+# The CFI compiler is the collector's, not the library's.
+tests/fuzz/bin/fuzz-cfi: tests/fuzz/fuzz-cfi.c collect/cfi.c collect/cfi.h
+	@mkdir -p tests/fuzz/bin
+	@echo "  FUZZ    $@"
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) -Icollect $(FUZZ_FLAGS) -o $@ $< collect/cfi.c
 
 fuzz: $(FUZZERS)
 
@@ -250,5 +262,5 @@ uninstall:
 
 clean:
 	rm -f lib/*.o lib/libzt.a collect/*.lo collect/*.o collect/libzt-prof.so \
-	      collect/zt-collect $(TOOLS) $(SAMPLES) tests/unit/*.o tests/unit/run tests/cputime tests/noperf
+	      collect/zt-collect $(TOOLS) $(SAMPLES) tests/unit/*.o tests/unit/run tests/cputime tests/noperf tests/cfidump
 	rm -rf tests/fuzz/bin

@@ -97,6 +97,30 @@ static int64_t sleb(struct cur *c)
 	return (int64_t)v;
 }
 
+/* A ULEB128 operand that must fit int64_t. */
+static int64_t uoperand(struct cur *c)
+{
+	uint64_t v = uleb(c);
+
+	if (v > INT64_MAX) {
+		c->bad = 1;
+		return 0;
+	}
+	return (int64_t)v;
+}
+
+/* A factored operand times the CIE's alignment; malformed if it overflows. */
+static int64_t scaled(struct cur *c, int64_t v, int64_t align)
+{
+	int64_t r;
+
+	if (__builtin_mul_overflow(v, align, &r)) {
+		c->bad = 1;
+		return 0;
+	}
+	return r;
+}
+
 /* The run-time address of the cursor. */
 static uintptr_t here(const struct cur *c)
 {
@@ -194,6 +218,8 @@ static int read_cie(const struct zt_cfi_image *img, const unsigned char *p, stru
 		for (const char *a = aug + 1; *a && !c.bad; a++) {
 			if (*a == 'R') {
 				ci->fde_enc = (unsigned)u8(&c);
+				if (ci->fde_enc & PE_INDIRECT)
+					return -1;	/* an FDE's pc is never indirect */
 			} else if (*a == 'P') {
 				unsigned enc = (unsigned)u8(&c);
 
@@ -246,7 +272,9 @@ static void emit(struct rows *rs, uintptr_t pc, const struct state *s, int signa
 		if (s->cfa == ZT_CFA_PLT)
 			row.arg = (int16_t)s->plt;
 		row.rbp = s->rbp;
-		if (s->rbp == ZT_RBP_SAVED) {
+		if (s->rbp == ZT_RBP_SAVED && s->cfa == ZT_CFA_PLT) {
+			row.rbp = ZT_RBP_LOST;	/* arg holds the threshold */
+		} else if (s->rbp == ZT_RBP_SAVED) {
 			if (s->rbp_off < INT16_MIN || s->rbp_off > INT16_MAX)
 				row.rbp = ZT_RBP_LOST;
 			else
@@ -326,7 +354,7 @@ static int run(const struct zt_cfi_image *img, const struct cie *ci,
 			goto advance;
 		case 2:	/* DW_CFA_offset */
 			reg = low;
-			off = (int64_t)uleb(&c) * ci->data_align;
+			off = scaled(&c, uoperand(&c), ci->data_align);
 			set_reg = 1, rule = 1;
 			break;
 		case 3:	/* DW_CFA_restore */
@@ -351,17 +379,17 @@ static int run(const struct zt_cfi_image *img, const struct cie *ci,
 			case 0x04: delta = fixed(&c, 4); goto advance;
 			case 0x05:	/* offset_extended */
 				reg = uleb(&c);
-				off = (int64_t)uleb(&c) * ci->data_align;
+				off = scaled(&c, uoperand(&c), ci->data_align);
 				set_reg = 1, rule = 1;
 				break;
 			case 0x11:	/* offset_extended_sf */
 				reg = uleb(&c);
-				off = sleb(&c) * ci->data_align;
+				off = scaled(&c, sleb(&c), ci->data_align);
 				set_reg = 1, rule = 1;
 				break;
 			case 0x2f:	/* GNU_negative_offset_extended */
 				reg = uleb(&c);
-				off = -(int64_t)uleb(&c) * ci->data_align;
+				off = scaled(&c, -uoperand(&c), ci->data_align);
 				set_reg = 1, rule = 1;
 				break;
 			case 0x06:	/* restore_extended */
@@ -416,12 +444,12 @@ static int run(const struct zt_cfi_image *img, const struct cie *ci,
 				break;
 			case 0x0c:	/* def_cfa */
 				reg = uleb(&c);
-				s->cfa_off = (int64_t)uleb(&c);
+				s->cfa_off = uoperand(&c);
 				s->cfa = reg == REG_RSP ? ZT_CFA_RSP : reg == REG_RBP ? ZT_CFA_RBP : ZT_CFA_BAD;
 				break;
 			case 0x12:	/* def_cfa_sf */
 				reg = uleb(&c);
-				s->cfa_off = sleb(&c) * ci->data_align;
+				s->cfa_off = scaled(&c, sleb(&c), ci->data_align);
 				s->cfa = reg == REG_RSP ? ZT_CFA_RSP : reg == REG_RBP ? ZT_CFA_RBP : ZT_CFA_BAD;
 				break;
 			case 0x0d:	/* def_cfa_register */
@@ -432,10 +460,10 @@ static int run(const struct zt_cfi_image *img, const struct cie *ci,
 					s->cfa = reg == REG_RSP ? ZT_CFA_RSP : reg == REG_RBP ? ZT_CFA_RBP : ZT_CFA_BAD;
 				break;
 			case 0x0e:	/* def_cfa_offset */
-				s->cfa_off = (int64_t)uleb(&c);
+				s->cfa_off = uoperand(&c);
 				break;
 			case 0x13:	/* def_cfa_offset_sf */
-				s->cfa_off = sleb(&c) * ci->data_align;
+				s->cfa_off = scaled(&c, sleb(&c), ci->data_align);
 				break;
 			case 0x0f:	/* def_cfa_expression */
 				{
@@ -481,10 +509,12 @@ advance:
 		if (c.bad)
 			return -1;
 		if (rs) {
-			uint64_t step = delta * ci->code_align;
+			uint64_t step;
 
-			if (step > limit - *loc)
-				return 0;	/* past the FDE's end: the rest does not apply */
+			/* Past the FDE's end (or at it): the rest does not apply. */
+			if (__builtin_mul_overflow(delta, ci->code_align, &step) ||
+			    *loc >= limit || step > limit - *loc)
+				return 0;
 			emit(rs, *loc, s, ci->signal, st);
 			*loc += step;
 		}
@@ -558,8 +588,10 @@ static struct fde *collect_fdes(const struct zt_cfi_image *img, size_t *nout,
 
 		if (len == 0)
 			break;
-		if (len == 0xffffffff || len > (uint64_t)(end - c.p))
-			break;	/* 64-bit DWARF is not used in .eh_frame; a bad length ends the walk */
+		if (len == 0xffffffff || len > (uint64_t)(end - c.p)) {
+			st->skipped++;	/* 64-bit DWARF is not used in .eh_frame */
+			break;		/* nothing after a bad length can be found */
+		}
 		start = c.p;
 		next = c.p + len;
 		c.end = next;
@@ -608,7 +640,8 @@ static struct fde *collect_fdes(const struct zt_cfi_image *img, size_t *nout,
 		f[n++] = x;
 		p = next;
 	}
-	qsort(f, n, sizeof *f, by_begin);
+	if (n > 1)	/* qsort's array may not be NULL, even when empty */
+		qsort(f, n, sizeof *f, by_begin);
 	*nout = n;
 	return f;
 }
@@ -653,7 +686,8 @@ struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_
 			st->skipped++;
 			continue;
 		}
-		emit(&rs, loc, &s, ci.signal, st);
+		if (loc < f[i].end)	/* not when the program advanced to the end */
+			emit(&rs, loc, &s, ci.signal, st);
 		last_end = f[i].end;
 		st->fdes++;
 	}
