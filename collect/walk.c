@@ -82,6 +82,12 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 				break;
 			next_ok = 1;
 			next_exact = 1;
+			/*
+			 * The handler "returned" to the trampoline's first
+			 * byte; no call precedes it, so pc - 1 would name
+			 * whatever lies before the trampoline.
+			 */
+			out[n - 1] |= ZT_WALK_EXACT;
 		} else if (mode == ZT_UNWIND_CFI) {
 			break;
 		} else {
