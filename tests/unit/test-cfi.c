@@ -24,7 +24,8 @@ struct blob {
 
 static void put(struct blob *x, const void *p, size_t n)
 {
-	memcpy(x->b + x->n, p, n);
+	if (n > 0)	/* p may be NULL then, which memcpy does not allow */
+		memcpy(x->b + x->n, p, n);
 	x->n += n;
 }
 
