@@ -460,10 +460,11 @@ static int run(const struct zt_cfi_image *img, const struct cie *ci,
 					s->cfa = reg == REG_RSP ? ZT_CFA_RSP : reg == REG_RBP ? ZT_CFA_RBP : ZT_CFA_BAD;
 				break;
 			case 0x0e:	/* def_cfa_offset */
-				s->cfa_off = uoperand(&c);
-				break;
 			case 0x13:	/* def_cfa_offset_sf */
-				s->cfa_off = scaled(&c, sleb(&c), ci->data_align);
+				s->cfa_off = op == 0x0e ? uoperand(&c) :
+					     scaled(&c, sleb(&c), ci->data_align);
+				if (s->cfa == ZT_CFA_PLT)
+					s->cfa = ZT_CFA_BAD;	/* the expression stays, as in libgcc */
 				break;
 			case 0x0f:	/* def_cfa_expression */
 				{
@@ -596,7 +597,12 @@ static struct fde *collect_fdes(const struct zt_cfi_image *img, size_t *nout,
 		next = c.p + len;
 		c.end = next;
 		id = fixed(&c, 4);
-		if (c.bad || id == 0) {		/* a CIE: read with its first FDE */
+		if (c.bad) {			/* too short for an id */
+			st->skipped++;
+			p = next;
+			continue;
+		}
+		if (id == 0) {			/* a CIE: read with its first FDE */
 			p = next;
 			continue;
 		}

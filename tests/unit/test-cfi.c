@@ -263,6 +263,10 @@ UNIT_TEST(cfi_end_signal_plt_and_bad_rows)
 		0x0c, 10, 0,			/* CFA r10+0 */
 		0x44, 0x0c, 7, 8,		/* +4: rsp+8 */
 	};
+	static const unsigned char plt_offset[] = {	/* the offset of an expression */
+		0x0f, 11, 0x77, 8, 0x80, 0, 0x3f, 0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22,
+		0x41, 0x0e, 16,
+	};
 	static const unsigned char plt_rbp_saved[] = {
 		0x0f, 11, 0x77, 8, 0x80, 0, 0x3f, 0x1a, 0x3a, 0x2a, 0x33, 0x24, 0x22,
 		0x86, 2,			/* rbp at CFA-16: cannot share arg */
@@ -281,14 +285,15 @@ UNIT_TEST(cfi_end_signal_plt_and_bad_rows)
 	fde(&x, c, 0x1500, 0x10, deref, sizeof deref);
 	fde(&x, c, 0x1600, 0x10, val, sizeof val);
 	fde(&x, c, 0x1700, 0x10, plt_rbp_saved, sizeof plt_rbp_saved);
+	fde(&x, c, 0x1800, 0x10, plt_offset, sizeof plt_offset);
 	put32(&x, 0);
 	t = build(&x, &st);
 	CHECK(t != NULL);
 	if (!t)
 		return;
-	CHECK_EQ_U(st.fdes, 6);
+	CHECK_EQ_U(st.fdes, 7);
 	CHECK_EQ_U(st.skipped, 0);
-	CHECK_EQ_U(st.bad_rows, 2);
+	CHECK_EQ_U(st.bad_rows, 3);
 	CHECK(row_is(t, 0x1200, ZT_CFA_END, 0, 0, 0));
 	CHECK(row_is(t, 0x120f, ZT_CFA_END, 0, 0, 0));
 	CHECK(row_is(t, 0x1300, ZT_CFA_SIGNAL, 0, 0, 0));
@@ -299,6 +304,8 @@ UNIT_TEST(cfi_end_signal_plt_and_bad_rows)
 	CHECK(row_is(t, 0x1603, ZT_CFA_BAD, 0, 0, 0));
 	CHECK(row_is(t, 0x1604, ZT_CFA_RSP, 8, ZT_RBP_SAME, 0));
 	CHECK(row_is(t, 0x1700, ZT_CFA_PLT, 8, ZT_RBP_LOST, 10));
+	CHECK(row_is(t, 0x1800, ZT_CFA_PLT, 8, ZT_RBP_SAME, 11));
+	CHECK(row_is(t, 0x1801, ZT_CFA_BAD, 0, 0, 0));
 	zt_cfi_free(t);
 }
 
@@ -309,7 +316,7 @@ UNIT_TEST(cfi_end_signal_plt_and_bad_rows)
 enum bad {
 	TRUNCATED_CIE, TRUNCATED_FDE, CIE_POINTER_OUT, CIE_POINTER_AT_FDE, AUG_WITHOUT_Z,
 	UNKNOWN_OPCODE, REMEMBER_OVERFLOW, RESTORE_UNDERFLOW, OPERAND_CUT, OFFSET_OVERFLOW,
-	ZERO_RANGE, PERSONALITY_UNKNOWN_ENC, NBAD
+	ZERO_RANGE, PERSONALITY_UNKNOWN_ENC, SHORT_RECORD, NBAD
 };
 
 static void bad_image(struct blob *x, enum bad which)
@@ -387,6 +394,11 @@ static void bad_image(struct blob *x, enum bad which)
 		put8(x, 0x1b);
 		close_record(x, rec);
 		fde(x, rec, 0x1100, 0x10, NULL, 0);
+		break;
+	case SHORT_RECORD:
+		put32(x, 2);		/* no room for a CIE id or pointer */
+		put8(x, 0);
+		put8(x, 0);
 		break;
 	case NBAD:
 		break;
