@@ -97,7 +97,7 @@ static void walk(const struct zt_dump *d)
 {
 	uint64_t sum = 0;
 
-	CHECK(d->version == 1 || d->version == 2);
+	CHECK(d->version >= 1 && d->version <= 3);
 	CHECK(d->hz <= 10000);
 	for (size_t i = 1; i < d->nmaps; i++)
 		CHECK(d->maps[i - 1].start <= d->maps[i].start);
@@ -115,6 +115,7 @@ static void walk(const struct zt_dump *d)
 		const struct zt_stack *s = &d->stacks[i];
 
 		CHECK(s->naddr > 0 && s->count > 0);
+		CHECK(s->partial == 0 || (s->partial == 1 && d->version == 3));
 		CHECK(s->first + s->naddr <= d->naddr);
 		sum += s->count;
 		(void)zt_dump_thread_name(d, s->tid);
