@@ -110,6 +110,7 @@ for prog in python3 xz; do
 		[ -s "$tmp/$prog-perf-dwarf.spec" ] && ref=$(cat "$tmp/$prog-perf-dwarf.spec")
 		row=$($cmp row "$ref" "$(cat "$tmp/$n.spec")")
 		[ "$have_perf" = 1 ] || row=$(echo "$row" | sed 's/| [0-9.]*$/| -/')
+		[ "$tool" = perf-dwarf ] && row=$(echo "$row" | sed 's/| [0-9.]*$/| (reference)/')
 		samples=${row%% *}
 		case $tool in
 		zt-auto) label="zt (--unwind=auto)" ;;
@@ -119,7 +120,7 @@ for prog in python3 xz; do
 		perf-fp) label="perf -g" ;;
 		esac
 		printf '| %s | %s | %s | %s |\n' "$prog" "$label" "$row" \
-			"$(awk -v b="$(cat "$tmp/$n.bytes")" -v s="$samples" 'BEGIN { printf "%.0f", s > 0 ? b / s : 0 }')"
+			"$(awk -v b="$(cat "$tmp/$n.bytes")" -v s="$samples" 'BEGIN { printf "%.0f", (s > 0 ? b / s : 0) }')"
 	done
 done
 
