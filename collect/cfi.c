@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 
 enum {
+	REG_RBX = 3,
 	REG_RBP = 6,
 	REG_RSP = 7,
 	REG_RA = 16,
@@ -166,6 +167,8 @@ struct state {
 	int64_t plt;		/* the PLT expression's threshold */
 	uint8_t rbp;		/* enum zt_rbp_rule */
 	int64_t rbp_off;
+	uint8_t rbx;		/* enum zt_rbp_rule */
+	int64_t rbx_off;
 	uint8_t ra;		/* 0 at CFA - 8, 1 undefined, 2 anything else */
 };
 
@@ -280,6 +283,13 @@ static void emit(struct rows *rs, uintptr_t pc, const struct state *s, int signa
 			else
 				row.arg = (int16_t)s->rbp_off;
 		}
+		row.rbx = s->rbx;
+		if (s->rbx == ZT_RBP_SAVED) {
+			if (s->rbx_off < INT16_MIN || s->rbx_off > INT16_MAX)
+				row.rbx = ZT_RBP_LOST;
+			else
+				row.rbx_off = (int16_t)s->rbx_off;
+		}
 	}
 	if (row.kind == ZT_CFA_BAD)
 		st->bad_rows++;
@@ -305,6 +315,13 @@ static void emit(struct rows *rs, uintptr_t pc, const struct state *s, int signa
 		rs->cap = cap;
 	}
 	rs->r[rs->n++] = row;
+}
+
+/* The CFA kind for a register-based rule. */
+static uint8_t cfa_reg(uint64_t reg)
+{
+	return reg == REG_RSP ? ZT_CFA_RSP : reg == REG_RBP ? ZT_CFA_RBP :
+	       reg == REG_RBX ? ZT_CFA_RBX : ZT_CFA_BAD;
 }
 
 /* Whether the expression [p, end) is the PLT's; sets the rules if so. */
@@ -445,19 +462,19 @@ static int run(const struct zt_cfi_image *img, const struct cie *ci,
 			case 0x0c:	/* def_cfa */
 				reg = uleb(&c);
 				s->cfa_off = uoperand(&c);
-				s->cfa = reg == REG_RSP ? ZT_CFA_RSP : reg == REG_RBP ? ZT_CFA_RBP : ZT_CFA_BAD;
+				s->cfa = cfa_reg(reg);
 				break;
 			case 0x12:	/* def_cfa_sf */
 				reg = uleb(&c);
 				s->cfa_off = scaled(&c, sleb(&c), ci->data_align);
-				s->cfa = reg == REG_RSP ? ZT_CFA_RSP : reg == REG_RBP ? ZT_CFA_RBP : ZT_CFA_BAD;
+				s->cfa = cfa_reg(reg);
 				break;
 			case 0x0d:	/* def_cfa_register */
 				reg = uleb(&c);
 				if (s->cfa == ZT_CFA_PLT)
 					s->cfa = ZT_CFA_BAD;	/* no offset to keep */
-				else if (s->cfa != ZT_CFA_BAD || reg == REG_RSP || reg == REG_RBP)
-					s->cfa = reg == REG_RSP ? ZT_CFA_RSP : reg == REG_RBP ? ZT_CFA_RBP : ZT_CFA_BAD;
+				else if (s->cfa != ZT_CFA_BAD || cfa_reg(reg) != ZT_CFA_BAD)
+					s->cfa = cfa_reg(reg);
 				break;
 			case 0x0e:	/* def_cfa_offset */
 			case 0x13:	/* def_cfa_offset_sf */
@@ -486,23 +503,24 @@ static int run(const struct zt_cfi_image *img, const struct cie *ci,
 		}
 		if (c.bad)
 			return -1;
-		if (set_reg && (reg == REG_RBP || reg == REG_RA)) {
-			int is_ra = reg == REG_RA;
+		if (set_reg && reg == REG_RA) {
+			if (rule == 4 && !init)
+				return -1;	/* restore inside a CIE */
+			s->ra = rule == 4 ? init->ra : rule == 5 ? 1 : rule == 1 && off == -8 ? 0 : 2;
+		} else if (set_reg && (reg == REG_RBP || reg == REG_RBX)) {
+			uint8_t *r = reg == REG_RBP ? &s->rbp : &s->rbx;
+			int64_t *o = reg == REG_RBP ? &s->rbp_off : &s->rbx_off;
 
 			if (rule == 4) {
 				if (!init)
-					return -1;	/* restore inside a CIE */
-				if (is_ra)
-					s->ra = init->ra;
-				else
-					s->rbp = init->rbp, s->rbp_off = init->rbp_off;
-			} else if (is_ra) {
-				s->ra = rule == 5 ? 1 : rule == 1 && off == -8 ? 0 : 2;
+					return -1;
+				*r = reg == REG_RBP ? init->rbp : init->rbx;
+				*o = reg == REG_RBP ? init->rbp_off : init->rbx_off;
 			} else if (rule == 1) {
-				s->rbp = ZT_RBP_SAVED;
-				s->rbp_off = off;
+				*r = ZT_RBP_SAVED;
+				*o = off;
 			} else {
-				s->rbp = rule == 2 ? ZT_RBP_SAME : ZT_RBP_LOST;
+				*r = rule == 2 ? ZT_RBP_SAME : ZT_RBP_LOST;
 			}
 		}
 		continue;

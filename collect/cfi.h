@@ -29,12 +29,13 @@ enum zt_cfa_kind {
 	ZT_CFA_SIGNAL,	/* a signal trampoline: the interrupted registers are in the ucontext at rsp */
 	ZT_CFA_END,	/* the return address is undefined: the thread's outermost frame */
 	ZT_CFA_BAD,	/* a rule zt does not follow (another register, an expression) */
+	ZT_CFA_RBX,	/* CFA = rbx + cfa_off (ld.so's _dl_runtime_resolve realigns rsp) */
 };
 
-/* Where the caller's rbp is. */
+/* Where the caller's rbp (or rbx) is. */
 enum zt_rbp_rule {
 	ZT_RBP_SAME,	/* unchanged by this frame */
-	ZT_RBP_SAVED,	/* at CFA + arg */
+	ZT_RBP_SAVED,	/* at CFA + arg (rbx: CFA + rbx_off) */
 	ZT_RBP_LOST,	/* somewhere zt does not follow */
 };
 
@@ -49,6 +50,8 @@ struct zt_cfi_row {
 	int16_t arg;		/* rbp's offset from the CFA (SAVED), or the PLT threshold */
 	uint8_t kind;		/* enum zt_cfa_kind */
 	uint8_t rbp;		/* enum zt_rbp_rule */
+	int16_t rbx_off;	/* rbx's offset from the CFA (SAVED) */
+	uint8_t rbx;		/* enum zt_rbp_rule, for rbx */
 };
 
 /* The rows of one object, immutable once built. */

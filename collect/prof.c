@@ -96,6 +96,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	r.pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	r.rbp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
 	r.sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	r.rbx = (uintptr_t)uc->uc_mcontext.gregs[REG_RBX];
 	if (t->adopted && !t->stack_hi)
 		zt_thread_find_stack(t, r.sp);
 	/*

@@ -17,7 +17,8 @@
 #include "walk.h"
 
 /* Offsets in the ucontext a signal frame's rsp points at (x86-64 Linux). */
-enum { UC_RBP = 40 + 10 * 8, UC_RSP = 40 + 15 * 8, UC_RIP = 40 + 16 * 8 };
+enum { UC_RBP = 40 + 10 * 8, UC_RBX = 40 + 11 * 8, UC_RSP = 40 + 15 * 8,
+       UC_RIP = 40 + 16 * 8 };
 
 /* The 8-byte word at a, if it lies inside [low, high) and is aligned. */
 static int load(const struct zt_regs *r, uintptr_t a, uintptr_t *v)
@@ -32,8 +33,8 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 		 enum zt_unwind_mode mode, uint64_t *out, size_t max,
 		 enum zt_walk_end *end)
 {
-	uintptr_t pc = r->pc, sp = r->sp, rbp = r->rbp;
-	int rbp_ok = 1, exact = 1;
+	uintptr_t pc = r->pc, sp = r->sp, rbp = r->rbp, rbx = r->rbx;
+	int rbp_ok = 1, rbx_ok = 1, exact = 1;
 	size_t n = 0;
 
 	*end = ZT_WALK_PARTIAL;
@@ -44,8 +45,8 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 		/* A return address belongs to the call before it. */
 		uintptr_t at = exact ? pc : pc - 1;
 		const struct zt_cfi_row *row = NULL;
-		uintptr_t cfa, ra, next_rbp = rbp, next_sp;
-		int next_ok = rbp_ok, next_exact = 0;
+		uintptr_t cfa, ra, next_rbp = rbp, next_rbx = rbx, next_sp;
+		int next_ok = rbp_ok, next_rbx_ok = rbx_ok, next_exact = 0;
 
 		if (mode != ZT_UNWIND_FP) {
 			const struct zt_cfi_table *t = zt_cfi_find(set, at);
@@ -58,11 +59,15 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			break;
 		}
 		if (row && (row->kind == ZT_CFA_RSP || row->kind == ZT_CFA_RBP ||
-			    row->kind == ZT_CFA_PLT)) {
+			    row->kind == ZT_CFA_PLT || row->kind == ZT_CFA_RBX)) {
 			if (row->kind == ZT_CFA_RBP) {
 				if (!rbp_ok)
 					break;
 				cfa = rbp + (uintptr_t)(intptr_t)row->cfa_off;
+			} else if (row->kind == ZT_CFA_RBX) {
+				if (!rbx_ok)
+					break;
+				cfa = rbx + (uintptr_t)(intptr_t)row->cfa_off;
 			} else {
 				cfa = sp + (uintptr_t)(intptr_t)row->cfa_off;
 				if (row->kind == ZT_CFA_PLT && (at & 15) >= (uintptr_t)row->arg)
@@ -74,6 +79,10 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 				next_ok = load(r, cfa + (uintptr_t)(intptr_t)row->arg, &next_rbp);
 			else if (row->rbp == ZT_RBP_LOST)
 				next_ok = 0;
+			if (row->rbx == ZT_RBP_SAVED)
+				next_rbx_ok = load(r, cfa + (uintptr_t)(intptr_t)row->rbx_off, &next_rbx);
+			else if (row->rbx == ZT_RBP_LOST)
+				next_rbx_ok = 0;
 			next_sp = cfa;
 		} else if (row && row->kind == ZT_CFA_SIGNAL) {
 			/* The handler returned here: the registers it interrupted. */
@@ -81,6 +90,7 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			    !load(r, sp + UC_RBP, &next_rbp) || next_sp <= sp)
 				break;
 			next_ok = 1;
+			next_rbx_ok = load(r, sp + UC_RBX, &next_rbx);
 			next_exact = 1;
 			/*
 			 * The handler "returned" to the trampoline's first
@@ -97,6 +107,7 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 				break;
 			next_sp = rbp + 16;
 			next_ok = 1;
+			next_rbx_ok = 0;	/* the frame may have saved and reused it */
 			if (ra != 0 && next_rbp == 0) {
 				/* The outermost frame: its caller is the entry. */
 				if (n == max) {
@@ -122,6 +133,8 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 		sp = next_sp;
 		rbp = next_rbp;
 		rbp_ok = next_ok;
+		rbx = next_rbx;
+		rbx_ok = next_rbx_ok;
 		exact = next_exact;
 	}
 	return n;

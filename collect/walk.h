@@ -35,6 +35,7 @@ enum zt_walk_end {
 struct zt_regs {
 	uintptr_t pc, sp, rbp;
 	uintptr_t low, high;	/* readable stack: [low, high) */
+	uintptr_t rbx;		/* for the rare CFA kept in rbx */
 };
 
 /*

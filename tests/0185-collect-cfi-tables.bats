@@ -82,6 +82,16 @@ PY
 	assert_output 1
 }
 
+@test "cfidump's rows for ld.so agree with readelf's, the CFA kept in rbx too" {
+	run compare /lib64/ld-linux-x86-64.so.2
+	echo "$output"
+	assert_success
+	assert_output --regexp '^rows [0-9]{4,} matched'
+	# _dl_runtime_resolve realigns rsp and keeps its CFA in rbx
+	run grep -c ' rbx+[0-9]* ' ours.out
+	[ "$output" -ge 1 ]
+}
+
 @test "cfidump's rows for python3.11 agree with readelf's" {
 	run compare /usr/bin/python3.11
 	echo "$output"

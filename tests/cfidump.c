@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const kinds[] = { "none", "rsp", "rbp", "plt", "signal", "end", "bad" };
+static const char *const kinds[] = { "none", "rsp", "rbp", "plt", "signal", "end", "bad", "rbx" };
 
 static int fail(const char *path, const char *what)
 {
@@ -72,11 +72,13 @@ int main(int argc, char **argv)
 		const struct zt_cfi_row *r = &t->rows[i];
 
 		printf("%016lx %s", (unsigned long)(t->lo + r->start), kinds[r->kind]);
-		if (r->kind == ZT_CFA_RSP || r->kind == ZT_CFA_RBP || r->kind == ZT_CFA_PLT)
+		if (r->kind == ZT_CFA_RSP || r->kind == ZT_CFA_RBP || r->kind == ZT_CFA_PLT ||
+		    r->kind == ZT_CFA_RBX)
 			printf("%+d", r->cfa_off);
 		if (r->kind == ZT_CFA_PLT)
 			printf(" plt>=%d", r->arg);
-		if (r->kind == ZT_CFA_RSP || r->kind == ZT_CFA_RBP || r->kind == ZT_CFA_PLT)
+		if (r->kind == ZT_CFA_RSP || r->kind == ZT_CFA_RBP || r->kind == ZT_CFA_PLT ||
+		    r->kind == ZT_CFA_RBX)
 			printf(" rbp=%s", r->rbp == ZT_RBP_SAME ? "same" :
 			       r->rbp == ZT_RBP_LOST ? "lost" : "c");
 		if (r->rbp == ZT_RBP_SAVED && r->kind != ZT_CFA_PLT)

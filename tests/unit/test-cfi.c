@@ -478,13 +478,13 @@ UNIT_TEST(cfi_unusable_images_give_no_table)
 
 /* A table over [0x1000, 0x1060) with one row per 0x10, and a set of it. */
 static const struct zt_cfi_row walk_rows[] = {
-	{ 0x00, 8, 0, ZT_CFA_RSP, ZT_RBP_SAME },	/* a frameless leaf */
-	{ 0x10, 16, -16, ZT_CFA_RBP, ZT_RBP_SAVED },	/* a frame-pointer frame */
-	{ 0x20, 0, 0, ZT_CFA_END, 0 },			/* the thread's entry */
-	{ 0x30, 0, 0, ZT_CFA_SIGNAL, 0 },		/* a signal trampoline */
-	{ 0x40, -8, 0, ZT_CFA_RSP, ZT_RBP_SAME },	/* a CFA below sp */
-	{ 0x50, 0, 0, ZT_CFA_BAD, 0 },
-	{ 0x60, 0, 0, ZT_CFA_NONE, 0 },
+	{ 0x00, 8, 0, ZT_CFA_RSP, ZT_RBP_SAME, 0, 0 },	/* a frameless leaf */
+	{ 0x10, 16, -16, ZT_CFA_RBP, ZT_RBP_SAVED, 0, 0 },	/* a frame-pointer frame */
+	{ 0x20, 0, 0, ZT_CFA_END, 0, 0, 0 },			/* the thread's entry */
+	{ 0x30, 0, 0, ZT_CFA_SIGNAL, 0, 0, 0 },		/* a signal trampoline */
+	{ 0x40, -8, 0, ZT_CFA_RSP, ZT_RBP_SAME, 0, 0 },	/* a CFA below sp */
+	{ 0x50, 0, 0, ZT_CFA_BAD, 0, 0, 0 },
+	{ 0x60, 0, 0, ZT_CFA_NONE, 0, 0, 0 },
 };
 
 static struct zt_cfi_table walk_table = {
@@ -495,7 +495,7 @@ static size_t unwind_cfi(uintptr_t pc, uintptr_t sp, uintptr_t rbp, const uintpt
 			 size_t words, uint64_t *out, size_t max, enum zt_walk_end *end)
 {
 	struct zt_cfi_set *set = malloc(sizeof *set + sizeof set->t[0]);
-	struct zt_regs r = { pc, sp, rbp, (uintptr_t)stack, (uintptr_t)(stack + words) };
+	struct zt_regs r = { pc, sp, rbp, (uintptr_t)stack, (uintptr_t)(stack + words), 0 };
 	size_t n;
 
 	if (!set)
@@ -619,5 +619,58 @@ UNIT_TEST(cfi_find_picks_the_table_holding_pc)
 	CHECK(zt_cfi_find(NULL, 0x1000) == NULL);
 	set->n = 0;
 	CHECK(zt_cfi_find(set, 0x1000) == NULL);
+	free(set);
+}
+
+/*
+ * A CFA kept in rbx (ld.so's _dl_runtime_resolve realigns rsp): the leaf
+ * saved the caller's rbx at CFA - 16, and the caller's CFA is rbx + 16.
+ */
+static const struct zt_cfi_row rbx_rows[] = {
+	{ 0x00, 16, 0, ZT_CFA_RSP, ZT_RBP_SAME, -16, ZT_RBP_SAVED },
+	{ 0x10, 16, 0, ZT_CFA_RBX, ZT_RBP_SAME, 0, ZT_RBP_SAME },
+	{ 0x20, 0, 0, ZT_CFA_END, 0, 0, 0 },
+	{ 0x30, 0, 0, ZT_CFA_NONE, 0, 0, 0 },
+};
+
+static struct zt_cfi_table rbx_table = { 0x1000, 0x1030, 2, 4, rbx_rows, 0 };
+
+UNIT_TEST(unwind_cfi_follows_a_cfa_in_rbx)
+{
+	uintptr_t stack[16] = { 0 };
+	struct zt_cfi_set *set = malloc(sizeof *set + sizeof set->t[0]);
+	struct zt_regs r = { 0x1004, (uintptr_t)stack, 0, (uintptr_t)stack,
+			     (uintptr_t)(stack + 16), 0x5 };
+	uint64_t out[8];
+	enum zt_walk_end end;
+	size_t n;
+
+	if (!set)
+		return;
+	set->n = 1;
+	set->size = 0;
+	set->t[0] = &rbx_table;
+	stack[0] = AT(6);	/* the caller's rbx, saved by the leaf */
+	stack[1] = 0x1015;	/* the leaf's return address */
+	stack[7] = 0x1025;	/* at rbx + 16 - 8: the caller's return address */
+	n = zt_unwind(&r, set, ZT_UNWIND_CFI, out, 8, &end);
+	CHECK_EQ_U(n, 3);
+	CHECK_EQ_U(out[1], 0x1015);
+	CHECK_EQ_U(out[2], 0x1025);
+	CHECK_EQ_U(end, ZT_WALK_COMPLETE);
+	/* Without the saved rbx the caller's CFA is unknown: the walk stops. */
+	{
+		static const struct zt_cfi_row lost[] = {
+			{ 0x00, 16, 0, ZT_CFA_RSP, ZT_RBP_SAME, 0, ZT_RBP_LOST },
+			{ 0x10, 16, 0, ZT_CFA_RBX, ZT_RBP_SAME, 0, ZT_RBP_SAME },
+			{ 0x20, 0, 0, ZT_CFA_END, 0, 0, 0 },
+			{ 0x30, 0, 0, ZT_CFA_NONE, 0, 0, 0 },
+		};
+		rbx_table.rows = lost;
+		n = zt_unwind(&r, set, ZT_UNWIND_CFI, out, 8, &end);
+		CHECK_EQ_U(n, 2);
+		CHECK_EQ_U(end, ZT_WALK_PARTIAL);
+		rbx_table.rows = rbx_rows;
+	}
 	free(set);
 }

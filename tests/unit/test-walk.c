@@ -11,7 +11,7 @@
 static size_t zt_walk(uintptr_t pc, uintptr_t fp, uintptr_t low, uintptr_t high,
 		      uint64_t *out, size_t max, int *truncated)
 {
-	struct zt_regs r = { pc, low, fp, low, high };
+	struct zt_regs r = { pc, low, fp, low, high, 0 };
 	enum zt_walk_end end;
 	size_t n = zt_unwind(&r, NULL, ZT_UNWIND_FP, out, max, &end);
 
