@@ -95,13 +95,13 @@ compare() {
 
 @test "python3 loop: zt reaches the entry as often as perf dwarf, top-10 total shares within 3 points" {
 	profile_both py /usr/bin/python3 "$BATS_FILE_TMPDIR/loop.py" 12000
-	compare py --slack 0.2
+	compare py --slack 0
 	[ "$status" -eq 0 ]
 }
 
 @test "xz -9 -T1: zt reaches the entry as often as perf dwarf, top-10 total shares within 3 points" {
 	profile_both xz /usr/bin/xz -9 -T1 -c "$BATS_FILE_TMPDIR/input"
-	compare xz --slack 0.2
+	compare xz --slack 0
 	[ "$status" -eq 0 ]
 }
 
