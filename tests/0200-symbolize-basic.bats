@@ -88,7 +88,7 @@ EOT
 	pid=$(sed -n 's/^pid //p' real.raw)
 	[[ "${lines[0]}" == "# zt version 3" ]]
 	[[ "$output" == *"# zt unwind auto"* ]]
-	[[ "$output" == *"# zt partial "[0-9]*]]
+	[[ "$output" == *"# zt partial "[0-9]* ]]
 	[[ "$output" == *"# zt timer perf-task-clock"* ]]
 	[[ "$output" == *"# zt pid $pid"* ]]
 	[[ "$output" == *"# zt thread $pid spin"* ]]
