@@ -1,12 +1,18 @@
 /*
- * input.c — buffered line reader over zlib's gzread, which passes plain files
- * through unchanged ("transparent" mode) and inflates gzip ones.
+ * input.c — the buffered line reader every filter reads through. Plain input
+ * is read as it is; input that starts with the gzip magic is inflated here,
+ * member after member, so that bytes after the last member (which zlib's
+ * gzread would drop in silence) are an error.
+ *
+ * Memory is bounded: the line buffer holds two line limits (ZT_LINE_MAX,
+ * input.h), and a line that does not fit is refused before more is read.
  */
 #include "input.h"
 #include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,18 +20,26 @@
 #include <zlib.h>
 
 struct zt_input {
-	gzFile gz;
+	int fd;
 	char *name;
-	char *buf;
-	size_t cap;	/* bytes allocated in buf */
-	size_t start;	/* first unread byte */
-	size_t end;	/* one past the last byte read */
-	int eof;
+	char *buf;		/* cap + 1 bytes: room for a last NUL */
+	size_t cap;
+	size_t start;		/* first unread byte */
+	size_t end;		/* one past the last byte read */
+	size_t max_line;
+	int eof;		/* buf gets no more bytes */
+	int started;		/* the first bytes were looked at */
 	int gzipped;
+	int member_end;		/* a gzip member ended; what follows? */
+	int raw_eof;		/* fd is at its end */
+	unsigned char *raw;	/* bytes read from fd, not yet consumed */
+	z_stream z;		/* next_in/avail_in: the unconsumed raw bytes */
+	int soft;
+	char *error;
 	unsigned long lineno;
 };
 
-enum { CHUNK = 1 << 20 };
+enum { RAW_CAP = 256 * 1024 };
 
 static struct zt_input *start(struct zt_input *in, int fd);
 
@@ -55,22 +69,158 @@ struct zt_input *zt_input_fdopen(int fd, const char *name)
 	return start(in, fd);
 }
 
+static void set_limit(struct zt_input *in, size_t max_line)
+{
+	in->max_line = max_line;
+	in->cap = 2 * max_line + 2;
+	free(in->buf);
+	in->buf = zt_malloc(in->cap + 1);
+}
+
 static struct zt_input *start(struct zt_input *in, int fd)
 {
-	in->gz = gzdopen(fd, "rb");
-	if (!in->gz)
-		zt_die(ZT_EXIT_DATA, "cannot read %s: out of memory", in->name);
-	gzbuffer(in->gz, 256 * 1024);
-	in->cap = CHUNK;
-	in->buf = zt_malloc(in->cap + 1);
+	in->fd = fd;
+	in->raw = zt_malloc(RAW_CAP);
+	set_limit(in, ZT_LINE_MAX);
 	return in;
+}
+
+void zt_input_soft_errors(struct zt_input *in, size_t max_line)
+{
+	in->soft = 1;
+	if (max_line > 0 && max_line < ZT_LINE_MAX && !in->started)
+		set_limit(in, max_line);
+}
+
+const char *zt_input_error(const struct zt_input *in)
+{
+	return in->error;
+}
+
+/* Report a problem with the input: exit 1, or end a soft-error input. */
+static void fail(struct zt_input *in, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void fail(struct zt_input *in, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!in->soft)
+		zt_die(ZT_EXIT_DATA, "%s", msg);
+	if (!in->error)
+		in->error = zt_strdup(msg);
+	in->eof = 1;
+}
+
+/* read(2) into p; 0 at the end of the file. A failure is reported. */
+static size_t read_fd(struct zt_input *in, void *p, size_t n)
+{
+	ssize_t r;
+
+	do
+		r = read(in->fd, p, n);
+	while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		fail(in, "cannot read %s: %s", in->name, strerror(errno));
+		return 0;
+	}
+	return (size_t)r;
+}
+
+/* More raw bytes after the unconsumed ones; 0 at the end of the file. */
+static size_t read_raw(struct zt_input *in)
+{
+	size_t n;
+
+	if (in->raw_eof || in->eof)
+		return 0;
+	if (in->z.avail_in > 0 && in->z.next_in != in->raw)
+		memmove(in->raw, in->z.next_in, in->z.avail_in);
+	in->z.next_in = in->raw;
+	n = read_fd(in, in->raw + in->z.avail_in, RAW_CAP - in->z.avail_in);
+	if (n == 0)
+		in->raw_eof = 1;
+	in->z.avail_in += (uInt)n;
+	return n;
+}
+
+/* The first bytes decide: gzip by its magic, else plain text. */
+static void look(struct zt_input *in)
+{
+	in->started = 1;
+	while (in->z.avail_in < 2 && read_raw(in) > 0)
+		;
+	if (in->z.avail_in >= 2 && in->raw[0] == 0x1f && in->raw[1] == 0x8b) {
+		in->gzipped = 1;
+		if (inflateInit2(&in->z, 15 + 16) != Z_OK)
+			zt_die(ZT_EXIT_DATA, "%s: out of memory", in->name);
+	}
+}
+
+/* Inflate into buf[end, cap); returns the bytes produced, 0 at the end. */
+static size_t inflate_some(struct zt_input *in)
+{
+	for (;;) {
+		size_t room = in->cap - in->end, made;
+		int ret;
+
+		if (in->eof)
+			return 0;
+		if (in->member_end) {
+			/* Another member, or the end; anything else is an error. */
+			if (in->z.avail_in < 2 && read_raw(in) > 0)
+				continue;
+			if (in->z.avail_in == 0)
+				return 0;
+			if (in->z.avail_in < 2 || in->z.next_in[0] != 0x1f ||
+			    in->z.next_in[1] != 0x8b) {
+				fail(in, "%s: bytes after the end of the gzip data, after line %lu",
+				     in->name, in->lineno);
+				return 0;
+			}
+			inflateReset(&in->z);
+			in->member_end = 0;
+		}
+		if (in->z.avail_in == 0)
+			read_raw(in);
+		if (in->eof)
+			return 0;
+		in->z.next_out = (unsigned char *)in->buf + in->end;
+		in->z.avail_out = (uInt)room;
+		ret = inflate(&in->z, Z_NO_FLUSH);
+		made = room - in->z.avail_out;
+		in->end += made;
+		switch (ret) {
+		case Z_STREAM_END:
+			in->member_end = 1;
+			/* fall through */
+		case Z_OK:
+			if (made)
+				return made;
+			continue;
+		case Z_BUF_ERROR:	/* nothing to do without more input */
+			if (in->z.avail_in == 0 && !in->raw_eof)
+				continue;
+			fail(in, "%s: truncated gzip data after line %lu", in->name, in->lineno);
+			return 0;
+		case Z_MEM_ERROR:
+			zt_die(ZT_EXIT_DATA, "%s: out of memory", in->name);
+		default:
+			fail(in, "%s: corrupt gzip data after line %lu: %s", in->name,
+			     in->lineno, in->z.msg ? in->z.msg : "unknown error");
+			return 0;
+		}
+	}
 }
 
 /* Read more bytes after in->end; returns how many, 0 at the end. */
 static size_t fill(struct zt_input *in)
 {
-	int n, err;
-	const char *msg;
+	size_t n;
 
 	if (in->eof)
 		return 0;
@@ -79,27 +229,35 @@ static size_t fill(struct zt_input *in)
 		in->end -= in->start;
 		in->start = 0;
 	}
-	if (in->end == in->cap) {
-		in->cap *= 2;
-		in->buf = zt_realloc(in->buf, in->cap + 1);
+	if (!in->started)
+		look(in);
+	if (in->gzipped) {
+		n = inflate_some(in);
+	} else if (in->z.avail_in > 0) {
+		/* The bytes look() read. */
+		n = in->z.avail_in < in->cap - in->end ? in->z.avail_in : in->cap - in->end;
+		memcpy(in->buf + in->end, in->z.next_in, n);
+		in->z.next_in += n;
+		in->z.avail_in -= (uInt)n;
+		in->end += n;
+	} else {
+		n = in->raw_eof ? 0 : read_fd(in, in->buf + in->end, in->cap - in->end);
+		in->end += n;
 	}
-	n = gzread(in->gz, in->buf + in->end, (unsigned)(in->cap - in->end));
-	if (n < 0 || (n == 0 && (msg = gzerror(in->gz, &err)) && err != Z_OK)) {
-		msg = gzerror(in->gz, &err);
-		if (err == Z_ERRNO)
-			zt_die(ZT_EXIT_DATA, "cannot read %s:", in->name);
-		if (err == Z_BUF_ERROR)
-			zt_die(ZT_EXIT_DATA, "%s: truncated gzip data after line %lu",
-			       in->name, in->lineno);
-		zt_die(ZT_EXIT_DATA, "%s: corrupt gzip data after line %lu: %s",
-		       in->name, in->lineno, msg);
-	}
-	if (!in->gzipped && !gzdirect(in->gz))
-		in->gzipped = 1;
 	if (n == 0)
 		in->eof = 1;
-	in->end += (size_t)n;
-	return (size_t)n;
+	return n;
+}
+
+/* A line longer than the limit: name it as the tools name lines. */
+static void too_long(struct zt_input *in)
+{
+	unsigned long ln = in->lineno + 1;
+
+	if (strcmp(in->name, "<stdin>") == 0)
+		fail(in, "line %lu: longer than %zu bytes", ln, in->max_line);
+	else
+		fail(in, "%s: line %lu: longer than %zu bytes", in->name, ln, in->max_line);
 }
 
 char *zt_input_line(struct zt_input *in, size_t *len)
@@ -107,14 +265,21 @@ char *zt_input_line(struct zt_input *in, size_t *len)
 	size_t scanned = 0;
 	char *line, *nl;
 
+	if (in->error)
+		return NULL;
 	for (;;) {
-		nl = memchr(in->buf + in->start + scanned, '\n',
-			    in->end - in->start - scanned);
+		size_t avail = in->end - in->start;
+
+		nl = memchr(in->buf + in->start + scanned, '\n', avail - scanned);
 		if (nl)
 			break;
-		scanned = in->end - in->start;
+		scanned = avail;
+		if (avail > in->max_line) {
+			too_long(in);
+			return NULL;
+		}
 		if (fill(in) == 0) {
-			if (in->end == in->start)
+			if (in->error || in->end == in->start)
 				return NULL;
 			/* A last line without '\n'. */
 			nl = in->buf + in->end;
@@ -123,6 +288,10 @@ char *zt_input_line(struct zt_input *in, size_t *len)
 		}
 	}
 	line = in->buf + in->start;
+	if ((size_t)(nl - line) > in->max_line) {
+		too_long(in);
+		return NULL;
+	}
 	*nl = '\0';
 	*len = (size_t)(nl - line);
 	in->start = (size_t)(nl - in->buf) + 1;
@@ -149,8 +318,13 @@ void zt_input_close(struct zt_input *in)
 {
 	if (!in)
 		return;
-	gzclose(in->gz);
+	if (in->gzipped)
+		inflateEnd(&in->z);
+	if (in->fd >= 0)
+		close(in->fd);
+	free(in->raw);
 	free(in->buf);
+	free(in->error);
 	free(in->name);
 	free(in);
 }

@@ -65,21 +65,137 @@ UNIT_TEST(input_reads_gzip_transparently)
 	zt_input_close(in);
 }
 
-UNIT_TEST(input_reads_lines_longer_than_its_buffer)
+/* gzip of text, as one member, into out; returns its size. */
+static size_t gz(const char *text, unsigned char *out, size_t cap)
 {
-	size_t n = 3u << 20;
-	char *big = malloc(n + 3);
+	z_stream z;
+	size_t n;
+
+	memset(&z, 0, sizeof z);
+	deflateInit2(&z, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY);
+	z.next_in = (unsigned char *)text;
+	z.avail_in = (unsigned)strlen(text);
+	z.next_out = out;
+	z.avail_out = (unsigned)cap;
+	deflate(&z, Z_FINISH);
+	n = z.total_out;
+	deflateEnd(&z);
+	return n;
+}
+
+UNIT_TEST(input_reads_lines_up_to_the_limit_and_refuses_longer)
+{
+	size_t n = ZT_LINE_MAX;
+	char *big = malloc(2 * n + 8);
 	struct zt_input *in;
 	size_t len;
 	char *l;
 
-	memset(big, 'x', n);
-	memcpy(big + n, "\ny\n", 3);
-	in = from_bytes(big, n + 3);
+	/* A line of exactly the limit, then one a byte longer. */
+	memset(big, 'x', 2 * n + 8);
+	big[n] = '\n';
+	big[2 * n + 2] = '\n';
+	memcpy(big + 2 * n + 3, "y\n", 2);
+	in = from_bytes(big, 2 * n + 5);
+	zt_input_soft_errors(in, 0);
 	l = zt_input_line(in, &len);
 	CHECK_EQ_U(len, n);
 	CHECK(l && l[0] == 'x' && l[n - 1] == 'x');
-	CHECK_STR(zt_input_line(in, &len), "y");
+	CHECK(zt_input_line(in, &len) == NULL);
+	CHECK_STR(zt_input_error(in), "<test>: line 2: longer than 1048576 bytes");
+	CHECK(zt_input_line(in, &len) == NULL);
 	zt_input_close(in);
 	free(big);
+}
+
+UNIT_TEST(input_refuses_a_long_last_line_without_newline_and_long_gzip_lines)
+{
+	static unsigned char z[4096];
+	char text[300];
+	struct zt_input *in;
+	size_t len;
+
+	memset(text, 'a', sizeof text - 1);
+	text[sizeof text - 1] = '\0';
+	in = from_bytes(text, strlen(text));
+	zt_input_soft_errors(in, 100);
+	CHECK(zt_input_line(in, &len) == NULL);
+	CHECK_STR(zt_input_error(in), "<test>: line 1: longer than 100 bytes");
+	zt_input_close(in);
+
+	in = from_bytes(z, gz(text, z, sizeof z));
+	zt_input_soft_errors(in, 299);
+	CHECK_STR(zt_input_line(in, &len), text);
+	CHECK(zt_input_line(in, &len) == NULL);
+	CHECK(zt_input_error(in) == NULL);
+	zt_input_close(in);
+
+	in = from_bytes(z, gz(text, z, sizeof z));
+	zt_input_soft_errors(in, 298);
+	CHECK(zt_input_line(in, &len) == NULL);
+	CHECK_STR(zt_input_error(in), "<test>: line 1: longer than 298 bytes");
+	zt_input_close(in);
+}
+
+UNIT_TEST(input_reads_gzip_members_one_after_another)
+{
+	unsigned char z[512];
+	struct zt_input *in;
+	size_t n, len;
+
+	n = gz("a\nb", z, sizeof z);
+	n += gz("c\nd\n", z + n, sizeof z - n);
+	in = from_bytes(z, n);
+	zt_input_soft_errors(in, 0);
+	CHECK_STR(zt_input_line(in, &len), "a");
+	CHECK_STR(zt_input_line(in, &len), "bc");
+	CHECK_STR(zt_input_line(in, &len), "d");
+	CHECK(zt_input_line(in, &len) == NULL);
+	CHECK(zt_input_error(in) == NULL);
+	CHECK(zt_input_gzipped(in));
+	zt_input_close(in);
+}
+
+UNIT_TEST(input_refuses_bytes_after_gzip_and_truncated_or_corrupt_gzip)
+{
+	unsigned char z[512];
+	struct zt_input *in;
+	size_t n, len;
+
+	n = gz("a\nb\n", z, sizeof z);
+	memcpy(z + n, "junk", 4);
+	in = from_bytes(z, n + 4);
+	zt_input_soft_errors(in, 0);
+	CHECK_STR(zt_input_line(in, &len), "a");
+	CHECK_STR(zt_input_line(in, &len), "b");
+	CHECK(zt_input_line(in, &len) == NULL);
+	CHECK_STR(zt_input_error(in), "<test>: bytes after the end of the gzip data, after line 2");
+	zt_input_close(in);
+
+	/* One stray byte, too short to be another member's magic. */
+	z[n] = 0x1f;
+	in = from_bytes(z, n + 1);
+	zt_input_soft_errors(in, 0);
+	while (zt_input_line(in, &len))
+		;
+	CHECK_STR(zt_input_error(in), "<test>: bytes after the end of the gzip data, after line 2");
+	zt_input_close(in);
+
+	in = from_bytes(z, n - 6);
+	zt_input_soft_errors(in, 0);
+	while (zt_input_line(in, &len))
+		;
+	CHECK_STR(zt_input_error(in), "<test>: truncated gzip data after line 2");
+	zt_input_close(in);
+
+	z[12] ^= 0xff;
+	in = from_bytes(z, n);
+	zt_input_soft_errors(in, 0);
+	while (zt_input_line(in, &len))
+		;
+	CHECK(zt_input_error(in) != NULL);
+	CHECK(strstr(zt_input_error(in), "<test>: corrupt gzip data after line 0: ") ==
+	      zt_input_error(in));
+	CHECK(strstr(zt_input_error(in), "<fd:") == NULL);
+	zt_input_close(in);
 }
