@@ -181,7 +181,7 @@ int zt_archive(const struct zt_dump *d, const char *dir, struct zt_archived **ou
 				m->buildid, f.buildid[0] ? f.buildid : "none");
 		} else {
 			put(e, dir, m->buildid, "", &f);
-			if (zt_find_debug(&f, m->path, sysdirs, 1, &dbg, dwarn, sizeof dwarn) == 0) {
+			if (zt_find_debug(&f, m->path, sysdirs, NULL, 1, &dbg, dwarn, sizeof dwarn) == 0) {
 				e = add(&a, &n, &cap, dbg.path);
 				put(e, dir, m->buildid, ".debug", &dbg);
 			} else if (dwarn[0]) {

@@ -32,8 +32,8 @@ uint32_t zt_crc32(const unsigned char *p, size_t n)
 	return (uint32_t)crc;
 }
 
-int zt_find_by_buildid(const char *const *dirs, size_t ndirs, const char *buildid,
-		       const char *suffix, struct zt_elf *out)
+int zt_find_by_buildid(const char *const *dirs, const char *const *roots, size_t ndirs,
+		       const char *buildid, const char *suffix, struct zt_elf *out)
 {
 	char path[4096], err[256];
 
@@ -41,7 +41,7 @@ int zt_find_by_buildid(const char *const *dirs, size_t ndirs, const char *buildi
 		return -1;
 	for (size_t i = 0; i < ndirs; i++) {
 		zt_buildid_path(path, sizeof path, dirs[i], buildid, suffix);
-		if (zt_elf_open(path, out, err, sizeof err) == 0 &&
+		if (zt_elf_open_in(roots ? roots[i] : NULL, path, out, err, sizeof err) == 0 &&
 		    strcmp(out->buildid, buildid) == 0)
 			return 0;
 		zt_elf_close(out);
@@ -50,26 +50,26 @@ int zt_find_by_buildid(const char *const *dirs, size_t ndirs, const char *buildi
 }
 
 /* Try one debug-link candidate. */
-static int try_link(const struct zt_elf *run, const char *cand, struct zt_elf *out,
-		    char *warn, size_t warnlen)
+static int try_link(const struct zt_elf *run, const char *root, const char *cand,
+		    struct zt_elf *out, char *warn, size_t warnlen)
 {
 	char err[256];
 
-	if (zt_elf_open(cand, out, err, sizeof err) < 0) {
+	if (zt_elf_open_in(root, cand, out, err, sizeof err) < 0) {
 		zt_elf_close(out);
 		return -1;
 	}
 	if (zt_crc32(out->data, out->size) != run->debuglink_crc) {
 		if (!*warn)
 			snprintf(warn, warnlen, "debug file '%s' fails its CRC check; not used",
-				 cand);
+				 out->path);
 		zt_elf_close(out);
 		return -1;
 	}
 	if (run->buildid[0] && out->buildid[0] && strcmp(run->buildid, out->buildid) != 0) {
 		if (!*warn)
 			snprintf(warn, warnlen, "debug file '%s' has build-id %s, not %s; not used",
-				 cand, out->buildid, run->buildid);
+				 out->path, out->buildid, run->buildid);
 		zt_elf_close(out);
 		return -1;
 	}
@@ -77,15 +77,15 @@ static int try_link(const struct zt_elf *run, const char *cand, struct zt_elf *o
 }
 
 int zt_find_debug(const struct zt_elf *run, const char *path,
-		  const char *const *dirs, size_t ndirs, struct zt_elf *out,
-		  char *warn, size_t warnlen)
+		  const char *const *dirs, const char *const *roots, size_t ndirs,
+		  struct zt_elf *out, char *warn, size_t warnlen)
 {
 	char cand[4096], dir[4096];
 	const char *slash;
 
 	*warn = '\0';
 	if (run->buildid[0] &&
-	    zt_find_by_buildid(dirs, ndirs, run->buildid, ".debug", out) == 0)
+	    zt_find_by_buildid(dirs, roots, ndirs, run->buildid, ".debug", out) == 0)
 		return 0;
 	if (!run->debuglink || strchr(run->debuglink, '/'))
 		return -1;
@@ -94,15 +94,15 @@ int zt_find_debug(const struct zt_elf *run, const char *path,
 		     slash ? path : ".") >= (int)sizeof dir)
 		return -1;
 	if (snprintf(cand, sizeof cand, "%s/%s", dir, run->debuglink) < (int)sizeof cand &&
-	    strcmp(cand, path) != 0 && try_link(run, cand, out, warn, warnlen) == 0)
+	    strcmp(cand, path) != 0 && try_link(run, run->root, cand, out, warn, warnlen) == 0)
 		return 0;
 	if (snprintf(cand, sizeof cand, "%s/.debug/%s", dir, run->debuglink) < (int)sizeof cand &&
-	    try_link(run, cand, out, warn, warnlen) == 0)
+	    try_link(run, run->root, cand, out, warn, warnlen) == 0)
 		return 0;
 	for (size_t i = 0; i < ndirs; i++) {
 		if (snprintf(cand, sizeof cand, "%s%s/%s", dirs[i], dir,
 			     run->debuglink) < (int)sizeof cand &&
-		    try_link(run, cand, out, warn, warnlen) == 0)
+		    try_link(run, roots ? roots[i] : NULL, cand, out, warn, warnlen) == 0)
 			return 0;
 	}
 	return -1;

@@ -22,21 +22,25 @@ uint32_t zt_crc32(const unsigned char *p, size_t n);
 
 /*
  * Open the first dirs[i]/.build-id/xx/rest<suffix> whose own build-id is
- * buildid. Returns 0 with *out open, or -1 (out closed).
+ * buildid, looked up inside roots[i] when roots and roots[i] are not NULL
+ * (zt_open_file). Returns 0 with *out open, or -1 (out closed).
  */
-int zt_find_by_buildid(const char *const *dirs, size_t ndirs, const char *buildid,
-		       const char *suffix, struct zt_elf *out);
+int zt_find_by_buildid(const char *const *dirs, const char *const *roots, size_t ndirs,
+		       const char *buildid, const char *suffix, struct zt_elf *out);
 
 /*
- * The separate debug file of run, which was opened from path: by run's
- * build-id under dirs, then by run's .gnu_debuglink beside path, in
- * path's .debug/, and under each dir followed by path's directory. A
+ * The separate debug file of run, which was opened from path (inside
+ * run->root, if it has one): by run's build-id under dirs (and roots, as
+ * for zt_find_by_buildid), then by run's .gnu_debuglink beside path, in
+ * path's .debug/ (both inside run->root), and under each dir followed by
+ * path's directory. A
  * candidate whose CRC or build-id does not match is skipped, and the first
  * such problem is described in warn (else warn is ""). Returns 0 with *out
  * open, or -1.
  */
 int zt_find_debug(const struct zt_elf *run, const char *path,
-		  const char *const *dirs, size_t ndirs, struct zt_elf *out,
+		  const char *const *dirs, const char *const *roots, size_t ndirs,
+		  struct zt_elf *out,
 		  char *warn, size_t warnlen);
 
 #endif

@@ -12,8 +12,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -439,20 +443,112 @@ int zt_elf_parse(const unsigned char *data, size_t size, struct zt_elf *e,
 	return parse(data, size, e, err, errlen);
 }
 
+/*
+ * path with every "." and ".." removed by its text, ".." stopping at the
+ * top, and no leading '/': what openat2 would find inside a root, on kernels
+ * without it (which then still follow links out of the root).
+ */
+static char *clean_path(const char *path)
+{
+	char *out = zt_malloc(strlen(path) + 2);
+	size_t n = 0;
+
+	while (*path) {
+		size_t len = strcspn(path, "/");
+
+		if (len == 0 || (len == 1 && path[0] == '.')) {
+			/* nothing */
+		} else if (len == 2 && path[0] == '.' && path[1] == '.') {
+			while (n > 0 && out[n - 1] != '/')
+				n--;
+			if (n > 0)
+				n--;
+		} else {
+			if (n > 0)
+				out[n++] = '/';
+			memcpy(out + n, path, len);
+			n += len;
+		}
+		path += len;
+		if (*path == '/')
+			path++;
+	}
+	if (n == 0)
+		out[n++] = '.';
+	out[n] = '\0';
+	return out;
+}
+
+static int open_in_root(const char *root, const char *path, int flags)
+{
+	struct open_how how;
+	int dfd, fd, saved;
+
+	dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	memset(&how, 0, sizeof how);
+	how.flags = (uint64_t)flags;
+	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+	fd = (int)syscall(SYS_openat2, dfd, path, &how, sizeof how);
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
+		char *clean = clean_path(path);
+
+		fd = openat(dfd, clean, flags);
+		free(clean);
+	}
+	saved = errno;
+	close(dfd);
+	errno = saved;
+	return fd;
+}
+
+int zt_open_file(const char *root, const char *path, char *err, size_t errlen)
+{
+	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	struct stat st;
+	struct statfs sf;
+	int fd;
+
+	fd = root ? open_in_root(root, path, flags) : open(path, flags);
+	if (fd < 0)
+		return fail(err, errlen, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (fstatfs(fd, &sf) == 0 &&
+	     (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC))) {
+		close(fd);
+		return fail(err, errlen, "not a regular file");
+	}
+	return fd;
+}
+
 int zt_elf_open(const char *path, struct zt_elf *e, char *err, size_t errlen)
+{
+	return zt_elf_open_in(NULL, path, e, err, errlen);
+}
+
+int zt_elf_open_in(const char *root, const char *path, struct zt_elf *e, char *err,
+		   size_t errlen)
 {
 	struct stat st;
 	void *p;
 	int fd;
 
 	memset(e, 0, sizeof *e);
-	e->path = zt_strdup(path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (root) {
+		e->root = zt_strdup(root);
+		e->rootlen = strlen(root);
+		e->path = zt_malloc(e->rootlen + strlen(path) + 1);
+		sprintf(e->path, "%s%s", root, path);
+	} else {
+		e->path = zt_strdup(path);
+	}
+	fd = zt_open_file(root, path, err, errlen);
 	if (fd < 0)
-		return fail(err, errlen, "cannot open: %s", strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		return -1;
+	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return fail(err, errlen, "not a regular file");
+		return fail(err, errlen, "cannot open: %s", strerror(errno));
 	}
 	if (st.st_size == 0) {
 		close(fd);
@@ -475,6 +571,7 @@ void zt_elf_close(struct zt_elf *e)
 	if (e->data && e->path)
 		munmap((void *)e->data, e->size);
 	free(e->path);
+	free(e->root);
 	free(e->loads);
 	free(e->sections);
 	free(e->syms);

@@ -29,7 +29,9 @@ struct zt_section {
 };
 
 struct zt_elf {
-	char *path;
+	char *path;			/* as opened: root, then the path in it */
+	char *root;			/* the root it was looked up in, or NULL */
+	size_t rootlen;			/* path + rootlen is the path in root */
 	const unsigned char *data;	/* the whole file, mapped read-only */
 	size_t size;
 	uint16_t type;			/* ET_EXEC, ET_DYN, ... */
@@ -63,6 +65,24 @@ struct zt_elf {
  * e with zt_elf_close.
  */
 int zt_elf_open(const char *path, struct zt_elf *e, char *err, size_t errlen);
+
+/* zt_elf_open of path inside root (see zt_open_file); root may be NULL. */
+int zt_elf_open_in(const char *root, const char *path, struct zt_elf *e, char *err,
+		   size_t errlen);
+
+/*
+ * Open a file that a dump names (or a file found from one) for reading,
+ * and return its descriptor, or -1 with err set. Only a regular file outside
+ * /proc and /sys opens: a maps line naming a FIFO, a device or a /proc file
+ * must never block or feed a tool ("not a regular file"). The open itself
+ * is non-blocking, so a FIFO with no writer cannot hang it.
+ *
+ * With root (--sysroot), path is looked up as if root were '/': neither
+ * '..' nor a symbolic link, absolute or relative, leads out of root
+ * (openat2's RESOLVE_IN_ROOT, Linux 5.6; on older kernels '..' is removed
+ * from path by its text, and links are followed as they are).
+ */
+int zt_open_file(const char *root, const char *path, char *err, size_t errlen);
 
 /* Parse an ELF image already in memory (not owned): for tests and fuzzing. */
 int zt_elf_parse(const unsigned char *data, size_t size, struct zt_elf *e,

@@ -960,9 +960,11 @@ struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *e
 		snprintf(err, errlen, "corrupt DWARF: %s", bad);
 		return NULL;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* The same file, looked up the same way: a regular file, in its root. */
+	fd = e->root ? zt_open_file(e->root, e->path + e->rootlen, msg, sizeof msg) :
+		       zt_open_file(NULL, path, msg, sizeof msg);
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot open for DWARF");
+		snprintf(err, errlen, "%s, for DWARF", msg);
 		return NULL;
 	}
 	dw = zt_calloc(1, sizeof *dw);

@@ -51,8 +51,8 @@ struct zt_symbolizer {
 	const struct zt_dump *d;
 	struct zt_symopts o;
 	const char **dirs;	/* the debug directories, then the system's */
+	const char **roots;	/* each one's root: NULL, or the sysroot */
 	size_t ndirs;
-	char *sysdebug;
 	struct module *mods;
 	size_t nmods, capmods;
 	struct zt_index modix;
@@ -88,18 +88,17 @@ struct zt_symbolizer *zt_symbolizer_new(const struct zt_dump *d,
 					const struct zt_symopts *o)
 {
 	struct zt_symbolizer *s = zt_calloc(1, sizeof *s);
-	const char *root;
 
 	s->d = d;
 	if (o)
 		s->o = *o;
 	s->dirs = zt_calloc(s->o.ndebug_dirs + 1, sizeof *s->dirs);
+	s->roots = zt_calloc(s->o.ndebug_dirs + 1, sizeof *s->roots);
 	for (size_t i = 0; i < s->o.ndebug_dirs; i++)
 		s->dirs[s->ndirs++] = s->o.debug_dirs[i];
-	root = s->o.sysroot ? s->o.sysroot : "";
-	s->sysdebug = zt_malloc(strlen(root) + sizeof "/usr/lib/debug");
-	sprintf(s->sysdebug, "%s/usr/lib/debug", root);
-	s->dirs[s->ndirs++] = s->sysdebug;
+	/* The system's debug files are the sysroot's, looked up inside it. */
+	s->roots[s->ndirs] = s->o.sysroot;
+	s->dirs[s->ndirs++] = "/usr/lib/debug";
 	return s;
 }
 
@@ -170,9 +169,10 @@ static void module_load(struct zt_symbolizer *s, struct module *mod)
 	if (mod->state != MOD_UNTRIED)
 		return;
 	mod->state = MOD_FAILED;
+	/* Every lookup of a dump's path stays inside the sysroot. */
 	path = zt_malloc(strlen(s->o.sysroot ? s->o.sysroot : "") + strlen(mod->path) + 1);
 	sprintf(path, "%s%s", s->o.sysroot ? s->o.sysroot : "", mod->path);
-	if (zt_elf_open(path, &mod->run, err, sizeof err) < 0) {
+	if (zt_elf_open_in(s->o.sysroot, mod->path, &mod->run, err, sizeof err) < 0) {
 		problem = err;
 		zt_elf_close(&mod->run);
 	} else if (mod->buildid && strcmp(mod->buildid, mod->run.buildid) != 0) {
@@ -185,14 +185,14 @@ static void module_load(struct zt_symbolizer *s, struct module *mod)
 	}
 	/* Not the right file: a copy of the right build, or its debug file. */
 	if (problem && mod->buildid) {
-		if (zt_find_by_buildid(s->dirs, s->ndirs, mod->buildid, "", &mod->run) == 0 &&
+		if (zt_find_by_buildid(s->dirs, s->roots, s->ndirs, mod->buildid, "", &mod->run) == 0 &&
 		    !mod->run.nobits_text) {
 			mod->have_run = 1;
 			problem = NULL;
 		}
 		if (!mod->have_run) {
 			zt_elf_close(&mod->run);
-			if (zt_find_by_buildid(s->dirs, s->ndirs, mod->buildid, ".debug",
+			if (zt_find_by_buildid(s->dirs, s->roots, s->ndirs, mod->buildid, ".debug",
 					       &mod->dbg) == 0 &&
 			    module_bias(s, mod, &mod->dbg) == 0) {
 				mod->have_dbg = 1;
@@ -210,7 +210,8 @@ static void module_load(struct zt_symbolizer *s, struct module *mod)
 	if (mod->have_run && mod->run.damage)
 		warn_once(s, "'%s': %s; no symbols read from it", path, mod->run.damage);
 	if (mod->have_run && (!mod->run.symtab || s->o.lines) &&
-	    zt_find_debug(&mod->run, mod->run.path, s->dirs, s->ndirs, &mod->dbg,
+	    zt_find_debug(&mod->run, mod->run.path + mod->run.rootlen, s->dirs, s->roots,
+			  s->ndirs, &mod->dbg,
 			  dwarn, sizeof dwarn) == 0)
 		mod->have_dbg = 1;
 	else if (mod->have_run)
@@ -412,7 +413,7 @@ void zt_symbolizer_free(struct zt_symbolizer *s)
 	free(s->mods);
 	free(s->cache);
 	free(s->dirs);
-	free(s->sysdebug);
+	free(s->roots);
 	zt_index_free(&s->modix);
 	zt_index_free(&s->cacheix);
 	zt_index_free(&s->dmix);

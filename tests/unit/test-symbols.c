@@ -164,14 +164,14 @@ UNIT_TEST(symbols_debuglink_name_and_crc)
 	CHECK(zt_elf_open(path, &e, err, sizeof err) == 0);
 	CHECK_STR(e.debuglink, "d.dbg");
 	CHECK(!e.symtab);
-	CHECK(zt_find_debug(&e, path, NULL, 0, &d, warn, sizeof warn) == 0);
+	CHECK(zt_find_debug(&e, path, NULL, NULL, 0, &d, warn, sizeof warn) == 0);
 	CHECK_STR(d.buildid, e.buildid);
 	CHECK(d.symtab && d.nobits_text);
 	CHECK(zt_elf_lookup(&d, addr_of(&d, "f")) != NULL);
 	zt_elf_close(&d);
 	/* A byte more and the CRC no longer matches. */
 	CHECK(make("x", "", "printf x >> d.dbg") == 0);
-	CHECK(zt_find_debug(&e, path, NULL, 0, &d, warn, sizeof warn) == -1);
+	CHECK(zt_find_debug(&e, path, NULL, NULL, 0, &d, warn, sizeof warn) == -1);
 	CHECK(strstr(warn, "fails its CRC check") != NULL);
 	zt_elf_close(&e);
 }
