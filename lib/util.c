@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef ZT_VERSION
 #define ZT_VERSION "0.1"
@@ -15,10 +16,32 @@
 
 const char *zt_prog = "zt";
 
+/*
+ * At exit, whatever the path to it (--help, --version, an error, the end of
+ * main), stdout must have been written: a full disk or a closed stdout
+ * turns the exit status into 1, with a message, as gnulib's close_stdout.
+ */
+static void check_stdout(void)
+{
+	int bad = ferror(stdout);
+
+	errno = 0;
+	if (fflush(stdout) == EOF || bad) {
+		int saved = errno ? errno : EIO;
+
+		fprintf(stderr, "%s: cannot write <stdout>: %s\n", zt_prog, strerror(saved));
+		_exit(ZT_EXIT_DATA);
+	}
+}
+
 void zt_setprog(const char *argv0)
 {
 	const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
+	static int registered;
+
 	zt_prog = slash ? slash + 1 : (argv0 ? argv0 : "zt");
+	if (!registered++)
+		atexit(check_stdout);
 }
 
 static void vwarn(const char *fmt, va_list ap)

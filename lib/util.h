@@ -15,7 +15,11 @@
 /* Exit codes shared by all tools. */
 enum { ZT_EXIT_OK = 0, ZT_EXIT_DATA = 1, ZT_EXIT_USAGE = 2 };
 
-/* Program name used as the prefix of every message; set once from main. */
+/*
+ * Program name used as the prefix of every message; set once from main.
+ * zt_setprog also makes every exit check that stdout was written (a full
+ * disk, a closed stdout): if not, it says so and the status becomes 1.
+ */
 extern const char *zt_prog;
 void zt_setprog(const char *argv0);
 
