@@ -29,7 +29,7 @@ endif
 # Debian packages every target needs. `make deps` installs the missing ones.
 DEBS = libdwarf-dev zlib1g-dev libiberty-dev bats bats-assert bats-support linux-perf \
        binutils gcc make libc6-dev procps util-linux python3-minimal perl xz-utils gzip \
-       libc6-dbg llvm
+       libc6-dbg llvm chromium libxml2-utils
 # Only for `make bench`: the collectors zt is compared with.
 BENCH_DEBS = google-perftools
 
@@ -40,6 +40,7 @@ TOOLS = \
 	tools/zt-fold \
 	tools/zt-stat \
 	tools/zt-diff \
+	tools/zt-flame \
 
 # The analysis library, one concern per file.
 LIB_OBJ = \
@@ -65,6 +66,8 @@ LIB_OBJ = \
 	lib/ztfacts.o \
 	lib/stats.o \
 	lib/json.o \
+	lib/flame.o \
+	lib/flamescript.o \
 
 # The collector: libzt-prof.so (preloaded) and zt-collect (the launcher).
 COLLECT_LO = \
@@ -140,6 +143,15 @@ all: lib/libzt.a $(TOOLS) collect/libzt-prof.so collect/zt-collect $(SAMPLES) te
 lib/%.o: lib/%.c lib/*.h
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -c -o $@ $<
+
+# The script every flame graph carries, kept as JavaScript in lib/flame.js.
+lib/flamescript.c: lib/flame.js
+	@echo "  GEN     $@"
+	$(Q){ echo '/* Generated from lib/flame.js by the Makefile. */'; \
+	  echo 'extern const char zt_flame_script[];'; \
+	  echo 'const char zt_flame_script[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' lib/flame.js; \
+	  echo ';'; } > $@
 
 lib/libzt.a: $(LIB_OBJ)
 	@echo "  AR      $@"
@@ -261,6 +273,6 @@ uninstall:
 		rm -f $(DESTDIR)$(MANDIR)/$$d/$${m##*/}; done
 
 clean:
-	rm -f lib/*.o lib/libzt.a collect/*.lo collect/*.o collect/libzt-prof.so \
+	rm -f lib/*.o lib/libzt.a lib/flamescript.c collect/*.lo collect/*.o collect/libzt-prof.so \
 	      collect/zt-collect $(TOOLS) $(SAMPLES) tests/unit/*.o tests/unit/run tests/cputime tests/noperf tests/cfidump
 	rm -rf tests/fuzz/bin

@@ -1,0 +1,574 @@
+/*
+ * flame.c — folded stacks to a flame graph SVG, laid out as flamegraph.pl
+ * lays it out (FlameGraph's current version), with a script of zt's own.
+ *
+ * The lines are kept whole and sorted by their bytes; walking them in that
+ * order, a frame starts where a line's stack first differs from the
+ * previous line's and ends where a later line's first differs from it. So
+ * two siblings of the same name that the sort does not bring together (a
+ * stack "a;f-g" sorts between "a;f" and "a;f;h") are two frames, exactly as
+ * in flamegraph.pl. The numbers are printed as it prints them (x and width
+ * to 0.1 px, the width from the rounded ends), so the same input gives the
+ * same boxes.
+ */
+#include "flame.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* flamegraph.pl's fixed geometry: frame height, font, paddings. */
+#define FRAMEH	16
+#define FONTSZ	12
+#define FONTW	0.59
+#define XPAD	10
+#define YPAD1	(FONTSZ * 3)		/* above: the title */
+#define YPAD2	(FONTSZ * 2 + 10)	/* below: details, matched share */
+
+struct line {
+	size_t off;		/* in the arena */
+	size_t len, stacklen;
+	uint64_t before, count;
+};
+
+struct zt_flame {
+	char *arena;
+	size_t used, cap;
+	struct line *lines;
+	size_t n, ncap;
+	uint64_t total;
+	int diff;		/* -1 until the first line */
+};
+
+struct frame {			/* one box */
+	const char *name;
+	size_t len;
+	uint32_t depth;
+	int hasdelta;
+	uint64_t stime, etime;
+	int64_t delta;
+};
+
+struct open {			/* a frame of the current path, not yet ended */
+	const char *name;
+	size_t len;
+	uint64_t stime;
+	int64_t delta;
+};
+
+void zt_flame_defaults(struct zt_flame_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->width = 1200;
+	o->minwidth = 0.1;
+}
+
+struct zt_flame *zt_flame_new(void)
+{
+	struct zt_flame *f = zt_calloc(1, sizeof *f);
+
+	f->diff = -1;
+	return f;
+}
+
+void zt_flame_free(struct zt_flame *f)
+{
+	if (!f)
+		return;
+	free(f->arena);
+	free(f->lines);
+	free(f);
+}
+
+int zt_flame_differential(const struct zt_flame *f)
+{
+	return f->diff == 1;
+}
+
+const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
+			 size_t stacklen, int differential, uint64_t before,
+			 uint64_t count)
+{
+	struct line *l;
+
+	if (f->diff < 0)
+		f->diff = differential;
+	else if (f->diff != differential)
+		return differential ?
+		       "two counts, but the first line has one (a differential line in a folded file)" :
+		       "one count, but the first line has two (a folded line in a differential file)";
+	if (f->total > UINT64_MAX - count)
+		return "total count does not fit in 64 bits";
+	f->total += count;
+	zt_grow(&f->arena, &f->cap, f->used + len, 1);
+	memcpy(f->arena + f->used, line, len);
+	zt_grow(&f->lines, &f->ncap, f->n + 1, sizeof *f->lines);
+	l = &f->lines[f->n++];
+	l->off = f->used;
+	l->len = len;
+	l->stacklen = stacklen;
+	l->before = before;
+	l->count = count;
+	f->used += len;
+	return NULL;
+}
+
+/* --- layout ------------------------------------------------------------ */
+
+static const char *sortarena;
+
+static int byline(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+	int c = memcmp(sortarena + x->off, sortarena + y->off,
+		       x->len < y->len ? x->len : y->len);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static int byplace(const void *a, const void *b)
+{
+	const struct frame *x = a, *y = b;
+
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return (x->stime > y->stime) - (x->stime < y->stime);
+}
+
+struct layout {
+	struct frame *fr;
+	size_t n, cap;
+	struct open *path;	/* path[0] is the root, "all" */
+	size_t depth, pcap;	/* frames on the path */
+	struct open *next;	/* the frames of the line being merged */
+	size_t ncap;
+};
+
+static void end_frames(struct layout *L, size_t from, uint64_t now, int diff)
+{
+	while (L->depth > from) {
+		struct open *o = &L->path[--L->depth];
+		struct frame *fr;
+
+		zt_grow(&L->fr, &L->cap, L->n + 1, sizeof *L->fr);
+		fr = &L->fr[L->n++];
+		fr->name = o->name;
+		fr->len = o->len;
+		fr->depth = (uint32_t)L->depth;
+		fr->stime = o->stime;
+		fr->etime = now;
+		fr->delta = o->delta;
+		fr->hasdelta = diff;
+	}
+}
+
+/*
+ * Split a stack as Perl's split(";") does (trailing empty fields dropped),
+ * after the root, into L->next; returns the number of frames with the root.
+ */
+static size_t split(struct layout *L, const char *s, size_t n)
+{
+	size_t k = 1, start = 0;
+
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && s[i] != ';')
+			continue;
+		zt_grow(&L->next, &L->ncap, k + 1, sizeof *L->next);
+		L->next[k].name = s + start;
+		L->next[k].len = i - start;
+		k++;
+		start = i + 1;
+	}
+	while (k > 1 && L->next[k - 1].len == 0)
+		k--;
+	return k;
+}
+
+/* flamegraph.pl's flow(): merge each sorted line into the current path. */
+static void lay_out(struct zt_flame *f, struct layout *L)
+{
+	uint64_t now = 0;
+
+	sortarena = f->arena;
+	qsort(f->lines, f->n, sizeof *f->lines, byline);
+	sortarena = NULL;
+	zt_grow(&L->next, &L->ncap, 1, sizeof *L->next);
+	L->next[0].name = "";
+	L->next[0].len = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct line *l = &f->lines[i];
+		size_t k = split(L, f->arena + l->off, l->stacklen), same = 0;
+		int64_t d = (int64_t)(l->count - l->before);
+
+		while (same < L->depth && same < k &&
+		       L->path[same].len == L->next[same].len &&
+		       memcmp(L->path[same].name, L->next[same].name, L->next[same].len) == 0)
+			same++;
+		end_frames(L, same, now, f->diff);
+		zt_grow(&L->path, &L->pcap, k, sizeof *L->path);
+		for (size_t j = same; j < k; j++) {
+			L->path[j] = L->next[j];
+			L->path[j].stime = now;
+			L->path[j].delta = j == k - 1 ? d : 0;
+		}
+		L->depth = k;
+		now += l->count;
+	}
+	end_frames(L, 0, now, f->diff);
+}
+
+/* --- writing ------------------------------------------------------------ */
+
+/* The next character of s[0 .. n) at *i: its code point, or -1 if invalid. */
+static long utf8_next(const char *s, size_t n, size_t *i)
+{
+	const unsigned char *p = (const unsigned char *)s + *i;
+	size_t left = n - *i, len;
+	unsigned long c;
+
+	if (p[0] < 0x80) {
+		(*i)++;
+		return p[0];
+	}
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2, c = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3, c = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4, c = p[0] & 0x07;
+	else
+		goto bad;
+	if (left < len)
+		goto bad;
+	for (size_t k = 1; k < len; k++) {
+		if ((p[k] & 0xc0) != 0x80)
+			goto bad;
+		c = c << 6 | (p[k] & 0x3f);
+	}
+	if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
+	    (len == 4 && (c < 0x10000 || c > 0x10ffff)))
+		goto bad;
+	*i += len;
+	return (long)c;
+bad:
+	(*i)++;
+	return -1;
+}
+
+static size_t nchars(const char *s, size_t n)
+{
+	size_t i = 0, k = 0;
+
+	while (i < n) {
+		utf8_next(s, n, &i);
+		k++;
+	}
+	return k;
+}
+
+/*
+ * Write s as XML text: & < > and (quote) " escaped; bytes that are not
+ * UTF-8, and control characters XML cannot hold, become U+FFFD.
+ */
+static void put_xml(FILE *out, const char *s, size_t n, int quote)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t at = i;
+		long c = utf8_next(s, n, &i);
+
+		if (c == '&')
+			fputs("&amp;", out);
+		else if (c == '<')
+			fputs("&lt;", out);
+		else if (c == '>')
+			fputs("&gt;", out);
+		else if (c == '"' && quote)
+			fputs("&quot;", out);
+		else if (c < 0 || (c < 0x20 && c != '\t') || c == 0xfffe || c == 0xffff)
+			fputs("\xef\xbf\xbd", out);
+		else
+			fwrite(s + at, 1, i - at, out);
+	}
+}
+
+/* The length of name without an annotation _[k], _[w], _[i] or _[j]. */
+static size_t strip_annotation(const char *s, size_t n)
+{
+	if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']' &&
+	    strchr("kwij", s[n - 2]) && s[n - 2])
+		return n - 4;
+	return n;
+}
+
+/*
+ * flamegraph.pl's namehash(): weights the first three characters (after a
+ * DTrace "module`" prefix) into [0, 1].
+ */
+static double namehash(const long *cp, size_t n)
+{
+	double vector = 0, weight = 1, max = 1;
+	int mod = 10;
+	size_t i = 0;
+
+	for (size_t k = 1; k < n; k++)
+		if (cp[k] == '`') {
+			i = k + 1;
+			break;
+		}
+	for (; i < n; i++) {
+		long c = cp[i] < 0 ? 0xfffd : cp[i];
+
+		vector += ((double)(c % mod) / (mod - 1)) * weight;
+		mod++;
+		max += weight;
+		weight *= 0.70;
+		if (mod > 12)
+			break;
+	}
+	return 1 - vector / max;
+}
+
+/* The two hashes of a name: forwards (v1) and reversed (v2). */
+static void hashes(const char *name, size_t len, double *v1, double *v2)
+{
+	long small[64], *cp = small;
+	size_t n = 0, i = 0;
+
+	if (len > 64)
+		cp = zt_malloc(len * sizeof *cp);
+	while (i < len)
+		cp[n++] = utf8_next(name, len, &i);
+	*v1 = namehash(cp, n);
+	for (size_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) {
+		long t = cp[a];
+		cp[a] = cp[b];
+		cp[b] = t;
+	}
+	*v2 = namehash(cp, n);
+	if (cp != small)
+		free(cp);
+}
+
+void zt_flame_hot(const char *name, size_t len, char *buf)
+{
+	double v1, v2;
+
+	hashes(name, len, &v1, &v2);
+	snprintf(buf, 24, "rgb(%d,%d,%d)", 205 + (int)(50 * v2), (int)(230 * v1),
+		 (int)(55 * v2));
+}
+
+/* The fill of a frame: diff shades, greys for separators, hashed colours. */
+static void fill(const struct frame *fr, double maxdelta, int negate, char *buf)
+{
+	double v1, v2;
+
+	if (fr->len == 2 && memcmp(fr->name, "--", 2) == 0) {
+		strcpy(buf, "rgb(160,160,160)");
+	} else if (fr->len == 1 && fr->name[0] == '-') {
+		strcpy(buf, "rgb(200,200,200)");
+	} else if (fr->hasdelta) {
+		double v = (double)(negate ? -fr->delta : fr->delta);
+		int r = 255, g = 255, b = 255;
+
+		if (v > 0)
+			g = b = (int)(210 * (maxdelta - v) / maxdelta);
+		else if (v < 0)
+			r = g = (int)(210 * (maxdelta + v) / maxdelta);
+		snprintf(buf, 24, "rgb(%d,%d,%d)", r, g, b);
+	} else if (fr->len >= 2 && fr->name[0] == '[' && fr->name[fr->len - 1] == ']') {
+		/* An unresolved frame, [module]: aqua, hashed by the module. */
+		hashes(fr->name, fr->len, &v1, &v2);
+		snprintf(buf, 24, "rgb(%d,%d,%d)", 50 + (int)(60 * v1),
+			 165 + (int)(55 * v1), 165 + (int)(55 * v1));
+	} else {
+		zt_flame_hot(fr->name, fr->len, buf);
+	}
+}
+
+/* A number as Perl prints it: integers without a fraction. */
+static void put_num(FILE *out, double v)
+{
+	if (v == (double)(long long)v)
+		fprintf(out, "%lld", (long long)v);
+	else
+		fprintf(out, "%.15g", v);
+}
+
+/* 1234567 as "1,234,567". */
+static void put_count(FILE *out, uint64_t v)
+{
+	char d[24];
+	int n = snprintf(d, sizeof d, "%llu", (unsigned long long)v);
+
+	for (int i = 0; i < n; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			fputc(',', out);
+		fputc(d[i], out);
+	}
+}
+
+/* The label: as many characters as fit at 0.59 em each, ".." if cut. */
+static void put_label(FILE *out, const char *name, size_t len, double px)
+{
+	long chars = (long)(px / (FONTSZ * FONTW));
+	size_t n, keep, i = 0;
+
+	if (chars < 3)
+		return;
+	len = strip_annotation(name, len);
+	n = nchars(name, len);
+	keep = (size_t)chars < n ? (size_t)chars - 2 : n;
+	for (size_t k = 0; k < keep; k++)
+		utf8_next(name, len, &i);
+	put_xml(out, name, i, 0);
+	if (keep < n)
+		fputs("..", out);
+}
+
+extern const char zt_flame_script[];
+
+static void header(FILE *out, const struct zt_flame_opts *o, unsigned height,
+		   uint64_t total, int diff)
+{
+	const char *title = o->title ? o->title : o->icicle ? "Icicle Graph" : "Flame Graph";
+
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
+		"xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<!-- Flame graph drawn by zt-flame from folded stacks: the frames are laid out as\n"
+		"     flamegraph.pl lays them out. Click a frame to zoom, Search (or Ctrl-F) to\n"
+		"     highlight frames whose names match a regular expression. -->\n",
+		o->width, height, o->width, height);
+	fputs("<defs>\n"
+	      "\t<linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">\n"
+	      "\t\t<stop stop-color=\"#eeeeee\" offset=\"5%\"/>\n"
+	      "\t\t<stop stop-color=\"#eeeeb0\" offset=\"95%\"/>\n"
+	      "\t</linearGradient>\n"
+	      "</defs>\n"
+	      "<style type=\"text/css\">\n"
+	      "\ttext { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }\n"
+	      "\t#title { text-anchor: middle; font-size: 17px; }\n"
+	      "\t#search, #unzoom { cursor: pointer; }\n"
+	      "\t#search { opacity: 0.6; }\n"
+	      "\t#search:hover, #search.on { opacity: 1; }\n"
+	      "\t#frames > g { cursor: pointer; }\n"
+	      "\t#frames > g:hover > rect { stroke: black; stroke-width: 0.5; }\n"
+	      "\t.hide { display: none; }\n"
+	      "\t.parent { opacity: 0.5; }\n"
+	      "</style>\n", out);
+	fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\n"
+		"var XPAD = %d, WIDTH = %u, CHARW = %.2f, ICICLE = %s, TOTAL = %llu, DIFF = %s;\n",
+		XPAD, o->width, FONTSZ * FONTW, o->icicle ? "true" : "false",
+		(unsigned long long)total, diff ? "true" : "false");
+	fputs(zt_flame_script, out);
+	fputs("]]></script>\n", out);
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"url(#background)\"/>\n",
+		o->width, height);
+	fprintf(out, "<text id=\"title\" x=\"%u\" y=\"%d\">", o->width / 2, FONTSZ * 2);
+	put_xml(out, title, strlen(title), 0);
+	fputs("</text>\n", out);
+	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n", XPAD, height - YPAD2 / 2);
+	fprintf(out, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n",
+		XPAD, FONTSZ * 2);
+	fprintf(out, "<text id=\"search\" x=\"%u\" y=\"%d\">Search</text>\n",
+		o->width - XPAD - 100, FONTSZ * 2);
+	fprintf(out, "<text id=\"matched\" x=\"%u\" y=\"%u\"> </text>\n",
+		o->width - XPAD - 100, height - YPAD2 / 2);
+}
+
+const char *zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o,
+			   FILE *out)
+{
+	struct layout L = { 0 };
+	double wpt, mintime, maxdelta = 1;
+	uint32_t depthmax = 0;
+	unsigned height;
+	size_t kept = 0;
+
+	if (f->total == 0)
+		return "no samples: every count is 0";
+	lay_out(f, &L);
+	wpt = (double)(o->width - 2 * XPAD) / (double)f->total;
+	mintime = o->minwidth_pct ? (double)f->total * o->minwidth / 100 : o->minwidth / wpt;
+	for (size_t i = 0; i < f->n; i++) {
+		int64_t d = (int64_t)(f->lines[i].count - f->lines[i].before);
+		double a = d < 0 ? -(double)d : (double)d;
+
+		if (a > maxdelta)
+			maxdelta = a;
+	}
+	for (size_t i = 0; i < L.n; i++) {
+		struct frame *fr = &L.fr[i];
+
+		if ((double)(fr->etime - fr->stime) < mintime)
+			continue;
+		if (fr->depth > depthmax)
+			depthmax = fr->depth;
+		L.fr[kept++] = *fr;
+	}
+	L.n = kept;
+	qsort(L.fr, L.n, sizeof *L.fr, byplace);
+	height = (depthmax + 1) * FRAMEH + YPAD1 + YPAD2;
+	header(out, o, height, f->total, f->diff == 1);
+
+	fputs("<g id=\"frames\">\n", out);
+	for (size_t i = 0; i < L.n; i++) {
+		const struct frame *fr = &L.fr[i];
+		double x1 = XPAD + (double)fr->stime * wpt;
+		double x2 = XPAD + (double)fr->etime * wpt;
+		int root = fr->depth == 0;
+		uint64_t samples = fr->etime - fr->stime;
+		char sx1[48], sx2[48], colour[24];
+		int y1, y2;
+
+		if (o->icicle) {
+			y1 = YPAD1 + (int)fr->depth * FRAMEH;
+			y2 = YPAD1 + ((int)fr->depth + 1) * FRAMEH - 1;
+		} else {
+			y1 = (int)height - YPAD2 - ((int)fr->depth + 1) * FRAMEH + 1;
+			y2 = (int)height - YPAD2 - (int)fr->depth * FRAMEH;
+		}
+		snprintf(sx1, sizeof sx1, "%.1f", x1);
+		snprintf(sx2, sizeof sx2, "%.1f", x2);
+		fill(fr, maxdelta, o->negate, colour);
+
+		fputs("<g><title>", out);
+		if (root) {
+			fputs("all (", out);
+			put_count(out, samples);
+			fputs(" samples, 100%)", out);
+		} else {
+			double pct = 100 * (double)samples / (double)f->total;
+
+			put_xml(out, fr->name, strip_annotation(fr->name, fr->len), 1);
+			fputs(" (", out);
+			put_count(out, samples);
+			fprintf(out, " samples, %.2f%%", pct);
+			if (fr->hasdelta) {
+				double d = (double)(o->negate ? -fr->delta : fr->delta);
+
+				fprintf(out, "; %s%.2f%%", d > 0 ? "+" : "", 100 * d / (double)f->total);
+			}
+			fputc(')', out);
+		}
+		fprintf(out, "</title><rect x=\"%s\" y=\"%d\" width=\"%.1f\" height=\"%.1f\" "
+			"fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"",
+			sx1, y1, strtod(sx2, NULL) - strtod(sx1, NULL), (double)(y2 - y1),
+			colour, x1 + 3);
+		put_num(out, 3 + (y1 + y2) / 2.0);
+		fputs("\">", out);
+		if (root)
+			put_label(out, "all", 3, x2 - x1);
+		else
+			put_label(out, fr->name, fr->len, x2 - x1);
+		fputs("</text></g>\n", out);
+	}
+	fputs("</g>\n</svg>\n", out);
+	free(L.fr);
+	free(L.path);
+	free(L.next);
+	return NULL;
+}

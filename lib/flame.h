@@ -1,0 +1,68 @@
+/*
+ * flame.h — laying out folded stacks as a flame graph and writing it as one
+ * self-contained, interactive SVG (zt-flame; formats/folded.md, diff.md).
+ *
+ * The layout is flamegraph.pl's, so that the same input gives the same
+ * frames at the same x, width and depth: lines sorted by their bytes, each
+ * line's frames merged with the previous line's common prefix, frames
+ * narrower than the minimum width left out. A differential input
+ * (`stack before after`, zt-diff's output) takes its widths from `after`
+ * and colours each frame by after − before, red for growth, blue for
+ * shrinkage.
+ */
+#ifndef ZT_FLAME_H
+#define ZT_FLAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct zt_flame;
+
+struct zt_flame_opts {
+	const char *title;	/* NULL: "Flame Graph", or "Icicle Graph" */
+	unsigned width;		/* of the image, pixels (flamegraph.pl: 1200) */
+	double minwidth;	/* frames narrower are left out (0.1) ... */
+	int minwidth_pct;	/* ... in pixels, or when set in % of the total */
+	int icicle;		/* roots at the top (flamegraph.pl --inverted) */
+	int negate;		/* differential: red for shrinkage, blue for growth */
+};
+
+/* Defaults as flamegraph.pl's: width 1200, minwidth 0.1 pixels. */
+void zt_flame_defaults(struct zt_flame_opts *o);
+
+/* An empty set of stacks. The caller owns it; free with zt_flame_free. */
+struct zt_flame *zt_flame_new(void);
+void zt_flame_free(struct zt_flame *f);
+
+/*
+ * Add one line of folded input, copied: line[0 .. len) is the whole line as
+ * read (its bytes order the lines, as flamegraph.pl's sort does), of which
+ * the stack is the first stacklen bytes. count is the line's last count
+ * (the width); for a differential line, before is the count before it.
+ * Returns NULL, or what is wrong as a static string: a differential line
+ * among plain ones or the other way round (the first line decides), or a
+ * total that does not fit in 64 bits.
+ */
+const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
+			 size_t stacklen, int differential, uint64_t before,
+			 uint64_t count);
+
+/* Whether the lines added were differential (valid after the first). */
+int zt_flame_differential(const struct zt_flame *f);
+
+/*
+ * Lay out the stacks and write the SVG to out. Returns NULL, or what is
+ * wrong ("no samples: every count is 0"). Write errors are the caller's
+ * to check (zt_fshut).
+ */
+const char *zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o,
+			   FILE *out);
+
+/*
+ * flamegraph.pl --hash's colour of a name, "rgb(r,g,b)", into buf (at least
+ * 24 bytes): the "hot" palette keyed by the first and last three characters.
+ */
+void zt_flame_hot(const char *name, size_t len, char *buf);
+
+#endif
