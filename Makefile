@@ -68,6 +68,7 @@ LIB_OBJ = \
 	lib/json.o \
 	lib/flame.o \
 	lib/flamescript.o \
+	lib/escape.o \
 
 # The collector: libzt-prof.so (preloaded) and zt-collect (the launcher).
 COLLECT_LO = \
@@ -75,6 +76,7 @@ COLLECT_LO = \
 	collect/walk.lo \
 	collect/cfi.lo \
 	collect/tables.lo \
+	collect/files.lo \
 	collect/timer.lo \
 	collect/store.lo \
 	collect/dump.lo \
@@ -111,6 +113,8 @@ SAMPLES = \
 	samples/blockio \
 	samples/libearly.so \
 	samples/earlythread \
+	samples/daemon \
+	samples/manymaps \
 	samples/omitfp \
 	samples/sigframe \
 	samples/vdso \

@@ -24,20 +24,61 @@
 
 static const char *const loss_names[ZT_NLOSS] = {
 	[ZT_LOST_WRITE] = "write-error",
+	[ZT_LOST_FD] = "descriptor-lost",
 };
 
-void zt_write_all(int fd, const char *p, size_t n)
+/* The dump's descriptor while the header or the end is written. */
+static int dfd = -1;
+
+static void open_maps_now(void);
+
+/* Write all of p; -1 (and the error remembered) when it could not. */
+int zt_write_all(int fd, const char *p, size_t n)
 {
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			return;
+		if (w <= 0) {
+			if (fd == dfd)
+				zt_write_failed(w < 0 ? errno : ENOSPC);
+			return -1;
+		}
 		p += w;
 		n -= (size_t)w;
 	}
+	return 0;
+}
+
+/*
+ * A text field the program controls (a path, a thread name): control
+ * characters and the backslash are written as \ooo, as the kernel writes a
+ * newline in /proc/self/maps, so that no name can end a line or start a
+ * section (formats/raw.md, "Text fields").
+ */
+void zt_put_text(int fd, const char *s, size_t n)
+{
+	char buf[256];
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (k + 4 > sizeof buf) {
+			zt_write_all(fd, buf, k);
+			k = 0;
+		}
+		if (c < 0x20 || c == 0x7f || c == '\\') {
+			buf[k++] = '\\';
+			buf[k++] = (char)('0' + (c >> 6));
+			buf[k++] = (char)('0' + ((c >> 3) & 7));
+			buf[k++] = (char)('0' + (c & 7));
+		} else {
+			buf[k++] = (char)c;
+		}
+	}
+	zt_write_all(fd, buf, k);
 }
 
 void zt_puts(int fd, const char *s)
@@ -89,46 +130,80 @@ int zt_dump_open(void)
 	 * symbolic link, so that a file or link planted there is not written
 	 * through (the run then has no dump, and zt-collect says so).
 	 */
-	zt_state.fd = open(zt_state.tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-			   O_APPEND | O_CLOEXEC, 0644);
-	if (zt_state.fd < 0)
+	zt_dir_open(zt_state.tmp);
+	open_maps_now();
+	dfd = zt_own(&zt_state.dump, zt_open_in_dir(zt_state.tmp, O_WRONLY | O_CREAT |
+						     O_EXCL | O_APPEND, 0644));
+	if (dfd < 0) {
+		zt_status("open-failed", errno, 0);
 		return -1;
-	zt_puts(zt_state.fd, "zt-prof 3\n");
-	put_key(zt_state.fd, "pid", (uint64_t)zt_state.pid);
+	}
+	zt_state.write_errno = 0;
+	zt_state.fd_lost = 0;
+	zt_puts(dfd, "zt-prof 3\n");
+	put_key(dfd, "pid", (uint64_t)zt_state.pid);
 	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0) {
-		exe[n] = '\0';
-		zt_puts(zt_state.fd, "exe ");
-		zt_puts(zt_state.fd, exe);
-		zt_puts(zt_state.fd, "\n");
+		zt_puts(dfd, "exe ");
+		zt_put_text(dfd, exe, (size_t)n);
+		zt_puts(dfd, "\n");
 	}
-	put_key(zt_state.fd, "hz", zt_state.hz);
-	zt_puts(zt_state.fd, "timer ");
-	zt_puts(zt_state.fd, timer_name());
-	zt_puts(zt_state.fd, "\n");
+	put_key(dfd, "hz", zt_state.hz);
+	zt_puts(dfd, "timer ");
+	zt_puts(dfd, timer_name());
+	zt_puts(dfd, "\n");
 	if (zt_state.timer == ZT_TIMER_POSIX)
-		zt_puts(zt_state.fd, "rate-cap kernel-tick\n");
-	put_key(zt_state.fd, "max-depth", ZT_MAX_DEPTH);
-	zt_puts(zt_state.fd, zt_state.unwind == ZT_UNWIND_FP ? "unwind fp\n" :
+		zt_puts(dfd, "rate-cap kernel-tick\n");
+	put_key(dfd, "max-depth", ZT_MAX_DEPTH);
+	zt_puts(dfd, zt_state.unwind == ZT_UNWIND_FP ? "unwind fp\n" :
 		zt_state.unwind == ZT_UNWIND_CFI ? "unwind cfi\n" : "unwind auto\n");
-	zt_puts(zt_state.fd, "samples\n");
+	zt_puts(dfd, "samples\n");
+	dfd = -1;
 	return 0;
 }
 
-/* Copy the file at path to fd. */
-static void copy_file(const char *path, int to)
+/* Copy what fd holds, from its start, to the dump. -1 if a read failed. */
+static int copy_fd(int fd, int to)
 {
 	char buf[8192];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t off = 0;
 	ssize_t n;
 
+	while ((n = pread(fd, buf, sizeof buf, off)) > 0 || (n < 0 && errno == EINTR)) {
+		if (n < 0)
+			continue;
+		if (zt_write_all(to, buf, (size_t)n) < 0)
+			return -1;
+		off += n;
+	}
+	return n < 0 ? -1 : 0;
+}
+
+/*
+ * /proc/self/maps, opened when the dump is, so that it can still be read at
+ * the end after a chroot; re-read from the start it shows the maps of now.
+ */
+struct zt_owned zt_maps_now = { -1, 0, 0 };
+
+static void open_maps_now(void)
+{
+	zt_owned_close(&zt_maps_now);
+	zt_own(&zt_maps_now, open("/proc/self/maps", O_RDONLY | O_CLOEXEC));
+}
+
+/* The current maps into to: through the descriptor kept, else by path. */
+static int copy_maps_now(int to)
+{
+	int fd, rc;
+
+	if (zt_owned_ok(&zt_maps_now))
+		return copy_fd(zt_maps_now.fd, to);
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
-	while ((n = read(fd, buf, sizeof buf)) > 0 ||
-	       (n < 0 && errno == EINTR))
-		if (n > 0)
-			zt_write_all(to, buf, (size_t)n);
+		return -1;
+	rc = copy_fd(fd, to);
 	close(fd);
+	return rc;
 }
 
 /*
@@ -208,7 +283,7 @@ static void put_buildids(void)
 {
 	uint32_t n = zt_state.nbids;
 
-	zt_puts(zt_state.fd, "buildids\n");
+	zt_puts(dfd, "buildids\n");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct zt_bid *b = &zt_state.bids[i];
 		char buf[256], *q = zt_fmt_u64(buf, b->addr, 16);
@@ -219,9 +294,12 @@ static void put_buildids(void)
 			*q++ = "0123456789abcdef"[b->id[j] & 15];
 		}
 		*q++ = ' ';
-		zt_write_all(zt_state.fd, buf, (size_t)(q - buf));
-		zt_puts(zt_state.fd, b->path[0] ? b->path : "-");
-		zt_puts(zt_state.fd, "\n");
+		zt_write_all(dfd, buf, (size_t)(q - buf));
+		if (b->path[0])
+			zt_put_text(dfd, b->path, strlen(b->path));
+		else
+			zt_puts(dfd, "-");
+		zt_puts(dfd, "\n");
 	}
 }
 
@@ -231,19 +309,23 @@ static void put_buildids(void)
  */
 void zt_maps_snapshot(void)
 {
-	if (zt_state.maps_fd < 0) {
+	if (!zt_owned_ok(&zt_state.maps)) {
 		size_t len = strlen(zt_state.tmp);
 
+		if (zt_state.maps.fd >= 0) {
+			/* The program closed it: the snapshots so far are gone. */
+			zt_state.maps.fd = -1;
+			zt_unlink_in_dir(zt_state.maps_tmp);
+		}
 		if (len + 6 >= sizeof zt_state.maps_tmp)
 			return;
 		memcpy(zt_state.maps_tmp, zt_state.tmp, len);
 		memcpy(zt_state.maps_tmp + len, ".maps", 6);
-		zt_state.maps_fd = open(zt_state.maps_tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-					O_APPEND | O_CLOEXEC, 0600);
-		if (zt_state.maps_fd < 0)
+		if (zt_own(&zt_state.maps, zt_open_in_dir(zt_state.maps_tmp, O_RDWR | O_CREAT |
+							  O_EXCL | O_APPEND, 0600)) < 0)
 			return;
 	}
-	copy_file("/proc/self/maps", zt_state.maps_fd);
+	copy_maps_now(zt_state.maps.fd);
 }
 
 /* Thread names: the table of ended threads, then the live ones. */
@@ -251,14 +333,17 @@ static void put_threads(void)
 {
 	uint32_t n = zt_state.nnames < ZT_MAX_NAMES ? zt_state.nnames : ZT_MAX_NAMES;
 
-	zt_puts(zt_state.fd, "threads\n");
+	zt_puts(dfd, "threads\n");
 	for (uint32_t i = 0; i < n; i++) {
 		char buf[32], *p = zt_fmt_u64(buf, (uint64_t)zt_state.names[i].tid, 10);
 
 		*p++ = ' ';
-		zt_write_all(zt_state.fd, buf, (size_t)(p - buf));
-		zt_puts(zt_state.fd, zt_state.names[i].name[0] ? zt_state.names[i].name : "?");
-		zt_puts(zt_state.fd, "\n");
+		zt_write_all(dfd, buf, (size_t)(p - buf));
+		if (zt_state.names[i].name[0])
+			zt_put_text(dfd, zt_state.names[i].name, strlen(zt_state.names[i].name));
+		else
+			zt_puts(dfd, "?");
+		zt_puts(dfd, "\n");
 	}
 }
 
@@ -270,8 +355,8 @@ static void put_summary(void)
 
 	for (int i = 0; i < ZT_NLOSS; i++)
 		lost += zt_state.lost[i];
-	zt_puts(zt_state.fd, "summary\n");
-	put_key(zt_state.fd, "samples", zt_state.samples);
+	zt_puts(dfd, "summary\n");
+	put_key(dfd, "samples", zt_state.samples);
 	p = buf;
 	memcpy(p, "lost ", 5);
 	p = zt_fmt_u64(p + 5, lost, 10);
@@ -285,38 +370,44 @@ static void put_summary(void)
 		p = zt_fmt_u64(p, zt_state.lost[i], 10);
 	}
 	*p++ = '\n';
-	zt_write_all(zt_state.fd, buf, (size_t)(p - buf));
-	put_key(zt_state.fd, "truncated", zt_state.truncated);
-	put_key(zt_state.fd, "partial", zt_state.partial);
+	zt_write_all(dfd, buf, (size_t)(p - buf));
+	put_key(dfd, "truncated", zt_state.truncated);
+	put_key(dfd, "partial", zt_state.partial);
 	if (zt_state.unwind != ZT_UNWIND_FP) {
-		put_key(zt_state.fd, "cfi-objects", zt_state.cfi_objects);
-		put_key(zt_state.fd, "cfi-rows", zt_state.cfi_rows);
-		put_key(zt_state.fd, "cfi-bytes", zt_state.cfi_bytes);
-		put_key(zt_state.fd, "cfi-build-ns", zt_state.cfi_build_ns);
-		put_key(zt_state.fd, "cfi-skipped", zt_state.cfi_skipped);
+		put_key(dfd, "cfi-objects", zt_state.cfi_objects);
+		put_key(dfd, "cfi-rows", zt_state.cfi_rows);
+		put_key(dfd, "cfi-bytes", zt_state.cfi_bytes);
+		put_key(dfd, "cfi-build-ns", zt_state.cfi_build_ns);
+		put_key(dfd, "cfi-skipped", zt_state.cfi_skipped);
 	}
 	if (zt_state.unsampled)
-		put_key(zt_state.fd, "unsampled-threads", zt_state.unsampled);
+		put_key(dfd, "unsampled-threads", zt_state.unsampled);
+	if (zt_state.sigprof_blocked)
+		put_key(dfd, "sigprof-blocked", zt_state.sigprof_blocked);
+	if (zt_state.timers_lost)
+		put_key(dfd, "timers-lost", zt_state.timers_lost);
+	if (zt_state.fd_reopened)
+		put_key(dfd, "dump-reopened", zt_state.fd_reopened);
 	if (zt_state.program_sigprof) {
-		zt_puts(zt_state.fd, "program-sigprof");
+		zt_puts(dfd, "program-sigprof");
 		if (zt_state.program_sigprof & 1)
-			zt_puts(zt_state.fd, " handler");
+			zt_puts(dfd, " handler");
 		if (zt_state.program_sigprof & 2)
-			zt_puts(zt_state.fd, " itimer-prof");
-		zt_puts(zt_state.fd, "\n");
+			zt_puts(dfd, " itimer-prof");
+		zt_puts(dfd, "\n");
 	}
 	if (zt_state.exec_path[0]) {
-		zt_puts(zt_state.fd, "exec ");
-		zt_puts(zt_state.fd, zt_state.exec_path);
-		zt_puts(zt_state.fd, "\n");
+		zt_puts(dfd, "exec ");
+		zt_put_text(dfd, zt_state.exec_path, strlen(zt_state.exec_path));
+		zt_puts(dfd, "\n");
 	}
-	put_key(zt_state.fd, "cpu-ns", (uint64_t)((zt_state.cpu_stop_ns ? zt_state.cpu_stop_ns
+	put_key(dfd, "cpu-ns", (uint64_t)((zt_state.cpu_stop_ns ? zt_state.cpu_stop_ns
 							      : zt_cpu_ns()) - zt_state.cpu_start_ns));
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
-		put_key(zt_state.fd, "cpu-user-ns",
+		put_key(dfd, "cpu-user-ns",
 			(uint64_t)ru.ru_utime.tv_sec * 1000000000u +
 			(uint64_t)ru.ru_utime.tv_usec * 1000u);
-		put_key(zt_state.fd, "cpu-sys-ns",
+		put_key(dfd, "cpu-sys-ns",
 			(uint64_t)ru.ru_stime.tv_sec * 1000000000u +
 			(uint64_t)ru.ru_stime.tv_usec * 1000u);
 	}
@@ -347,30 +438,31 @@ static void zfree(void *opaque, void *p)
 	(void)p;
 }
 
-/* Compress the file at from into to (an open fd); 0 on success. */
+/* Compress the file at from into to (an open fd); 0, or the errno of what failed. */
 static int compress_file(const char *from, int to)
 {
 	static unsigned char in[32768], out[32768];
 	z_stream z;
-	int fd = open(from, O_RDONLY | O_CLOEXEC), flush, rc = 0;
+	int fd = zt_open_in_dir(from, O_RDONLY, 0), flush, rc = 0;
 
 	if (fd < 0)
-		return -1;
+		return errno;
 	memset(&z, 0, sizeof z);
 	zused = 0;
 	z.zalloc = zalloc;
 	z.zfree = zfree;
 	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		close(fd);
-		return -1;
+		return ENOMEM;
 	}
 	do {
 		ssize_t n = read(fd, in, sizeof in);
+		int zrc;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			rc = -1;
+			rc = errno;
 			break;
 		}
 		flush = n == 0 ? Z_FINISH : Z_NO_FLUSH;
@@ -379,65 +471,117 @@ static int compress_file(const char *from, int to)
 		do {
 			z.next_out = out;
 			z.avail_out = sizeof out;
-			deflate(&z, flush);
-			zt_write_all(to, (const char *)out, sizeof out - z.avail_out);
+			zrc = deflate(&z, flush);
+			if (zrc == Z_STREAM_ERROR) {
+				rc = EIO;
+				break;
+			}
+			if (zt_write_all(to, (const char *)out, sizeof out - z.avail_out) < 0) {
+				rc = errno ? errno : EIO;
+				break;
+			}
 		} while (z.avail_out == 0);
-	} while (flush != Z_FINISH);
+	} while (rc == 0 && flush != Z_FINISH);
 	deflateEnd(&z);
 	close(fd);
+	if (rc == 0 && fdatasync(to) < 0 && errno != EINVAL)
+		rc = errno;	/* a full disk may only say so now */
 	return rc;
 }
 
-/* Drop the dump in progress (a forked child's copy, a failed start). */
+/* Drop the dump in progress (a failed start). */
 void zt_dump_abandon(void)
 {
-	if (zt_state.fd >= 0)
-		close(zt_state.fd);
-	zt_state.fd = -1;
-	unlink(zt_state.tmp);
+	zt_owned_close(&zt_state.dump);
+	zt_unlink_in_dir(zt_state.tmp);
 }
 
-/*
- * Append everything known only at the end and publish the dump under its
- * final name. Sampling must already be stopped and every buffer flushed.
- */
-void zt_dump_finish(void)
+/* All the samples this dump took, written or not. */
+static uint64_t all_samples(void)
 {
-	int fd = zt_state.fd;
+	uint64_t n = zt_state.samples;
 
+	for (int i = 0; i < ZT_NLOSS; i++)
+		n += zt_state.lost[i];
+	return n;
+}
+
+/* Write the sections known only at the end; -1 when a write failed. */
+static int put_end(int fd)
+{
+	dfd = fd;
 	zt_puts(fd, "maps\n");
-	if (zt_state.maps_fd >= 0) {
+	if (zt_owned_ok(&zt_state.maps)) {
 		/* Libraries unloaded during the run, then the maps at the end. */
-		close(zt_state.maps_fd);
-		zt_state.maps_fd = -1;
-		copy_file(zt_state.maps_tmp, fd);
-		unlink(zt_state.maps_tmp);
+		copy_fd(zt_state.maps.fd, fd);
 		zt_puts(fd, "maps\n");
 	}
-	copy_file("/proc/self/maps", fd);
+	zt_owned_close(&zt_state.maps);
+	zt_unlink_in_dir(zt_state.maps_tmp);
+	copy_maps_now(fd);
+	zt_owned_close(&zt_maps_now);
 	put_buildids();
 	put_threads();
 	put_summary();
 	zt_puts(fd, "end\n");
-	close(fd);
-	zt_state.fd = -1;
+	dfd = -1;
+	if (zt_state.write_errno == 0 && fdatasync(fd) < 0 && errno != EINVAL)
+		zt_write_failed(errno);
+	return zt_state.write_errno ? -1 : 0;
+}
+
+/*
+ * Append everything known only at the end and publish the dump under its
+ * final name; or, when it cannot be whole, remove it and tell zt-collect
+ * why. A dump is never published half-written. Sampling must already be
+ * stopped and every buffer flushed.
+ */
+void zt_dump_finish(void)
+{
+	int fd = zt_dump_fd(), ok;
+
+	if (fd < 0) {
+		zt_status("descriptor-lost", 0, all_samples());
+		zt_owned_close(&zt_state.maps);
+		zt_owned_close(&zt_maps_now);
+		zt_state.dump.fd = -1;	/* it is not ours: never closed */
+		zt_unlink_in_dir(zt_state.tmp);
+		return;
+	}
+	ok = put_end(fd) == 0 && zt_state.lost[ZT_LOST_WRITE] == 0;
+	zt_owned_close(&zt_state.dump);
+	if (!ok) {
+		/* The file holds what a full disk let through: not a dump. */
+		zt_status("write-failed", zt_state.write_errno, all_samples());
+		zt_unlink_in_dir(zt_state.tmp);
+		return;
+	}
 	if (zt_state.gzip) {
 		char gz[sizeof zt_state.tmp + 8];
 		size_t len = strlen(zt_state.tmp);
-		int out;
+		int out, err;
 
 		memcpy(gz, zt_state.tmp, len);
 		memcpy(gz + len, ".gz", 4);
-		out = open(gz, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (out >= 0 && compress_file(zt_state.tmp, out) == 0) {
+		out = zt_open_in_dir(gz, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		err = out < 0 ? errno : compress_file(zt_state.tmp, out);
+		if (err == 0) {
 			close(out);
-			unlink(zt_state.tmp);
-			rename(gz, zt_state.out);
-			return;
+			if (zt_rename_in_dir(gz, zt_state.out) == 0) {
+				zt_unlink_in_dir(zt_state.tmp);
+				zt_status("ok", 0, zt_state.samples);
+				return;
+			}
+		} else {
+			/* Keep the whole dump uncompressed rather than lose it. */
+			zt_status("gzip-failed", err, 0);
+			if (out >= 0)
+				close(out);
 		}
-		if (out >= 0)
-			close(out);
-		unlink(gz);
+		zt_unlink_in_dir(gz);
 	}
-	rename(zt_state.tmp, zt_state.out);
+	if (zt_rename_in_dir(zt_state.tmp, zt_state.out) < 0)
+		zt_status("rename-failed", errno, zt_state.samples);
+	else
+		zt_status("ok", 0, zt_state.samples);
 }

@@ -23,6 +23,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -89,6 +90,7 @@ void zt_sigprof_foreign(int sig, siginfo_t *si, void *uc)
 		struct sigaction dfl;
 		sigset_t set;
 
+		zt_fatal_depth++;
 		zt_prof_stop();
 		memset(&dfl, 0, sizeof dfl);
 		dfl.sa_handler = SIG_DFL;
@@ -181,6 +183,56 @@ ZT_EXPORT int setitimer(__itimer_which_t which, const struct itimerval *v,
 	return real_setitimer(which, v, old);
 }
 
+/*
+ * Daemons close every descriptor they did not open. zt's own (the dump, the
+ * sampling counters, all at 512 or above) are left open and the close is
+ * reported done, so that sampling and the dump go on; every other
+ * descriptor is closed as asked. (A raw close system call is not seen: then
+ * files.c notices the loss before the next write.)
+ */
+ZT_EXPORT int close(int fd)
+{
+	static int (*real_close)(int);
+
+	if (!real_close)
+		*(void **)&real_close = dlsym(RTLD_NEXT, "close");
+	if (zt_owner() && zt_fd_is_ours(fd))
+		return 0;
+	if (!real_close)
+		return (int)syscall(SYS_close, fd);
+	return real_close(fd);
+}
+
+static int by_value(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+ZT_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
+{
+	int mine[ZT_MAX_THREADS + 8];
+	unsigned from = lo;
+	int n;
+
+	if (!zt_owner())
+		return (int)syscall(SYS_close_range, lo, hi, flags);
+	/* Close around zt's descriptors: each run of others, in order. */
+	n = zt_fds_ours(mine, sizeof mine / sizeof mine[0]);
+	qsort(mine, (size_t)n, sizeof mine[0], by_value);
+	for (int i = 0; i < n; i++) {
+		unsigned fd = (unsigned)mine[i];
+
+		if (fd < from || fd > hi)
+			continue;
+		if (fd > from && syscall(SYS_close_range, from, fd - 1, flags) < 0)
+			return -1;
+		from = fd + 1;
+	}
+	if (from <= hi && from >= lo && syscall(SYS_close_range, from, hi, flags) < 0)
+		return -1;
+	return 0;
+}
+
 ZT_EXPORT void *dlopen(const char *file, int mode)
 {
 	void *h;
@@ -231,7 +283,7 @@ static void after_failed_exec(void)
 {
 	int saved = errno;
 
-	if (zt_state.pid == getpid() && zt_state.fd < 0) {
+	if (zt_state.pid == getpid() && zt_state.dump.fd < 0) {
 		zt_state.exec_path[0] = '\0';
 		zt_begin();
 	}

@@ -20,7 +20,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-struct zt_state zt_state = { .fd = -1, .maps_fd = -1 };
+struct zt_state zt_state = {
+	.dump.fd = -1, .maps.fd = -1, .dir.fd = -1, .status.fd = -1,
+};
 
 /*
  * Signals whose default action kills: a dump is written before dying.
@@ -34,6 +36,9 @@ static const int fatal_signals[] = {
 
 /* Signals whose default action zt's on_fatal stands in for right now. */
 static volatile uint64_t fatal_ours;
+
+/* Set while a signal's handler ends the program. */
+volatile int zt_fatal_depth;
 
 int zt_fatal_is_ours(int sig)
 {
@@ -57,7 +62,7 @@ int64_t zt_cpu_ns(void)
 /* Whether this process owns a dump in progress. */
 int zt_owner(void)
 {
-	return zt_state.fd >= 0 && getpid() == zt_state.pid;
+	return zt_state.dump.fd >= 0 && getpid() == zt_state.pid;
 }
 
 /*
@@ -152,6 +157,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 
 	(void)si;
 	(void)uc;
+	zt_fatal_depth++;
 	zt_prof_stop();
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
@@ -285,6 +291,7 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	else if (unwind && strcmp(unwind, "cfi") == 0)
 		zt_state.unwind = ZT_UNWIND_CFI;
 	strcpy(zt_state.base, out);
+	zt_status_init();
 	zt_intercept_init();
 	zt_tables_update();
 	zt_thread_init();
@@ -340,6 +347,10 @@ void zt_prof_stop(void)
 			__builtin_ia32_pause();
 		return;
 	}
+	/* The thread that ends the program: did it block zt's signal? (A fatal
+	 * signal's handler runs with everything blocked: not counted.) */
+	if (!zt_fatal_depth)
+		zt_note_sigprof_blocked();
 	zt_stop_sampling();
 	n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 	for (int i = 0; i < n; i++) {

@@ -35,7 +35,14 @@ enum {
 };
 
 /* Why samples were lost; each has a counter and a name in the dump. */
-enum zt_loss { ZT_LOST_WRITE, ZT_NLOSS };
+enum zt_loss { ZT_LOST_WRITE, ZT_LOST_FD, ZT_NLOSS };
+
+/* A descriptor zt opened, with the identity of what it opened (files.c). */
+struct zt_owned {
+	int fd;			/* -1 when none */
+	dev_t dev;
+	ino_t ino;
+};
 
 /* The timer actually running; written to the dump as "timer NAME". */
 enum zt_timer_kind { ZT_TIMER_NONE, ZT_TIMER_PERF, ZT_TIMER_POSIX };
@@ -71,8 +78,15 @@ struct zt_bid {
 struct zt_state {
 	volatile int active;	/* the handler records samples */
 	pid_t pid;		/* the process that owns the dump */
-	int fd;			/* the temporary dump, O_APPEND */
-	int maps_fd;		/* maps seen before each dlclose */
+	struct zt_owned dump;	/* the temporary dump, O_APPEND; fd >= 0 while one is open */
+	struct zt_owned maps;	/* maps seen before each dlclose */
+	struct zt_owned dir;	/* the output directory (O_PATH) */
+	struct zt_owned status;	/* zt-collect's status pipe */
+	volatile int write_errno;	/* the first failed write to the dump */
+	volatile int fd_lost;	/* the dump's descriptor was taken and the file could not be reopened */
+	volatile uint64_t fd_reopened;	/* times the dump was reopened after the program closed it */
+	volatile uint64_t sigprof_blocked;	/* threads seen with SIGPROF blocked */
+	volatile uint64_t timers_lost;	/* perf counters the program closed */
 	unsigned hz;
 	enum zt_timer_kind timer;
 	int want_timer;		/* ZT_TIMER: 0 auto, 1 perf only, 2 posix only */
@@ -102,6 +116,7 @@ struct zt_state {
 };
 
 extern struct zt_state zt_state ZT_HIDDEN;
+extern volatile int zt_fatal_depth ZT_HIDDEN;	/* a signal's handler is ending the program */
 
 /* prof.c */
 ZT_HIDDEN void zt_prof_stop(void);
@@ -122,6 +137,7 @@ ZT_HIDDEN struct zt_thread *zt_self(void);
 ZT_HIDDEN void zt_thread_adopt_running(void);
 ZT_HIDDEN struct zt_thread *zt_thread_by_fd(int fd);
 ZT_HIDDEN void zt_thread_find_stack(struct zt_thread *t, uintptr_t sp);
+ZT_HIDDEN void zt_note_sigprof_blocked(void);
 
 /* timer.c */
 ZT_HIDDEN int zt_timer_start(struct zt_thread *t);
@@ -133,9 +149,26 @@ ZT_HIDDEN void zt_store_sample(struct zt_thread *t, const uint64_t *addr,
 ZT_HIDDEN void zt_store_flush(struct zt_thread *t);
 ZT_HIDDEN char *zt_fmt_u64(char *p, uint64_t v, int base);
 
+/* files.c */
+ZT_HIDDEN int zt_own(struct zt_owned *o, int fd);
+ZT_HIDDEN int zt_owned_ok(const struct zt_owned *o);
+ZT_HIDDEN void zt_owned_close(struct zt_owned *o);
+ZT_HIDDEN int zt_open_in_dir(const char *path, int flags, mode_t mode);
+ZT_HIDDEN int zt_unlink_in_dir(const char *path);
+ZT_HIDDEN int zt_rename_in_dir(const char *from, const char *to);
+ZT_HIDDEN void zt_dir_open(const char *path);
+ZT_HIDDEN int zt_dump_fd(void);
+ZT_HIDDEN void zt_write_failed(int err);
+ZT_HIDDEN void zt_status_init(void);
+ZT_HIDDEN int zt_fd_is_ours(int fd);
+ZT_HIDDEN int zt_fds_ours(int *out, int max);
+extern struct zt_owned zt_maps_now ZT_HIDDEN;	/* /proc/self/maps, kept open (dump.c) */
+ZT_HIDDEN void zt_status(const char *what, int err, uint64_t count);
+
 /* dump.c */
-ZT_HIDDEN void zt_write_all(int fd, const char *p, size_t n);
+ZT_HIDDEN int zt_write_all(int fd, const char *p, size_t n);
 ZT_HIDDEN void zt_puts(int fd, const char *s);
+ZT_HIDDEN void zt_put_text(int fd, const char *s, size_t n);
 ZT_HIDDEN int zt_dump_open(void);
 ZT_HIDDEN void zt_dump_finish(void);
 ZT_HIDDEN void zt_dump_abandon(void);

@@ -30,14 +30,14 @@ char *zt_fmt_u64(char *p, uint64_t v, int base)
 /* Write the buffer out. Safe in the handler: write(2) only. */
 void zt_store_flush(struct zt_thread *t)
 {
-	int saved = errno;
+	int saved = errno, fd = t->len ? zt_dump_fd() : -1;
 	const char *p = t->buf;
 	size_t n = t->len;
 
 	while (n > 0) {
-		ssize_t w = write(zt_state.fd, p, n);
+		ssize_t w = fd >= 0 ? write(fd, p, n) : -1;
 
-		if (w < 0 && errno == EINTR)
+		if (w < 0 && fd >= 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
 			/* Count the whole lines that did not reach the file. */
@@ -45,8 +45,10 @@ void zt_store_flush(struct zt_thread *t)
 
 			for (size_t i = 0; i < n; i++)
 				lines += p[i] == '\n';
-			__atomic_fetch_add(&zt_state.lost[ZT_LOST_WRITE], lines,
-					   __ATOMIC_RELAXED);
+			if (fd >= 0)
+				zt_write_failed(w < 0 ? errno : ENOSPC);
+			__atomic_fetch_add(&zt_state.lost[fd >= 0 ? ZT_LOST_WRITE : ZT_LOST_FD],
+					   lines, __ATOMIC_RELAXED);
 			__atomic_fetch_sub(&zt_state.samples, lines,
 					   __ATOMIC_RELAXED);
 			break;

@@ -250,9 +250,24 @@ void zt_name_record(pid_t tid)
 	zt_state.names[i].name[len] = '\0';
 }
 
+/*
+ * A thread that blocks SIGPROF is not sampled while it does; one that still
+ * blocks it when it ends is counted, so that a program that blocks it
+ * everywhere gets a warning instead of an empty profile.
+ */
+void zt_note_sigprof_blocked(void)
+{
+	sigset_t cur;
+
+	if (pthread_sigmask(SIG_SETMASK, NULL, &cur) == 0 && sigismember(&cur, SIGPROF))
+		__atomic_fetch_add(&zt_state.sigprof_blocked, 1, __ATOMIC_RELAXED);
+}
+
 /* The calling thread is done: stop its timer, flush, free its slot. */
 void zt_thread_close(struct zt_thread *t)
 {
+	if (self == t)
+		zt_note_sigprof_blocked();
 	zt_timer_stop(t);
 	if (!__atomic_exchange_n(&t->closed, 1, __ATOMIC_SEQ_CST)) {
 		zt_name_record(t->tid);
@@ -322,14 +337,17 @@ static void after_fork_child(void)
 {
 	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 
-	if (zt_state.fd < 0)
+	if (zt_state.dump.fd < 0)
 		return;
 	__atomic_store_n(&zt_state.active, 0, __ATOMIC_SEQ_CST);
-	close(zt_state.fd);
-	zt_state.fd = -1;
-	if (zt_state.maps_fd >= 0)
-		close(zt_state.maps_fd);
-	zt_state.maps_fd = -1;
+	/* The parent's dump stays the parent's: only the copies are closed. */
+	zt_owned_close(&zt_state.dump);
+	zt_owned_close(&zt_state.maps);
+	zt_state.fd_lost = 0;
+	zt_state.fd_reopened = 0;
+	zt_state.write_errno = 0;
+	zt_state.sigprof_blocked = 0;
+	zt_state.timers_lost = 0;
 	for (int i = 0; i < n; i++) {
 		struct zt_thread *t = zt_state.threads[i];
 

@@ -255,14 +255,66 @@ static void set_preload(const char *lib)
 	free(v);
 }
 
+/*
+ * What the collector in process pid said of its dump through the status
+ * pipe (files.c): "PID WHAT ERRNO COUNT" lines. Returns 1 and prints the
+ * reason when the dump could not be written; 0 otherwise.
+ */
+static int status_failure(const char *status, pid_t pid, const char *out)
+{
+	const char *line = status;
+
+	while (line && *line) {
+		char what[65];
+		long p;
+		int err;
+		unsigned long long count;
+
+		if (sscanf(line, "%ld %64s %d %llu", &p, what, &err, &count) == 4 && p == pid) {
+			if (strcmp(what, "write-failed") == 0) {
+				zt_warn("cannot write the dump '%s.tmp.%d': %s: no dump was written, "
+					"%llu samples lost", out, (int)pid, strerror(err), count);
+				return 1;
+			}
+			if (strcmp(what, "descriptor-lost") == 0) {
+				zt_warn("the program closed the dump's descriptor and its file "
+					"'%s.tmp.%d' could not be reopened: no dump was written, "
+					"%llu samples lost", out, (int)pid, count);
+				return 1;
+			}
+			if (strcmp(what, "open-failed") == 0) {
+				zt_warn("cannot create '%s.tmp.%d': %s: the program ran unsampled",
+					out, (int)pid, strerror(err));
+				return 1;
+			}
+			if (strcmp(what, "rename-failed") == 0) {
+				zt_warn("cannot rename '%s.tmp.%d' to '%s': %s: the dump is "
+					"still under its temporary name", out, (int)pid, out,
+					strerror(err));
+				return 1;
+			}
+			if (strcmp(what, "gzip-failed") == 0)
+				zt_warn("cannot compress '%s': %s: the dump was kept "
+					"uncompressed", out, strerror(err));
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return 0;
+}
+
 /* Print the one-line summary of the dump; -1 if there is no usable dump. */
-static int report(const char *out, const char *prog, struct rusage *ru)
+static int report(const char *out, const char *prog, struct rusage *ru,
+		  const char *status, pid_t pid)
 {
 	struct zt_input *in;
 	struct zt_dump d;
 	char err[512];
 	double cpu, rate;
 
+	if (status_failure(status, pid, out))
+		return -1;
 	if (access(out, F_OK) != 0) {
 		zt_warn("'%s' left no dump at '%s': it ended without running zt's exit "
 			"path (SIGKILL, a raw exit system call), exec'd a program zt "
@@ -308,6 +360,16 @@ static int report(const char *out, const char *prog, struct rusage *ru)
 			"to the thread's entry (unwind %s); they show [truncated] at the root",
 			d.partial, d.nsamples, 100.0 * (double)d.partial / (double)d.nsamples,
 			d.unwind ? d.unwind : "?");
+	if (d.sigprof_blocked)
+		zt_warn("%" PRIu64 " threads had SIGPROF blocked when they ended: a thread "
+			"that blocks it is not sampled while it does%s", d.sigprof_blocked,
+			d.nsamples ? "" : " (no samples at all)");
+	if (d.timers_lost)
+		zt_warn("the program closed the sampling counters of %" PRIu64 " threads: "
+			"those threads were not sampled after that", d.timers_lost);
+	if (d.dump_reopened)
+		zt_warn("note: the program closed the dump's descriptor; zt reopened "
+			"its file and lost nothing");
 	if (d.unsampled)
 		zt_warn("%" PRIu64 " threads were not sampled (more than 4096 alive at "
 			"once, a timer that would not start, or threads already running "
@@ -330,7 +392,10 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *outarg = "zt.raw", *timer = "auto", *unwind = "auto";
-	char *prog, *lib, *out, hzbuf[16], pidbuf[16];
+	char *prog, *lib, *out, hzbuf[16], pidbuf[16], stbuf[32], inobuf[32];
+	char status_text[8192];
+	int stpipe[2];
+	ssize_t got = 0;
 	uint64_t hz = 997;
 	int gzip = 0, follow = 0;
 	int c, rc, status, pipefd[2], child_errno = 0;
@@ -390,6 +455,22 @@ int main(int argc, char **argv)
 	}
 
 	out = output_path(outarg);
+	{
+		/*
+		 * The collector writes FILE.tmp.PID (and .maps, .gz beside it),
+		 * and with -f FILE.PID.tmp.PID: check now that those names fit,
+		 * rather than let the program run unsampled.
+		 */
+		size_t extra = strlen(".tmp.4194304.maps") + (follow ? strlen(".4194304") : 0);
+		size_t base = strlen(strrchr(out, '/') + 1);
+
+		if (base + extra > NAME_MAX)
+			zt_die(2, "the output file name '%s' is too long: at most %zu bytes%s",
+			       strrchr(out, '/') + 1, (size_t)NAME_MAX - extra,
+			       follow ? " with -f" : "");
+		if (strlen(out) + extra >= 4096 - 32)
+			zt_die(2, "the output path '%s' is too long", out);
+	}
 	if (strlen(out) > 3 && strcmp(out + strlen(out) - 3, ".gz") == 0)
 		gzip = 1;
 	prog = find_program(argv[0]);
@@ -405,7 +486,7 @@ int main(int argc, char **argv)
 
 	start = time(NULL);
 	snprintf(hzbuf, sizeof hzbuf, "%u", (unsigned)hz);
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
+	if (pipe2(pipefd, O_CLOEXEC) < 0 || pipe2(stpipe, O_CLOEXEC) < 0)
 		zt_die(1, "pipe:");
 	fflush(NULL);
 	child = fork();
@@ -413,6 +494,19 @@ int main(int argc, char **argv)
 		zt_die(1, "fork:");
 	if (child == 0) {
 		close(pipefd[0]);
+		close(stpipe[0]);
+		{
+			/* The collector's status pipe, out of the program's way. */
+			int fd = fcntl(stpipe[1], F_DUPFD, 512);
+			struct stat st;
+
+			if (fd >= 0 && fstat(fd, &st) == 0) {
+				snprintf(stbuf, sizeof stbuf, "%d", fd);
+				snprintf(inobuf, sizeof inobuf, "%llu", (unsigned long long)st.st_ino);
+				setenv("ZT_STATUS_FD", stbuf, 1);
+				setenv("ZT_STATUS_INO", inobuf, 1);
+			}
+		}
 		snprintf(pidbuf, sizeof pidbuf, "%d", (int)getpid());
 		set_preload(lib);
 		setenv("ZT_OUT", out, 1);
@@ -435,6 +529,7 @@ int main(int argc, char **argv)
 		_exit(EXIT_CANNOT_RUN);
 	}
 	close(pipefd[1]);
+	close(stpipe[1]);
 
 	memset(&ign, 0, sizeof ign);
 	ign.sa_handler = SIG_IGN;
@@ -457,9 +552,16 @@ int main(int argc, char **argv)
 			zt_die(1, "wait:");
 
 	rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	/* What the collector said; a descendant may hold the pipe: never wait. */
+	fcntl(stpipe[0], F_SETFL, O_NONBLOCK);
+	for (ssize_t n; got < (ssize_t)sizeof status_text - 1 &&
+	     (n = read(stpipe[0], status_text + got, sizeof status_text - 1 - (size_t)got)) > 0;)
+		got += n;
+	status_text[got] = '\0';
+	close(stpipe[0]);
 	remove_partial(out, child);
 	/* No dump is a failure even when the program succeeded. */
-	if (report(out, argv[0], &ru) < 0 && rc == 0)
+	if (report(out, argv[0], &ru, status_text, child) < 0 && rc == 0)
 		rc = 1;
 	if (follow)
 		report_descendants(out, start);

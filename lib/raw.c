@@ -8,6 +8,7 @@
  * number of distinct stacks, not with the length of the run.
  */
 #include "raw.h"
+#include "escape.h"
 #include "input.h"
 #include "util.h"
 
@@ -245,6 +246,7 @@ static int key_line(struct reader *r, char *line)
 	} else if (strcmp(key, "exe") == 0) {
 		free(d->exe);
 		d->exe = zt_strdup(v);
+		zt_unescape(d->exe);
 	} else if (strcmp(key, "timer") == 0) {
 		free(d->timer);
 		d->timer = zt_strdup(v);
@@ -257,10 +259,17 @@ static int key_line(struct reader *r, char *line)
 	} else if (strcmp(key, "exec") == 0) {
 		free(d->exec);
 		d->exec = zt_strdup(v);
+		zt_unescape(d->exec);
 	} else if (strcmp(key, "unsampled-threads") == 0) {
 		return number_value(r, key, v, &d->unsampled);
 	} else if (strcmp(key, "truncated") == 0) {
 		return number_value(r, key, v, &d->truncated);
+	} else if (strcmp(key, "sigprof-blocked") == 0) {
+		return number_value(r, key, v, &d->sigprof_blocked);
+	} else if (strcmp(key, "timers-lost") == 0) {
+		return number_value(r, key, v, &d->timers_lost);
+	} else if (strcmp(key, "dump-reopened") == 0) {
+		return number_value(r, key, v, &d->dump_reopened);
 	} else if (strcmp(key, "partial") == 0) {
 		d->have_partial = 1;
 		return number_value(r, key, v, &d->partial);
@@ -286,6 +295,7 @@ static int maps_line(struct reader *r, const char *line)
 
 	if (why)
 		return fail(r, "%s", why);
+	zt_unescape(m.path);
 	m.seq = d->nmaps;
 	zt_grow(&d->maps, &d->capmaps, d->nmaps + 1, sizeof *d->maps);
 	d->maps[d->nmaps++] = m;
@@ -319,6 +329,7 @@ static int buildid_line(struct reader *r, char *s)
 		if (*p >= 'A' && *p <= 'F')
 			*p = (char)(*p - 'A' + 'a');
 	d->buildids[d->nbuildids].path = zt_strdup(s);
+	zt_unescape(d->buildids[d->nbuildids].path);
 	d->nbuildids++;
 	return 0;
 }
@@ -336,6 +347,7 @@ static int thread_line(struct reader *r, char *s)
 	zt_grow(&d->threads, &d->capthreads, d->nthreads + 1, sizeof *d->threads);
 	d->threads[d->nthreads].tid = (uint32_t)tid;
 	d->threads[d->nthreads].name = zt_strdup(s);
+	zt_unescape(d->threads[d->nthreads].name);
 	d->nthreads++;
 	return 0;
 }

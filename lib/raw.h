@@ -49,6 +49,9 @@ struct zt_dump {
 	uint64_t partial;	/* stacks that did not reach the thread's entry */
 	int have_partial;
 	uint64_t unsampled;	/* threads that were not sampled */
+	uint64_t sigprof_blocked;	/* threads that ended with SIGPROF blocked */
+	uint64_t timers_lost;	/* sampling counters the program closed */
+	uint64_t dump_reopened;	/* times the program closed the dump's descriptor */
 	char *conflict;		/* "handler", "itimer-prof": the program's own SIGPROF use */
 	char *exec;		/* the program exec'd this, after which the dump ends */
 	uint64_t cpu_ns, cpu_user_ns, cpu_sys_ns;

@@ -8,6 +8,7 @@
  * become one record whose period is their count.
  */
 #include "input.h"
+#include "escape.h"
 #include "raw.h"
 #include "symbolize.h"
 #include "util.h"
@@ -48,6 +49,17 @@ static const char *process_name(const struct zt_dump *d)
 	return "unknown";
 }
 
+/*
+ * A "# zt KEY VALUE" line whose value came from the dump: escaped, so that
+ * nothing in a dump forges a line or reaches a terminal raw.
+ */
+static void fact(const char *key, const char *value)
+{
+	printf("# zt %s ", key);
+	zt_fput_escaped(stdout, value, NULL);
+	putchar('\n');
+}
+
 static void print_facts(const struct zt_dump *d, const struct zt_symbolizer *s)
 {
 	const char *const *warn;
@@ -55,37 +67,42 @@ static void print_facts(const struct zt_dump *d, const struct zt_symbolizer *s)
 
 	printf("# zt version %d\n", d->version);
 	printf("# zt hz %u\n", d->hz);
-	printf("# zt timer %s\n", d->timer ? d->timer : "unknown");
+	fact("timer", d->timer ? d->timer : "unknown");
 	if (d->rate_cap)
-		printf("# zt rate-cap %s\n", d->rate_cap);
+		fact("rate-cap", d->rate_cap);
 	printf("# zt samples %" PRIu64 "\n", d->nsamples);
-	if (d->lost_detail)
-		printf("# zt lost %" PRIu64 " %s\n", d->lost, d->lost_detail);
-	else
+	if (d->lost_detail) {
+		printf("# zt lost %" PRIu64 " ", d->lost);
+		zt_fput_escaped(stdout, d->lost_detail, NULL);
+		putchar('\n');
+	} else
 		printf("# zt lost %" PRIu64 "\n", d->lost);
 	if (d->truncated)
 		printf("# zt truncated %" PRIu64 "\n", d->truncated);
 	if (d->unwind)
-		printf("# zt unwind %s\n", d->unwind);
+		fact("unwind", d->unwind);
 	if (d->have_partial)
 		printf("# zt partial %" PRIu64 "\n", d->partial);
 	if (d->unsampled)
 		printf("# zt unsampled-threads %" PRIu64 "\n", d->unsampled);
 	if (d->conflict)
-		printf("# zt program-sigprof %s\n", d->conflict);
+		fact("program-sigprof", d->conflict);
 	if (d->exec)
-		printf("# zt exec %s\n", d->exec);
+		fact("exec", d->exec);
 	if (d->have_cpu)
 		printf("# zt cpu-ns %" PRIu64 "\n", d->cpu_ns);
 	if (d->have_pid)
 		printf("# zt pid %" PRIu64 "\n", d->pid);
 	if (d->exe)
-		printf("# zt exe %s\n", d->exe);
-	for (size_t i = 0; i < d->nthreads; i++)
-		printf("# zt thread %" PRIu32 " %s\n", d->threads[i].tid, d->threads[i].name);
+		fact("exe", d->exe);
+	for (size_t i = 0; i < d->nthreads; i++) {
+		printf("# zt thread %" PRIu32 " ", d->threads[i].tid);
+		zt_fput_escaped(stdout, d->threads[i].name, NULL);
+		putchar('\n');
+	}
 	warn = zt_symbolizer_warnings(s, &nwarn);
 	for (size_t i = 0; i < nwarn; i++)
-		printf("# zt warning %s\n", warn[i]);
+		fact("warning", warn[i]);
 }
 
 /* A directory option must name a directory we can read: else bad usage. */
@@ -107,6 +124,14 @@ static struct zt_input *in;
 static const char **dirs;
 static struct zt_dump d;
 
+/* A source line under its frame, as perf script -F +srcline prints it. */
+static void print_srcline(const char *file, unsigned line)
+{
+	fputs("  ", stdout);
+	zt_fput_escaped(stdout, file, NULL);
+	printf(":%u\n", line);
+}
+
 /*
  * One address: its inlined frames first, as perf prints them ("(inlined)"
  * for the module), then the frame itself; each with its source line.
@@ -114,17 +139,23 @@ static struct zt_dump d;
 static void print_frame(uint64_t addr, const struct zt_symres *r)
 {
 	for (size_t k = 0; k < r->ninl; k++) {
-		printf("\t%16" PRIx64 " %s (inlined)\n", addr, r->inl[k].name);
+		printf("\t%16" PRIx64 " ", addr);
+		zt_fput_escaped(stdout, r->inl[k].name, NULL);
+		fputs(" (inlined)\n", stdout);
 		if (r->inl[k].file)
-			printf("  %s:%u\n", r->inl[k].file, r->inl[k].line);
+			print_srcline(r->inl[k].file, r->inl[k].line);
 	}
+	printf("\t%16" PRIx64 " ", addr);
+	zt_fput_escaped(stdout, r->name, NULL);
 	if (r->have_sym)
-		printf("\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", addr, r->name, r->offset,
-		       r->module);
-	else
-		printf("\t%16" PRIx64 " %s (%s)\n", addr, r->name, r->module);
+		printf("+0x%" PRIx64, r->offset);
+	/* perf-script readers take the module as the last "(\S*)": no space,
+	 * no parenthesis inside it. */
+	fputs(" (", stdout);
+	zt_fput_escaped(stdout, r->module, " ()");
+	fputs(")\n", stdout);
 	if (r->file)
-		printf("  %s:%u\n", r->file, r->line);
+		print_srcline(r->file, r->line);
 }
 
 int main(int argc, char **argv)
@@ -201,8 +232,10 @@ int main(int argc, char **argv)
 		const char *name = zt_dump_thread_name(&d, st->tid);
 		uint64_t pid = d.have_pid ? d.pid : st->tid;
 
-		printf("%s %" PRIu64 "/%" PRIu32 " 0.000000: %" PRIu64 " zt-samples:\n",
-		       name && *name ? name : comm, pid, st->tid, st->count);
+		/* A ';' in a thread name would split the folded stack. */
+		zt_fput_escaped(stdout, name && *name ? name : comm, ";");
+		printf(" %" PRIu64 "/%" PRIu32 " 0.000000: %" PRIu64 " zt-samples:\n",
+		       pid, st->tid, st->count);
 		for (size_t j = st->first; j < st->first + st->naddr; j++)
 			print_frame(d.addr[j], &res[j]);
 		/* The unwinder stopped short: say so at the root, never pass

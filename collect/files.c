@@ -1,0 +1,256 @@
+/*
+ * files.c — the collector's own descriptors, and nothing else.
+ *
+ * The profiled program owns its descriptor table: a daemon closes every
+ * descriptor at start and opens its own files, which then get the numbers
+ * zt's were using. So each descriptor zt opens is kept with the identity of
+ * what it opened (device and inode), moved to 512 or above out of the way of
+ * the program's low numbers, and checked before every use. One that is no
+ * longer zt's is never written to, read from or closed: the dump is reopened
+ * through the output directory's descriptor (or its path) when it can be,
+ * and the loss is counted and reported when it cannot.
+ *
+ * The status pipe is zt-collect's: it passes its write end in ZT_STATUS_FD
+ * (with ZT_STATUS_INO) so that the collector can say what became of the dump
+ * (published, or why not) even when the dump itself could not be written.
+ *
+ * Everything here is async-signal-safe (system calls only).
+ */
+#include "prof.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { HIGH_FD = 512 };
+
+/* Take fd as zt's: moved high, close-on-exec, identity recorded. */
+int zt_own(struct zt_owned *o, int fd)
+{
+	struct stat st;
+	int high;
+
+	o->fd = -1;
+	if (fd < 0)
+		return -1;
+	high = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	o->dev = st.st_dev;
+	o->ino = st.st_ino;
+	o->fd = fd;
+	return fd;
+}
+
+/* Whether o's descriptor still refers to what zt opened. */
+int zt_owned_ok(const struct zt_owned *o)
+{
+	struct stat st;
+	int fd = __atomic_load_n(&o->fd, __ATOMIC_ACQUIRE);
+
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == o->dev && st.st_ino == o->ino;
+}
+
+/* Close o's descriptor if it is still zt's; forget it either way. */
+void zt_owned_close(struct zt_owned *o)
+{
+	if (zt_owned_ok(o))
+		close(o->fd);
+	o->fd = -1;
+}
+
+/* The last part of path. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * Open name (a file zt made in the output directory) through the directory's
+ * descriptor, which stays valid after chdir, chroot or a new mount namespace,
+ * or through its path when that descriptor is gone.
+ */
+int zt_open_in_dir(const char *path, int flags, mode_t mode)
+{
+	flags |= O_NOFOLLOW | O_CLOEXEC;
+	if (zt_owned_ok(&zt_state.dir))
+		return openat(zt_state.dir.fd, base_name(path), flags, mode);
+	return open(path, flags, mode);
+}
+
+int zt_unlink_in_dir(const char *path)
+{
+	if (zt_owned_ok(&zt_state.dir))
+		return unlinkat(zt_state.dir.fd, base_name(path), 0);
+	return unlink(path);
+}
+
+int zt_rename_in_dir(const char *from, const char *to)
+{
+	if (zt_owned_ok(&zt_state.dir))
+		return renameat(zt_state.dir.fd, base_name(from), zt_state.dir.fd, base_name(to));
+	return rename(from, to);
+}
+
+/* Open the directory of path for the *_in_dir calls. */
+void zt_dir_open(const char *path)
+{
+	char dir[sizeof zt_state.out];
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+
+	zt_owned_close(&zt_state.dir);
+	if (!slash) {
+		dir[0] = '.', dir[1] = '\0';
+	} else if (n == 0) {
+		dir[0] = '/', dir[1] = '\0';
+	} else {
+		if (n >= sizeof dir)
+			return;
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	}
+	zt_own(&zt_state.dir, open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC));
+}
+
+/*
+ * The dump's descriptor, checked; reopened by name when the program closed
+ * it (or reused its number). -1 when the dump cannot be written any more.
+ */
+int zt_dump_fd(void)
+{
+	struct zt_owned n;
+	int old = __atomic_load_n(&zt_state.dump.fd, __ATOMIC_ACQUIRE);
+
+	if (old < 0 || __atomic_load_n(&zt_state.fd_lost, __ATOMIC_ACQUIRE))
+		return -1;
+	if (zt_owned_ok(&zt_state.dump))
+		return old;
+	/* Not ours any more: the file is, if it is still the same file. */
+	if (zt_own(&n, zt_open_in_dir(zt_state.tmp, O_WRONLY | O_APPEND, 0)) < 0 ||
+	    n.dev != zt_state.dump.dev || n.ino != zt_state.dump.ino) {
+		if (n.fd >= 0)
+			close(n.fd);
+		__atomic_store_n(&zt_state.fd_lost, 1, __ATOMIC_RELEASE);
+		return -1;
+	}
+	if (!__atomic_compare_exchange_n(&zt_state.dump.fd, &old, n.fd, 0,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		close(n.fd);	/* another thread reopened it first */
+		return zt_dump_fd();
+	}
+	__atomic_fetch_add(&zt_state.fd_reopened, 1, __ATOMIC_RELAXED);
+	return n.fd;
+}
+
+/* Remember the first failed write to the dump. */
+void zt_write_failed(int err)
+{
+	int zero = 0;
+
+	__atomic_compare_exchange_n(&zt_state.write_errno, &zero, err ? err : EIO, 0,
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * The descriptors zt opened and still holds (the dump's, the sampling
+ * counters...), into out[0..max); returns how many.
+ */
+int zt_fds_ours(int *out, int max)
+{
+	const struct zt_owned *mine[] = { &zt_state.dump, &zt_state.maps, &zt_state.dir,
+					  &zt_state.status, &zt_maps_now };
+	int nt = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
+	int n = 0;
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof mine / sizeof mine[0] && n < max; i++)
+		if (zt_owned_ok(mine[i]))
+			out[n++] = mine[i]->fd;
+	for (int i = 0; i < nt && n < max; i++) {
+		const struct zt_thread *t = zt_state.threads[i];
+
+		if (t && t->live && t->perf_fd >= 0 && fstat(t->perf_fd, &st) == 0 &&
+		    st.st_ino == t->perf_ino)
+			out[n++] = t->perf_fd;
+	}
+	return n;
+}
+
+/* Whether fd is one of zt's. */
+int zt_fd_is_ours(int fd)
+{
+	const struct zt_owned *mine[] = { &zt_state.dump, &zt_state.maps, &zt_state.dir,
+					  &zt_state.status, &zt_maps_now };
+	int nt = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
+	struct stat st;
+
+	if (fd < 0)
+		return 0;
+	for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
+		if (mine[i]->fd == fd)
+			return zt_owned_ok(mine[i]);
+	for (int i = 0; i < nt; i++) {
+		const struct zt_thread *t = zt_state.threads[i];
+
+		if (t && t->live && t->perf_fd == fd)
+			return fstat(fd, &st) == 0 && st.st_ino == t->perf_ino;
+	}
+	return 0;
+}
+
+/* Take zt-collect's status pipe from the environment, if it is really there. */
+void zt_status_init(void)
+{
+	const char *fds = getenv("ZT_STATUS_FD"), *inos = getenv("ZT_STATUS_INO");
+	struct stat st;
+	long fd;
+
+	zt_state.status.fd = -1;
+	if (!fds || !inos)
+		return;
+	fd = strtol(fds, NULL, 10);
+	if (fd < 3 || fd > 1 << 20 || fstat((int)fd, &st) < 0 || !S_ISFIFO(st.st_mode) ||
+	    (unsigned long long)st.st_ino != strtoull(inos, NULL, 10))
+		return;
+	fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+	zt_state.status.fd = (int)fd;
+	zt_state.status.dev = st.st_dev;
+	zt_state.status.ino = st.st_ino;
+}
+
+/*
+ * One status line for zt-collect: "PID WHAT ERRNO COUNT\n", written at once
+ * (shorter than PIPE_BUF), and only if the pipe is still zt's.
+ */
+void zt_status(const char *what, int err, uint64_t count)
+{
+	char buf[128], *p = buf;
+	size_t n = strlen(what);
+
+	if (!zt_owned_ok(&zt_state.status) || n > 64)
+		return;
+	p = zt_fmt_u64(p, (uint64_t)getpid(), 10);
+	*p++ = ' ';
+	memcpy(p, what, n);
+	p += n;
+	*p++ = ' ';
+	p = zt_fmt_u64(p, (uint64_t)(err > 0 ? err : 0), 10);
+	*p++ = ' ';
+	p = zt_fmt_u64(p, count, 10);
+	*p++ = '\n';
+	if (write(zt_state.status.fd, buf, (size_t)(p - buf)) < 0)
+		return;
+}

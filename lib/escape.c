@@ -1,0 +1,42 @@
+/*
+ * escape.c — the \ooo escaping of program-controlled text (escape.h).
+ */
+#include "escape.h"
+
+#include <string.h>
+
+static int octal(char c)
+{
+	return c >= '0' && c <= '7';
+}
+
+void zt_unescape(char *s)
+{
+	char *out = s;
+
+	while (*s) {
+		if (s[0] == '\\' && octal(s[1]) && octal(s[2]) && octal(s[3]) && s[1] <= '3') {
+			int v = (s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0');
+
+			if (v != 0) {
+				*out++ = (char)v;
+				s += 4;
+				continue;
+			}
+		}
+		*out++ = *s++;
+	}
+	*out = '\0';
+}
+
+void zt_fput_escaped(FILE *f, const char *s, const char *extra)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\' || (extra && strchr(extra, c)))
+			fprintf(f, "\\%03o", c);
+		else
+			putc(c, f);
+	}
+}
