@@ -87,6 +87,7 @@ COLLECT_LO = \
 UNIT_OBJ = \
 	tests/unit/main.o \
 	tests/unit/test-walk.o \
+	tests/unit/test-escape.o \
 	tests/unit/test-raw.o \
 	tests/unit/test-elf.o \
 	tests/unit/test-symbols.o \
