@@ -109,11 +109,27 @@ static int cmp_sym(const void *a, const void *b)
 	return c;
 }
 
-static void read_symbols(struct zt_elf *e, const struct zt_section *tab,
-			 const struct zt_section *strtab,
-			 const uint64_t *sec_end, size_t nsec_end)
+/* Say what is wrong with a symbol table: the first problem found wins. */
+static void sym_problem(struct zt_elf *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void sym_problem(struct zt_elf *e, const char *fmt, ...)
 {
-	size_t n = tab->size / sizeof(Elf64_Sym), out = 0;
+	va_list ap;
+
+	if (e->symproblem[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(e->symproblem, sizeof e->symproblem, fmt, ap);
+	va_end(ap);
+}
+
+/* Read the functions of tab; returns how many names were off strtab's end. */
+static size_t read_symbols(struct zt_elf *e, const struct zt_section *tab,
+			   const struct zt_section *strtab,
+			   const uint64_t *sec_end, size_t nsec_end)
+{
+	size_t n = tab->size / sizeof(Elf64_Sym), out = 0, bad = 0;
 
 	e->syms = zt_calloc(n ? n : 1, sizeof *e->syms);
 	for (size_t i = 1; i < n; i++) {
@@ -128,6 +144,7 @@ static void read_symbols(struct zt_elf *e, const struct zt_section *tab,
 		if (s.st_shndx == SHN_UNDEF || s.st_value == 0)
 			continue;
 		name = str_at(e, strtab, s.st_name);
+		bad += !name;
 		if (!name || !*name)
 			continue;
 		e->syms[out].addr = s.st_value;
@@ -158,6 +175,7 @@ static void read_symbols(struct zt_elf *e, const struct zt_section *tab,
 		    e->syms[i].zero_size)
 			e->syms[i].size = e->syms[i + 1].addr - e->syms[i].addr;
 	e->nsyms = out;
+	return bad;
 }
 
 /* .gnu_debuglink: a file name, NUL, padding to 4, then a CRC32 (LE). */
@@ -411,21 +429,49 @@ static int parse(const unsigned char *data, size_t size, struct zt_elf *e,
 
 		e->nobits_text = text && text->type == SHT_NOBITS;
 	}
-	/* .symtab has every function; a stripped file keeps only .dynsym. */
+	/*
+	 * .symtab has every function; a stripped file keeps only .dynsym. A
+	 * corrupt table is described in symproblem and skipped, or read for
+	 * the symbols whose names are valid.
+	 */
 	for (int pass = 0; pass < 2; pass++) {
 		const struct zt_section *tab = pass == 0 ? symtab : dynsym;
-		Elf64_Shdr raw;
+		const char *what = pass == 0 ? ".symtab" : ".dynsym";
+		Elf64_Shdr raw, str;
 		uint64_t link;
+		size_t bad;
 
-		if (!tab || tab->size < sizeof(Elf64_Sym))
+		if (!tab)
 			continue;
 		memcpy(&raw, data + h.e_shoff + (uint64_t)(tab - e->sections) * sizeof raw,
 		       sizeof raw);
 		link = raw.sh_link;
-		if (raw.sh_entsize != sizeof(Elf64_Sym) || link >= shnum ||
-		    e->sections[link].type != SHT_STRTAB)
+		if (!inside(e, raw.sh_offset, raw.sh_size)) {
+			sym_problem(e, "%s lies past the end of the file", what);
 			continue;
-		read_symbols(e, tab, &e->sections[link], sec_end, shnum);
+		}
+		if (raw.sh_entsize != sizeof(Elf64_Sym)) {
+			sym_problem(e, "%s has entries of %llu bytes, not %zu", what,
+				    (unsigned long long)raw.sh_entsize, sizeof(Elf64_Sym));
+			continue;
+		}
+		if (link >= shnum || e->sections[link].type != SHT_STRTAB) {
+			sym_problem(e, "%s links to section %llu, not a string table", what,
+				    (unsigned long long)link);
+			continue;
+		}
+		memcpy(&str, data + h.e_shoff + link * sizeof str, sizeof str);
+		if (!inside(e, str.sh_offset, str.sh_size)) {
+			sym_problem(e, "the string table of %s lies past the end of the file",
+				    what);
+			continue;
+		}
+		if (tab->size < sizeof(Elf64_Sym))
+			continue;
+		bad = read_symbols(e, tab, &e->sections[link], sec_end, shnum);
+		if (bad)
+			sym_problem(e, "%zu names in %s lie past the end of its string table",
+				    bad, what);
 		e->symtab = pass == 0;
 		if (e->nsyms > 0)
 			break;

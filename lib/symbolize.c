@@ -220,6 +220,13 @@ static void module_load(struct zt_symbolizer *s, struct module *mod)
 		warn_once(s, "'%s': %s", path, dwarn);
 	mod->names = mod->have_dbg && mod->dbg.nsyms && mod->dbg.symtab ? &mod->dbg :
 		     mod->have_run ? &mod->run : &mod->dbg;
+	/* A corrupt symbol table: say so, and use the symbols that are valid. */
+	if (mod->have_run && mod->run.symproblem[0])
+		warn_once(s, "'%s': corrupt symbol table: %s; only its valid symbols are used",
+			  mod->run.path, mod->run.symproblem);
+	if (mod->have_dbg && mod->dbg.symproblem[0])
+		warn_once(s, "'%s': corrupt symbol table: %s; only its valid symbols are used",
+			  mod->dbg.path, mod->dbg.symproblem);
 	mod->state = MOD_OK;
 	free(path);
 }

@@ -86,6 +86,18 @@ static void difffolded(const char *a, const char *b, int normalize, int strip)
 	zt_foldsrc_close(s2);
 }
 
+/* "zt-diff: 'file': line 12: problem"; "line 12: ..." on stdin. */
+static void die_at(struct zt_input *in, unsigned long line, const char *msg)
+{
+	const char *name = zt_input_name(in);
+
+	if (line == 0)
+		zt_die(ZT_EXIT_DATA, "%s: %s", name, msg);
+	if (strcmp(name, "<stdin>") == 0)
+		zt_die(ZT_EXIT_DATA, "line %lu: %s", line, msg);
+	zt_die(ZT_EXIT_DATA, "%s: line %lu: %s", name, line, msg);
+}
+
 /* Read a whole folded file into a profile of functions. */
 static struct zt_profile *load_profile(const char *path, int strip, int side)
 {
@@ -99,19 +111,17 @@ static struct zt_profile *load_profile(const char *path, int strip, int side)
 	for (;;) {
 		zt_folded_next(in, &it, &stacks);
 		if (it.kind == ZT_FOLDED_ERROR) {
-			const char *name = zt_input_name(in);
-
 			free(buf);
-			if (it.lineno == 0)
-				zt_die(ZT_EXIT_DATA, "%s: %s", name, it.error);
-			if (strcmp(name, "<stdin>") == 0)
-				zt_die(ZT_EXIT_DATA, "line %lu: %s", it.lineno, it.error);
-			zt_die(ZT_EXIT_DATA, "%s: line %lu: %s", name, it.lineno, it.error);
+			die_at(in, it.lineno, it.error);
 		}
 		if (it.kind == ZT_FOLDED_EOF)
 			break;
 		if (it.kind != ZT_FOLDED_STACK)
 			continue;
+		if (zt_profile_samples(p) > UINT64_MAX - it.count) {
+			free(buf);
+			die_at(in, it.lineno, "total count does not fit in 64 bits");
+		}
 		if (strip) {
 			zt_grow(&buf, &cap, it.stacklen * 2 + 8, 1);
 			zt_profile_add_folded(p, buf, zt_strip_hex(it.stack, it.stacklen, buf), it.count);
