@@ -336,6 +336,11 @@ static void hashes(const char *name, size_t len, double *v1, double *v2)
 	long small[64], *cp = small;
 	size_t n = 0, i = 0;
 
+	if (len == 0) {
+		*v1 = *v2 = 1;
+		return;
+	}
+
 	if (len > 64)
 		cp = zt_malloc(len * sizeof *cp);
 	while (i < len)
@@ -356,7 +361,7 @@ void zt_flame_hot(const char *name, size_t len, char *buf)
 	double v1, v2;
 
 	hashes(name, len, &v1, &v2);
-	snprintf(buf, 24, "rgb(%d,%d,%d)", 205 + (int)(50 * v2), (int)(230 * v1),
+	snprintf(buf, 48, "rgb(%d,%d,%d)", 205 + (int)(50 * v2), (int)(230 * v1),
 		 (int)(55 * v2));
 }
 
@@ -377,11 +382,11 @@ static void fill(const struct frame *fr, double maxdelta, int negate, char *buf)
 			g = b = (int)(210 * (maxdelta - v) / maxdelta);
 		else if (v < 0)
 			r = g = (int)(210 * (maxdelta + v) / maxdelta);
-		snprintf(buf, 24, "rgb(%d,%d,%d)", r, g, b);
+		snprintf(buf, 48, "rgb(%d,%d,%d)", r, g, b);
 	} else if (fr->len >= 2 && fr->name[0] == '[' && fr->name[fr->len - 1] == ']') {
 		/* An unresolved frame, [module]: aqua, hashed by the module. */
 		hashes(fr->name, fr->len, &v1, &v2);
-		snprintf(buf, 24, "rgb(%d,%d,%d)", 50 + (int)(60 * v1),
+		snprintf(buf, 48, "rgb(%d,%d,%d)", 50 + (int)(60 * v1),
 			 165 + (int)(55 * v1), 165 + (int)(55 * v1));
 	} else {
 		zt_flame_hot(fr->name, fr->len, buf);
@@ -451,6 +456,7 @@ static void header(FILE *out, const struct zt_flame_opts *o, unsigned height,
 	      "<style type=\"text/css\">\n"
 	      "\ttext { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }\n"
 	      "\t#title { text-anchor: middle; font-size: 17px; }\n"
+	      "\t#matched { text-anchor: end; }\n"
 	      "\t#search, #unzoom { cursor: pointer; }\n"
 	      "\t#search { opacity: 0.6; }\n"
 	      "\t#search:hover, #search.on { opacity: 1; }\n"
@@ -476,7 +482,7 @@ static void header(FILE *out, const struct zt_flame_opts *o, unsigned height,
 	fprintf(out, "<text id=\"search\" x=\"%u\" y=\"%d\">Search</text>\n",
 		o->width - XPAD - 100, FONTSZ * 2);
 	fprintf(out, "<text id=\"matched\" x=\"%u\" y=\"%u\"> </text>\n",
-		o->width - XPAD - 100, height - YPAD2 / 2);
+		o->width - XPAD, height - YPAD2 / 2);
 }
 
 const char *zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o,
@@ -521,7 +527,7 @@ const char *zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o,
 		double x2 = XPAD + (double)fr->etime * wpt;
 		int root = fr->depth == 0;
 		uint64_t samples = fr->etime - fr->stime;
-		char sx1[48], sx2[48], colour[24];
+		char sx1[48], sx2[48], colour[48];
 		int y1, y2;
 
 		if (o->icicle) {
