@@ -29,6 +29,18 @@ void zt_unescape(char *s)
 	*out = '\0';
 }
 
+void zt_fput_safe(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\%03o", c);
+		else
+			putc(c, f);
+	}
+}
+
 void zt_fput_escaped(FILE *f, const char *s, const char *extra)
 {
 	for (; *s; s++) {

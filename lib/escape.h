@@ -25,4 +25,10 @@ void zt_unescape(char *s);
  */
 void zt_fput_escaped(FILE *f, const char *s, const char *extra);
 
+/*
+ * Write s to f with its control characters and DEL as \ooo, backslashes as
+ * they are: for messages, where only what a terminal acts on matters.
+ */
+void zt_fput_safe(FILE *f, const char *s);
+
 #endif

@@ -3,6 +3,7 @@
  * with a failure check.
  */
 #include "util.h"
+#include "escape.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -44,14 +45,21 @@ void zt_setprog(const char *argv0)
 		atexit(check_stdout);
 }
 
+/*
+ * A message is one line. What it quotes (a path from a dump, a name from a
+ * binary) may hold control characters: they are written as \ooo, so that
+ * no input reaches the terminal raw (escape.h); backslashes stay as they are.
+ */
 static void vwarn(const char *fmt, va_list ap)
 {
 	int saved = errno;
 	size_t len = strlen(fmt);
+	char msg[2048];
 
 	fflush(stdout);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	fprintf(stderr, "%s: ", zt_prog);
-	vfprintf(stderr, fmt, ap);
+	zt_fput_safe(stderr, msg);
 	if (len > 0 && fmt[len - 1] == ':')
 		fprintf(stderr, " %s", strerror(saved));
 	fputc('\n', stderr);

@@ -198,3 +198,12 @@ C
 	! grep -q '+0x' p.folded
 	grep -q '(/.*a\\040b\\040\\050c\\051\\012d/spin)$' p.sym
 }
+
+@test "a path from a dump with terminal escapes is quoted escaped in messages" {
+	printf 'zt-prof 3\nsamples\n7 1 401136\nmaps\n00400000-00402000 r-xp 00000000 08:01 42   /tmp/no\\033[2Jsuch\nend\n' > e.raw
+	run --separate-stderr zt-symbolize e.raw
+	assert_success
+	[[ $stderr == *'/tmp/no\033[2Jsuch'* ]]
+	[[ $stderr != *$'\033'* ]]
+	[[ $output != *$'\033'* ]]
+}

@@ -42,3 +42,15 @@ UNIT_TEST(escape_takes_extra_characters)
 	CHECK_STR(buf, "/a\\040b\\040\\050c\\051;d");
 	free(buf);
 }
+
+UNIT_TEST(messages_escape_controls_only)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	zt_fput_safe(f, "a\\b\033[2J\n");
+	fclose(f);
+	CHECK_STR(buf, "a\\b\\033[2J\\012");
+	free(buf);
+}
