@@ -272,25 +272,36 @@ static size_t nchars(const char *s, size_t n)
  */
 static void put_xml(FILE *out, const char *s, size_t n, int quote)
 {
-	size_t i = 0;
+	size_t i = 0, run = 0;	/* s[run .. i) is written as it is */
 
 	while (i < n) {
+		unsigned char b = (unsigned char)s[i];
+		const char *esc = NULL;
 		size_t at = i;
-		long c = utf8_next(s, n, &i);
+		long c;
 
+		if (b >= 0x20 && b < 0x7f && b != '&' && b != '<' && b != '>' && b != '"') {
+			i++;
+			continue;
+		}
+		c = utf8_next(s, n, &i);
 		if (c == '&')
-			fputs("&amp;", out);
+			esc = "&amp;";
 		else if (c == '<')
-			fputs("&lt;", out);
+			esc = "&lt;";
 		else if (c == '>')
-			fputs("&gt;", out);
-		else if (c == '"' && quote)
-			fputs("&quot;", out);
+			esc = "&gt;";
+		else if (c == '"')
+			esc = quote ? "&quot;" : NULL;
 		else if (c < 0 || (c < 0x20 && c != '\t') || c == 0xfffe || c == 0xffff)
-			fputs("\xef\xbf\xbd", out);
-		else
-			fwrite(s + at, 1, i - at, out);
+			esc = "\xef\xbf\xbd";
+		if (!esc)
+			continue;
+		fwrite(s + run, 1, at - run, out);
+		fputs(esc, out);
+		run = i;
 	}
+	fwrite(s + run, 1, n - run, out);
 }
 
 /* The length of name without an annotation _[k], _[w], _[i] or _[j]. */
@@ -303,21 +314,15 @@ static size_t strip_annotation(const char *s, size_t n)
 }
 
 /*
- * flamegraph.pl's namehash(): weights the first three characters (after a
- * DTrace "module`" prefix) into [0, 1].
+ * flamegraph.pl's namehash(): weights the first three characters into
+ * [0, 1]. The caller has dropped a DTrace "module`" prefix (unstrip).
  */
 static double namehash(const long *cp, size_t n)
 {
 	double vector = 0, weight = 1, max = 1;
 	int mod = 10;
-	size_t i = 0;
 
-	for (size_t k = 1; k < n; k++)
-		if (cp[k] == '`') {
-			i = k + 1;
-			break;
-		}
-	for (; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		long c = cp[i] < 0 ? 0xfffd : cp[i];
 
 		vector += ((double)(c % mod) / (mod - 1)) * weight;
@@ -330,28 +335,56 @@ static double namehash(const long *cp, size_t n)
 	return 1 - vector / max;
 }
 
-/* The two hashes of a name: forwards (v1) and reversed (v2). */
+/* Where namehash starts: after the first backtick past the first character. */
+static size_t unstrip(const long *cp, size_t n)
+{
+	for (size_t k = 1; k < n; k++)
+		if (cp[k] == '`')
+			return k + 1;
+	return 0;
+}
+
+/*
+ * The two hashes of a name: forwards (v1) and reversed (v2). An ASCII name
+ * is read at its two ends (three characters count); any other is decoded
+ * whole.
+ */
 static void hashes(const char *name, size_t len, double *v1, double *v2)
 {
 	long small[64], *cp = small;
-	size_t n = 0, i = 0;
+	size_t n = 0, i;
 
-	if (len == 0) {
-		*v1 = *v2 = 1;
+	for (i = 0; i < len && (unsigned char)name[i] < 0x80; i++)
+		;
+	if (i == len) {
+		for (int dir = 0; dir < 2; dir++) {
+			size_t start = 0, k = 0;
+
+#define AT(j) (long)(unsigned char)name[dir ? len - 1 - (j) : (j)]
+			for (size_t j = 1; j < len; j++)
+				if (AT(j) == '`') {
+					start = j + 1;
+					break;
+				}
+			for (size_t j = start; j < len && k < 3; j++)
+				small[k++] = AT(j);
+#undef AT
+			*(dir ? v2 : v1) = namehash(small, k);
+		}
 		return;
 	}
-
 	if (len > 64)
 		cp = zt_malloc(len * sizeof *cp);
+	i = 0;
 	while (i < len)
 		cp[n++] = utf8_next(name, len, &i);
-	*v1 = namehash(cp, n);
-	for (size_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) {
+	*v1 = namehash(cp + unstrip(cp, n), n - unstrip(cp, n));
+	for (size_t a = 0, b = n - 1; a < b; a++, b--) {
 		long t = cp[a];
 		cp[a] = cp[b];
 		cp[b] = t;
 	}
-	*v2 = namehash(cp, n);
+	*v2 = namehash(cp + unstrip(cp, n), n - unstrip(cp, n));
 	if (cp != small)
 		free(cp);
 }
@@ -391,6 +424,17 @@ static void fill(const struct frame *fr, double maxdelta, int negate, char *buf)
 	} else {
 		zt_flame_hot(fr->name, fr->len, buf);
 	}
+}
+
+/* "1234.5" as 12345: a number printed with %.1f, in tenths (never negative). */
+static long long tenths_of(const char *s)
+{
+	long long v = 0;
+
+	for (; *s; s++)
+		if (*s >= '0' && *s <= '9')
+			v = v * 10 + (*s - '0');
+	return v;
 }
 
 /* A number as Perl prints it: integers without a fraction. */
@@ -528,6 +572,7 @@ const char *zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o,
 		int root = fr->depth == 0;
 		uint64_t samples = fr->etime - fr->stime;
 		char sx1[48], sx2[48], colour[48];
+		long long tenths;
 		int y1, y2;
 
 		if (o->icicle) {
@@ -537,8 +582,11 @@ const char *zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o,
 			y1 = (int)height - YPAD2 - ((int)fr->depth + 1) * FRAMEH + 1;
 			y2 = (int)height - YPAD2 - (int)fr->depth * FRAMEH;
 		}
+		/* x and width as flamegraph.pl prints them: the width is the
+		   difference of the rounded ends, a whole number of tenths. */
 		snprintf(sx1, sizeof sx1, "%.1f", x1);
 		snprintf(sx2, sizeof sx2, "%.1f", x2);
+		tenths = tenths_of(sx2) - tenths_of(sx1);
 		fill(fr, maxdelta, o->negate, colour);
 
 		fputs("<g><title>", out);
@@ -560,10 +608,9 @@ const char *zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o,
 			}
 			fputc(')', out);
 		}
-		fprintf(out, "</title><rect x=\"%s\" y=\"%d\" width=\"%.1f\" height=\"%.1f\" "
+		fprintf(out, "</title><rect x=\"%s\" y=\"%d\" width=\"%lld.%lld\" height=\"%d.0\" "
 			"fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"",
-			sx1, y1, strtod(sx2, NULL) - strtod(sx1, NULL), (double)(y2 - y1),
-			colour, x1 + 3);
+			sx1, y1, tenths / 10, tenths % 10, y2 - y1, colour, x1 + 3);
 		put_num(out, 3 + (y1 + y2) / 2.0);
 		fputs("\">", out);
 		if (root)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # demo.sh — what `make demo` runs: profile samples/spin (hot_a 3 : hot_b 1),
-# then show its folded stacks and where its time went.
+# then show its folded stacks and where its time went, and end by writing its
+# flame graph and printing the path.
 set -e
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -18,3 +19,8 @@ zt-fold "$tmp/spin.sym"
 echo
 echo "\$ zt-stat spin.sym"
 zt-stat "$tmp/spin.sym"
+echo
+svg=${TMPDIR:-/tmp}/zt-demo-spin.svg
+echo "\$ zt-fold spin.sym | zt-flame --title 'samples/spin' > $svg"
+zt-fold "$tmp/spin.sym" | zt-flame --title 'samples/spin' > "$svg"
+echo "flame graph: $svg (open it in a web browser)"

@@ -65,7 +65,10 @@ static void read_input(const char *path)
 		if (it.kind != ZT_FOLDED_STACK)
 			continue;
 		len = it.stacklen + 1 + strlen(it.stack + it.stacklen + 1);
-		err = zt_folded_parse(it.stack, it.stacklen, &stacklen, &before);
+		/* A differential line's stack ends in its first count. */
+		err = "missing count";
+		if (it.stack[it.stacklen - 1] >= '0' && it.stack[it.stacklen - 1] <= '9')
+			err = zt_folded_parse(it.stack, it.stacklen, &stacklen, &before);
 		if (err && zt_flame_differential(flame) && strcmp(err, "missing count") != 0)
 			die_at(it.lineno, err);
 		if (err)
