@@ -98,6 +98,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cur = &e;
 	CHECK(e.path == NULL && e.data == data && e.size == size);
 	CHECK(strlen(e.buildid) <= 128 && strlen(e.buildid) % 2 == 0);
+	/* A symbol table problem is a message, never a crash: a whole string. */
+	CHECK(memchr(e.symproblem, '\0', sizeof e.symproblem) != NULL);
+	if (e.symproblem[0])
+		CHECK(strstr(e.symproblem, ".symtab") || strstr(e.symproblem, ".dynsym"));
 
 	for (size_t i = 0; i < e.nsyms; i++) {
 		const struct zt_sym *s = &e.syms[i];
