@@ -29,7 +29,7 @@ endif
 # Debian packages every target needs. `make deps` installs the missing ones.
 DEBS = libdwarf-dev zlib1g-dev libiberty-dev bats bats-assert bats-support linux-perf \
        binutils gcc make libc6-dev procps util-linux python3-minimal perl xz-utils gzip \
-       libc6-dbg llvm chromium libxml2-utils
+       libc6-dbg llvm chromium libxml2-utils golang-go
 # Only for `make bench`: the collectors zt is compared with.
 BENCH_DEBS = google-perftools
 
@@ -41,6 +41,7 @@ TOOLS = \
 	tools/zt-stat \
 	tools/zt-diff \
 	tools/zt-flame \
+	tools/zt-pprof \
 
 # The analysis library, one concern per file.
 LIB_OBJ = \
@@ -69,6 +70,7 @@ LIB_OBJ = \
 	lib/flame.o \
 	lib/flamescript.o \
 	lib/escape.o \
+	lib/pprof.o \
 
 # The collector: libzt-prof.so (preloaded) and zt-collect (the launcher).
 COLLECT_LO = \

@@ -1,0 +1,597 @@
+/*
+ * pprof.c — a raw dump as pprof's profile.proto (lib/pprof.h): its tables,
+ * built from the dump and the symbolizer; a hand-written encoder of the
+ * wire format; gzip.
+ *
+ * What goes where (formats follow profile.proto's field numbers):
+ * - one Sample per distinct (thread, stack) of the dump, valued [count,
+ *   count x period], labelled with the thread id and name;
+ * - one Location per distinct address (and exactness: an exact pc and a
+ *   return address are looked up at different addresses), its address as
+ *   the dump has it, its Lines the frames zt-symbolize prints for it,
+ *   innermost inlined frame first; a partial stack ends in one more
+ *   location, the function "[truncated]", as zt-symbolize's root frame;
+ * - one Mapping per line of the dump's maps that holds a sampled address,
+ *   the executable's first;
+ * - one Function per name, so that pprof aggregates as zt-fold and zt-stat
+ *   do; its file is the first seen with that name.
+ * Every name is escaped as zt-symbolize escapes it (formats/symbolized.md),
+ * so no name from a binary reaches pprof's terminal raw, and names match
+ * zt-fold's.
+ */
+#include "pprof.h"
+#include "escape.h"
+#include "hash.h"
+#include "maps.h"
+#include "util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* The string's id in the table, escaped when it holds anything to escape. */
+static uint64_t str(struct zt_pprof *p, const char *s)
+{
+	const unsigned char *c;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	uint64_t id;
+
+	for (c = (const unsigned char *)s; *c; c++)
+		if (*c < 0x20 || *c == 0x7f || *c == '\\')
+			break;
+	if (!*c)
+		return zt_strtab_intern(p->strtab, s, strlen(s), NULL);
+	f = open_memstream(&buf, &len);
+	if (!f)
+		zt_die(1, "out of memory");
+	zt_fput_escaped(f, s, NULL);
+	if (fclose(f) != 0)
+		zt_die(1, "out of memory");
+	id = zt_strtab_intern(p->strtab, buf, len, NULL);
+	free(buf);
+	return id;
+}
+
+static uint64_t strf(struct zt_pprof *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static uint64_t strf(struct zt_pprof *p, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return str(p, buf);
+}
+
+/* The state of one build: what the profile does not keep. */
+struct builder {
+	struct zt_pprof *p;
+	const struct zt_dump *d;
+	struct zt_symbolizer *s;
+	int lines;
+	struct zt_index locix;		/* locations by (address, exact) */
+	uint8_t *locexact;		/* per location */
+	size_t *locmap;			/* per location: dump map index, or SIZE_MAX */
+	uint64_t *func_of;		/* per string id: function id, 0 if none */
+	size_t capfunc_of;
+	uint8_t *mapflags;		/* per dump map: USED, FILES, LINES */
+	uint64_t truncated;		/* the "[truncated]" location, 0 until needed */
+};
+
+enum { MAP_USED = 1, MAP_FILES = 2, MAP_LINES = 4 };
+
+/* The function named name (an escaped string id), made on first use. */
+static uint64_t function(struct builder *b, const char *name, const char *file)
+{
+	struct zt_pprof *p = b->p;
+	uint64_t n = str(p, name);
+
+	if (n >= b->capfunc_of) {
+		size_t old = b->capfunc_of;
+
+		zt_grow(&b->func_of, &b->capfunc_of, n + 1, sizeof *b->func_of);
+		memset(b->func_of + old, 0, (b->capfunc_of - old) * sizeof *b->func_of);
+	}
+	if (!b->func_of[n]) {
+		zt_grow(&p->functions, &p->capfunctions, p->nfunctions + 1,
+			sizeof *p->functions);
+		p->functions[p->nfunctions] = (struct zt_pprof_function){
+			.id = p->nfunctions + 1, .name = n,
+		};
+		b->func_of[n] = ++p->nfunctions;
+	}
+	/* The first file seen for the name: a function's own. */
+	if (file && !p->functions[b->func_of[n] - 1].filename)
+		p->functions[b->func_of[n] - 1].filename = str(p, file);
+	return b->func_of[n];
+}
+
+static void add_line(struct builder *b, const char *name, const char *file, unsigned line)
+{
+	struct zt_pprof *p = b->p;
+
+	zt_grow(&p->lines, &p->caplines, p->nlines + 1, sizeof *p->lines);
+	p->lines[p->nlines].function_id = function(b, name, file);
+	p->lines[p->nlines].line = line;
+	p->nlines++;
+}
+
+static uint64_t new_location(struct builder *b, uint64_t addr, int exact, size_t map)
+{
+	struct zt_pprof *p = b->p;
+	size_t cap = p->caplocations;
+
+	zt_grow(&p->locations, &p->caplocations, p->nlocations + 1, sizeof *p->locations);
+	if (p->caplocations != cap) {
+		b->locexact = zt_realloc(b->locexact, p->caplocations * sizeof *b->locexact);
+		b->locmap = zt_realloc(b->locmap, p->caplocations * sizeof *b->locmap);
+	}
+	p->locations[p->nlocations] = (struct zt_pprof_location){
+		.id = p->nlocations + 1, .address = addr, .first_line = p->nlines,
+	};
+	b->locexact[p->nlocations] = (uint8_t)exact;
+	b->locmap[p->nlocations] = map;
+	return ++p->nlocations;
+}
+
+struct lockey {
+	uint64_t addr;
+	int exact;
+};
+
+static int loc_eq(void *ctx, uint32_t i, const void *key)
+{
+	struct builder *b = ctx;
+	const struct lockey *k = key;
+
+	return b->p->locations[i].address == k->addr && b->locexact[i] == k->exact;
+}
+
+/*
+ * The location of addr: symbolized on first sight, once, as zt-symbolize
+ * does (a return address is looked up at addr - 1, in the mapping that
+ * holds addr - 1).
+ */
+static uint64_t location(struct builder *b, uint64_t addr, int exact)
+{
+	struct lockey k = { addr, exact != 0 };
+	uint64_t h = zt_hash_u64(addr * 2 + (uint64_t)k.exact);
+	int64_t i = zt_index_find(&b->locix, h, loc_eq, b, &k);
+	const struct zt_map *m;
+	struct zt_pprof_location *loc;
+	struct zt_symres r;
+	size_t map = SIZE_MAX;
+	uint64_t id;
+
+	if (i >= 0)
+		return b->p->locations[i].id;
+	zt_symbolize(b->s, addr, k.exact, &r);
+	m = zt_maps_find(b->d->maps, b->d->nmaps, k.exact ? addr : addr - 1);
+	if (m) {
+		map = (size_t)(m - b->d->maps);
+		b->mapflags[map] |= MAP_USED;
+		if (r.file)
+			b->mapflags[map] |= MAP_FILES | MAP_LINES;
+	}
+	id = new_location(b, addr, k.exact, map);
+	zt_index_add(&b->locix, h, (uint32_t)(id - 1));
+	for (size_t j = 0; j < r.ninl; j++)
+		add_line(b, r.inl[j].name, r.inl[j].file, r.inl[j].file ? r.inl[j].line : 0);
+	add_line(b, r.name, r.file, r.file ? r.line : 0);
+	loc = &b->p->locations[id - 1];
+	loc->nlines = b->p->nlines - loc->first_line;
+	return id;
+}
+
+/* The root frame of a partial stack, as zt-symbolize prints it. */
+static uint64_t truncated_location(struct builder *b)
+{
+	struct zt_pprof_location *loc;
+
+	if (b->truncated)
+		return b->truncated;
+	b->truncated = new_location(b, 0, 1, SIZE_MAX);
+	add_line(b, "[truncated]", NULL, 0);
+	loc = &b->p->locations[b->truncated - 1];
+	loc->nlines = b->p->nlines - loc->first_line;
+	return b->truncated;
+}
+
+static void push_locid(struct zt_pprof *p, uint64_t id)
+{
+	zt_grow(&p->locids, &p->caplocids, p->nlocids + 1, sizeof *p->locids);
+	p->locids[p->nlocids++] = id;
+}
+
+static void comment(struct zt_pprof *p, uint64_t id)
+{
+	zt_grow(&p->comments, &p->capcomments, p->ncomments + 1, sizeof *p->comments);
+	p->comments[p->ncomments++] = id;
+}
+
+/* The executable's name, as the dump's maps spell it: its mappings go first. */
+static int is_exe(const struct zt_dump *d, const struct zt_map *m)
+{
+	return d->exe && strcmp(d->exe, m->path) == 0;
+}
+
+/* Mapping ids: the executable's mappings first (pprof takes mapping 1 as
+ * the main binary), then the others, each in address order. */
+static void add_mappings(struct builder *b)
+{
+	struct zt_pprof *p = b->p;
+	const struct zt_dump *d = b->d;
+	uint64_t *ids = zt_calloc(d->nmaps ? d->nmaps : 1, sizeof *ids);
+
+	p->mappings = zt_calloc(d->nmaps ? d->nmaps : 1, sizeof *p->mappings);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < d->nmaps; i++) {
+			const struct zt_map *m = &d->maps[i];
+			struct zt_pprof_mapping *pm = &p->mappings[p->nmappings];
+
+			if (!(b->mapflags[i] & MAP_USED) || is_exe(d, m) != (pass == 0))
+				continue;
+			pm->id = ids[i] = ++p->nmappings;
+			pm->start = m->start;
+			pm->limit = m->end;
+			pm->offset = m->offset;
+			pm->file = str(p, zt_map_is_file(m) || m->path[0] ? m->path : "//anon");
+			pm->build_id = m->buildid ? str(p, m->buildid) : 0;
+			/* Every frame has a name, if only "[module]": pprof must not
+			 * symbolize again, from a binary that may not be the one
+			 * that ran. */
+			pm->has_functions = 1;
+			pm->has_filenames = !!(b->mapflags[i] & MAP_FILES);
+			pm->has_line_numbers = !!(b->mapflags[i] & MAP_LINES);
+			pm->has_inline_frames = b->lines && pm->has_line_numbers;
+		}
+	for (size_t i = 0; i < p->nlocations; i++)
+		if (b->locmap[i] != SIZE_MAX)
+			p->locations[i].mapping_id = ids[b->locmap[i]];
+	free(ids);
+}
+
+/* Append to the facts line. */
+static void fact(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void fact(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+
+	if (n + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * zt's facts (zt-symbolize's "# zt" lines) as comments, which pprof prints
+ * above every report: one line, then one per warning.
+ */
+static void add_comments(struct zt_pprof *p, const struct zt_dump *d,
+			 const struct zt_symbolizer *s)
+{
+	const char *const *warn;
+	char buf[1024] = "";
+	size_t nwarn;
+
+	fact(buf, sizeof buf, "zt: dump version %d", d->version);
+	if (d->have_pid)
+		fact(buf, sizeof buf, ", pid %" PRIu64, d->pid);
+	fact(buf, sizeof buf, ", %" PRIu64 " samples, %" PRIu64 " lost", d->nsamples, d->lost);
+	if (d->lost_detail)
+		fact(buf, sizeof buf, " (%s)", d->lost_detail);
+	if (d->have_partial)
+		fact(buf, sizeof buf, ", %" PRIu64 " partial", d->partial);
+	if (d->truncated)
+		fact(buf, sizeof buf, ", %" PRIu64 " truncated", d->truncated);
+	if (d->unsampled)
+		fact(buf, sizeof buf, ", %" PRIu64 " unsampled threads", d->unsampled);
+	fact(buf, sizeof buf, ", %u Hz requested, timer %s", d->hz,
+	     d->timer ? d->timer : "unknown");
+	if (d->rate_cap)
+		fact(buf, sizeof buf, " (rate-cap %s)", d->rate_cap);
+	if (d->unwind)
+		fact(buf, sizeof buf, ", unwind %s", d->unwind);
+	if (d->have_cpu)
+		fact(buf, sizeof buf, ", cpu-ns %" PRIu64, d->cpu_ns);
+	else
+		fact(buf, sizeof buf, ", cpu-ns unknown (duration 0)");
+	if (d->conflict)
+		fact(buf, sizeof buf, ", program-sigprof %s", d->conflict);
+	if (d->exec)
+		fact(buf, sizeof buf, ", exec %s", d->exec);
+	/* Said, not invented: pprof shows no "Time:" line for 0. */
+	fact(buf, sizeof buf, "; the dump records no start time");
+	comment(p, str(p, buf));
+	warn = zt_symbolizer_warnings(s, &nwarn);
+	for (size_t i = 0; i < nwarn; i++)
+		comment(p, strf(p, "zt: warning: %s", warn[i]));
+}
+
+struct zt_pprof *zt_pprof_build(const struct zt_dump *d, struct zt_symbolizer *s, int lines)
+{
+	struct zt_pprof *p = zt_calloc(1, sizeof *p);
+	struct builder b = { .p = p, .d = d, .s = s, .lines = lines };
+	const char *comm = d->exe && *d->exe ? zt_basename(d->exe) : NULL;
+
+	p->strtab = zt_strtab_new();
+	str(p, "");
+	b.mapflags = zt_calloc(d->nmaps ? d->nmaps : 1, 1);
+	p->sample_type[0][0] = str(p, "samples");
+	p->sample_type[0][1] = str(p, "count");
+	p->nsample_types = 1;
+	/* A rate gives each sample its CPU time, as Go's profiles do: one
+	 * period, 1e9 / hz ns. Without one there is no cpu value. */
+	if (d->hz) {
+		p->sample_type[1][0] = p->period_type[0] = str(p, "cpu");
+		p->sample_type[1][1] = p->period_type[1] = str(p, "nanoseconds");
+		p->nsample_types = 2;
+		p->period = (int64_t)((1000000000u + d->hz / 2) / d->hz);
+	}
+	p->duration_nanos = d->have_cpu ? (int64_t)d->cpu_ns : 0;
+	p->key_tid = str(p, "tid");
+	p->key_thread = str(p, "thread");
+
+	p->samples = zt_calloc(d->nstacks ? d->nstacks : 1, sizeof *p->samples);
+	for (size_t i = 0; i < d->nstacks; i++) {
+		const struct zt_stack *st = &d->stacks[i];
+		struct zt_pprof_sample *sm = &p->samples[p->nsamples++];
+		const char *name = zt_dump_thread_name(d, st->tid);
+
+		sm->first_loc = p->nlocids;
+		for (size_t j = st->first; j < st->first + st->naddr; j++)
+			push_locid(p, location(&b, d->addr[j], d->exact[j]));
+		if (st->partial)
+			push_locid(p, truncated_location(&b));
+		sm->nlocs = p->nlocids - sm->first_loc;
+		sm->value[0] = (int64_t)st->count;
+		sm->value[1] = (int64_t)st->count * p->period;
+		sm->tid = st->tid;
+		sm->thread = name && *name ? str(p, name) : comm ? str(p, comm) : 0;
+	}
+	add_mappings(&b);
+	add_comments(p, d, s);
+
+	zt_index_free(&b.locix);
+	free(b.locexact);
+	free(b.locmap);
+	free(b.func_of);
+	free(b.mapflags);
+	return p;
+}
+
+void zt_pprof_free(struct zt_pprof *p)
+{
+	if (!p)
+		return;
+	zt_strtab_free(p->strtab);
+	free(p->samples);
+	free(p->locids);
+	free(p->mappings);
+	free(p->locations);
+	free(p->lines);
+	free(p->functions);
+	free(p->comments);
+	free(p);
+}
+
+/*
+ * The wire format. A message is written in place, then its key and length
+ * are put in front of it (a memmove of the message, which is small: a
+ * sample, a location), so one buffer serves every level of nesting.
+ */
+struct buf {
+	unsigned char *b;
+	size_t n, cap;
+};
+
+enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
+
+static size_t varint(unsigned char *out, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		out[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	out[n++] = (unsigned char)v;
+	return n;
+}
+
+static void put_varint(struct buf *b, uint64_t v)
+{
+	zt_grow(&b->b, &b->cap, b->n + 10, 1);
+	b->n += varint(b->b + b->n, v);
+}
+
+/* A scalar field; proto3 leaves out zeros. int64 values are sent as their
+ * two's complement, as uint64. */
+static void put_field(struct buf *b, unsigned field, uint64_t v)
+{
+	if (!v)
+		return;
+	put_varint(b, (uint64_t)field << 3 | WIRE_VARINT);
+	put_varint(b, v);
+}
+
+/* Close the message (or packed field) that began at mark as field. */
+static void end_len(struct buf *b, size_t mark, unsigned field)
+{
+	unsigned char head[20];
+	size_t len = b->n - mark, h;
+
+	h = varint(head, (uint64_t)field << 3 | WIRE_LEN);
+	h += varint(head + h, len);
+	zt_grow(&b->b, &b->cap, b->n + h, 1);
+	memmove(b->b + mark + h, b->b + mark, len);
+	memcpy(b->b + mark, head, h);
+	b->n += h;
+}
+
+static void put_packed(struct buf *b, unsigned field, const uint64_t *v, size_t n)
+{
+	size_t mark = b->n;
+
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		put_varint(b, v[i]);
+	end_len(b, mark, field);
+}
+
+static void put_value_type(struct buf *b, unsigned field, const uint64_t vt[2])
+{
+	size_t mark = b->n;
+
+	put_field(b, 1, vt[0]);
+	put_field(b, 2, vt[1]);
+	end_len(b, mark, field);
+}
+
+static void put_label(struct buf *b, uint64_t key, uint64_t s, uint64_t num)
+{
+	size_t mark = b->n;
+
+	put_field(b, 1, key);
+	put_field(b, 2, s);
+	put_field(b, 3, num);
+	end_len(b, mark, 3);
+}
+
+unsigned char *zt_pprof_encode(const struct zt_pprof *p, size_t *len)
+{
+	struct buf b = { 0 };
+	uint32_t nstr = zt_strtab_count(p->strtab);
+
+	for (size_t i = 0; i < p->nsample_types; i++)
+		put_value_type(&b, 1, p->sample_type[i]);
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct zt_pprof_sample *s = &p->samples[i];
+		uint64_t v[2] = { (uint64_t)s->value[0], (uint64_t)s->value[1] };
+		size_t mark = b.n;
+
+		put_packed(&b, 1, p->locids + s->first_loc, s->nlocs);
+		put_packed(&b, 2, v, p->nsample_types);
+		put_label(&b, p->key_tid, 0, (uint64_t)s->tid);
+		if (s->thread)
+			put_label(&b, p->key_thread, s->thread, 0);
+		end_len(&b, mark, 2);
+	}
+	for (size_t i = 0; i < p->nmappings; i++) {
+		const struct zt_pprof_mapping *m = &p->mappings[i];
+		size_t mark = b.n;
+
+		put_field(&b, 1, m->id);
+		put_field(&b, 2, m->start);
+		put_field(&b, 3, m->limit);
+		put_field(&b, 4, m->offset);
+		put_field(&b, 5, m->file);
+		put_field(&b, 6, m->build_id);
+		put_field(&b, 7, (uint64_t)m->has_functions);
+		put_field(&b, 8, (uint64_t)m->has_filenames);
+		put_field(&b, 9, (uint64_t)m->has_line_numbers);
+		put_field(&b, 10, (uint64_t)m->has_inline_frames);
+		end_len(&b, mark, 3);
+	}
+	for (size_t i = 0; i < p->nlocations; i++) {
+		const struct zt_pprof_location *l = &p->locations[i];
+		size_t mark = b.n;
+
+		put_field(&b, 1, l->id);
+		put_field(&b, 2, l->mapping_id);
+		put_field(&b, 3, l->address);
+		for (size_t j = l->first_line; j < l->first_line + l->nlines; j++) {
+			size_t lmark = b.n;
+
+			put_field(&b, 1, p->lines[j].function_id);
+			put_field(&b, 2, (uint64_t)p->lines[j].line);
+			end_len(&b, lmark, 4);
+		}
+		end_len(&b, mark, 4);
+	}
+	for (size_t i = 0; i < p->nfunctions; i++) {
+		const struct zt_pprof_function *f = &p->functions[i];
+		size_t mark = b.n;
+
+		put_field(&b, 1, f->id);
+		put_field(&b, 2, f->name);
+		put_field(&b, 3, f->system_name);
+		put_field(&b, 4, f->filename);
+		end_len(&b, mark, 5);
+	}
+	/* Every string, the empty one at 0 too: their place is their id. */
+	for (uint32_t i = 0; i < nstr; i++) {
+		size_t n, mark;
+		const char *s = zt_strtab_key(p->strtab, i, &n);
+
+		mark = b.n;
+		zt_grow(&b.b, &b.cap, b.n + n, 1);
+		memcpy(b.b + b.n, s, n);
+		b.n += n;
+		end_len(&b, mark, 6);
+	}
+	put_field(&b, 9, (uint64_t)p->time_nanos);
+	put_field(&b, 10, (uint64_t)p->duration_nanos);
+	if (p->period_type[0])
+		put_value_type(&b, 11, p->period_type);
+	put_field(&b, 12, (uint64_t)p->period);
+	put_packed(&b, 13, p->comments, p->ncomments);
+	*len = b.n;
+	return b.b ? b.b : zt_malloc(1);
+}
+
+int zt_pprof_write(const unsigned char *buf, size_t len, FILE *f, char *err, size_t errlen)
+{
+	unsigned char out[1 << 16];
+	z_stream z;
+	size_t left = len;
+	int rc;
+
+	memset(&z, 0, sizeof z);
+	/* 15 + 16: a gzip wrapper, with no name and mtime 0: the same
+	 * profile gives the same bytes. */
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK) {
+		snprintf(err, errlen, "gzip: %s", z.msg ? z.msg : "cannot start");
+		return -1;
+	}
+	z.next_in = (unsigned char *)buf;
+	do {
+		/* zlib counts input in uInt: feed a larger buffer in parts. */
+		if (z.avail_in == 0 && left) {
+			z.avail_in = left > UINT32_MAX ? UINT32_MAX : (uInt)left;
+			left -= z.avail_in;
+		}
+		z.next_out = out;
+		z.avail_out = sizeof out;
+		rc = deflate(&z, left ? Z_NO_FLUSH : Z_FINISH);
+		if (rc == Z_STREAM_ERROR) {
+			deflateEnd(&z);
+			snprintf(err, errlen, "gzip: %s", z.msg ? z.msg : "stream error");
+			return -1;
+		}
+		if (fwrite(out, 1, sizeof out - z.avail_out, f) != sizeof out - z.avail_out) {
+			int e = errno;
+
+			deflateEnd(&z);
+			err[0] = 0;
+			errno = e;
+			return -1;
+		}
+	} while (rc != Z_STREAM_END);
+	deflateEnd(&z);
+	return 0;
+}

@@ -1,0 +1,95 @@
+/*
+ * pprof.h — a raw dump and its symbols as pprof's profile.proto
+ * (github.com/google/pprof, proto/profile.proto), written gzipped, as
+ * `go tool pprof` reads it.
+ *
+ * zt_pprof_build turns a dump into the profile's tables below, naming each
+ * distinct address once through the symbolizer, as zt-symbolize names it;
+ * zt_pprof_encode writes those tables in the protocol buffer wire format
+ * (varints, length-delimited fields, packed repeated integers) with no
+ * library; zt_pprof_write gzips that. The tables are public so that a
+ * benchmark can encode the same profile another way.
+ */
+#ifndef ZT_PPROF_H
+#define ZT_PPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "raw.h"
+#include "strtab.h"
+#include "symbolize.h"
+
+/* Strings are indices into the string table, whose entry 0 is "". */
+struct zt_pprof_mapping {
+	uint64_t id, start, limit, offset;
+	uint64_t file, build_id;
+	int has_functions, has_filenames, has_line_numbers, has_inline_frames;
+};
+
+struct zt_pprof_line {
+	uint64_t function_id;
+	int64_t line;
+};
+
+struct zt_pprof_location {
+	uint64_t id, mapping_id, address;
+	size_t first_line, nlines;	/* in lines[], innermost inlined first */
+};
+
+struct zt_pprof_function {
+	uint64_t id, name, system_name, filename;
+};
+
+struct zt_pprof_sample {
+	size_t first_loc, nlocs;	/* in locids[], leaf first */
+	int64_t value[2];
+	int64_t tid;			/* label "tid", a number */
+	uint64_t thread;		/* label "thread", the thread's name */
+};
+
+struct zt_pprof {
+	struct zt_strtab *strtab;	/* the string table, by id */
+	uint64_t sample_type[2][2];	/* (type, unit) */
+	size_t nsample_types;
+	uint64_t period_type[2];
+	int64_t period, time_nanos, duration_nanos;
+	uint64_t key_tid, key_thread;	/* label keys */
+
+	struct zt_pprof_sample *samples;
+	size_t nsamples, capsamples;
+	uint64_t *locids;
+	size_t nlocids, caplocids;
+	struct zt_pprof_mapping *mappings;
+	size_t nmappings;
+	struct zt_pprof_location *locations;
+	size_t nlocations, caplocations;
+	struct zt_pprof_line *lines;
+	size_t nlines, caplines;
+	struct zt_pprof_function *functions;
+	size_t nfunctions, capfunctions;
+	uint64_t *comments;
+	size_t ncomments, capcomments;
+};
+
+/*
+ * The profile of dump d, named by s (made over d); lines says whether s
+ * reads DWARF, for the mappings' flags. The caller frees the result with
+ * zt_pprof_free. Only allocation can fail, and that exits.
+ */
+struct zt_pprof *zt_pprof_build(const struct zt_dump *d, struct zt_symbolizer *s,
+				int lines);
+void zt_pprof_free(struct zt_pprof *p);
+
+/* The profile in the wire format, uncompressed; *len is its size. */
+unsigned char *zt_pprof_encode(const struct zt_pprof *p, size_t *len);
+
+/*
+ * The encoded profile, gzipped, to f. Returns 0, or -1 with errno set by
+ * the failed write, or with errlen bytes of err saying what zlib refused.
+ */
+int zt_pprof_write(const unsigned char *buf, size_t len, FILE *f, char *err,
+		   size_t errlen);
+
+#endif
