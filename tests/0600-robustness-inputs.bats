@@ -157,7 +157,7 @@ EOF
 }
 
 @test "--help and --version to a full disk or a closed stdout exit 1 with a message" {
-	for t in zt-symbolize zt-archive zt-fold zt-stat zt-diff zt-collect; do
+	for t in zt-symbolize zt-archive zt-fold zt-stat zt-diff zt-flame zt-pprof zt-collect; do
 		for o in --help --version; do
 			run --separate-stderr sh -c "$t $o > /dev/full"
 			[ "$status" -eq 1 ]
