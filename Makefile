@@ -31,7 +31,7 @@ DEBS = libdwarf-dev zlib1g-dev libiberty-dev bats bats-assert bats-support linux
        binutils gcc make libc6-dev procps util-linux python3-minimal perl xz-utils gzip \
        libc6-dbg llvm chromium libxml2-utils golang-go
 # Only for `make bench`: the collectors zt is compared with.
-BENCH_DEBS = google-perftools
+BENCH_DEBS = google-perftools libprotobuf-c-dev protobuf-c-compiler
 
 # The filters, one per line.
 TOOLS = \
