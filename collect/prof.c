@@ -347,11 +347,11 @@ void zt_prof_stop(void)
 			__builtin_ia32_pause();
 		return;
 	}
+	zt_stop_sampling();
 	/* The thread that ends the program: did it block zt's signal? (A fatal
 	 * signal's handler runs with everything blocked: not counted.) */
 	if (!zt_fatal_depth)
 		zt_note_sigprof_blocked();
-	zt_stop_sampling();
 	n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 	for (int i = 0; i < n; i++) {
 		struct zt_thread *t = zt_state.threads[i];

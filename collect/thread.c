@@ -266,9 +266,9 @@ void zt_note_sigprof_blocked(void)
 /* The calling thread is done: stop its timer, flush, free its slot. */
 void zt_thread_close(struct zt_thread *t)
 {
+	zt_timer_stop(t);
 	if (self == t)
 		zt_note_sigprof_blocked();
-	zt_timer_stop(t);
 	if (!__atomic_exchange_n(&t->closed, 1, __ATOMIC_SEQ_CST)) {
 		zt_name_record(t->tid);
 		zt_store_flush(t);
