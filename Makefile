@@ -66,6 +66,8 @@ LIB_OBJ = \
 	lib/psprofile.o \
 	lib/ztfacts.o \
 	lib/stats.o \
+	lib/compare.o \
+	lib/weight.o \
 	lib/json.o \
 	lib/flame.o \
 	lib/flamescript.o \
@@ -121,6 +123,7 @@ SAMPLES = \
 	samples/omitfp \
 	samples/sigframe \
 	samples/vdso \
+	samples/churn \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \

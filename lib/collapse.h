@@ -18,6 +18,8 @@ struct zt_collapse_opts {
 	int jit;	/* _[j] on /tmp/perf-N.map frames */
 	int addrs;	/* [module <address>] for unknown symbols */
 	int srcline;	/* append :LINE from source lines */
+	int count;	/* weigh a perf record 1, not its period (zt-fold
+			   --weight=count; zt-samples records keep theirs) */
 };
 
 /* A growable byte buffer; zero-initialize it, free buf when done. */

@@ -7,6 +7,7 @@
  * array of name ids, leaf first, interned in a second table with its count.
  */
 #include "fold.h"
+#include "weight.h"
 #include "strtab.h"
 #include "util.h"
 
@@ -21,6 +22,7 @@ struct cached {
 
 struct zt_fold {
 	struct zt_collapse_opts o;
+	struct zt_weight weight;	/* what the records' periods are */
 	struct zt_strtab *names;
 	struct zt_strtab *frames[2];	/* [java] raw frame text -> cached */
 	struct cached *cache[2];
@@ -152,6 +154,11 @@ int zt_fold_item(struct zt_fold *f, struct zt_ps_item *it)
 		f->java = f->tmp.len >= 4 && memcmp(f->tmp.buf, "java", 4) == 0;
 		f->root = zt_strtab_intern(f->names, f->tmp.buf, f->tmp.len, NULL);
 		f->period = it->header.period;
+		zt_weight_record(&f->weight, it->header.event.p, it->header.event.n,
+				 it->header.period);
+		if (f->o.count && !(it->header.event.n == 10 &&
+				    memcmp(it->header.event.p, "zt-samples", 10) == 0))
+			f->period = 1;
 		f->nstack = 0;
 		f->srcslot = -1;
 		break;
@@ -256,4 +263,18 @@ uint64_t zt_fold_write(struct zt_fold *f, FILE *out)
 	free(b.buf);
 	free(lines);
 	return written;
+}
+
+void zt_fold_weight_line(struct zt_fold *f, char *buf, size_t cap)
+{
+	struct zt_weight w = f->weight;
+	uint64_t div;
+
+	if (f->o.count || zt_weight_samples(&w, &div) != NULL || w.kind == ZT_WEIGHT_SAMPLES) {
+		if (f->o.count)
+			w.kind = ZT_WEIGHT_SAMPLES;
+		else if (w.kind == ZT_WEIGHT_PERIOD)
+			w.period = 0;
+	}
+	zt_weight_line(&w, buf, cap);
 }

@@ -10,6 +10,7 @@
 #ifndef ZT_FOLD_H
 #define ZT_FOLD_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -35,6 +36,13 @@ int zt_fold_read(struct zt_fold *f, struct zt_ps_reader *r,
  * when the item is an error or a count overflows (it then describes it).
  */
 int zt_fold_item(struct zt_fold *f, struct zt_ps_item *it);
+
+/*
+ * The '# zt weight:' line (lib/weight.h) that says what the counts written
+ * weigh: samples (--weight=count, zt's records), or perf's periods, with
+ * the period of one sample when every period is a multiple of it.
+ */
+void zt_fold_weight_line(struct zt_fold *f, char *buf, size_t cap);
 
 /* Records folded so far. */
 uint64_t zt_fold_records(const struct zt_fold *f);

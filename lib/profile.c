@@ -123,6 +123,19 @@ int64_t zt_profile_find(const struct zt_profile *p, const char *name, size_t n)
 	return zt_strtab_find(p->names, name, n);
 }
 
+void zt_profile_divide(struct zt_profile *p, uint64_t d)
+{
+	uint32_t k = zt_profile_nkeys(p);
+
+	if (d <= 1)
+		return;
+	for (uint32_t i = 0; i < k; i++) {
+		p->self[i] /= d;
+		p->total[i] /= d;
+	}
+	p->samples /= d;
+}
+
 uint64_t zt_profile_samples(const struct zt_profile *p)
 {
 	return p->samples;

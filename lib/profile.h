@@ -38,6 +38,12 @@ uint64_t zt_profile_self(const struct zt_profile *p, uint32_t id);
 uint64_t zt_profile_total(const struct zt_profile *p, uint32_t id);
 /* The id of a name, or -1. */
 int64_t zt_profile_find(const struct zt_profile *p, const char *name, size_t n);
+/*
+ * Divide every count by d (perf periods into samples: lib/weight.h). The
+ * caller has checked that every count added was a multiple of d.
+ */
+void zt_profile_divide(struct zt_profile *p, uint64_t d);
+
 /* All samples added. */
 uint64_t zt_profile_samples(const struct zt_profile *p);
 

@@ -29,7 +29,7 @@ static double tail(uint64_t from, int step, uint64_t n, double lp, double lq)
 		sum += t;
 		if (t < sum * 1e-17 && t > 0)
 			break;
-		if (t == 0 && sum > 0)
+		if (t == 0)	/* terms only fall away from the mode */
 			break;
 		if (step < 0 ? x == 0 : x == n)
 			break;
@@ -155,4 +155,107 @@ void zt_diff_ci(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2, double z,
 	zt_wilson(k2, n2, z, &l2, &u2);
 	*lo = d - sqrt((p2 - l2) * (p2 - l2) + (u1 - p1) * (u1 - p1));
 	*hi = d + sqrt((u2 - p2) * (u2 - p2) + (p1 - l1) * (p1 - l1));
+}
+
+/* Lentz's continued fraction for I_x(a, b) (Numerical Recipes' betacf). */
+static double betacf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (int m = 1; m <= 100000; m++) {
+		double m2 = 2.0 * m, aa, del;
+
+		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+double zt_betai(double a, double b, double x)
+{
+	double lbt;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+	if (x < (a + 1) / (a + b + 2))
+		return exp(lbt) * betacf(a, b, x) / a;
+	return 1 - exp(lbt) * betacf(b, a, 1 - x) / b;
+}
+
+double zt_t_p2(double t, double df)
+{
+	t = fabs(t);
+	if (df <= 0 || isinf(df) || df > 1e7)
+		return erfc(t / M_SQRT2);
+	return zt_betai(df / 2, 0.5, df / (df + t * t));
+}
+
+double zt_t_crit(double alpha, double df)
+{
+	double lo = 0, hi = 1;
+
+	while (zt_t_p2(hi, df) > alpha && hi < 1e300)
+		hi *= 2;
+	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (zt_t_p2(mid, df) > alpha)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+double zt_digamma(double x)
+{
+	double r = 0, f;
+
+	while (x < 6) {
+		r -= 1 / x;
+		x += 1;
+	}
+	f = 1 / (x * x);
+	return r + log(x) - 0.5 / x -
+	       f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
+}
+
+double zt_trigamma(double x)
+{
+	double r = 0, f;
+
+	while (x < 6) {
+		r += 1 / (x * x);
+		x += 1;
+	}
+	f = 1 / (x * x);
+	return r + 1 / x + f / 2 +
+	       f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f / 30)));
 }

@@ -44,4 +44,17 @@ void zt_diff_ci(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2, double z,
 
 #define ZT_Z95 1.959963984540054
 
+/* P(|T| >= t) for T of Student's t with df degrees of freedom; the normal's
+   when df is 0 or infinite. */
+double zt_t_p2(double t, double df);
+
+/* The c with zt_t_p2(c, df) == alpha, for 0 < alpha < 1. */
+double zt_t_crit(double alpha, double df);
+
+/* The regularized incomplete beta function I_x(a, b). */
+double zt_betai(double a, double b, double x);
+
+double zt_digamma(double x);
+double zt_trigamma(double x);
+
 #endif

@@ -21,7 +21,8 @@
 #include "input.h"
 #include "json.h"
 #include "profile.h"
-#include "stats.h"
+#include "compare.h"
+#include "weight.h"
 #include "util.h"
 
 /*
@@ -29,13 +30,14 @@
  * exits the program (LeakSanitizer would call locals leaked).
  */
 static struct zt_foldsrc *src[2];
-static struct zt_profile *prof[2];
+static struct zt_profile **prof;
 static struct zt_input *in;
 
 static void usage(FILE *f, int status)
 {
 	fprintf(f, "usage: zt-diff [-n] [-s] before after\n"
-		   "       zt-diff --report [--json] [-s] [-q level] [-t rows] before after\n");
+		   "       zt-diff --report [--json] [-s] [-q level] [-t rows] before after\n"
+		   "       zt-diff --report [--json] [-s] [-q level] [-t rows] before... -- after...\n");
 	exit(status);
 }
 
@@ -98,18 +100,26 @@ static void die_at(struct zt_input *in, unsigned long line, const char *msg)
 	zt_die(ZT_EXIT_DATA, "%s: line %lu: %s", name, line, msg);
 }
 
-/* Read a whole folded file into a profile of functions. */
-static struct zt_profile *load_profile(const char *path, int strip, int side)
+/*
+ * Read a whole folded file into a profile of functions, in samples: a file
+ * of perf periods is divided by its period, or refused when it has none.
+ */
+static struct zt_profile *load_profile(const char *path, int strip, size_t run)
 {
-	struct zt_profile *p = prof[side] = zt_profile_new();
+	struct zt_profile *p = prof[run] = zt_profile_new();
+	struct zt_weight w = { 0 };
 	struct zt_folded_item it;
-	uint64_t stacks = 0;
+	uint64_t stacks = 0, div;
+	const char *err;
 	char *buf = NULL;
 	size_t cap = 0;
 
 	in = zt_input_open(path);
 	for (;;) {
 		zt_folded_next(in, &it, &stacks);
+		if (it.kind == ZT_FOLDED_COMMENT &&
+		    (err = zt_weight_comment(&w, it.stack, it.stacklen)))
+			it.kind = ZT_FOLDED_ERROR, it.error = err;
 		if (it.kind == ZT_FOLDED_ERROR) {
 			free(buf);
 			die_at(in, it.lineno, it.error);
@@ -122,6 +132,7 @@ static struct zt_profile *load_profile(const char *path, int strip, int side)
 			free(buf);
 			die_at(in, it.lineno, "total count does not fit in 64 bits");
 		}
+		zt_weight_count(&w, it.count);
 		if (strip) {
 			zt_grow(&buf, &cap, it.stacklen * 2 + 8, 1);
 			zt_profile_add_folded(p, buf, zt_strip_hex(it.stack, it.stacklen, buf), it.count);
@@ -130,172 +141,147 @@ static struct zt_profile *load_profile(const char *path, int strip, int side)
 		}
 	}
 	free(buf);
+	if ((err = zt_weight_samples(&w, &div)))
+		die_at(in, 0, err);
+	zt_profile_divide(p, div);
+	if (zt_profile_samples(p) == 0)
+		die_at(in, 0, "holds no samples");
 	zt_input_close(in);
 	in = NULL;
 	return p;
 }
 
-struct row {
-	const char *name;
-	size_t namelen;
-	uint64_t self[2], total[2];
-	double pself, ptotal;
-	int sig;
-	double change;		/* the larger absolute change of the two shares */
-};
-
-static int byrow(const void *a, const void *b)
+static void print_ci(const struct zt_cmp_test *t)
 {
-	const struct row *x = a, *y = b;
-	double ax = fabs(x->change), ay = fabs(y->change);
-
-	if (x->sig != y->sig)
-		return y->sig - x->sig;
-	if (ax != ay)
-		return ax > ay ? -1 : 1;
-	return cmpstack(x->name, x->namelen, y->name, y->namelen);
-}
-
-static double share(uint64_t k, uint64_t n)
-{
-	return n ? (double)k / (double)n : 0;
-}
-
-static void print_ci(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2)
-{
-	double lo, hi;
 	char b[64];
 
-	zt_diff_ci(k1, n1, k2, n2, ZT_Z95, &lo, &hi);
-	snprintf(b, sizeof b, "[%+.2f%%, %+.2f%%]", 100 * lo, 100 * hi);
+	snprintf(b, sizeof b, "[%+.2f%%, %+.2f%%]", 100 * t->lo, 100 * t->hi);
 	printf(" %-20s", b);
 }
 
-static void print_json(const struct row *r, size_t nr, uint64_t n1, uint64_t n2,
-		       double q)
+static void json_test(const char *what, const struct zt_cmp_test *t)
 {
-	printf("{\"before_samples\": %llu, \"after_samples\": %llu, \"fdr_q\": ",
-	       (unsigned long long)n1, (unsigned long long)n2);
-	zt_json_number(stdout, q);
-	printf(", \"tests\": %zu, \"functions\": [", 2 * nr);
-	for (size_t i = 0; i < nr; i++) {
-		double lo, hi, slo, shi;
-
-		zt_diff_ci(r[i].total[0], n1, r[i].total[1], n2, ZT_Z95, &lo, &hi);
-		zt_diff_ci(r[i].self[0], n1, r[i].self[1], n2, ZT_Z95, &slo, &shi);
-		printf("%s\n  {\"name\": ", i ? "," : "");
-		zt_json_string(stdout, r[i].name, r[i].namelen);
-		printf(", \"self_before\": %llu, \"self_after\": %llu, "
-		       "\"total_before\": %llu, \"total_after\": %llu",
-		       (unsigned long long)r[i].self[0], (unsigned long long)r[i].self[1],
-		       (unsigned long long)r[i].total[0], (unsigned long long)r[i].total[1]);
-		printf(", \"self_share_before\": ");
-		zt_json_number(stdout, share(r[i].self[0], n1));
-		printf(", \"self_share_after\": ");
-		zt_json_number(stdout, share(r[i].self[1], n2));
-		printf(", \"self_change_ci95\": [");
-		zt_json_number(stdout, slo);
-		printf(", ");
-		zt_json_number(stdout, shi);
-		printf("], \"self_p\": ");
-		zt_json_number(stdout, r[i].pself);
-		printf(", \"total_share_before\": ");
-		zt_json_number(stdout, share(r[i].total[0], n1));
-		printf(", \"total_share_after\": ");
-		zt_json_number(stdout, share(r[i].total[1], n2));
-		printf(", \"total_change_ci95\": [");
-		zt_json_number(stdout, lo);
-		printf(", ");
-		zt_json_number(stdout, hi);
-		printf("], \"total_p\": ");
-		zt_json_number(stdout, r[i].ptotal);
-		printf(", \"significant\": %s}", r[i].sig ? "true" : "false");
-	}
-	printf("%s]}\n", nr ? "\n" : "");
+	printf(", \"%s_share_before\": ", what);
+	zt_json_number(stdout, t->share[0]);
+	printf(", \"%s_share_after\": ", what);
+	zt_json_number(stdout, t->share[1]);
+	printf(", \"%s_change_ci\": [", what);
+	zt_json_number(stdout, t->lo);
+	printf(", ");
+	zt_json_number(stdout, t->hi);
+	printf("], \"%s_p\": ", what);
+	zt_json_number(stdout, t->p);
+	printf(", \"%s_dispersion\": ", what);
+	zt_json_number(stdout, t->phi);
 }
 
-static void report(const char *a, const char *b, int strip, double q,
+static void print_json(const struct zt_cmp *c)
+{
+	printf("{\"before_runs\": %zu, \"after_runs\": %zu, \"before_samples\": %llu, "
+	       "\"after_samples\": %llu, \"replicates\": %s, \"dispersion\": ",
+	       c->runs[0], c->runs[1], (unsigned long long)c->samples[0],
+	       (unsigned long long)c->samples[1], c->replicates ? "true" : "false");
+	zt_json_number(stdout, c->alpha);
+	printf(", \"dispersion_prior_df\": ");
+	zt_json_number(stdout, c->replicates ? c->d0 : 0);
+	printf(", \"fdr_q\": ");
+	zt_json_number(stdout, c->q);
+	printf(", \"ci_level\": ");
+	zt_json_number(stdout, c->level);
+	printf(", \"tests\": %zu, \"functions\": [", c->ntests);
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct zt_cmp_row *r = &c->rows[i];
+
+		printf("%s\n  {\"name\": ", i ? "," : "");
+		zt_json_string(stdout, r->name, r->namelen);
+		printf(", \"self_before\": %llu, \"self_after\": %llu, \"total_before\": %llu, "
+		       "\"total_after\": %llu", (unsigned long long)r->self.k[0],
+		       (unsigned long long)r->self.k[1], (unsigned long long)r->total.k[0],
+		       (unsigned long long)r->total.k[1]);
+		json_test("self", &r->self);
+		json_test("total", &r->total);
+		printf(", \"significant\": %s}", r->significant ? "true" : "false");
+	}
+	printf("%s]}\n", c->nrows ? "\n" : "");
+}
+
+static void print_level(double level)
+{
+	char b[32];
+	int d = 1;
+
+	/* Enough digits to show how far from 100% the level is. */
+	while (d < 6 && 100 * (1 - level) < pow(10, 1 - d))
+		d++;
+	snprintf(b, sizeof b, "%.*f%%", d, 100 * level);
+	fputs(b, stdout);
+}
+
+static void report(char **runs, size_t nruns, size_t nbefore, int strip, double q,
 		   long rows, int json)
 {
-	struct zt_profile *p[2] = { load_profile(a, strip, 0), load_profile(b, strip, 1) };
-	uint64_t n1 = zt_profile_samples(p[0]), n2 = zt_profile_samples(p[1]);
-	uint32_t k0 = zt_profile_nkeys(p[0]), k1 = zt_profile_nkeys(p[1]);
-	struct row *r = zt_calloc((size_t)k0 + k1 + 1, sizeof *r);
-	double *pv;
-	int *rej;
-	size_t nr = 0, nsig = 0;
+	int *side = zt_calloc(nruns, sizeof *side);
+	struct zt_cmp *c;
+	size_t nsig = 0;
 
-	if (n1 == 0 || n2 == 0)
-		zt_die(ZT_EXIT_DATA, "'%s' holds no samples", n1 == 0 ? a : b);
-	/* Every function of either profile, once. */
-	for (int side = 0; side < 2; side++) {
-		for (uint32_t id = 0; id < zt_profile_nkeys(p[side]); id++) {
-			size_t n;
-			const char *name = zt_profile_name(p[side], id, &n);
-			int64_t other = zt_profile_find(p[!side], name, n);
-
-			if (side == 1 && other >= 0)
-				continue;
-			r[nr].name = name;
-			r[nr].namelen = n;
-			r[nr].self[side] = zt_profile_self(p[side], id);
-			r[nr].total[side] = zt_profile_total(p[side], id);
-			if (other >= 0) {
-				r[nr].self[!side] = zt_profile_self(p[!side], (uint32_t)other);
-				r[nr].total[!side] = zt_profile_total(p[!side], (uint32_t)other);
-			}
-			nr++;
-		}
+	prof = zt_calloc(nruns, sizeof *prof);
+	for (size_t j = 0; j < nruns; j++) {
+		side[j] = j >= nbefore;
+		load_profile(runs[j], strip, j);
 	}
-	pv = zt_calloc(2 * nr + 1, sizeof *pv);
-	rej = zt_calloc(2 * nr + 1, sizeof *rej);
-	for (size_t i = 0; i < nr; i++) {
-		double ds = share(r[i].self[1], n2) - share(r[i].self[0], n1);
-		double dt = share(r[i].total[1], n2) - share(r[i].total[0], n1);
-
-		r[i].pself = pv[2 * i] = zt_share_test(r[i].self[0], n1, r[i].self[1], n2);
-		r[i].ptotal = pv[2 * i + 1] = zt_share_test(r[i].total[0], n1, r[i].total[1], n2);
-		r[i].change = fabs(ds) > fabs(dt) ? ds : dt;
-	}
-	zt_bh(pv, 2 * nr, q, rej);
-	for (size_t i = 0; i < nr; i++) {
-		r[i].sig = rej[2 * i] || rej[2 * i + 1];
-		nsig += (size_t)r[i].sig;
-	}
-	qsort(r, nr, sizeof *r, byrow);
-
+	c = zt_compare(prof, side, nruns, q);
+	for (size_t i = 0; i < c->nrows; i++)
+		nsig += (size_t)c->rows[i].significant;
 	if (json) {
-		print_json(r, nr, n1, n2, q);
+		print_json(c);
 	} else {
-		printf("before: %llu samples, after: %llu samples\n",
-		       (unsigned long long)n1, (unsigned long long)n2);
-		printf("%zu of %zu functions changed beyond sampling noise "
-		       "(exact binomial tests, Benjamini-Hochberg FDR %g over %zu tests)\n\n",
-		       nsig, nr, q, 2 * nr);
+		if (c->runs[0] == 1 && c->runs[1] == 1)
+			printf("before: %llu samples, after: %llu samples\n",
+			       (unsigned long long)c->samples[0], (unsigned long long)c->samples[1]);
+		else
+			printf("before: %zu runs, %llu samples; after: %zu runs, %llu samples\n",
+			       c->runs[0], (unsigned long long)c->samples[0], c->runs[1],
+			       (unsigned long long)c->samples[1]);
+		if (c->replicates)
+			printf("%zu of %zu functions changed beyond run-to-run variation "
+			       "(quasi-binomial tests, common dispersion %.3g, "
+			       "Benjamini-Hochberg FDR %g over %zu tests)\n",
+			       nsig, c->nrows, c->alpha, q, c->ntests);
+		else
+			printf("%zu of %zu functions changed beyond sampling noise "
+			       "(score tests, Benjamini-Hochberg FDR %g over %zu tests)\n",
+			       nsig, c->nrows, q, c->ntests);
+		if (!c->replicates)
+			printf("one run per side: sampling error only, not the variation "
+			       "between runs; give two or more runs per side to test against it\n");
+		printf("intervals: ");
+		print_level(c->level);
+		printf(", adjusted for %zu tests: an interval excludes 0 exactly when its "
+		       "function's verdict is a change\n\n", c->ntests);
 		printf("%8s %8s %8s %-20s %8s %8s %8s %-20s %-12s %s\n",
-		       "self1", "self2", "change", "95% CI", "total1", "total2",
-		       "change", "95% CI", "verdict", "function");
-		for (size_t i = 0; i < nr && (rows <= 0 || (long)i < rows); i++) {
-			const struct row *x = &r[i];
-			double s1 = share(x->self[0], n1), s2 = share(x->self[1], n2);
-			double t1 = share(x->total[0], n1), t2 = share(x->total[1], n2);
+		       "self1", "self2", "change", "interval", "total1", "total2",
+		       "change", "interval", "verdict", "function");
+		for (size_t i = 0; i < c->nrows && (rows <= 0 || (long)i < rows); i++) {
+			const struct zt_cmp_row *x = &c->rows[i];
 
-			printf("%7.2f%% %7.2f%% %+7.2f%%", 100 * s1, 100 * s2, 100 * (s2 - s1));
-			print_ci(x->self[0], n1, x->self[1], n2);
-			printf(" %7.2f%% %7.2f%% %+7.2f%%", 100 * t1, 100 * t2, 100 * (t2 - t1));
-			print_ci(x->total[0], n1, x->total[1], n2);
-			printf(" %-12s ", x->sig ? "significant" : "within noise");
+			printf("%7.2f%% %7.2f%% %+7.2f%%", 100 * x->self.share[0],
+			       100 * x->self.share[1], 100 * x->self.change);
+			print_ci(&x->self);
+			printf(" %7.2f%% %7.2f%% %+7.2f%%", 100 * x->total.share[0],
+			       100 * x->total.share[1], 100 * x->total.change);
+			print_ci(&x->total);
+			printf(" %-12s ", x->significant ? "significant" : "within noise");
 			fwrite(x->name, 1, x->namelen, stdout);
 			putchar('\n');
 		}
-		if (rows > 0 && nr > (size_t)rows)
-			printf("(%zu more functions; --top 0 shows all)\n", nr - (size_t)rows);
+		if (rows > 0 && c->nrows > (size_t)rows)
+			printf("(%zu more functions; --top 0 shows all)\n", c->nrows - (size_t)rows);
 	}
-	free(pv);
-	free(rej);
-	free(r);
-	zt_profile_free(p[0]);
-	zt_profile_free(p[1]);
+	zt_cmp_free(c);
+	for (size_t j = 0; j < nruns; j++)
+		zt_profile_free(prof[j]);
+	free(prof);
+	free(side);
 }
 
 int main(int argc, char **argv)
@@ -316,8 +302,17 @@ int main(int argc, char **argv)
 	long rows = 20;
 	char *end;
 	static char obuf[1 << 16];
+	static char sep[] = "\001--";
+	int nbefore = -1, nstdin = 0;
 
 	zt_setprog(argv[0]);
+	/* A "--" between operands splits the runs before from the runs after;
+	   it is kept in place as an operand of its own (SEP). */
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			argv[i] = sep;
+			break;
+		}
 	while ((c = getopt_long(argc, argv, "hjnq:rst:V", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
@@ -345,12 +340,29 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc != 2) {
+	for (int i = 0; i < argc; i++) {
+		if (argv[i] == sep) {
+			nbefore = i;
+			memmove(argv + i, argv + i + 1, (size_t)(argc - i - 1) * sizeof *argv);
+			argc--;
+			i--;
+			continue;
+		}
+		nstdin += strcmp(argv[i], "-") == 0;
+	}
+	if (nbefore < 0 && argc != 2) {
 		zt_warn(argc < 2 ? "two profiles are needed, before and after"
-				 : "too many operands");
+				 : "too many operands (several runs per side are written "
+				   "before... -- after...)");
 		usage(stderr, ZT_EXIT_USAGE);
 	}
-	if (strcmp(argv[0], "-") == 0 && strcmp(argv[1], "-") == 0) {
+	if (nbefore < 0)
+		nbefore = 1;
+	if (nbefore == 0 || nbefore == argc) {
+		zt_warn("each side needs at least one profile, around '--'");
+		usage(stderr, ZT_EXIT_USAGE);
+	}
+	if (nstdin > 1) {
 		zt_warn("only one of the profiles can be stdin");
 		usage(stderr, ZT_EXIT_USAGE);
 	}
@@ -358,9 +370,13 @@ int main(int argc, char **argv)
 		zt_warn("--json goes with --report");
 		usage(stderr, ZT_EXIT_USAGE);
 	}
+	if (argc > 2 && !rep) {
+		zt_warn("several runs per side go with --report");
+		usage(stderr, ZT_EXIT_USAGE);
+	}
 	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 	if (rep)
-		report(argv[0], argv[1], strip, q, rows, json);
+		report(argv, (size_t)argc, (size_t)nbefore, strip, q, rows, json);
 	else
 		difffolded(argv[0], argv[1], normalize, strip);
 	zt_fshut(stdout, "<stdout>");

@@ -32,7 +32,7 @@ static struct zt_ps_reader *r;
 static void usage(FILE *f, int status)
 {
 	fprintf(f, "usage: zt-fold [--pid | --tid] [--kernel] [--jit] [--all] [--addrs]\n"
-		   "               [--srcline] [file ...]\n");
+		   "               [--srcline] [--weight=period|count] [file ...]\n");
 	exit(status);
 }
 
@@ -56,6 +56,7 @@ int main(int argc, char **argv)
 		{ "all", no_argument, NULL, 'a' },
 		{ "addrs", no_argument, NULL, 'A' },
 		{ "srcline", no_argument, NULL, 's' },
+		{ "weight", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -64,7 +65,8 @@ int main(int argc, char **argv)
 	char *event = NULL, *skipped_event = NULL;
 	unsigned long skipped = 0;
 	static char obuf[1 << 16];
-	int c, tty = isatty(STDERR_FILENO);
+	int c, tty = isatty(STDERR_FILENO), declare = 0;
+	char wline[160];
 
 	zt_setprog(argv[0]);
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
@@ -76,6 +78,14 @@ int main(int argc, char **argv)
 		case 'p': o.pid = 1; break;
 		case 's': o.srcline = 1; break;
 		case 't': o.tid = 1; break;
+		case 'w':
+			if (strcmp(optarg, "count") != 0 && strcmp(optarg, "period") != 0) {
+				zt_warn("--weight wants period or count, not '%s'", optarg);
+				usage(stderr, ZT_EXIT_USAGE);
+			}
+			o.count = strcmp(optarg, "count") == 0;
+			declare = 1;
+			break;
 		case 'h': usage(stdout, ZT_EXIT_OK); break;
 		case 'V': zt_version(); return ZT_EXIT_OK;
 		default: usage(stderr, ZT_EXIT_USAGE);
@@ -133,6 +143,12 @@ int main(int argc, char **argv)
 		zt_die(ZT_EXIT_DATA, "no samples in the input");
 
 	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+	/* Said only when asked: flamegraph.pl warns about a line it cannot
+	   read, and the default output is stackcollapse-perf.pl's bytes. */
+	if (declare) {
+		zt_fold_weight_line(fold, wline, sizeof wline);
+		printf("%s\n", wline);
+	}
 	zt_fold_write(fold, stdout);
 	zt_fshut(stdout, "<stdout>");
 	zt_fold_free(fold);

@@ -1,0 +1,84 @@
+/*
+ * compare.h — the model behind zt-diff --report: which functions' shares of
+ * the samples differ between two sets of runs by more than the runs vary.
+ *
+ * Each function gives two tests, its self and its total share. A test
+ * compares the pooled shares of the two sides with a continuity-corrected
+ * score statistic. With one run per side its variance is the binomial's:
+ * sampling error only. With more runs it is inflated by a dispersion
+ * (quasi-binomial): the function's own between-run variation, measured by
+ * Pearson's X^2 within the sides (R - 2 degrees of freedom for R runs),
+ * weighed together with a common negative-binomial dispersion estimated
+ * from all functions (variance mu (1 + alpha mu), as edgeR and DESeq2 model
+ * counts; worth ZT_CMP_PRIOR_DF degrees of freedom), never below sampling
+ * variance, and referred to Student's t with R - 2 + ZT_CMP_PRIOR_DF
+ * degrees of freedom. Benjamini–Hochberg picks the significant tests; every
+ * interval is at the level that agrees with that choice (false coverage
+ * rate intervals, Benjamini and Yekutieli 2005).
+ */
+#ifndef ZT_COMPARE_H
+#define ZT_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+/* How many degrees of freedom the common dispersion weighs against a
+   function's own X^2 (R - 2 of them with R runs). */
+#define ZT_CMP_PRIOR_DF 4.0
+
+struct zt_cmp_test {
+	uint64_t k[2];		/* count per side, summed over its runs */
+	double share[2];	/* k / the side's samples */
+	double change;		/* share[1] - share[0] */
+	double p;		/* two-sided p-value */
+	double lo, hi;		/* interval for change, at zt_cmp.level */
+	double phi;		/* variance over sampling variance, >= 1 */
+	int rejected;		/* chosen by Benjamini–Hochberg */
+};
+
+struct zt_cmp_row {
+	const char *name;	/* owned by the zt_cmp */
+	size_t namelen;
+	struct zt_cmp_test self, total;
+	int significant;	/* self or total rejected */
+	double change;		/* the larger in size of the two changes */
+};
+
+struct zt_cmp {
+	size_t runs[2];
+	uint64_t samples[2];	/* per side, summed over its runs */
+	int replicates;		/* more than two runs: between-run variation estimated */
+	double alpha;		/* the common extra-Poisson dispersion (0 without
+				   replicates) */
+	double d0;		/* the weight of the common dispersion, in degrees
+				   of freedom */
+	double df;		/* degrees of freedom of the t; 0 for the normal */
+	double q;		/* the false discovery rate controlled */
+	size_t ntests, rejections;
+	double level;		/* the intervals' confidence level */
+	struct zt_cmp_row *rows;	/* significant first, then by size of change */
+	size_t nrows;
+	struct zt_strtab *names;
+};
+
+/*
+ * Compare the n profiles p (each one run; side[i] is 0 for before, 1 for
+ * after; each side needs a run with samples) at false discovery rate q.
+ * Costs time linear in the number of functions times runs, whatever the
+ * counts. The caller frees the result with zt_cmp_free and keeps the
+ * profiles.
+ */
+struct zt_cmp *zt_compare(struct zt_profile *const *p, const int *side, size_t n,
+			  double q);
+void zt_cmp_free(struct zt_cmp *c);
+
+/*
+ * The test itself, for unit tests: counts k[j] of n[j] samples in run j,
+ * side[j] 0 or 1, r runs. Sets the shares, change and the statistic's parts.
+ */
+void zt_cmp_one(const uint64_t *k, const uint64_t *n, const int *side, size_t r,
+		struct zt_cmp_test *t, double *x2);
+
+#endif

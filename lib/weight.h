@@ -1,0 +1,71 @@
+/*
+ * weight.h — what the numbers of a profile weigh: samples, or perf's
+ * periods (nanoseconds of a clock event, or counts of a hardware event).
+ *
+ * Every reader keeps one of these per input. Perf script records give it
+ * their event and period; a folded file may declare its weight in a
+ * comment line (formats/folded.md):
+ *
+ *   # zt weight: samples
+ *   # zt weight: period cpu-clock 1003009 ns
+ *   # zt weight: period cycles varies events
+ *
+ * A folded file without one holds sample counts, as the format says,
+ * unless every count is a multiple of one large number, as perf's periods
+ * are: such a file is taken for what it is, periods of an unknown event,
+ * and never silently as samples.
+ */
+#ifndef ZT_WEIGHT_H
+#define ZT_WEIGHT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum zt_weight_kind {
+	ZT_WEIGHT_SAMPLES,	/* each unit is a sample */
+	ZT_WEIGHT_PERIOD,	/* sums of perf periods */
+};
+
+struct zt_weight {
+	enum zt_weight_kind kind;
+	int declared;		/* a folded file said so, or records showed it */
+	char event[64];		/* the perf event, "" when unknown */
+	int clock;		/* the event is a clock: periods are ns */
+	uint64_t period;	/* the period of one sample; 0 when they vary */
+	/* What was seen, for inputs that declare nothing. */
+	uint64_t gcd, min, n;
+	int varies;
+};
+
+/* The smallest common divisor of an undeclared folded file's counts that
+   marks them as periods: sample counts never all share one this large. */
+#define ZT_WEIGHT_PERIOD_GCD 1000
+
+/* A '#' line of a folded file (with its '#'): NULL, or what is wrong with
+   a weight declaration. Other comments are ignored. */
+const char *zt_weight_comment(struct zt_weight *w, const char *s, size_t n);
+
+/* One folded count, or one record's event and period (event may be NULL
+   with period 1 for a record that is one sample). */
+void zt_weight_count(struct zt_weight *w, uint64_t count);
+void zt_weight_record(struct zt_weight *w, const char *event, size_t evlen,
+		      uint64_t period);
+
+/*
+ * After the input: whether its weights convert to samples exactly. Returns
+ * NULL and sets *div (divide every weight by it) when they do; otherwise
+ * the reason, in a buffer of the weight's.
+ */
+const char *zt_weight_samples(struct zt_weight *w, uint64_t *div);
+
+/* The unit of one weight when it is not samples: "ns", or the event's
+   name, or "units" when unknown. */
+const char *zt_weight_unit(const struct zt_weight *w);
+
+/* The declaration line (without '\n') that says w, into buf. */
+void zt_weight_line(const struct zt_weight *w, char *buf, size_t cap);
+
+/* Whether perf event name ev (with :modifiers) is a clock (ns periods). */
+int zt_weight_is_clock(const char *ev, size_t n);
+
+#endif
