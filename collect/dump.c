@@ -157,6 +157,11 @@ int zt_dump_open(void)
 	put_key(dfd, "max-depth", ZT_MAX_DEPTH);
 	zt_puts(dfd, zt_state.unwind == ZT_UNWIND_FP ? "unwind fp\n" :
 		zt_state.unwind == ZT_UNWIND_CFI ? "unwind cfi\n" : "unwind auto\n");
+	zt_state.start_ns = zt_clock_ns(CLOCK_MONOTONIC);
+	zt_state.start_time_ns = zt_clock_ns(CLOCK_REALTIME);
+	zt_puts(dfd, "clock monotonic\n");
+	put_key(dfd, "start-ns", zt_state.start_ns);
+	put_key(dfd, "start-time-ns", zt_state.start_time_ns);
 	zt_puts(dfd, "samples\n");
 	dfd = -1;
 	return 0;

@@ -50,6 +50,16 @@ pid_t zt_gettid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
+/* A clock's reading in nanoseconds; 0 if it cannot be read. Async-signal-safe. */
+uint64_t zt_clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int64_t zt_cpu_ns(void)
 {
 	struct timespec ts;
@@ -119,7 +129,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 		__atomic_fetch_add(&zt_state.truncated, 1, __ATOMIC_RELAXED);
 	if (end != ZT_WALK_COMPLETE)
 		__atomic_fetch_add(&zt_state.partial, 1, __ATOMIC_RELAXED);
-	zt_store_sample(t, addr, n, end != ZT_WALK_COMPLETE);
+	zt_store_sample(t, zt_clock_ns(CLOCK_MONOTONIC), addr, n, end != ZT_WALK_COMPLETE);
 out:
 	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
 done:

@@ -29,7 +29,7 @@ enum {
 	ZT_MAX_DEPTH = 128,	/* frames kept per sample, leaf first */
 	ZT_MAX_THREADS = 4096,	/* threads alive at once that get a buffer */
 	ZT_BUF_SIZE = 16 * 1024,/* per-thread buffer, written out when full */
-	ZT_LINE_MAX = 24 + ZT_MAX_DEPTH * 18 + 2,	/* one sample line */
+	ZT_LINE_MAX = 24 + 22 + ZT_MAX_DEPTH * 18 + 2,	/* one sample line */
 	ZT_MAX_NAMES = 65536,	/* thread names remembered */
 	ZT_MAX_BUILDIDS = 1024,	/* ELF objects whose build-id is kept */
 };
@@ -95,6 +95,8 @@ struct zt_state {
 	enum zt_unwind_mode unwind;	/* ZT_UNWIND: auto, cfi or fp */
 	volatile int program_sigprof;	/* the program uses SIGPROF: 1 handler, 2 timer */
 	int64_t cpu_start_ns, cpu_stop_ns;	/* process CPU clock while sampling */
+	uint64_t start_ns;	/* CLOCK_MONOTONIC when the dump was opened */
+	uint64_t start_time_ns;	/* CLOCK_REALTIME then: the wall-clock start */
 	char base[4096];	/* ZT_OUT as given */
 	char out[4096];		/* final path: base, or base.PID for descendants */
 	char tmp[4096];		/* path written during the run */
@@ -144,8 +146,8 @@ ZT_HIDDEN int zt_timer_start(struct zt_thread *t);
 ZT_HIDDEN void zt_timer_stop(struct zt_thread *t);
 
 /* store.c */
-ZT_HIDDEN void zt_store_sample(struct zt_thread *t, const uint64_t *addr,
-			       size_t n, int partial);
+ZT_HIDDEN void zt_store_sample(struct zt_thread *t, uint64_t when,
+			       const uint64_t *addr, size_t n, int partial);
 ZT_HIDDEN void zt_store_flush(struct zt_thread *t);
 ZT_HIDDEN char *zt_fmt_u64(char *p, uint64_t v, int base);
 
@@ -188,6 +190,7 @@ ZT_HIDDEN void zt_sigprof_foreign(int sig, siginfo_t *si, void *uc);
 ZT_HIDDEN void zt_sigprof_release(void);
 
 ZT_HIDDEN int64_t zt_cpu_ns(void);
+ZT_HIDDEN uint64_t zt_clock_ns(clockid_t clock);
 ZT_HIDDEN pid_t zt_gettid(void);
 
 #endif

@@ -61,11 +61,13 @@ void zt_store_flush(struct zt_thread *t)
 }
 
 /*
- * Appends "TID 1 ADDR ADDR...\n": an exact pc after the first is written
+ * Appends "TID 1 @WHEN ADDR ADDR...\n", WHEN in nanoseconds since the dump
+ * started (CLOCK_MONOTONIC): an exact pc after the first is written
  * "=ADDR", and a stack that did not reach the thread's entry ends in " -".
  * Runs in the handler of thread t only.
  */
-void zt_store_sample(struct zt_thread *t, const uint64_t *addr, size_t n, int partial)
+void zt_store_sample(struct zt_thread *t, uint64_t when, const uint64_t *addr, size_t n,
+		     int partial)
 {
 	char *p;
 
@@ -75,6 +77,9 @@ void zt_store_sample(struct zt_thread *t, const uint64_t *addr, size_t n, int pa
 	p = zt_fmt_u64(p, (uint64_t)t->tid, 10);
 	*p++ = ' ';
 	*p++ = '1';
+	*p++ = ' ';
+	*p++ = '@';
+	p = zt_fmt_u64(p, when > zt_state.start_ns ? when - zt_state.start_ns : 0, 10);
 	for (size_t i = 0; i < n; i++) {
 		*p++ = ' ';
 		if (i > 0 && (addr[i] & ZT_WALK_EXACT))

@@ -124,8 +124,9 @@ static int stack_eq(void *ctx, uint32_t i, const void *k)
 	       memcmp(&d->exact[s->first], key->exact, key->n) == 0;
 }
 
-static void add_stack(struct zt_dump *d, uint32_t tid, int partial, uint64_t count,
-		      const uint64_t *addr, const uint8_t *exact, size_t n)
+/* Count a stack in; returns its index among d->stacks. */
+static size_t add_stack(struct zt_dump *d, uint32_t tid, int partial, uint64_t count,
+			const uint64_t *addr, const uint8_t *exact, size_t n)
 {
 	struct stack_key key = { tid, partial, n, addr, exact };
 	uint64_t h = zt_hash(addr, n * sizeof *addr, tid + ((uint64_t)partial << 32));
@@ -136,7 +137,7 @@ static void add_stack(struct zt_dump *d, uint32_t tid, int partial, uint64_t cou
 	found = zt_index_find(&d->index, h, stack_eq, d, &key);
 	if (found >= 0) {
 		d->stacks[found].count += count;
-		return;
+		return (size_t)found;
 	}
 	size_t cap = d->capaddr;
 
@@ -154,15 +155,15 @@ static void add_stack(struct zt_dump *d, uint32_t tid, int partial, uint64_t cou
 	s->count = count;
 	d->naddr += n;
 	zt_index_add(&d->index, h, (uint32_t)d->nstacks);
-	d->nstacks++;
+	return d->nstacks++;
 }
 
 static int sample_line(struct reader *r, char *s)
 {
 	struct zt_dump *d = r->d;
-	uint64_t tid = 0, count = 1, a;
+	uint64_t tid = 0, count = 1, a, ns = 0;
 	size_t n = 0;
-	int partial = 0;
+	int partial = 0, timed = 0;
 	char *t;
 
 	if (d->version >= 2) {
@@ -172,6 +173,13 @@ static int sample_line(struct reader *r, char *s)
 			return fail(r, "sample: count is not a number");
 		if (count == 0)
 			return fail(r, "sample: count is zero");
+	}
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (d->version >= 3 && *s == '@') {
+		if (!(t = token(&s)) || parse_dec(t + 1, &ns))
+			return fail(r, "sample: time is not a number");
+		timed = 1;
 	}
 	while ((t = token(&s))) {
 		int exact = n == 0;
@@ -199,8 +207,19 @@ static int sample_line(struct reader *r, char *s)
 	if (d->nsamples > UINT64_MAX - count)
 		return fail(r, "sample: count overflows");
 	d->nsamples += count;
-	if (r->store)
-		add_stack(d, (uint32_t)tid, partial, count, r->tmp, r->tmpx, n);
+	if (!timed)
+		d->nuntimed += count;
+	if (r->store) {
+		size_t st = add_stack(d, (uint32_t)tid, partial, count, r->tmp, r->tmpx, n);
+
+		if (timed) {
+			zt_grow(&d->timed, &d->captimed, d->ntimed + 1, sizeof *d->timed);
+			d->timed[d->ntimed].ns = ns;
+			d->timed[d->ntimed].stack = st;
+			d->timed[d->ntimed].count = count;
+			d->ntimed++;
+		}
+	}
 	return 0;
 }
 
@@ -273,6 +292,10 @@ static int key_line(struct reader *r, char *line)
 	} else if (strcmp(key, "partial") == 0) {
 		d->have_partial = 1;
 		return number_value(r, key, v, &d->partial);
+	} else if (strcmp(key, "start-ns") == 0) {
+		return number_value(r, key, v, &d->start_ns);
+	} else if (strcmp(key, "start-time-ns") == 0) {
+		return number_value(r, key, v, &d->start_time_ns);
 	} else if (strcmp(key, "unwind") == 0) {
 		free(d->unwind);
 		d->unwind = zt_strdup(v);
@@ -501,6 +524,7 @@ void zt_dump_free(struct zt_dump *d)
 	free(d->stacks);
 	free(d->addr);
 	free(d->exact);
+	free(d->timed);
 	free(d->timer);
 	free(d->unwind);
 	free(d->rate_cap);

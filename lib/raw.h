@@ -22,6 +22,13 @@ struct zt_stack {
 	uint64_t count;
 };
 
+/* One sample line with its time (version 3 "@ns"), in file order. */
+struct zt_timed {
+	uint64_t ns;		/* since the dump's start-ns */
+	size_t stack;		/* index into stacks */
+	uint64_t count;
+};
+
 struct zt_buildid {
 	uint64_t addr;		/* an address inside the object's first mapping */
 	char *hex;
@@ -55,6 +62,11 @@ struct zt_dump {
 	char *conflict;		/* "handler", "itimer-prof": the program's own SIGPROF use */
 	char *exec;		/* the program exec'd this, after which the dump ends */
 	uint64_t cpu_ns, cpu_user_ns, cpu_sys_ns;
+	uint64_t start_ns;	/* CLOCK_MONOTONIC at the start (v3 "start-ns"), 0 if unknown */
+	uint64_t start_time_ns;	/* CLOCK_REALTIME at the start, 0 if unknown */
+	struct zt_timed *timed;	/* the sample lines that had a time */
+	size_t ntimed, captimed;
+	uint64_t nuntimed;	/* samples whose line had no time */
 	int have_cpu;
 	uint64_t nsamples;	/* sum of the counts */
 

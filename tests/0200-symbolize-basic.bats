@@ -92,7 +92,7 @@ EOT
 	[[ "$output" == *"# zt timer perf-task-clock"* ]]
 	[[ "$output" == *"# zt pid $pid"* ]]
 	[[ "$output" == *"# zt thread $pid spin"* ]]
-	[[ "$output" == *"spin $pid/$pid 0.000000: "*" zt-samples:"* ]]
+	[[ "$output" == *"spin $pid/$pid "[0-9]*"."[0-9][0-9][0-9][0-9][0-9][0-9]": 1 zt-samples:"* ]]
 	[[ "$output" == *" hot_a+0x"*" ($SAMPLES/spin)"* ]]
 	# The sample counts add up to the dump's.
 	n=$(sed -n 's/^samples \([0-9]*\)$/\1/p' real.raw)

@@ -24,13 +24,15 @@ static void usage(int status)
 {
 	FILE *f = status ? stderr : stdout;
 
-	fprintf(f, "usage: %s [-l] [--no-demangle] [-d DIR]... [--sysroot=DIR] [FILE]\n"
+	fprintf(f, "usage: %s [-lm] [--no-demangle] [-d DIR]... [--sysroot=DIR] [FILE]\n"
 		"Turn a zt raw dump (FILE or stdin, plain or gzip) into the perf script\n"
-		"text layout, one record per distinct stack.\n"
+		"text layout: one record per sample, in time order, with its time\n"
+		"(dumps without times, or --merge: one record per distinct stack).\n"
 		"\n"
 		"  -d, --debug-dir=DIR  look for binaries and debug files by build-id in\n"
 		"                       DIR/.build-id/ (repeatable; before /usr/lib/debug)\n"
 		"  -l, --lines          source lines and inlined frames, from DWARF\n"
+		"  -m, --merge          one record per distinct stack, its period the count\n"
 		"      --no-demangle    print C++ and Rust names as they are mangled\n"
 		"      --sysroot=DIR    look for the dump's files under DIR\n"
 		"  -h, --help           print this help\n"
@@ -158,12 +160,48 @@ static void print_frame(uint64_t addr, const struct zt_symres *r)
 		print_srcline(r->file, r->line);
 }
 
+/* Sample lines by time; lines with the same time keep their file order. */
+static int by_time(const void *a, const void *b, void *ctx)
+{
+	const struct zt_timed *x = a, *y = b;
+
+	(void)ctx;
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * One record: "comm pid/tid seconds: count zt-samples:", the frames leaf
+ * first, a [truncated] root for a partial stack, a blank line.
+ */
+static void print_record(const struct zt_dump *dp, const struct zt_symres *res,
+			 const char *comm, size_t stack, uint64_t ns, uint64_t count)
+{
+	const struct zt_stack *st = &dp->stacks[stack];
+	const char *name = zt_dump_thread_name(dp, st->tid);
+	uint64_t pid = dp->have_pid ? dp->pid : st->tid;
+
+	/* A ';' in a thread name would split the folded stack. */
+	zt_fput_escaped(stdout, name && *name ? name : comm, ";");
+	printf(" %" PRIu64 "/%" PRIu32 " %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " zt-samples:\n",
+	       pid, st->tid, ns / 1000000000u, ns % 1000000000u / 1000u, count);
+	for (size_t j = st->first; j < st->first + st->naddr; j++)
+		print_frame(dp->addr[j], &res[j]);
+	/* The unwinder stopped short: say so at the root, never pass the
+	 * stack off as whole. */
+	if (st->partial)
+		printf("\t%16x [truncated] ([unknown])\n", 0);
+	putchar('\n');
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "debug-dir", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "lines", no_argument, NULL, 'l' },
+		{ "merge", no_argument, NULL, 'm' },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "version", no_argument, NULL, 'V' },
@@ -174,11 +212,11 @@ int main(int argc, char **argv)
 	struct zt_symres *res;
 	char err[512];
 	const char *comm;
-	int c;
+	int c, merge = 0;
 
 	zt_setprog(argv[0]);
 	dirs = zt_calloc((size_t)argc + 1, sizeof *dirs);
-	while ((c = getopt_long(argc, argv, "d:hlV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:hlmV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			check_dir("--debug-dir", optarg);
@@ -186,6 +224,9 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			o.lines = 1;
+			break;
+		case 'm':
+			merge = 1;
 			break;
 		case OPT_NO_DEMANGLE:
 			o.no_demangle = 1;
@@ -227,22 +268,19 @@ int main(int argc, char **argv)
 
 	print_facts(&d, s);
 	comm = process_name(&d);
-	for (size_t i = 0; i < d.nstacks; i++) {
-		const struct zt_stack *st = &d.stacks[i];
-		const char *name = zt_dump_thread_name(&d, st->tid);
-		uint64_t pid = d.have_pid ? d.pid : st->tid;
-
-		/* A ';' in a thread name would split the folded stack. */
-		zt_fput_escaped(stdout, name && *name ? name : comm, ";");
-		printf(" %" PRIu64 "/%" PRIu32 " 0.000000: %" PRIu64 " zt-samples:\n",
-		       pid, st->tid, st->count);
-		for (size_t j = st->first; j < st->first + st->naddr; j++)
-			print_frame(d.addr[j], &res[j]);
-		/* The unwinder stopped short: say so at the root, never pass
-		 * the stack off as whole. */
-		if (st->partial)
-			printf("\t%16x [truncated] ([unknown])\n", 0);
-		putchar('\n');
+	if (!merge && d.ntimed > 0 && d.nuntimed == 0) {
+		/*
+		 * One record per sample line, in time order, with its time, as
+		 * perf script prints them: viewers that weigh a record by the
+		 * time to the next one, or count records, weigh it right.
+		 */
+		qsort_r(d.timed, d.ntimed, sizeof *d.timed, by_time, NULL);
+		for (size_t i = 0; i < d.ntimed; i++)
+			print_record(&d, res, comm, d.timed[i].stack, d.start_ns + d.timed[i].ns,
+				     d.timed[i].count);
+	} else {
+		for (size_t i = 0; i < d.nstacks; i++)
+			print_record(&d, res, comm, i, 0, d.stacks[i].count);
 	}
 	zt_fshut(stdout, "<stdout>");
 	free(res);
