@@ -312,8 +312,12 @@ static void add_comments(struct zt_pprof *p, const struct zt_dump *d,
 		fact(buf, sizeof buf, ", program-sigprof %s", d->conflict);
 	if (d->exec)
 		fact(buf, sizeof buf, ", exec %s", d->exec);
-	/* Said, not invented: pprof shows no "Time:" line for 0. */
-	fact(buf, sizeof buf, "; the dump records no start time");
+	/* The wall-clock start, when the dump has it (version 3); otherwise
+	 * said, not invented: pprof shows no "Time:" line for 0. */
+	if (d->start_time_ns && d->start_time_ns <= INT64_MAX)
+		p->time_nanos = (int64_t)d->start_time_ns;
+	else
+		fact(buf, sizeof buf, "; the dump records no start time");
 	comment(p, str(p, buf));
 	warn = zt_symbolizer_warnings(s, &nwarn);
 	for (size_t i = 0; i < nwarn; i++)
