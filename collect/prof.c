@@ -243,7 +243,7 @@ int zt_begin(void)
 	struct zt_thread *t;
 
 	zt_state.pid = getpid();
-	if (zt_state.pid == (pid_t)strtol(getenv("ZT_PID"), NULL, 10) ||
+	if (zt_state.pid == zt_state.root_pid ||
 	    !zt_state.follow) {
 		if (strlen(zt_state.base) >= sizeof zt_state.out)
 			return -1;
@@ -286,7 +286,9 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	if (!out || !pid || strlen(out) >= sizeof zt_state.base - 32)
 		return;
 	zt_state.follow = follow && strcmp(follow, "1") == 0;
-	if (strtol(pid, NULL, 10) != getpid() && !zt_state.follow)
+	/* Kept now: the program may clear its environment before it forks. */
+	zt_state.root_pid = (pid_t)strtol(pid, NULL, 10);
+	if (zt_state.root_pid != getpid() && !zt_state.follow)
 		return;
 	zt_state.hz = parse_hz(getenv("ZT_HZ"));
 	if (!zt_state.hz)

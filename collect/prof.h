@@ -78,6 +78,7 @@ struct zt_bid {
 struct zt_state {
 	volatile int active;	/* the handler records samples */
 	pid_t pid;		/* the process that owns the dump */
+	pid_t root_pid;		/* ZT_PID: the process zt-collect started */
 	struct zt_owned dump;	/* the temporary dump, O_APPEND; fd >= 0 while one is open */
 	struct zt_owned maps;	/* maps seen before each dlclose */
 	struct zt_owned dir;	/* the output directory (O_PATH) */

@@ -207,3 +207,33 @@ C
 	[[ $stderr != *$'\033'* ]]
 	[[ $output != *$'\033'* ]]
 }
+
+@test "a program that clears its environment, then forks under -f: the child is profiled, not crashed" {
+	cat > ce.c <<'C'
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static volatile unsigned long sink;
+int main(void)
+{
+	int status;
+	pid_t p;
+
+	clearenv();
+	p = fork();
+	if (p == 0) {
+		for (unsigned long i = 0; i < 100000000; i++)
+			sink += i;
+		_exit(7);
+	}
+	waitpid(p, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+}
+C
+	cc -O0 -o ce ce.c
+	run zt-collect -f -o ce.raw ./ce
+	[ "$status" -eq 7 ]
+	ls ce.raw.[0-9]* > kids
+	[ "$(wc -l < kids)" -eq 1 ]
+	grep -qx end "$(cat kids)"
+}
