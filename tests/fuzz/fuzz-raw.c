@@ -180,6 +180,13 @@ static void walk(const struct zt_dump *d)
 		}
 	}
 	CHECK(sum == d->nsamples);
+	/* Timed lines and the rest add up to the same samples (version 3). */
+	sum = d->nuntimed;
+	for (size_t i = 0; i < d->ntimed; i++) {
+		CHECK(d->timed[i].stack < d->nstacks);
+		sum += d->timed[i].count;
+	}
+	CHECK(d->ntimed == 0 || sum == d->nsamples);
 	for (size_t i = 0; i < d->nbuildids; i++)
 		find(d, d->buildids[i].addr);
 }
