@@ -41,7 +41,7 @@ setup() {
 	for w in worker1 worker2 worker3 worker4; do
 		tid=$(awk -v w="$w" '$1 == w { print $2 }' th.out)
 		grep -qx "$tid $w" th.raw
-		grep -q "^$w [0-9]*/$tid 0.000000: " th.sym
+		grep -q "^$w [0-9]*/$tid [0-9]*\.[0-9]*: " th.sym
 		grep -qx "# zt thread $tid $w" th.sym
 	done
 	zt-fold --tid th.sym | grep -q '^worker4-[0-9]*/[0-9]*;.*;worker;burn '

@@ -251,7 +251,8 @@ setup() {
 	[ "$(zt-fold ex.sym)" = "spin;[spin];[spin];[spin] 2" ]
 	# A real dump rewritten as version 2 names the same stacks as version 3.
 	profile s -- "$SAMPLES/spin" 20
-	sed -e 's/^zt-prof 3$/zt-prof 2/' -e '/^unwind /d' -e '/^partial /d' -e '/^cfi-/d' s.raw > v2.raw
+	sed -e 's/^zt-prof 3$/zt-prof 2/' -e '/^unwind /d' -e '/^partial /d' -e '/^cfi-/d' \
+		-e 's/ @[0-9]* / /' s.raw > v2.raw
 	grep -qx 'zt-prof 2' v2.raw
 	zt-symbolize v2.raw | zt-fold | sed 's/^[^;]*;//' > v2.folded
 	diff s.folded v2.folded
@@ -260,9 +261,10 @@ setup() {
 
 @test "a version-3 sample line ending in '-' symbolizes to a [truncated] root" {
 	profile s -- "$SAMPLES/spin" 20
-	# Keep the leaf, work and main of the first sample, and mark it partial.
+	# Keep the time, leaf, work and main of the first sample, and mark it
+	# partial.
 	awk '/^samples$/ { s = 1; print; next } /^maps$/ { s = 0 }
-	     s && !done && NF > 5 { print $1, $2, $3, $4, $5, "-"; done = 1; next } { print }' \
+	     s && !done && NF > 6 { print $1, $2, $3, $4, $5, $6, "-"; done = 1; next } { print }' \
 		s.raw > cut.raw
 	[ "$(sed -n '/^samples$/,/^maps$/p' cut.raw | grep -c ' -$')" -eq 1 ]
 	zt-symbolize cut.raw | zt-fold > cut.folded

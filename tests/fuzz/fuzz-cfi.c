@@ -74,7 +74,7 @@ static void check(const struct zt_cfi_table *t, const struct zt_cfi_stats *st,
 	for (uint32_t i = 0; i < t->nrows; i++) {
 		const struct zt_cfi_row *r = &t->rows[i];
 
-		REQUIRE(r->kind <= ZT_CFA_BAD && r->rbp <= ZT_RBP_LOST);
+		REQUIRE(r->kind <= ZT_CFA_RBX && r->rbp <= ZT_RBP_LOST && r->rbx <= ZT_RBP_LOST);
 		REQUIRE(i == 0 || r->start > t->rows[i - 1].start);
 		if (i > 0)	/* equal neighbours are merged */
 			REQUIRE(memcmp(&r->cfa_off, &t->rows[i - 1].cfa_off,
