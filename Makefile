@@ -68,6 +68,8 @@ LIB_OBJ = \
 	lib/stats.o \
 	lib/compare.o \
 	lib/weight.o \
+	lib/filter.o \
+	lib/views.o \
 	lib/json.o \
 	lib/flame.o \
 	lib/flamescript.o \

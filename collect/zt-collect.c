@@ -310,8 +310,9 @@ static int report(const char *out, const char *prog, struct rusage *ru,
 {
 	struct zt_input *in;
 	struct zt_dump d;
-	char err[512];
-	double cpu, rate;
+	char err[512], split[96];
+	double cpu, rate, user, sys;
+	int useronly;
 
 	if (status_failure(status, pid, out))
 		return -1;
@@ -332,20 +333,32 @@ static int report(const char *out, const char *prog, struct rusage *ru,
 	zt_input_close(in);
 	/*
 	 * CPU time while sampling ran, measured precisely by the process clock.
-	 * (rusage's split between user and system time is estimated from ticks,
-	 * so it is not used here.)
+	 * perf-task-clock samples user space only, so its rate is per user
+	 * CPU-second and system time is reported apart, as not sampled; the
+	 * split is the dump's (the program's getrusage at its end).
 	 */
 	if (d.have_cpu)
 		cpu = (double)d.cpu_ns / 1e9;
 	else
 		cpu = (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
 		      (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
+	user = (double)d.cpu_user_ns / 1e9;
+	sys = (double)d.cpu_sys_ns / 1e9;
+	useronly = d.timer && strcmp(d.timer, "perf-task-clock") == 0 && user + sys > 0;
+	if (useronly)
+		cpu = user;
 	rate = cpu > 0 ? (double)d.nsamples / cpu : 0;
+	if (useronly)
+		snprintf(split, sizeof split, "; system %.3f s (%.1f%% of CPU time) not sampled",
+			 sys, 100 * sys / (user + sys));
+	else
+		split[0] = '\0';
 	/* The kernel's own account of the program (wait4), for comparison. */
-	fprintf(stderr, "%s: %" PRIu64 " samples in %.3f CPU-s: %.1f Hz of %u requested, "
-		"timer %s%s, %" PRIu64 " lost, wrote '%s'; rusage: user %.3f s, system %.3f s\n",
-		zt_prog, d.nsamples, cpu, rate, d.hz, d.timer ? d.timer : "unknown",
-		d.rate_cap ? " (rate capped by the kernel tick)" : "", d.lost, out,
+	fprintf(stderr, "%s: %" PRIu64 " samples in %.3f %sCPU-s: %.1f Hz of %u requested, "
+		"timer %s%s, %" PRIu64 " lost%s, wrote '%s'; rusage: user %.3f s, system %.3f s\n",
+		zt_prog, d.nsamples, cpu, useronly ? "user " : "", rate, d.hz,
+		d.timer ? d.timer : "unknown",
+		d.rate_cap ? " (rate capped by the kernel tick)" : "", d.lost, split, out,
 		(double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6,
 		(double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6);
 	if (d.conflict)

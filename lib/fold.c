@@ -7,6 +7,7 @@
  * array of name ids, leaf first, interned in a second table with its count.
  */
 #include "fold.h"
+#include "filter.h"
 #include "weight.h"
 #include "strtab.h"
 #include "util.h"
@@ -40,7 +41,13 @@ struct zt_fold {
 	long srcslot;			/* stack index a source line names */
 	uint64_t records;
 	struct zt_buf tmp;
+	struct zt_filter *filter;	/* --focus, --ignore, --hide */
 };
+
+static const char *name_of(const void *t, uint32_t id, size_t *n)
+{
+	return zt_strtab_key(t, id, n);
+}
 
 struct zt_fold *zt_fold_new(const struct zt_collapse_opts *o)
 {
@@ -51,7 +58,13 @@ struct zt_fold *zt_fold_new(const struct zt_collapse_opts *o)
 	f->frames[0] = zt_strtab_new();
 	f->frames[1] = zt_strtab_new();
 	f->stacks = zt_strtab_new();
+	f->filter = zt_filter_new(name_of, f->names);
 	return f;
+}
+
+struct zt_filter *zt_fold_filter(struct zt_fold *f)
+{
+	return f->filter;
 }
 
 void zt_fold_free(struct zt_fold *f)
@@ -64,6 +77,7 @@ void zt_fold_free(struct zt_fold *f)
 		free(f->cache[j]);
 	}
 	zt_strtab_free(f->stacks);
+	zt_filter_free(f->filter);
 	free(f->ids);
 	free(f->counts);
 	free(f->stack);
@@ -121,7 +135,16 @@ static int end_record(struct zt_fold *f, struct zt_ps_item *it)
 {
 	uint32_t id;
 	int isnew;
+	long kept;
 
+	/* The root frame (the command) is not a function: filters skip it. */
+	if (zt_filter_active(f->filter)) {
+		if ((kept = zt_filter_stack(f->filter, f->stack, NULL, f->nstack)) < 0) {
+			f->records++;
+			return 0;
+		}
+		f->nstack = (size_t)kept;
+	}
 	push(f, f->root);
 	id = zt_strtab_intern(f->stacks, f->stack, f->nstack * sizeof *f->stack, &isnew);
 	zt_grow(&f->counts, &f->capcounts, (size_t)id + 1, sizeof *f->counts);

@@ -44,6 +44,13 @@ int zt_fold_item(struct zt_fold *f, struct zt_ps_item *it);
  */
 void zt_fold_weight_line(struct zt_fold *f, char *buf, size_t cap);
 
+/*
+ * The fold's filter (lib/filter.h), over its frame names: set its regexes
+ * before the first record. A record it drops is read but not written; the
+ * root frame (the command) is never matched.
+ */
+struct zt_filter *zt_fold_filter(struct zt_fold *f);
+
 /* Records folded so far. */
 uint64_t zt_fold_records(const struct zt_fold *f);
 

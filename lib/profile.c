@@ -2,9 +2,10 @@
  * profile.c — per-key counts over interned names. A stamp per key (the
  * serial number of the last stack that counted it) keeps a recursive
  * function from counting twice in one stack's total, without a set per
- * stack.
+ * stack; edges carry a stamp of their own for the same reason.
  */
 #include "profile.h"
+#include "hash.h"
 #include "strtab.h"
 #include "util.h"
 
@@ -16,9 +17,17 @@ struct zt_profile {
 	uint64_t *self, *total, *stamp;
 	size_t cap;
 	uint64_t serial;
-	uint64_t samples;
+	uint64_t samples, skipped;
 	uint32_t *ids;
 	size_t nids, capids;
+	struct zt_filter *filter;
+	int edges_on;
+	struct edge {
+		uint32_t caller, callee;
+		uint64_t count, stamp;
+	} *edges;
+	size_t nedges, capedges;
+	struct zt_index eix;
 };
 
 struct zt_profile *zt_profile_new(void)
@@ -38,6 +47,8 @@ void zt_profile_free(struct zt_profile *p)
 	free(p->total);
 	free(p->stamp);
 	free(p->ids);
+	free(p->edges);
+	zt_index_free(&p->eix);
 	free(p);
 }
 
@@ -59,20 +70,112 @@ uint32_t zt_profile_key(struct zt_profile *p, const char *name, size_t n)
 	return id;
 }
 
-void zt_profile_add(struct zt_profile *p, const uint32_t *ids, size_t n,
+static int edge_eq(void *ctx, uint32_t i, const void *key)
+{
+	const struct zt_profile *p = ctx;
+	const uint32_t *k = key;
+
+	return p->edges[i].caller == k[0] && p->edges[i].callee == k[1];
+}
+
+static void add_edge(struct zt_profile *p, uint32_t caller, uint32_t callee,
+		     uint64_t count)
+{
+	uint32_t key[2] = { caller, callee };
+	uint64_t h = zt_hash_u64(((uint64_t)caller << 32) | callee);
+	int64_t i = zt_index_find(&p->eix, h, edge_eq, p, key);
+
+	if (i < 0) {
+		zt_grow(&p->edges, &p->capedges, p->nedges + 1, sizeof *p->edges);
+		i = (int64_t)p->nedges++;
+		p->edges[i] = (struct edge){ caller, callee, 0, 0 };
+		zt_index_add(&p->eix, h, (uint32_t)i);
+	}
+	if (p->edges[i].stamp == p->serial)
+		return;
+	p->edges[i].stamp = p->serial;
+	p->edges[i].count += count;
+}
+
+long zt_profile_add(struct zt_profile *p, uint32_t *ids, uint32_t *aux, size_t n,
 		    uint64_t count)
 {
+	long kept = (long)n;
+
 	p->serial++;
 	p->samples += count;
+	if (p->filter && zt_filter_active(p->filter) &&
+	    (kept = zt_filter_stack(p->filter, ids, aux, n)) < 0) {
+		p->skipped += count;
+		return -1;
+	}
+	n = (size_t)kept;
 	if (n == 0)
-		return;
+		return 0;
 	p->self[ids[0]] += count;
 	for (size_t i = 0; i < n; i++) {
+		if (p->edges_on && i + 1 < n && ids[i + 1] != ids[i])
+			add_edge(p, ids[i + 1], ids[i], count);
 		if (p->stamp[ids[i]] == p->serial)
 			continue;
 		p->stamp[ids[i]] = p->serial;
 		p->total[ids[i]] += count;
 	}
+	return kept;
+}
+
+void zt_profile_set_filter(struct zt_profile *p, struct zt_filter *f)
+{
+	p->filter = f;
+}
+
+const char *zt_profile_name_fn(const void *p, uint32_t id, size_t *n)
+{
+	return zt_profile_name(p, id, n);
+}
+
+void zt_profile_track_edges(struct zt_profile *p)
+{
+	p->edges_on = 1;
+}
+
+static const struct zt_profile *sorting;
+static int edge_callers;
+
+static int byedge(const void *a, const void *b)
+{
+	const struct zt_edge *x = a, *y = b;
+	uint32_t ix = edge_callers ? x->caller : x->callee;
+	uint32_t iy = edge_callers ? y->caller : y->callee;
+	size_t nx, ny;
+	const char *sx, *sy;
+	int c;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	sx = zt_strtab_key(sorting->names, ix, &nx);
+	sy = zt_strtab_key(sorting->names, iy, &ny);
+	c = memcmp(sx, sy, nx < ny ? nx : ny);
+	return c ? c : (nx > ny) - (nx < ny);
+}
+
+struct zt_edge *zt_profile_edges(const struct zt_profile *p, uint32_t id, int callers,
+				 size_t *n)
+{
+	struct zt_edge *out = zt_calloc(p->nedges ? p->nedges : 1, sizeof *out);
+
+	*n = 0;
+	for (size_t i = 0; i < p->nedges; i++) {
+		const struct edge *e = &p->edges[i];
+
+		if (e->count && (callers ? e->callee : e->caller) == id)
+			out[(*n)++] = (struct zt_edge){ e->caller, e->callee, e->count };
+	}
+	sorting = p;
+	edge_callers = callers;
+	qsort(out, *n, sizeof *out, byedge);
+	sorting = NULL;
+	return out;
 }
 
 void zt_profile_add_folded(struct zt_profile *p, const char *s, size_t n,
@@ -95,7 +198,7 @@ void zt_profile_add_folded(struct zt_profile *p, const char *s, size_t n,
 		p->ids[i] = p->ids[j];
 		p->ids[j] = t;
 	}
-	zt_profile_add(p, p->ids, p->nids, count);
+	zt_profile_add(p, p->ids, NULL, p->nids, count);
 }
 
 uint32_t zt_profile_nkeys(const struct zt_profile *p)
@@ -133,7 +236,10 @@ void zt_profile_divide(struct zt_profile *p, uint64_t d)
 		p->self[i] /= d;
 		p->total[i] /= d;
 	}
+	for (size_t i = 0; i < p->nedges; i++)
+		p->edges[i].count /= d;
 	p->samples /= d;
+	p->skipped /= d;
 }
 
 uint64_t zt_profile_samples(const struct zt_profile *p)
@@ -141,7 +247,12 @@ uint64_t zt_profile_samples(const struct zt_profile *p)
 	return p->samples;
 }
 
-static const struct zt_profile *sorting;
+uint64_t zt_profile_kept(const struct zt_profile *p)
+{
+	return p->samples - p->skipped;
+}
+
+static int bycum;
 
 static int byweight(const void *a, const void *b)
 {
@@ -151,6 +262,8 @@ static int byweight(const void *a, const void *b)
 	const char *sx, *sy;
 	int c;
 
+	if (bycum && p->total[x] != p->total[y])
+		return p->total[x] > p->total[y] ? -1 : 1;
 	if (p->self[x] != p->self[y])
 		return p->self[x] > p->self[y] ? -1 : 1;
 	if (p->total[x] != p->total[y])
@@ -165,6 +278,11 @@ static int byweight(const void *a, const void *b)
 
 uint32_t *zt_profile_sorted(const struct zt_profile *p, uint32_t *n)
 {
+	return zt_profile_sorted_by(p, n, 0);
+}
+
+uint32_t *zt_profile_sorted_by(const struct zt_profile *p, uint32_t *n, int cum)
+{
 	uint32_t k = zt_profile_nkeys(p);
 	uint32_t *ids = zt_calloc(k ? k : 1, sizeof *ids);
 
@@ -173,6 +291,7 @@ uint32_t *zt_profile_sorted(const struct zt_profile *p, uint32_t *n)
 		if (p->total[i])
 			ids[(*n)++] = i;
 	sorting = p;
+	bycum = cum;
 	qsort(ids, *n, sizeof *ids, byweight);
 	sorting = NULL;
 	return ids;

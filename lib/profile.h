@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "filter.h"
+
 struct zt_profile;
 
 struct zt_profile *zt_profile_new(void);
@@ -23,14 +25,45 @@ uint32_t zt_profile_key(struct zt_profile *p, const char *name, size_t n);
 
 /*
  * Add count samples of a stack of key ids, leaf first (ids[0] is the leaf).
- * n may be 0: the samples then count in the total only.
+ * n may be 0: the samples then count in the total only. A filter set with
+ * zt_profile_set_filter first filters ids in place, with aux (a parallel
+ * array, or NULL) compacted alongside. Returns the frames kept, or -1 when
+ * the filter dropped the stack: its samples then count in
+ * zt_profile_samples but not in zt_profile_kept.
  */
-void zt_profile_add(struct zt_profile *p, const uint32_t *ids, size_t n,
+long zt_profile_add(struct zt_profile *p, uint32_t *ids, uint32_t *aux, size_t n,
 		    uint64_t count);
 
 /* Add a folded stack "root;...;leaf" (frames split at ';'). */
 void zt_profile_add_folded(struct zt_profile *p, const char *stack, size_t n,
 			   uint64_t count);
+
+/*
+ * Filter every stack added from now on with f, whose names are p's keys
+ * (make it with zt_filter_new(zt_profile_name_fn, p)). f stays the
+ * caller's.
+ */
+void zt_profile_set_filter(struct zt_profile *p, struct zt_filter *f);
+const char *zt_profile_name_fn(const void *p, uint32_t id, size_t *n);
+
+/*
+ * Count caller -> callee edges from now on (for pprof's -peek): an edge
+ * counts once per stack that holds it, as a total does. A function calling
+ * itself makes no edge.
+ */
+void zt_profile_track_edges(struct zt_profile *p);
+
+struct zt_edge {
+	uint32_t caller, callee;
+	uint64_t count;
+};
+
+/*
+ * The edges into id (callers != 0) or out of it, by count descending, then
+ * name; *n is set to their number. The caller frees the array.
+ */
+struct zt_edge *zt_profile_edges(const struct zt_profile *p, uint32_t id, int callers,
+				 size_t *n);
 
 uint32_t zt_profile_nkeys(const struct zt_profile *p);
 const char *zt_profile_name(const struct zt_profile *p, uint32_t id, size_t *n);
@@ -44,8 +77,10 @@ int64_t zt_profile_find(const struct zt_profile *p, const char *name, size_t n);
  */
 void zt_profile_divide(struct zt_profile *p, uint64_t d);
 
-/* All samples added. */
+/* All samples added, whether a filter kept them or not. */
 uint64_t zt_profile_samples(const struct zt_profile *p);
+/* The samples a filter kept (all of them without a filter). */
+uint64_t zt_profile_kept(const struct zt_profile *p);
 
 /*
  * The ids of keys that counted at all (total > 0), ordered for a report: by
@@ -53,5 +88,7 @@ uint64_t zt_profile_samples(const struct zt_profile *p);
  * set to their number. The caller frees the array.
  */
 uint32_t *zt_profile_sorted(const struct zt_profile *p, uint32_t *n);
+/* The same, by total first when cum is set (pprof's -cum). */
+uint32_t *zt_profile_sorted_by(const struct zt_profile *p, uint32_t *n, int cum);
 
 #endif

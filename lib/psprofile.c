@@ -13,8 +13,11 @@
 struct zt_psprof {
 	struct zt_profile *p;
 	enum zt_by by;
-	uint32_t *ids;
-	size_t nids, capids;
+	uint32_t *ids, *aux;	/* keys, leaf first; aux: line keys in lp */
+	size_t nids, capids, capaux;
+	struct zt_profile *lp;
+	uint32_t *lids;
+	size_t caplids;
 	uint64_t count;
 	int java;
 	int saw_lines;
@@ -37,14 +40,26 @@ void zt_psprof_free(struct zt_psprof *pp)
 	if (!pp)
 		return;
 	free(pp->ids);
+	free(pp->aux);
+	free(pp->lids);
 	free(pp->tmp.buf);
 	free(pp->thread.buf);
 	free(pp);
 }
 
+#define NOLINE UINT32_MAX
+
+void zt_psprof_set_lines(struct zt_psprof *pp, struct zt_profile *lp)
+{
+	pp->lp = lp;
+	zt_profile_key(lp, "", 0);
+}
+
 static void push(struct zt_psprof *pp, const char *s, size_t n)
 {
 	zt_grow(&pp->ids, &pp->capids, pp->nids + 1, sizeof *pp->ids);
+	zt_grow(&pp->aux, &pp->capaux, pp->nids + 1, sizeof *pp->aux);
+	pp->aux[pp->nids] = NOLINE;
 	pp->ids[pp->nids++] = zt_profile_key(pp->p, s, n);
 }
 
@@ -82,7 +97,10 @@ static void frame(struct zt_psprof *pp, const struct zt_ps_frame *f)
 		push(pp, pp->tmp.buf, pp->tmp.len);
 		return;
 	}
-	/* Leaf first: the names of "a->b" go in as b, a. */
+	/* Leaf first: the names of "a->b" go in as b, a. The innermost one
+	   takes the frame's source line, when lines are counted. */
+	if (pp->lp)
+		pp->lineslot = (long)pp->nids;
 	for (k = pp->tmp.len; k > 0;) {
 		size_t end = k - 1, start = end;
 		while (start > 0 && pp->tmp.buf[start - 1] != '\0')
@@ -95,7 +113,23 @@ static void frame(struct zt_psprof *pp, const struct zt_ps_frame *f)
 static void srcline(struct zt_psprof *pp, const struct zt_span *t)
 {
 	pp->saw_lines = 1;
-	if (pp->by != ZT_BY_LINE || pp->lineslot < 0)
+	if (pp->lineslot < 0)
+		return;
+	if (pp->lp && pp->by == ZT_BY_FUNCTION) {
+		size_t n;
+		const char *name = zt_profile_name(pp->p, pp->ids[pp->lineslot], &n);
+
+		pp->tmp.len = 0;
+		zt_buf_add(&pp->tmp, name, n);
+		zt_collapse_srcline(t->p, t->n, &pp->tmp);
+		if (pp->tmp.len > n) {
+			pp->tmp.buf[n] = '\t';
+			pp->aux[pp->lineslot] = zt_profile_key(pp->lp, pp->tmp.buf, pp->tmp.len);
+		}
+		pp->lineslot = -1;
+		return;
+	}
+	if (pp->by != ZT_BY_LINE)
 		return;
 	pp->tmp.len = 0;
 	zt_collapse_srcline(t->p, t->n, &pp->tmp);
@@ -104,17 +138,30 @@ static void srcline(struct zt_psprof *pp, const struct zt_span *t)
 	pp->lineslot = -1;
 }
 
+/* The line keys of the frames p's filter kept, the leaf's first ("" when
+   it has none). */
+static void add_lines(struct zt_psprof *pp, size_t n)
+{
+	size_t m = 0;
+
+	zt_grow(&pp->lids, &pp->caplids, n + 1, sizeof *pp->lids);
+	for (size_t i = 0; i < n; i++)
+		if (pp->aux[i] != NOLINE || i == 0)
+			pp->lids[m++] = pp->aux[i] != NOLINE ? pp->aux[i] : 0;
+	zt_profile_add(pp->lp, pp->lids, NULL, m, pp->count);
+}
+
 int zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 {
 	const struct zt_ps_header *h = &it->header;
+	long kept;
 	static const struct zt_collapse_opts tid = { .tid = 1 };
 
 	switch (it->kind) {
 	case ZT_PS_HEADER:
 		pp->nids = 0;
 		pp->lineslot = -1;
-		pp->count = h->event.n == 10 && memcmp(h->event.p, "zt-samples", 10) == 0
-			    ? h->period : 1;
+		pp->count = h->period;
 		pp->thread.len = 0;
 		zt_collapse_root(h, &tid, &pp->thread);
 		pp->java = h->comm.n >= 4 && memcmp(h->comm.p, "java", 4) == 0;
@@ -130,7 +177,9 @@ int zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 			push(pp, pp->thread.buf, pp->thread.len);
 		if (zt_profile_samples(pp->p) > UINT64_MAX - pp->count)
 			return -1;
-		zt_profile_add(pp->p, pp->ids, pp->nids, pp->count);
+		kept = zt_profile_add(pp->p, pp->ids, pp->aux, pp->nids, pp->count);
+		if (pp->lp && kept >= 0)
+			add_lines(pp, (size_t)kept);
 		pp->nids = 0;
 		break;
 	default:

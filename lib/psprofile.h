@@ -4,9 +4,10 @@
  *
  * Functions are named as zt-fold names them (lib/collapse.h, default
  * options), so zt-stat on a symbolized stream and on its folded stacks
- * agree. A record counts its period when its event is zt-samples (zt's
- * records group identical samples) and 1 otherwise, since perf's periods
- * are events or nanoseconds, not samples.
+ * agree. A record counts its period: zt's records (event zt-samples) group
+ * identical samples and their period is their number; perf's periods are
+ * nanoseconds or events, which the caller turns into samples, or not, with
+ * lib/weight.h.
  */
 #ifndef ZT_PSPROFILE_H
 #define ZT_PSPROFILE_H
@@ -30,6 +31,14 @@ void zt_psprof_free(struct zt_psprof *pp);
  * overflows, else 0.
  */
 int zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it);
+
+/*
+ * Also count source lines into lp (the caller's), for pprof's -list: a
+ * key "FUNCTION\tPATH:LINE" for each frame that has a source line, where
+ * FUNCTION is the innermost name zt-fold gives the frame. Stacks are those
+ * kept by p's filter, and a leaf without a line counts under the key "".
+ */
+void zt_psprof_set_lines(struct zt_psprof *pp, struct zt_profile *lp);
 
 /* Whether any record carried source lines. */
 int zt_psprof_saw_lines(const struct zt_psprof *pp);

@@ -131,9 +131,9 @@ const char *zt_weight_samples(struct zt_weight *w, uint64_t *div)
 			*div = w->min;
 			return NULL;
 		}
-		snprintf(why, sizeof why, "the periods of '%s' vary from sample to sample "
-			 "(perf record -F on an event that is not a clock), so they are not "
-			 "a number of samples", w->event);
+		snprintf(why, sizeof why, "the periods of '%s' vary from sample to sample%s, "
+			 "so they are not a number of samples", w->event,
+			 w->clock ? "" : " (perf record -F on an event that is not a clock)");
 		return why;
 	}
 	if (w->kind == ZT_WEIGHT_PERIOD) {

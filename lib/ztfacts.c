@@ -69,6 +69,15 @@ const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n)
 			return "'# zt cpu-ns' wants a number";
 		f->have_cpu_ns = 1;
 		f->cpu_ns += x;
+	} else if (IS("cpu-user-ns") || IS("cpu-sys-ns")) {
+		int user = key[4] == 'u';
+
+		if (num(v, vlen, &x) < 0)
+			return user ? "'# zt cpu-user-ns' wants a number"
+				    : "'# zt cpu-sys-ns' wants a number";
+		*(user ? &f->cpu_user_ns : &f->cpu_sys_ns) += x;
+		f->cpu_split_seen |= user ? 1u : 2u;
+		f->have_cpu_split = f->cpu_split_seen == 3;
 	} else if (IS("rate-cap")) {
 		/* Why the rate is capped: "kernel-tick" (the POSIX timer). */
 		if (!f->rate_cap[0])

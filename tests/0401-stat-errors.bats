@@ -11,7 +11,7 @@ setup() {
 	run -2 --separate-stderr zt-stat --by=colour
 	assert_output ""
 	assert_equal "${stderr_lines[0]}" "zt-stat: --by wants function, module, line or thread, not 'colour'"
-	assert_equal "${stderr_lines[1]}" "usage: zt-stat [-n rows] [--by=function|module|line|thread] [--json] [file ...]"
+	assert_equal "${stderr_lines[1]}" "usage: zt-stat [-n rows] [--by=function|module|line|thread] [--sort=flat|cum]"
 }
 
 @test "stat with a bad -n exits 2" {
@@ -22,7 +22,11 @@ setup() {
 @test "stat --help prints usage to stdout" {
 	run zt-stat --help
 	assert_success
-	assert_output "usage: zt-stat [-n rows] [--by=function|module|line|thread] [--json] [file ...]"
+	assert_line --index 0 "usage: zt-stat [-n rows] [--by=function|module|line|thread] [--sort=flat|cum]"
+	# Every long option is documented.
+	for o in nodes by sort focus ignore hide peek list source-dir json help version; do
+		assert_output --partial -- "--$o"
+	done
 }
 
 @test "stat names a folded line with a missing count" {

@@ -46,7 +46,7 @@ spin;main;work;hot_c 5688"
 	run zt-diff --report "$T/before" "$T/same"
 	assert_success
 	assert_line --index 0 "before: 20000 samples, after: 20000 samples"
-	assert_line --index 1 "0 of 7 functions changed beyond sampling noise (score tests, Benjamini-Hochberg FDR 0.05 over 14 tests)"
+	assert_line --index 1 "0 of 7 functions changed beyond sampling noise (score tests, Benjamini-Hochberg FDR 0.05 over 5 tests)"
 	refute_output --partial "significant "
 }
 
@@ -62,9 +62,9 @@ spin;main;work;hot_c 5688"
 	run zt-diff --report "$T/before" "$T/doubled"
 	assert_success
 	assert_line --index 2 "one run per side: sampling error only, not the variation between runs; give two or more runs per side to test against it"
-	assert_line --index 3 "intervals: 96.8%, adjusted for 14 tests: an interval excludes 0 exactly when its function's verdict is a change"
+	assert_line --index 3 "intervals: 95.0%, adjusted for 5 tests: an interval excludes 0 exactly when its function's verdict is a change"
 	assert_line --index 4 "   self1    self2   change interval               total1   total2   change interval             verdict      function"
-	assert_line --index 5 "  42.81%   60.38%  +17.57% [+16.49%, +18.65%]     42.81%   60.38%  +17.57% [+16.49%, +18.65%]   significant  hot_a"
+	assert_line --index 5 "  42.81%   60.38%  +17.57% [+16.59%, +18.55%]     42.81%   60.38%  +17.57% [+16.59%, +18.55%]   significant  hot_a"
 }
 
 @test "report --top limits the rows" {
@@ -77,13 +77,13 @@ spin;main;work;hot_c 5688"
 @test "report --fdr sets the false discovery rate" {
 	run zt-diff --report --fdr 0.01 "$T/before" "$T/same"
 	assert_success
-	assert_line --index 1 "0 of 7 functions changed beyond sampling noise (score tests, Benjamini-Hochberg FDR 0.01 over 14 tests)"
+	assert_line --index 1 "0 of 7 functions changed beyond sampling noise (score tests, Benjamini-Hochberg FDR 0.01 over 5 tests)"
 }
 
 @test "report --json gives counts, shares and the verdict per function" {
 	run zt-diff --report --json "$T/before" "$T/doubled"
 	assert_success
-	assert_line --index 0 '{"before_runs": 1, "after_runs": 1, "before_samples": 20000, "after_samples": 20000, "replicates": false, "dispersion": 0, "dispersion_prior_df": 0, "fdr_q": 0.05, "ci_level": 0.967857, "tests": 14, "functions": ['
+	assert_line --index 0 '{"before_runs": 1, "after_runs": 1, "before_samples": 20000, "after_samples": 20000, "replicates": false, "dispersion": 0, "dispersion_prior_df": 0, "fdr_q": 0.05, "ci_level": 0.95, "tests": 5, "functions": ['
 	assert_line --index 1 --partial '{"name": "hot_a", "self_before": 8562, "self_after": 12076, "total_before": 8562, "total_after": 12076, '
 	assert_line --index 1 --partial '"significant": true}'
 	assert_line --index 7 --partial '{"name": "spin", "self_before": 0, "self_after": 0, "total_before": 20000, "total_after": 20000, '

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "fold.h"
 #include "input.h"
 #include "perfscript.h"
@@ -32,7 +33,26 @@ static struct zt_ps_reader *r;
 static void usage(FILE *f, int status)
 {
 	fprintf(f, "usage: zt-fold [--pid | --tid] [--kernel] [--jit] [--all] [--addrs]\n"
-		   "               [--srcline] [--weight=period|count] [file ...]\n");
+		   "               [--srcline] [--weight=period|count] [--focus=REGEX]\n"
+		   "               [--ignore=REGEX] [--hide=REGEX] [file ...]\n");
+	if (f == stdout)
+		fprintf(f, "\n"
+			   "  --pid             root frame comm-PID\n"
+			   "  --tid             root frame comm-PID/TID\n"
+			   "  --kernel          _[k] after kernel frames\n"
+			   "  --jit             _[j] after JIT frames (/tmp/perf-N.map)\n"
+			   "  --all             --kernel and --jit\n"
+			   "  --addrs           [module <address>] for unknown symbols\n"
+			   "  --srcline         :LINE after names, from source lines\n"
+			   "  --weight=W        period (perf's periods, the default) or count\n"
+			   "                    (one per record), and a '# zt weight:' line first\n"
+			   "  --focus=REGEX     keep the stacks through a matching frame\n"
+			   "  --ignore=REGEX    drop the stacks through a matching frame\n"
+			   "  --hide=REGEX      drop matching frames from the stacks\n"
+			   "  -h, --help        this text\n"
+			   "  -V, --version     the version\n"
+			   "\nREGEX is POSIX extended, matched anywhere in a frame name; the root\n"
+			   "frame (the command) is not matched.\n");
 	exit(status);
 }
 
@@ -57,6 +77,9 @@ int main(int argc, char **argv)
 		{ "addrs", no_argument, NULL, 'A' },
 		{ "srcline", no_argument, NULL, 's' },
 		{ "weight", required_argument, NULL, 'w' },
+		{ "focus", required_argument, NULL, 'F' },
+		{ "ignore", required_argument, NULL, 'I' },
+		{ "hide", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -66,7 +89,9 @@ int main(int argc, char **argv)
 	unsigned long skipped = 0;
 	static char obuf[1 << 16];
 	int c, tty = isatty(STDERR_FILENO), declare = 0;
-	char wline[160];
+	char wline[160], err[256];
+	const char *re[3] = { NULL, NULL, NULL };
+	static const char *const reopt[3] = { "--focus", "--ignore", "--hide" };
 
 	zt_setprog(argv[0]);
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
@@ -86,6 +111,9 @@ int main(int argc, char **argv)
 			o.count = strcmp(optarg, "count") == 0;
 			declare = 1;
 			break;
+		case 'F': re[ZT_FOCUS] = optarg; break;
+		case 'I': re[ZT_IGNORE] = optarg; break;
+		case 'H': re[ZT_HIDE] = optarg; break;
 		case 'h': usage(stdout, ZT_EXIT_OK); break;
 		case 'V': zt_version(); return ZT_EXIT_OK;
 		default: usage(stderr, ZT_EXIT_USAGE);
@@ -95,6 +123,12 @@ int main(int argc, char **argv)
 	argv += optind;
 
 	fold = zt_fold_new(&o);
+	for (int k = 0; k < 3; k++) {
+		if (re[k] && zt_filter_set(zt_fold_filter(fold), k, re[k], err, sizeof err) < 0) {
+			zt_warn("%s: bad regex '%s': %s", reopt[k], re[k], err);
+			usage(stderr, ZT_EXIT_USAGE);
+		}
+	}
 	for (int i = 0; i < (argc ? argc : 1); i++) {
 		struct zt_ps_item it;
 		const char *ev;

@@ -93,6 +93,9 @@ static void print_facts(const struct zt_dump *d, const struct zt_symbolizer *s)
 		fact("exec", d->exec);
 	if (d->have_cpu)
 		printf("# zt cpu-ns %" PRIu64 "\n", d->cpu_ns);
+	if (d->cpu_user_ns || d->cpu_sys_ns)
+		printf("# zt cpu-user-ns %" PRIu64 "\n# zt cpu-sys-ns %" PRIu64 "\n",
+		       d->cpu_user_ns, d->cpu_sys_ns);
 	if (d->have_pid)
 		printf("# zt pid %" PRIu64 "\n", d->pid);
 	if (d->exe)
