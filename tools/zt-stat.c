@@ -301,9 +301,9 @@ static void header(const struct zt_facts *f, const struct zt_profile *p)
 	else
 		printf("lost: unknown\n");
 	if (zt_filter_active(filter))
-		printf("kept: %llu of %llu (%.2f%%) by --focus, --ignore and --hide; "
+		printf("kept: %llu of %llu %s (%.2f%%) by --focus, --ignore and --hide; "
 		       "percentages are of all\n", (unsigned long long)kept,
-		       (unsigned long long)n, pct(kept, n));
+		       (unsigned long long)n, weight.unit, pct(kept, n));
 }
 
 static void json_u64(const char *key, int known, uint64_t v)
