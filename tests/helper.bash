@@ -8,7 +8,6 @@ export PATH="$ZT_TOP/tools:$ZT_TOP/collect:$PATH"
 # ../shared beside the checkout holds third-party inputs (DESIGN.md).
 DATA=$(cd "$ZT_TOP/../shared/data" 2>/dev/null && pwd)
 SAMPLES="$ZT_TOP/samples"
-FIXTURES="$ZT_TOP/tests/fixtures"
 bats_require_minimum_version 1.5.0
 
 # The program's CPU time as the kernel accounts it (wait4's rusage of the
