@@ -104,6 +104,9 @@ UNIT_OBJ = \
 	tests/unit/test-stats.o \
 	tests/unit/test-profile.o \
 	tests/unit/test-cfi.o \
+	tests/unit/test-weight.o \
+	tests/unit/test-compare.o \
+	tests/unit/test-filter.o \
 
 UNIT_EXTRA = collect/walk.o collect/cfi.o
 
