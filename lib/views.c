@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void zt_view_value(const struct zt_view *v, uint64_t x, char *buf, size_t cap)
 {
@@ -157,8 +158,9 @@ static int byfunc(const void *a, const void *b)
 static char **read_source(const char *path, const char *srcdir, size_t *n, char **text)
 {
 	char *buf = NULL, **lines = NULL, *p;
-	size_t cap = 0, len = 0, caplines = 0, try = 0;
+	size_t cap = 0, len = 0, caplines = 0;
 	const char *rest = path;
+	struct stat st;
 	FILE *f = NULL;
 
 	*n = 0;
@@ -175,10 +177,16 @@ static char **read_source(const char *path, const char *srcdir, size_t *n, char 
 		f = fopen(full, "r");
 		free(full);
 		rest = strchr(rest, '/');
-		try++;
 	}
 	if (!f)
 		return NULL;
+	/* A regular file only: a path from the input could name a FIFO or
+	   /dev/zero. */
+	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		errno = EINVAL;
+		return NULL;
+	}
 	for (;;) {
 		zt_grow(&buf, &cap, len + 65536, 1);
 		size_t got = fread(buf + len, 1, cap - len - 1, f);
@@ -198,7 +206,6 @@ static char **read_source(const char *path, const char *srcdir, size_t *n, char 
 		p = nl + 1;
 	}
 	*text = buf;
-	(void)try;
 	return lines;
 }
 
@@ -215,7 +222,8 @@ static void list_block(FILE *out, const struct zt_view *v, const struct srcline 
 	snprintf(path, sizeof path, "%.*s", (int)s[0].pathlen, s[0].path);
 	src = read_source(path, srcdir, &nsrc, &text);
 	if (!src)
-		zt_warn("cannot read '%s': %s%s", path, strerror(errno),
+		zt_warn("cannot read '%s': %s%s", path,
+			errno == EINVAL ? "not a regular file" : strerror(errno),
 			srcdir ? "" : " (--source-dir names where the sources are)");
 	from = s[0].line > 3 ? s[0].line - 3 : 1;
 	to = s[n - 1].line + 3;

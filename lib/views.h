@@ -42,8 +42,8 @@ size_t zt_view_peek(FILE *out, const struct zt_view *v, struct zt_filter *re,
  * made by zt_psprof_set_lines), each with its flat and cum, as `pprof
  * -list`. The text is read from the path the input gives, or under
  * srcdir (NULL for none) with leading directories dropped one by one; a
- * file that cannot be read is warned about once and its lines are shown
- * without text. Lines shown run from 3 before the first line with samples
+ * file that cannot be read (or is not a regular file) is warned about and
+ * its lines with samples are shown without text. Lines shown run from 3 before the first line with samples
  * to 3 after the last. Returns how many functions matched.
  */
 size_t zt_view_list(FILE *out, const struct zt_view *v, struct zt_filter *re,

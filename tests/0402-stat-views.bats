@@ -190,6 +190,11 @@ row() {
 	assert_success
 	assert_equal "$stderr" ""
 	assert_line --index 9 "         7          7      4:		hot(n - 1);"
+	# A path that names a device is not read.
+	sed "s|$T/src.c|/dev/zero|" "$T/p.sym" > "$T/dev.sym"
+	run --separate-stderr zt-stat --list='^hot$' "$T/dev.sym"
+	assert_success
+	assert_equal "$stderr" "zt-stat: cannot read '/dev/zero': not a regular file (--source-dir names where the sources are)"
 }
 
 @test "stat --json covers the table, --peek and --list with the same numbers" {

@@ -1,7 +1,9 @@
 /*
  * fuzz-perfscript.c — libFuzzer target for the perf script reader and the
  * folding behind zt-fold and zt-stat (lib/perfscript.c, lib/collapse.c,
- * lib/fold.c, lib/psprofile.c), and the `# zt` facts (lib/ztfacts.c). Build with `make fuzz`; run
+ * lib/fold.c, lib/psprofile.c), the `# zt` facts (lib/ztfacts.c), weights
+ * (lib/weight.c), filters (lib/filter.c) and zt-stat's views (lib/views.c).
+ * Build with `make fuzz`; run
  *   tests/fuzz/bin/fuzz-perfscript tests/fuzz/corpus-perfscript
  * The first byte picks the options; the rest is split into lines, each
  * copied to a buffer of its exact size so that AddressSanitizer sees any
@@ -16,6 +18,8 @@
 #include "perfscript.h"
 #include "profile.h"
 #include "psprofile.h"
+#include "views.h"
+#include "weight.h"
 #include "ztfacts.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -30,7 +34,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct zt_psprof *pp;
 	struct zt_ps_item it;
 	struct zt_facts facts = { 0 };
+	struct zt_weight w = { 0 };
+	struct zt_filter *pf, *peek;
+	struct zt_profile *lp;
 	unsigned long lineno = 0;
+	uint64_t div;
+	char err[128];
 	size_t i = 1;
 	int failed = 0;
 
@@ -47,7 +56,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fold = zt_fold_new(&o);
 	r = zt_ps_reader_new(NULL);
 	p = zt_profile_new();
+	lp = zt_profile_new();
 	pp = zt_psprof_new(p, (enum zt_by)((data[0] >> 6) & 3));
+	pf = zt_filter_new(zt_profile_name_fn, p);
+	peek = zt_filter_new(zt_profile_name_fn, p);
+	if (data[0] & 1) {
+		zt_filter_set(zt_fold_filter(fold), ZT_FOCUS, "[a-m]", err, sizeof err);
+		zt_filter_set(pf, ZT_FOCUS, "[a-m]", err, sizeof err);
+	}
+	if (data[0] & 2) {
+		zt_filter_set(zt_fold_filter(fold), ZT_IGNORE, "^x|y$", err, sizeof err);
+		zt_filter_set(pf, ZT_IGNORE, "^x|y$", err, sizeof err);
+	}
+	if (data[0] & 4) {
+		zt_filter_set(zt_fold_filter(fold), ZT_HIDE, "[0-9e]", err, sizeof err);
+		zt_filter_set(pf, ZT_HIDE, "[0-9e]", err, sizeof err);
+	}
+	zt_filter_set(peek, ZT_FOCUS, "a|^$", err, sizeof err);
+	zt_profile_set_filter(p, pf);
+	zt_profile_track_edges(p);
+	if (((data[0] >> 6) & 3) == ZT_BY_FUNCTION)
+		zt_psprof_set_lines(pp, lp);
 	while (i < size && !failed) {
 		const uint8_t *nl = memchr(data + i, '\n', size - i);
 		size_t len = nl ? (size_t)(nl - (data + i)) : size - i;
@@ -61,19 +90,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				zt_psprof_item(pp, &it);
 			if (it.kind == ZT_PS_COMMENT)
 				zt_facts_line(&facts, it.text.p, it.text.n);
+			if (it.kind == ZT_PS_HEADER)
+				zt_weight_record(&w, it.header.event.p, it.header.event.n,
+						 it.header.period);
 		}
 		free(line);
 		i += len + 1;
 	}
 	if (!failed) {
 		uint32_t n;
-		uint32_t *ids = zt_profile_sorted(p, &n);
+		uint32_t *ids = zt_profile_sorted_by(p, &n, data[0] & 8);
+		struct zt_view v = { p, zt_profile_samples(p), data[0] & 16, data[0] & 32 };
+		char line[160];
 
 		zt_ps_finish(r, lineno, &it);
 		zt_fold_write(fold, devnull);
+		zt_fold_weight_line(fold, line, sizeof line);
+		if (zt_profile_kept(p) > zt_profile_samples(p))
+			abort();
+		for (uint32_t j = 0; j < n; j++)
+			if (zt_profile_self(p, ids[j]) > zt_profile_total(p, ids[j]))
+				abort();
+		if (!zt_weight_samples(&w, &div) && div > 1)
+			zt_profile_divide(p, div);
+		zt_view_peek(devnull, &v, peek, ids, n);
+		zt_view_list(devnull, &v, peek, lp, NULL);
 		free(ids);
 	}
+	zt_filter_free(pf);
+	zt_filter_free(peek);
 	zt_psprof_free(pp);
+	zt_profile_free(lp);
 	zt_profile_free(p);
 	zt_ps_reader_free(r);
 	zt_fold_free(fold);
