@@ -129,6 +129,7 @@ SAMPLES = \
 	samples/sigframe \
 	samples/vdso \
 	samples/churn \
+	samples/slower \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \

@@ -6,8 +6,9 @@
  *
  *   churn [ROUNDS [SLOWER_PERCENT [ALLOC_PERCENT]]]
  *
- * SLOWER_PERCENT makes compute() do that much more work: the "changed"
- * program of zt-diff's acceptance tests (tests/0504-diff-replicates.bats).
+ * SLOWER_PERCENT makes compute() do that much more work (the "changed"
+ * program of tests/0504-diff-replicates.bats is samples/slower, whose
+ * split does not vary between runs as this one's does).
  * ALLOC_PERCENT (default 100) scales the allocating and probing part, and
  * with it how much the profile varies between runs; at 0, crunch() takes
  * its place, and the profile is compute() : crunch() about 1 : 1, CPU-bound.
