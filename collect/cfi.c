@@ -10,6 +10,7 @@
  */
 #include "cfi.h"
 
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -668,6 +669,30 @@ static struct fde *collect_fdes(const struct zt_cfi_image *img, size_t *nout,
 		qsort(f, n, sizeof *f, by_begin);
 	*nout = n;
 	return f;
+}
+
+int zt_cfi_image_of(const struct dl_phdr_info *info, struct zt_cfi_image *img)
+{
+	const ElfW(Phdr) *hdr = NULL, *seg = NULL;
+
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+			hdr = &info->dlpi_phdr[i];
+	/* .eh_frame follows .eh_frame_hdr in the same read-only segment. */
+	for (int i = 0; hdr && i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && hdr->p_vaddr >= ph->p_vaddr &&
+		    hdr->p_vaddr - ph->p_vaddr < ph->p_filesz)
+			seg = ph;
+	}
+	if (!seg)
+		return -1;
+	img->addr = info->dlpi_addr + seg->p_vaddr;
+	img->mem = (const unsigned char *)img->addr;
+	img->len = seg->p_filesz;
+	img->hdr = info->dlpi_addr + hdr->p_vaddr;
+	return 0;
 }
 
 struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_stats *st)

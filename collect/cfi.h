@@ -83,6 +83,15 @@ struct zt_cfi_image {
 	uintptr_t hdr;		/* run-time address of .eh_frame_hdr */
 };
 
+struct dl_phdr_info;
+
+/*
+ * The image of a loaded object (from dl_iterate_phdr): the PT_LOAD segment
+ * that holds its .eh_frame_hdr (PT_GNU_EH_FRAME), in memory. Returns 0, or
+ * -1 when the object has none.
+ */
+int zt_cfi_image_of(const struct dl_phdr_info *info, struct zt_cfi_image *img);
+
 /*
  * Compile the CFI of img into a new table (mmapped; free with zt_cfi_free).
  * Malformed CIEs and FDEs are skipped and counted; a table with no rows is

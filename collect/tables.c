@@ -55,32 +55,14 @@ static struct zt_cfi_table *known(const struct zt_cfi_set *s, uintptr_t key)
 static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct scan *sc = data;
-	const ElfW(Phdr) *hdr = NULL, *seg = NULL;
 	struct zt_cfi_image img;
 	struct zt_cfi_stats st;
 	struct zt_cfi_table *t;
 	int64_t t0;
 
 	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
-			hdr = &info->dlpi_phdr[i];
-	if (!hdr)
+	if (zt_cfi_image_of(info, &img) < 0)
 		return 0;
-	/* The loaded segment that holds .eh_frame_hdr; .eh_frame follows it there. */
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type == PT_LOAD && hdr->p_vaddr >= ph->p_vaddr &&
-		    hdr->p_vaddr - ph->p_vaddr < ph->p_filesz)
-			seg = ph;
-	}
-	if (!seg)
-		return 0;
-	img.addr = info->dlpi_addr + seg->p_vaddr;
-	img.mem = (const unsigned char *)img.addr;
-	img.len = seg->p_filesz;
-	img.hdr = info->dlpi_addr + hdr->p_vaddr;
 	t = known(sc->old, img.hdr);
 	if (!t) {
 		t0 = zt_cpu_ns();

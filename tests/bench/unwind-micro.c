@@ -9,7 +9,6 @@
  *
  * Built and run by tests/bench/unwind-micro.sh.
  */
-#define _GNU_SOURCE
 #include "cfi.h"
 #include "walk.h"
 
@@ -25,29 +24,14 @@ static struct zt_cfi_set *set;
 
 static int add(struct dl_phdr_info *info, size_t size, void *data)
 {
-	const ElfW(Phdr) *hdr = NULL, *seg = NULL;
 	struct zt_cfi_image img;
 	struct zt_cfi_stats st;
 	struct zt_cfi_table *t;
 
 	(void)size;
 	(void)data;
-	for (int i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
-			hdr = &info->dlpi_phdr[i];
-	for (int i = 0; hdr && i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type == PT_LOAD && hdr->p_vaddr >= ph->p_vaddr &&
-		    hdr->p_vaddr - ph->p_vaddr < ph->p_filesz)
-			seg = ph;
-	}
-	if (!seg)
+	if (zt_cfi_image_of(info, &img) < 0)
 		return 0;
-	img.addr = info->dlpi_addr + seg->p_vaddr;
-	img.mem = (const unsigned char *)img.addr;
-	img.len = seg->p_filesz;
-	img.hdr = info->dlpi_addr + hdr->p_vaddr;
 	if ((t = zt_cfi_build(&img, &st)))
 		set->t[set->n++] = t;
 	return 0;
