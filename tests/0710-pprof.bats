@@ -148,7 +148,8 @@ setup() {
 	awk '/^ thread:/ { t = 1; next } /^ tid:/ { t = 0 } t && NF == 3 { printf "%s %d\n", $3, $1 }' tags | LC_ALL=C sort > a
 	zt-symbolize threads.raw | zt-stat --by=thread | top_rows | sed 's/-[0-9]*\/[0-9]* / /' |
 		awk '{ print $1, $2 }' | LC_ALL=C sort > b
-	[ "$(wc -l < b)" -eq 4 ]
+	# The four workers, and the main thread when a sample caught it.
+	[ "$(wc -l < b)" -ge 4 ]
 	diff a b
 }
 

@@ -23,12 +23,19 @@ const browser = spawn(chromium, [
 	"--disable-background-networking", "--disable-component-update", "--disable-sync",
 	"--hide-scrollbars", "--user-data-dir=" + profile, "--remote-debugging-port=0",
 	"about:blank",
-], { stdio: ["ignore", "ignore", "pipe"] });
+], { stdio: ["ignore", "ignore", "pipe"], detached: true });
 
 function finish(code, out) {
 	if (out) process.stdout.write(JSON.stringify(out, null, 1) + "\n");
-	browser.kill("SIGKILL");
-	fs.rmSync(profile, { recursive: true, force: true });
+	browser.removeAllListeners("exit");
+	/* The whole group: chromium's helpers keep writing into the profile
+	 * directory after the main process is gone. */
+	try { process.kill(-browser.pid, "SIGKILL"); } catch (e) { browser.kill("SIGKILL"); }
+	try {
+		fs.rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+	} catch (e) {
+		console.error("flame-browser: could not remove " + profile + ": " + e.message);
+	}
 	process.exit(code);
 }
 setTimeout(() => { console.error("flame-browser: timed out"); finish(1); }, 40000);
