@@ -39,7 +39,22 @@ struct zt_input {
 	unsigned long lineno;
 };
 
-enum { RAW_CAP = 256 * 1024 };
+enum {
+	RAW_CAP = 256 * 1024,
+	CHUNK = 64 * 1024,	/* bytes added to the line buffer at a time */
+};
+
+/*
+ * Room to fill in the line buffer: at most CHUNK at a time, so that a file
+ * of short lines touches only the start of the (2 MiB) buffer, and a
+ * profiled run's memory does not depend on the size of what it reads.
+ */
+static size_t room(const struct zt_input *in)
+{
+	size_t n = in->cap - in->end;
+
+	return n < CHUNK ? n : CHUNK;
+}
 
 static struct zt_input *start(struct zt_input *in, int fd);
 
@@ -165,7 +180,7 @@ static void look(struct zt_input *in)
 static size_t inflate_some(struct zt_input *in)
 {
 	for (;;) {
-		size_t room = in->cap - in->end, made;
+		size_t room_left = room(in), made;
 		int ret;
 
 		if (in->eof)
@@ -190,9 +205,9 @@ static size_t inflate_some(struct zt_input *in)
 		if (in->eof)
 			return 0;
 		in->z.next_out = (unsigned char *)in->buf + in->end;
-		in->z.avail_out = (uInt)room;
+		in->z.avail_out = (uInt)room_left;
 		ret = inflate(&in->z, Z_NO_FLUSH);
-		made = room - in->z.avail_out;
+		made = room_left - in->z.avail_out;
 		in->end += made;
 		switch (ret) {
 		case Z_STREAM_END:
@@ -235,13 +250,13 @@ static size_t fill(struct zt_input *in)
 		n = inflate_some(in);
 	} else if (in->z.avail_in > 0) {
 		/* The bytes look() read. */
-		n = in->z.avail_in < in->cap - in->end ? in->z.avail_in : in->cap - in->end;
+		n = in->z.avail_in < room(in) ? in->z.avail_in : room(in);
 		memcpy(in->buf + in->end, in->z.next_in, n);
 		in->z.next_in += n;
 		in->z.avail_in -= (uInt)n;
 		in->end += n;
 	} else {
-		n = in->raw_eof ? 0 : read_fd(in, in->buf + in->end, in->cap - in->end);
+		n = in->raw_eof ? 0 : read_fd(in, in->buf + in->end, room(in));
 		in->end += n;
 	}
 	if (n == 0)
