@@ -42,6 +42,7 @@ whole_dump_with() {
 		> out 2> err &
 	pid=$!
 	for i in $(seq 50); do grep -q started out && break; sleep 0.1; done
+	sleep 0.2	# some CPU time, so that the dump holds samples
 	sleep 0.5
 	kill -INT -- -"$pid"
 	status=0; wait "$pid" || status=$?
@@ -55,6 +56,7 @@ whole_dump_with() {
 		zt-collect -o t.raw "$SAMPLES/forever" > out 2> err &
 		pid=$!
 		for i in $(seq 50); do grep -q started out && break; sleep 0.1; done
+		sleep 0.2	# some CPU time, so that the dump holds samples
 		sleep 0.3
 		pkill -"${sig%:*}" -P "$pid" -x forever
 		status=0; wait "$pid" || status=$?
@@ -67,6 +69,7 @@ whole_dump_with() {
 	zt-collect -o t.raw "$SAMPLES/forever" > out 2> err &
 	pid=$!
 	for i in $(seq 50); do grep -q started out && break; sleep 0.1; done
+	sleep 0.2	# some CPU time, so that the dump holds samples
 	kill -TERM "$pid"
 	status=0; wait "$pid" || status=$?
 	[ "$status" -eq 143 ]
@@ -90,6 +93,7 @@ whole_dump_with() {
 	zt-collect -o k.raw "$SAMPLES/forever" > out 2> err &
 	pid=$!
 	for i in $(seq 50); do grep -q started out && break; sleep 0.1; done
+	sleep 0.2	# some CPU time, so that the dump holds samples
 	pkill -KILL -P "$pid" -x forever
 	status=0; wait "$pid" || status=$?
 	[ "$status" -eq 137 ]
@@ -105,6 +109,7 @@ whole_dump_with() {
 	(trap '' HUP; exec zt-collect -o h.raw "$SAMPLES/forever") > out 2> err &
 	pid=$!
 	for i in $(seq 50); do grep -q started out && break; sleep 0.1; done
+	sleep 0.2	# some CPU time, so that the dump holds samples
 	pkill -HUP -P "$pid" -x forever
 	sleep 0.3
 	pgrep -P "$pid" -x forever

@@ -58,6 +58,7 @@ buildid() {
 	zt-collect -z -o f.raw "$SAMPLES/forever" > out 2> err &
 	pid=$!
 	for i in $(seq 50); do grep -q started out && break; sleep 0.1; done
+	sleep 0.2	# some CPU time, so that the dump holds samples
 	pkill -TERM -P "$pid" -x forever
 	status=0; wait "$pid" || status=$?
 	[ "$status" -eq 143 ]
