@@ -5,6 +5,7 @@
 #include "util.h"
 #include "escape.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -164,4 +165,16 @@ int zt_parse_u64(const char *s, int base, uint64_t *out)
 void zt_version(void)
 {
 	printf("%s (zt) %s\n", zt_prog, ZT_VERSION);
+}
+
+int zt_dir_check(const char *opt, const char *dir)
+{
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		zt_warn("%s: cannot read '%s': %s", opt, dir, strerror(errno));
+		return -1;
+	}
+	closedir(d);
+	return 0;
 }

@@ -50,4 +50,11 @@ int zt_parse_u64(const char *s, int base, uint64_t *out);
 /* Print a --version line. */
 void zt_version(void);
 
+/*
+ * Whether dir, given to option opt, is a directory that can be read; -1
+ * after a message "opt: cannot read 'dir': ..." (the caller decides: a
+ * usage error in the tools).
+ */
+int zt_dir_check(const char *opt, const char *dir);
+
 #endif

@@ -113,13 +113,8 @@ static void print_facts(const struct zt_dump *d, const struct zt_symbolizer *s)
 /* A directory option must name a directory we can read: else bad usage. */
 static void check_dir(const char *opt, const char *dir)
 {
-	DIR *d = opendir(dir);
-
-	if (!d) {
-		zt_warn("%s: cannot read '%s': %s", opt, dir, strerror(errno));
+	if (zt_dir_check(opt, dir) < 0)
 		usage(2);
-	}
-	closedir(d);
 }
 
 enum { OPT_NO_DEMANGLE = 256, OPT_SYSROOT };
