@@ -674,3 +674,44 @@ UNIT_TEST(unwind_cfi_follows_a_cfa_in_rbx)
 	}
 	free(set);
 }
+
+/*
+ * The PLT's rule: CFA = rsp + 8, and 8 more once the stub has pushed (pc &
+ * 15 at or past the threshold, 11 here).
+ */
+static const struct zt_cfi_row plt_rows[] = {
+	{ 0x00, 8, 11, ZT_CFA_PLT, ZT_RBP_SAME, 0, 0 },
+	{ 0x10, 0, 0, ZT_CFA_END, 0, 0, 0 },
+	{ 0x20, 0, 0, ZT_CFA_NONE, 0, 0, 0 },
+};
+
+static struct zt_cfi_table plt_table = { 0x1000, 0x1020, 3, 3, plt_rows, 0 };
+
+UNIT_TEST(unwind_cfi_follows_the_plt_expression)
+{
+	uintptr_t stack[8] = { 0 };
+	struct zt_cfi_set *set = malloc(sizeof *set + sizeof set->t[0]);
+	uint64_t out[8];
+	enum zt_walk_end end;
+	struct zt_regs before = { 0x1004, (uintptr_t)stack, 0, (uintptr_t)stack,
+				  (uintptr_t)(stack + 8), 0 };
+	struct zt_regs after = { 0x100c, (uintptr_t)stack, 0, (uintptr_t)stack,
+				 (uintptr_t)(stack + 8), 0 };
+	size_t n;
+
+	if (!set)
+		return;
+	set->n = 1;
+	set->size = 0;
+	set->t[0] = &plt_table;
+	stack[0] = 0x1015;	/* before the push: the return address at rsp */
+	stack[1] = 0x1016;	/* after it: one word further up */
+	n = zt_unwind(&before, set, ZT_UNWIND_CFI, out, 8, &end);
+	CHECK_EQ_U(n, 2);
+	CHECK_EQ_U(out[1], 0x1015);
+	CHECK_EQ_U(end, ZT_WALK_COMPLETE);
+	n = zt_unwind(&after, set, ZT_UNWIND_CFI, out, 8, &end);
+	CHECK_EQ_U(n, 2);
+	CHECK_EQ_U(out[1], 0x1016);
+	free(set);
+}
