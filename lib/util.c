@@ -85,6 +85,34 @@ void zt_die(int status, const char *fmt, ...)
 	exit(status);
 }
 
+void zt_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+void zt_err_at(char *err, size_t errlen, const char *name, unsigned long line,
+	       const char *fmt, ...)
+{
+	char msg[ZT_ERR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (line == 0)
+		zt_errf(err, errlen, "%s: %s", name, msg);
+	else if (strcmp(name, "<stdin>") == 0)
+		zt_errf(err, errlen, "line %lu: %s", line, msg);
+	else
+		zt_errf(err, errlen, "%s: line %lu: %s", name, line, msg);
+}
+
 void *zt_malloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);

@@ -33,6 +33,28 @@ void zt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void zt_die(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
+/*
+ * The error policy. lib/ never prints an error and never exits (running out
+ * of memory aside: the allocators below exit, as sbase's emalloc): a lib/
+ * function that fails returns -1 (or NULL) and writes the whole message,
+ * place first, into a buffer the caller gives (char *err, size_t errlen;
+ * ZT_ERR_MAX bytes is always enough). The tool prints it and decides the
+ * exit status; only tools/ and zt-collect's launcher exit.
+ */
+#define ZT_ERR_MAX 1024
+
+/* snprintf into err; a NULL err is allowed and ignored. */
+void zt_errf(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * The place of a message about an input line, as every tool names it:
+ * "'f': line 3: msg", "line 3: msg" on stdin (name "<stdin>"), and
+ * "'f': msg" or "<stdin>: msg" when line is 0 (the input as a whole).
+ */
+void zt_err_at(char *err, size_t errlen, const char *name, unsigned long line,
+	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 void *zt_malloc(size_t n);
 void *zt_calloc(size_t n, size_t size);
 void *zt_realloc(void *p, size_t n);
