@@ -75,6 +75,7 @@ LIB_OBJ = \
 	lib/flamescript.o \
 	lib/escape.o \
 	lib/pprof.o \
+	lib/usage.o \
 
 # The collector: libzt-prof.so (preloaded) and zt-collect (the launcher).
 COLLECT_LO = \

@@ -12,26 +12,28 @@
 #include "archive.h"
 #include "input.h"
 #include "raw.h"
+#include "usage.h"
 #include "util.h"
 
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(int status)
-{
-	FILE *f = status ? stderr : stdout;
+static const struct zt_opt options[] = {
+	{ 'd', "dir", required_argument, "DIR", "the archive (created if need be)" },
+	{ 'h', "help", no_argument, NULL, "print this help" },
+	{ 'V', "version", no_argument, NULL, "print the version" },
+	{ 0 },
+};
 
-	fprintf(f, "usage: %s -d DIR [FILE]\n"
-		"Copy every ELF file a zt raw dump (FILE or stdin) maps, and its separate\n"
-		"debug file, into DIR/.build-id/xx/rest (and rest.debug), keyed by the\n"
-		"build-ids the dump recorded.\n"
-		"\n"
-		"  -d, --dir=DIR    the archive (created if need be)\n"
-		"  -h, --help       print this help\n"
-		"  -V, --version    print the version\n", zt_prog);
-	exit(status);
-}
+static const struct zt_usage usage = {
+	"zt-archive -d DIR [FILE]",
+	"Copy every ELF file a zt raw dump (FILE or stdin) maps, and its separate\n"
+	"debug file, into DIR/.build-id/xx/rest (and rest.debug), keyed by the\n"
+	"build-ids the dump recorded.",
+	options,
+	NULL,
+};
 
 /* Reachable when an error exits, so that LeakSanitizer stays quiet. */
 static struct zt_input *in;
@@ -39,12 +41,6 @@ static struct zt_dump d;
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *dir = NULL;
 	struct zt_archived *a;
 	size_t n;
@@ -52,25 +48,20 @@ int main(int argc, char **argv)
 	int c, status = 0;
 
 	zt_setprog(argv[0]);
-	while ((c = getopt_long(argc, argv, "d:hV", longopts, NULL)) != -1) {
+	while ((c = zt_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
-		case 'd':
-			dir = optarg;
-			break;
-		case 'h':
-			usage(0);
-			break;
-		case 'V':
-			zt_version();
-			return 0;
-		default:
-			usage(2);
+		case 'd': dir = optarg; break;
+		case 'h': zt_usage(&usage, stdout); return ZT_EXIT_OK;
+		case 'V': zt_version(); return ZT_EXIT_OK;
+		default: zt_usage(&usage, stderr); return ZT_EXIT_USAGE;
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc > 1 || !dir || !*dir)
-		usage(2);
+	if (argc > 1 || !dir || !*dir) {
+		zt_usage(&usage, stderr);
+		return ZT_EXIT_USAGE;
+	}
 
 	in = zt_input_open(argc ? argv[0] : NULL);
 	memset(&d, 0, sizeof d);

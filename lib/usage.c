@@ -1,0 +1,115 @@
+/*
+ * usage.c — getopt_long's tables and --help from one table of options.
+ */
+#include "usage.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Where the help of an option starts, as in GNU tools' --help. */
+enum { HELP_COLUMN = 22 };
+
+static int is_short(const struct zt_opt *o)
+{
+	return o->val > 0 && o->val < 256;
+}
+
+int zt_getopt(int argc, char **argv, const struct zt_usage *u)
+{
+	/* Made once per table: a tool parses one command line. */
+	static const struct zt_usage *made;
+	static struct option *longopts;
+	static char *shortopts;
+	size_t n = 0, k = 0;
+
+	if (made != u) {
+		while (u->opts[n].name)
+			n++;
+		free(longopts);
+		free(shortopts);
+		longopts = zt_calloc(n + 1, sizeof *longopts);
+		shortopts = zt_malloc(3 * n + 2);
+		shortopts[k++] = '+';	/* options before operands, as POSIX says */
+		for (size_t i = 0; i < n; i++) {
+			const struct zt_opt *o = &u->opts[i];
+
+			longopts[i] = (struct option){ o->name, o->has_arg, NULL, o->val };
+			if (!is_short(o))
+				continue;
+			shortopts[k++] = (char)o->val;
+			if (o->has_arg != no_argument)
+				shortopts[k++] = ':';
+			if (o->has_arg == optional_argument)
+				shortopts[k++] = ':';
+		}
+		shortopts[k] = '\0';
+		made = u;
+	}
+	return getopt_long(argc, argv, shortopts, longopts, NULL);
+}
+
+/* Lines of text, each after indent spaces but the first. */
+static void indented(FILE *f, const char *s, int indent)
+{
+	for (; *s; s++) {
+		fputc(*s, f);
+		if (*s == '\n' && s[1])
+			fprintf(f, "%*s", indent, "");
+	}
+}
+
+void zt_usage(const struct zt_usage *u, FILE *f)
+{
+	fputs("usage: ", f);
+	indented(f, u->synopsis, 0);
+	fputc('\n', f);
+	if (f != stdout)
+		return;
+	if (u->about) {
+		fputc('\n', f);
+		indented(f, u->about, 0);
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+	for (const struct zt_opt *o = u->opts; o->name; o++) {
+		int col;
+
+		if (is_short(o))
+			col = fprintf(f, "  -%c, --%s", o->val, o->name);
+		else
+			col = fprintf(f, "      --%s", o->name);
+		if (o->arg)
+			col += fprintf(f, o->has_arg == optional_argument ? "[=%s]" : "=%s", o->arg);
+		if (col >= HELP_COLUMN - 1) {
+			fputc('\n', f);
+			col = 0;
+		}
+		fprintf(f, "%*s", HELP_COLUMN - col, "");
+		indented(f, o->help, HELP_COLUMN);
+		fputc('\n', f);
+	}
+	if (u->notes) {
+		fputc('\n', f);
+		indented(f, u->notes, 0);
+		fputc('\n', f);
+	}
+}
+
+int zt_parse_rows(const char *opt, const char *s, long *rows, char *err, size_t errlen)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < 0 || *s == '+' || *s == ' ') {
+		zt_errf(err, errlen, "%s wants a number of rows, not '%s'", opt, s);
+		return -1;
+	}
+	*rows = v;
+	return 0;
+}
