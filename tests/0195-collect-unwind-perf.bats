@@ -29,40 +29,7 @@ setup_file() {
 	command -v perf > /dev/null ||
 		skip "perf is not installed (make deps installs linux-perf): cannot compare with perf --call-graph dwarf"
 	cd "$BATS_FILE_TMPDIR"
-	# A pure-Python loop with calls, as Python users profile it.
-	cat > loop.py <<'EOF'
-import sys
-
-def leaf(x):
-    return x * 3 + 1
-
-def mid(n):
-    s = 0
-    for i in range(n):
-        s += leaf(i) % 7
-    return s
-
-def top(k):
-    t = 0
-    for j in range(k):
-        t += mid(1000)
-    return t
-
-print(top(int(sys.argv[1])))
-EOF
-	# Semi-compressible text from a fixed seed (xz -9 keeps about 37%).
-	/usr/bin/python3 - <<'EOF'
-import random
-r = random.Random(195)
-words = ["".join(r.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(r.randint(2, 9)))
-         for _ in range(3000)]
-out, n = [], 0
-while n < 2000000:
-    line = " ".join(r.choice(words) for _ in range(r.randint(3, 12))) + " %d\n" % r.randint(0, 99999)
-    out.append(line)
-    n += len(line)
-open("input", "w").write("".join(out))
-EOF
+	/usr/bin/python3 "$SAMPLES/text.py" input
 }
 
 setup() {
@@ -94,7 +61,7 @@ compare() {
 }
 
 @test "python3 loop: zt reaches the entry as often as perf dwarf, top-10 total shares within 3 points" {
-	profile_both py /usr/bin/python3 "$BATS_FILE_TMPDIR/loop.py" 12000
+	profile_both py /usr/bin/python3 "$SAMPLES/loop.py" 12000
 	compare py --slack 0
 	[ "$status" -eq 0 ]
 }
@@ -106,7 +73,7 @@ compare() {
 }
 
 @test "the comparison fails on zt's frame-pointer stacks of python3 (it can fail)" {
-	ZT_UNWIND_ARG=--unwind=fp profile_both pyfp /usr/bin/python3 "$BATS_FILE_TMPDIR/loop.py" 2000
+	ZT_UNWIND_ARG=--unwind=fp profile_both pyfp /usr/bin/python3 "$SAMPLES/loop.py" 2000
 	compare pyfp --slack 0.2
 	[ "$status" -eq 1 ]
 	[[ $stderr == *"FAIL: zt's stacks reach the entry in 0.00% of samples"*"(slack 0.2)"* ]]

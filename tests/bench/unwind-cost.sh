@@ -4,8 +4,8 @@
 # task-clock counter at 997 Hz signalling an empty handler), under zt-collect
 # --unwind=auto and under --unwind=fp, ROUNDS times each, interleaved. CPU
 # time is user + system of the whole command from wait4's rusage
-# (tests/cputime), as in collect-overhead.sh, whose floor library this script
-# builds from that file's own source (one copy of it). Ratios to bare are
+# (tests/cputime), with collect-overhead.sh's floor (tests/bench/floor.c) and
+# helpers (tests/bench/cpu.sh). Ratios to bare are
 # given for the best run of each and for the medians; there is no absolute
 # timing and no assertion, as run-to-run variation on a shared VM exceeds the
 # difference being measured: read the spread. auto also compiles every
@@ -22,23 +22,13 @@ PATH="$PWD/tools:$PWD/collect:$PATH"
 cputime=tests/cputime
 spin=samples/spin
 
-sed -n "/^cat > \"\$tmp\/floor.c\" <<'EOC'\$/,/^EOC\$/p" tests/bench/collect-overhead.sh |
-	sed '1d;$d' > "$tmp/floor.c"
-cc -O2 -shared -fPIC -o "$tmp/floor.so" "$tmp/floor.c"
+. tests/bench/cpu.sh
+build_floor
 
-# run NAME COMMAND...: one timed run; appends "cpu samples" to $tmp/NAME.
-run() {
-	name=$1
-	shift
-	"$cputime" "$@" > /dev/null 2> "$tmp/err"
-	read -r user sys _ <<EOT
-$(tail -n 1 "$tmp/err")
-EOT
-	case $name in
-	zt-*) n=$(sed -n 's/^samples \([0-9]*\)$/\1/p' "$tmp/$name.raw") ;;
-	*) n=0 ;;
+samples_of() {
+	case $1 in
+	zt-*) sed -n 's/^samples \([0-9]*\)$/\1/p' "$tmp/$1.raw" ;;
 	esac
-	echo "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.4f", u + s }') $n" >> "$tmp/$name"
 }
 
 echo "spin $steps steps, $rounds rounds each, interleaved; $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -49,20 +39,7 @@ for i in $(seq "$rounds"); do
 	run zt-fp zt-collect --unwind=fp -F 997 -o "$tmp/zt-fp.raw" "$spin" "$steps"
 done
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-least() { sort -n | head -n 1; }
-bare_min=$(cut -d' ' -f1 "$tmp/bare" | least)
-bare_med=$(cut -d' ' -f1 "$tmp/bare" | median)
-printf '\n| collector | CPU s, best | vs bare, best | CPU s, median | vs bare, median | samples per CPU-s |\n'
-printf '| --- | --- | --- | --- | --- | --- |\n'
-for name in bare floor zt-auto zt-fp; do
-	min=$(cut -d' ' -f1 "$tmp/$name" | least)
-	med=$(cut -d' ' -f1 "$tmp/$name" | median)
-	rate=$(awk '$1 > 0 { print $2 / $1 }' "$tmp/$name" | median)
-	awk -v n="$name" -v a="$min" -v b="$bare_min" -v c="$med" -v d="$bare_med" -v r="$rate" 'BEGIN {
-		printf "| %s | %.3f | %+.1f%% | %.3f | %+.1f%% | %s |\n", n, a, (a / b - 1) * 100,
-			c, (c / d - 1) * 100, n == "bare" || n == "floor" ? "-" : sprintf("%.0f", r) }'
-done
+table bare floor zt-auto zt-fp
 auto_min=$(cut -d' ' -f1 "$tmp/zt-auto" | least)
 fp_min=$(cut -d' ' -f1 "$tmp/zt-fp" | least)
 auto_med=$(cut -d' ' -f1 "$tmp/zt-auto" | median)

@@ -28,38 +28,7 @@ cmp="$py $top/tests/unwindcmp.py"
 have_perf=0
 perf record -q -o "$tmp/probe.data" true > /dev/null 2>&1 && have_perf=1
 
-cat > "$tmp/loop.py" <<'EOF'
-import sys
-
-def leaf(x):
-    return x * 3 + 1
-
-def mid(n):
-    s = 0
-    for i in range(n):
-        s += leaf(i) % 7
-    return s
-
-def top(k):
-    t = 0
-    for j in range(k):
-        t += mid(1000)
-    return t
-
-print(top(int(sys.argv[1])))
-EOF
-"$py" - "$tmp/input" <<'EOF'
-import random, sys
-r = random.Random(195)
-words = ["".join(r.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(r.randint(2, 9)))
-         for _ in range(3000)]
-out, n = [], 0
-while n < 2000000:
-    line = " ".join(r.choice(words) for _ in range(r.randint(3, 12))) + " %d\n" % r.randint(0, 99999)
-    out.append(line)
-    n += len(line)
-open(sys.argv[1], "w").write("".join(out))
-EOF
+"$py" samples/text.py "$tmp/input"
 
 size() { wc -c < "$1" | tr -d ' '; }
 
@@ -86,7 +55,7 @@ perfrun() {
 
 for prog in python3 xz; do
 	case $prog in
-	python3) set -- "$py" "$tmp/loop.py" 12000 ;;
+	python3) set -- "$py" "$top/samples/loop.py" 12000 ;;
 	xz) set -- /usr/bin/xz -9 -T1 -c "$tmp/input" ;;
 	esac
 	zt "$prog-zt-auto" auto "$@"
