@@ -49,6 +49,7 @@ LIB_OBJ = \
 	lib/input.o \
 	lib/raw.o \
 	lib/maps.o \
+	lib/ranges.o \
 	lib/elfread.o \
 	lib/symbolize.o \
 	lib/debugfile.o \
@@ -183,7 +184,7 @@ tools/%: tools/%.c lib/libzt.a lib/*.h
 COLLECT_CFLAGS = -O2 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 		 -fno-omit-frame-pointer -fno-stack-protector
 
-collect/%.lo: collect/%.c collect/*.h
+collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(COLLECT_CFLAGS) $(WARN) -c -o $@ $<
 
@@ -196,7 +197,7 @@ collect/zt-collect: collect/zt-collect.c lib/libzt.a lib/*.h
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -o $@ $< lib/libzt.a $(LDLIBS) $(LDFLAGS)
 
 # Collector sources built as ordinary objects, for the unit tests.
-collect/%.o: collect/%.c collect/*.h
+collect/%.o: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -c -o $@ $<
 

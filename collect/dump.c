@@ -11,6 +11,7 @@
  * this code also runs inside a fatal signal's handler, where malloc cannot.
  */
 #include "prof.h"
+#include "rawfmt.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -23,8 +24,8 @@
 #include <zlib.h>
 
 static const char *const loss_names[ZT_NLOSS] = {
-	[ZT_LOST_WRITE] = "write-error",
-	[ZT_LOST_FD] = "descriptor-lost",
+	[ZT_LOST_WRITE] = ZT_RAW_LOST_WRITE,
+	[ZT_LOST_FD] = ZT_RAW_LOST_FD,
 };
 
 /* The dump's descriptor while the header or the end is written. */
@@ -102,11 +103,11 @@ static const char *timer_name(void)
 {
 	switch (zt_state.timer) {
 	case ZT_TIMER_PERF:
-		return "perf-task-clock";
+		return ZT_RAW_TIMER_PERF;
 	case ZT_TIMER_POSIX:
-		return "posix-cpu";
+		return ZT_RAW_TIMER_POSIX;
 	default:
-		return "none";
+		return ZT_RAW_TIMER_NONE;
 	}
 }
 
@@ -140,29 +141,30 @@ int zt_dump_open(void)
 	}
 	zt_state.write_errno = 0;
 	zt_state.fd_lost = 0;
-	zt_puts(dfd, "zt-prof 3\n");
-	put_key(dfd, "pid", (uint64_t)zt_state.pid);
+	zt_puts(dfd, ZT_RAW_MAGIC " " ZT_STR(ZT_RAW_VERSION) "\n");
+	put_key(dfd, ZT_RAW_PID, (uint64_t)zt_state.pid);
 	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0) {
-		zt_puts(dfd, "exe ");
+		zt_puts(dfd, ZT_RAW_EXE " ");
 		zt_put_text(dfd, exe, (size_t)n);
 		zt_puts(dfd, "\n");
 	}
-	put_key(dfd, "hz", zt_state.hz);
-	zt_puts(dfd, "timer ");
+	put_key(dfd, ZT_RAW_HZ, zt_state.hz);
+	zt_puts(dfd, ZT_RAW_TIMER " ");
 	zt_puts(dfd, timer_name());
 	zt_puts(dfd, "\n");
 	if (zt_state.timer == ZT_TIMER_POSIX)
-		zt_puts(dfd, "rate-cap kernel-tick\n");
-	put_key(dfd, "max-depth", ZT_MAX_DEPTH);
-	zt_puts(dfd, zt_state.unwind == ZT_UNWIND_FP ? "unwind fp\n" :
-		zt_state.unwind == ZT_UNWIND_CFI ? "unwind cfi\n" : "unwind auto\n");
+		zt_puts(dfd, ZT_RAW_RATE_CAP " " ZT_RAW_CAP_KERNEL_TICK "\n");
+	put_key(dfd, ZT_RAW_MAX_DEPTH, ZT_MAX_DEPTH);
+	zt_puts(dfd, zt_state.unwind == ZT_UNWIND_FP ? ZT_RAW_UNWIND " " ZT_RAW_UNWIND_FP "\n" :
+		zt_state.unwind == ZT_UNWIND_CFI ? ZT_RAW_UNWIND " " ZT_RAW_UNWIND_CFI "\n" :
+		ZT_RAW_UNWIND " " ZT_RAW_UNWIND_AUTO "\n");
 	zt_state.start_ns = zt_clock_ns(CLOCK_MONOTONIC);
 	zt_state.start_time_ns = zt_clock_ns(CLOCK_REALTIME);
-	zt_puts(dfd, "clock monotonic\n");
-	put_key(dfd, "start-ns", zt_state.start_ns);
-	put_key(dfd, "start-time-ns", zt_state.start_time_ns);
-	zt_puts(dfd, "samples\n");
+	zt_puts(dfd, ZT_RAW_CLOCK " " ZT_RAW_CLOCK_MONOTONIC "\n");
+	put_key(dfd, ZT_RAW_START_NS, zt_state.start_ns);
+	put_key(dfd, ZT_RAW_START_TIME_NS, zt_state.start_time_ns);
+	zt_puts(dfd, ZT_RAW_SAMPLES "\n");
 	dfd = -1;
 	return 0;
 }
@@ -288,7 +290,7 @@ static void put_buildids(void)
 {
 	uint32_t n = zt_state.nbids;
 
-	zt_puts(dfd, "buildids\n");
+	zt_puts(dfd, ZT_RAW_BUILDIDS "\n");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct zt_bid *b = &zt_state.bids[i];
 		char buf[256], *q = zt_fmt_u64(buf, b->addr, 16);
@@ -303,7 +305,7 @@ static void put_buildids(void)
 		if (b->path[0])
 			zt_put_text(dfd, b->path, strlen(b->path));
 		else
-			zt_puts(dfd, "-");
+			zt_puts(dfd, ZT_RAW_MAIN_PROGRAM);
 		zt_puts(dfd, "\n");
 	}
 }
@@ -338,7 +340,7 @@ static void put_threads(void)
 {
 	uint32_t n = zt_state.nnames < ZT_MAX_NAMES ? zt_state.nnames : ZT_MAX_NAMES;
 
-	zt_puts(dfd, "threads\n");
+	zt_puts(dfd, ZT_RAW_THREADS "\n");
 	for (uint32_t i = 0; i < n; i++) {
 		char buf[32], *p = zt_fmt_u64(buf, (uint64_t)zt_state.names[i].tid, 10);
 
@@ -347,7 +349,7 @@ static void put_threads(void)
 		if (zt_state.names[i].name[0])
 			zt_put_text(dfd, zt_state.names[i].name, strlen(zt_state.names[i].name));
 		else
-			zt_puts(dfd, "?");
+			zt_puts(dfd, ZT_RAW_NO_NAME);
 		zt_puts(dfd, "\n");
 	}
 }
@@ -360,11 +362,11 @@ static void put_summary(void)
 
 	for (int i = 0; i < ZT_NLOSS; i++)
 		lost += zt_state.lost[i];
-	zt_puts(dfd, "summary\n");
-	put_key(dfd, "samples", zt_state.samples);
+	zt_puts(dfd, ZT_RAW_SUMMARY "\n");
+	put_key(dfd, ZT_RAW_NSAMPLES, zt_state.samples);
 	p = buf;
-	memcpy(p, "lost ", 5);
-	p = zt_fmt_u64(p + 5, lost, 10);
+	memcpy(p, ZT_RAW_LOST " ", sizeof ZT_RAW_LOST " " - 1);
+	p = zt_fmt_u64(p + sizeof ZT_RAW_LOST " " - 1, lost, 10);
 	for (int i = 0; i < ZT_NLOSS; i++) {
 		if (!zt_state.lost[i])
 			continue;
@@ -376,43 +378,43 @@ static void put_summary(void)
 	}
 	*p++ = '\n';
 	zt_write_all(dfd, buf, (size_t)(p - buf));
-	put_key(dfd, "truncated", zt_state.truncated);
-	put_key(dfd, "partial", zt_state.partial);
+	put_key(dfd, ZT_RAW_TRUNCATED, zt_state.truncated);
+	put_key(dfd, ZT_RAW_PARTIAL, zt_state.partial);
 	if (zt_state.unwind != ZT_UNWIND_FP) {
-		put_key(dfd, "cfi-objects", zt_state.cfi_objects);
-		put_key(dfd, "cfi-rows", zt_state.cfi_rows);
-		put_key(dfd, "cfi-bytes", zt_state.cfi_bytes);
-		put_key(dfd, "cfi-build-ns", zt_state.cfi_build_ns);
-		put_key(dfd, "cfi-skipped", zt_state.cfi_skipped);
+		put_key(dfd, ZT_RAW_CFI_OBJECTS, zt_state.cfi_objects);
+		put_key(dfd, ZT_RAW_CFI_ROWS, zt_state.cfi_rows);
+		put_key(dfd, ZT_RAW_CFI_BYTES, zt_state.cfi_bytes);
+		put_key(dfd, ZT_RAW_CFI_BUILD_NS, zt_state.cfi_build_ns);
+		put_key(dfd, ZT_RAW_CFI_SKIPPED, zt_state.cfi_skipped);
 	}
 	if (zt_state.unsampled)
-		put_key(dfd, "unsampled-threads", zt_state.unsampled);
+		put_key(dfd, ZT_RAW_UNSAMPLED, zt_state.unsampled);
 	if (zt_state.sigprof_blocked)
-		put_key(dfd, "sigprof-blocked", zt_state.sigprof_blocked);
+		put_key(dfd, ZT_RAW_SIGPROF_BLOCKED, zt_state.sigprof_blocked);
 	if (zt_state.timers_lost)
-		put_key(dfd, "timers-lost", zt_state.timers_lost);
+		put_key(dfd, ZT_RAW_TIMERS_LOST, zt_state.timers_lost);
 	if (zt_state.fd_reopened)
-		put_key(dfd, "dump-reopened", zt_state.fd_reopened);
+		put_key(dfd, ZT_RAW_DUMP_REOPENED, zt_state.fd_reopened);
 	if (zt_state.program_sigprof) {
-		zt_puts(dfd, "program-sigprof");
+		zt_puts(dfd, ZT_RAW_PROGRAM_SIGPROF);
 		if (zt_state.program_sigprof & 1)
-			zt_puts(dfd, " handler");
+			zt_puts(dfd, " " ZT_RAW_SIGPROF_HANDLER);
 		if (zt_state.program_sigprof & 2)
-			zt_puts(dfd, " itimer-prof");
+			zt_puts(dfd, " " ZT_RAW_SIGPROF_ITIMER);
 		zt_puts(dfd, "\n");
 	}
 	if (zt_state.exec_path[0]) {
-		zt_puts(dfd, "exec ");
+		zt_puts(dfd, ZT_RAW_EXEC " ");
 		zt_put_text(dfd, zt_state.exec_path, strlen(zt_state.exec_path));
 		zt_puts(dfd, "\n");
 	}
-	put_key(dfd, "cpu-ns", (uint64_t)((zt_state.cpu_stop_ns ? zt_state.cpu_stop_ns
+	put_key(dfd, ZT_RAW_CPU_NS, (uint64_t)((zt_state.cpu_stop_ns ? zt_state.cpu_stop_ns
 							      : zt_cpu_ns()) - zt_state.cpu_start_ns));
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
-		put_key(dfd, "cpu-user-ns",
+		put_key(dfd, ZT_RAW_CPU_USER_NS,
 			(uint64_t)ru.ru_utime.tv_sec * 1000000000u +
 			(uint64_t)ru.ru_utime.tv_usec * 1000u);
-		put_key(dfd, "cpu-sys-ns",
+		put_key(dfd, ZT_RAW_CPU_SYS_NS,
 			(uint64_t)ru.ru_stime.tv_sec * 1000000000u +
 			(uint64_t)ru.ru_stime.tv_usec * 1000u);
 	}
@@ -515,11 +517,11 @@ static uint64_t all_samples(void)
 static int put_end(int fd)
 {
 	dfd = fd;
-	zt_puts(fd, "maps\n");
+	zt_puts(fd, ZT_RAW_MAPS "\n");
 	if (zt_owned_ok(&zt_state.maps)) {
 		/* Libraries unloaded during the run, then the maps at the end. */
 		copy_fd(zt_state.maps.fd, fd);
-		zt_puts(fd, "maps\n");
+		zt_puts(fd, ZT_RAW_MAPS "\n");
 	}
 	zt_owned_close(&zt_state.maps);
 	zt_unlink_in_dir(zt_state.maps_tmp);
@@ -528,7 +530,7 @@ static int put_end(int fd)
 	put_buildids();
 	put_threads();
 	put_summary();
-	zt_puts(fd, "end\n");
+	zt_puts(fd, ZT_RAW_END "\n");
 	dfd = -1;
 	if (zt_state.write_errno == 0 && fdatasync(fd) < 0 && errno != EINVAL)
 		zt_write_failed(errno);

@@ -10,6 +10,7 @@
  * the environment are left alone unless ZT_FOLLOW is set.
  */
 #include "prof.h"
+#include "rawfmt.h"
 #include "walk.h"
 
 #include <errno.h>
@@ -229,10 +230,10 @@ static unsigned parse_hz(const char *s)
 	unsigned long v;
 
 	if (!s || !*s)
-		return 997;
+		return ZT_HZ_DEFAULT;
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || *end || v < 1 || v > 10000)
+	if (errno || *end || v < 1 || v > ZT_HZ_MAX)
 		return 0;
 	return (unsigned)v;
 }

@@ -63,7 +63,12 @@ struct zt_thread {
 	char buf[ZT_BUF_SIZE];
 };
 
-struct zt_tname {
+/*
+ * A thread's name as the kernel's comm holds it (15 bytes and a NUL), kept
+ * in a fixed table because it is recorded without malloc; written as the
+ * dump's "threads" section (lib/raw.h's struct zt_tname is the reader's).
+ */
+struct zt_name_slot {
 	pid_t tid;
 	char name[16];
 };
@@ -113,7 +118,7 @@ struct zt_state {
 	volatile int nthreads;	/* slots used in threads[] */
 	struct zt_thread *threads[ZT_MAX_THREADS];
 	volatile uint32_t nnames;
-	struct zt_tname names[ZT_MAX_NAMES];
+	struct zt_name_slot names[ZT_MAX_NAMES];
 	volatile uint32_t nbids;
 	struct zt_bid bids[ZT_MAX_BUILDIDS];
 };

@@ -6,6 +6,7 @@
  * stays bounded however long the run: one buffer per live thread.
  */
 #include "prof.h"
+#include "rawfmt.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -78,17 +79,17 @@ void zt_store_sample(struct zt_thread *t, uint64_t when, const uint64_t *addr, s
 	*p++ = ' ';
 	*p++ = '1';
 	*p++ = ' ';
-	*p++ = '@';
+	*p++ = ZT_RAW_TIME_MARK;
 	p = zt_fmt_u64(p, when > zt_state.start_ns ? when - zt_state.start_ns : 0, 10);
 	for (size_t i = 0; i < n; i++) {
 		*p++ = ' ';
 		if (i > 0 && (addr[i] & ZT_WALK_EXACT))
-			*p++ = '=';
+			*p++ = ZT_RAW_EXACT_MARK;
 		p = zt_fmt_u64(p, addr[i] & ~ZT_WALK_EXACT, 16);
 	}
 	if (partial) {
 		*p++ = ' ';
-		*p++ = '-';
+		*p++ = ZT_RAW_PARTIAL_MARK;
 	}
 	*p++ = '\n';
 	t->len = (size_t)(p - t->buf);

@@ -7,6 +7,7 @@
  * dump of its own.
  */
 #include "prof.h"
+#include "hex.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -116,22 +117,6 @@ struct zt_thread *zt_thread_attach(void)
 static struct { uintptr_t start, end; } ranges[1024];
 static int nranges;
 
-static uintptr_t hex(const char **p)
-{
-	uintptr_t v = 0;
-
-	for (;; (*p)++) {
-		int c = **p;
-
-		if (c >= '0' && c <= '9')
-			v = v << 4 | (uintptr_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v = v << 4 | (uintptr_t)(c - 'a' + 10);
-		else
-			return v;
-	}
-}
-
 static void read_ranges(void)
 {
 	static char buf[256 * 1024];
@@ -148,14 +133,14 @@ static void read_ranges(void)
 	buf[len] = '\0';
 	for (p = buf, end = buf + len; p < end && nranges < 1024;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		uintptr_t a, b;
+		const char *q;
+		uint64_t a, b;
 
 		if (!nl)
 			break;
-		a = hex(&p);
-		if (*p == '-') {
-			p++;
-			b = hex(&p);
+		q = zt_hex(p, nl, &a);
+		if (q && *q == '-' && (q = zt_hex(q + 1, nl, &b))) {
+			p = q;
 			/* Only writable private mappings can be thread stacks. */
 			if (p + 3 < nl && p[1] == 'r' && p[2] == 'w' && p[4] == 'p') {
 				ranges[nranges].start = a;

@@ -1,0 +1,118 @@
+/*
+ * rawfmt.h — the raw dump (formats/raw.md, zt-raw(5)) and the `# zt` facts
+ * (formats/symbolized.md) as names: the magic line and its version, the
+ * header and summary keys, the sections, the marks of a sample line, the
+ * values the collector writes, and the sampling-rate limits. The writer
+ * (collect/dump.c, collect/store.c) and the readers (lib/raw.c,
+ * lib/ztfacts.c) spell a key only through these, so that a key cannot be
+ * renamed on one side alone.
+ *
+ * Only macros: collect/ includes it into the sampler, which links no libc
+ * beyond system calls, and strings are written as literals so that they
+ * join others at compile time ("zt-prof " "3" "\n").
+ */
+#ifndef ZT_RAWFMT_H
+#define ZT_RAWFMT_H
+
+/* A macro's value as a string literal: ZT_STR(ZT_HZ_MAX) is "10000". */
+#define ZT_STR_(x) #x
+#define ZT_STR(x) ZT_STR_(x)
+
+/* Sampling rate, in samples per CPU-second (zt-collect -F, ZT_HZ, "hz"). */
+#define ZT_HZ_DEFAULT 997	/* prime, as perf users pick: no lockstep with periodic work */
+#define ZT_HZ_MAX 10000		/* the highest rate zt-collect accepts and readers take */
+
+/* The first line: "zt-prof N". The collector writes ZT_RAW_VERSION. */
+#define ZT_RAW_MAGIC "zt-prof"
+#define ZT_RAW_VERSION 3
+#define ZT_RAW_VERSION_MAX 3	/* readers read 1 to this */
+
+/* Sections: a line holding only the name starts one. */
+#define ZT_RAW_SAMPLES "samples"
+#define ZT_RAW_MAPS "maps"
+#define ZT_RAW_BUILDIDS "buildids"
+#define ZT_RAW_THREADS "threads"
+#define ZT_RAW_SUMMARY "summary"
+#define ZT_RAW_END "end"	/* the last line of a whole dump (v2 and later) */
+
+/* A sample line: "tid count [@ns] [=]hex... [-]". */
+#define ZT_RAW_TIME_MARK '@'	/* before the time of the sample (v3) */
+#define ZT_RAW_EXACT_MARK '='	/* before an exact pc that is not the first address */
+#define ZT_RAW_PARTIAL_MARK '-'	/* the last word: the stack did not reach the entry (v3) */
+
+/* Header keys. */
+#define ZT_RAW_PID "pid"
+#define ZT_RAW_EXE "exe"		/* escaped text */
+#define ZT_RAW_HZ "hz"			/* 0 to ZT_HZ_MAX; 0 is unknown */
+#define ZT_RAW_TIMER "timer"
+#define ZT_RAW_RATE_CAP "rate-cap"
+#define ZT_RAW_MAX_DEPTH "max-depth"
+#define ZT_RAW_UNWIND "unwind"
+#define ZT_RAW_CLOCK "clock"
+#define ZT_RAW_START_NS "start-ns"
+#define ZT_RAW_START_TIME_NS "start-time-ns"
+#define ZT_RAW_DROPPED "dropped"	/* version 1's "lost" */
+
+/* Summary keys. */
+#define ZT_RAW_NSAMPLES "samples"	/* the key, not the section */
+#define ZT_RAW_LOST "lost"		/* "lost N reason=N..." */
+#define ZT_RAW_TRUNCATED "truncated"
+#define ZT_RAW_PARTIAL "partial"
+#define ZT_RAW_CFI_OBJECTS "cfi-objects"
+#define ZT_RAW_CFI_ROWS "cfi-rows"
+#define ZT_RAW_CFI_BYTES "cfi-bytes"
+#define ZT_RAW_CFI_BUILD_NS "cfi-build-ns"
+#define ZT_RAW_CFI_SKIPPED "cfi-skipped"
+#define ZT_RAW_UNSAMPLED "unsampled-threads"
+#define ZT_RAW_SIGPROF_BLOCKED "sigprof-blocked"
+#define ZT_RAW_TIMERS_LOST "timers-lost"
+#define ZT_RAW_DUMP_REOPENED "dump-reopened"
+#define ZT_RAW_PROGRAM_SIGPROF "program-sigprof"
+#define ZT_RAW_EXEC "exec"		/* escaped text */
+#define ZT_RAW_CPU_NS "cpu-ns"
+#define ZT_RAW_CPU_USER_NS "cpu-user-ns"
+#define ZT_RAW_CPU_SYS_NS "cpu-sys-ns"
+
+/* Values the collector writes. */
+#define ZT_RAW_TIMER_PERF "perf-task-clock"
+#define ZT_RAW_TIMER_POSIX "posix-cpu"
+#define ZT_RAW_TIMER_NONE "none"
+#define ZT_RAW_CAP_KERNEL_TICK "kernel-tick"
+#define ZT_RAW_UNWIND_AUTO "auto"
+#define ZT_RAW_UNWIND_CFI "cfi"
+#define ZT_RAW_UNWIND_FP "fp"
+#define ZT_RAW_CLOCK_MONOTONIC "monotonic"
+#define ZT_RAW_LOST_WRITE "write-error"
+#define ZT_RAW_LOST_FD "descriptor-lost"
+#define ZT_RAW_SIGPROF_HANDLER "handler"
+#define ZT_RAW_SIGPROF_ITIMER "itimer-prof"
+#define ZT_RAW_NO_NAME "?"		/* a thread whose name is unknown */
+#define ZT_RAW_MAIN_PROGRAM "-"		/* a build-id line's name for the executable */
+
+/*
+ * `# zt KEY VALUE` lines in the symbolized stream (lib/ztfacts.c writes and
+ * reads them). Most carry the dump's key of the same name.
+ */
+#define ZT_FACT_PREFIX "# zt "
+#define ZT_FACT_VERSION "version"
+#define ZT_FACT_HZ ZT_RAW_HZ
+#define ZT_FACT_TIMER ZT_RAW_TIMER
+#define ZT_FACT_RATE_CAP ZT_RAW_RATE_CAP
+#define ZT_FACT_SAMPLES ZT_RAW_NSAMPLES
+#define ZT_FACT_LOST ZT_RAW_LOST
+#define ZT_FACT_TRUNCATED ZT_RAW_TRUNCATED
+#define ZT_FACT_UNWIND ZT_RAW_UNWIND
+#define ZT_FACT_PARTIAL ZT_RAW_PARTIAL
+#define ZT_FACT_UNSAMPLED ZT_RAW_UNSAMPLED
+#define ZT_FACT_PROGRAM_SIGPROF ZT_RAW_PROGRAM_SIGPROF
+#define ZT_FACT_EXEC ZT_RAW_EXEC
+#define ZT_FACT_CPU_NS ZT_RAW_CPU_NS
+#define ZT_FACT_CPU_USER_NS ZT_RAW_CPU_USER_NS
+#define ZT_FACT_CPU_SYS_NS ZT_RAW_CPU_SYS_NS
+#define ZT_FACT_PID ZT_RAW_PID
+#define ZT_FACT_EXE ZT_RAW_EXE
+#define ZT_FACT_THREAD "thread"		/* "# zt thread TID NAME" */
+#define ZT_FACT_WARNING "warning"
+#define ZT_FACT_TIMER_UNKNOWN "unknown"	/* the timer of a version 1 dump */
+
+#endif
