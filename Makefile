@@ -56,6 +56,7 @@ LIB_OBJ = \
 	lib/demangle.o \
 	lib/archive.o \
 	lib/srcline.o \
+	lib/dwarfcompat.o \
 	lib/hash.o \
 	lib/strtab.o \
 	lib/perfscript.o \
@@ -101,6 +102,7 @@ UNIT_OBJ = \
 	tests/unit/test-symbols.o \
 	tests/unit/test-input.o \
 	tests/unit/test-strtab.o \
+	tests/unit/test-ranges.o \
 	tests/unit/test-perfscript.o \
 	tests/unit/test-folded.o \
 	tests/unit/test-stats.o \

@@ -4,6 +4,7 @@
  * is read.
  */
 #include "elfread.h"
+#include "ranges.h"
 #include "util.h"
 
 #include <elf.h>
@@ -19,16 +20,6 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* Whether [off, off + n) lies inside the file. */
 static int inside(const struct zt_elf *e, uint64_t off, uint64_t n)
@@ -109,6 +100,16 @@ static int cmp_sym(const void *a, const void *b)
 	return c;
 }
 
+/* Whether symbol or PLT entry p holds vaddr (no overflow at the top). */
+static int sym_holds(const void *p, uint64_t vaddr)
+{
+	const struct zt_sym *s = p;
+
+	return vaddr - s->addr < s->size;
+}
+
+#define SYM_RANGES(arr, n) ZT_RANGES(arr, n, struct zt_sym, addr, up, sym_holds)
+
 /* Say what is wrong with a symbol table: the first problem found wins. */
 static void sym_problem(struct zt_elf *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -175,6 +176,8 @@ static size_t read_symbols(struct zt_elf *e, const struct zt_section *tab,
 		    e->syms[i].zero_size)
 			e->syms[i].size = e->syms[i + 1].addr - e->syms[i].addr;
 	e->nsyms = out;
+	/* Sized symbols may still nest (a local label typed as a function). */
+	zt_ranges_link(&SYM_RANGES(e->syms, e->nsyms));
 	return bad;
 }
 
@@ -275,9 +278,10 @@ static void read_plt(struct zt_elf *e, const struct zt_section *dynsym)
 			ent = 16;	/* .plt's entsize is sometimes 8 */
 		for (uint64_t off = 0; off + ent <= s->size; off += ent) {
 			const unsigned char *b = e->data + s->offset + off;
-			struct slot key, *hit;
+			const struct slot *hit;
 			int32_t disp;
-			uint64_t j;
+			uint64_t j, got;
+			size_t k;
 
 			for (j = 0; j + 6 <= ent; j++)
 				if (b[j] == 0xff && b[j + 1] == 0x25)
@@ -285,10 +289,12 @@ static void read_plt(struct zt_elf *e, const struct zt_section *dynsym)
 			if (j + 6 > ent)
 				continue;
 			memcpy(&disp, b + j + 2, 4);
-			key.got = s->addr + off + j + 6 + (uint64_t)(int64_t)disp;
-			hit = bsearch(&key, slots, nslots, sizeof *slots, cmp_slot);
-			if (!hit)
+			got = s->addr + off + j + 6 + (uint64_t)(int64_t)disp;
+			k = zt_ranges_upto(slots, nslots, sizeof *slots, offsetof(struct slot, got),
+					   got);
+			if (k == 0 || slots[k - 1].got != got)
 				continue;
+			hit = &slots[k - 1];
 			zt_grow(&e->plt, &pcap, out + 1, sizeof *e->plt);
 			e->plt[out].addr = s->addr + off;
 			e->plt[out].size = ent;
@@ -312,83 +318,100 @@ static void read_plt(struct zt_elf *e, const struct zt_section *dynsym)
 	}
 	qsort(e->plt, out, sizeof *e->plt, cmp_plt);
 	e->nplt = out;
+	zt_ranges_link(&SYM_RANGES(e->plt, e->nplt));
 }
 
-static int parse(const unsigned char *data, size_t size, struct zt_elf *e,
-		 char *err, size_t errlen)
+/* The ELF header: what kind of file this is. */
+static int read_ehdr(struct zt_elf *e, Elf64_Ehdr *h, char *err, size_t errlen)
 {
-	Elf64_Ehdr h;
-	uint64_t shnum, shstrndx;
-	const struct zt_section *symtab = NULL, *dynsym = NULL, *shstr = NULL;
-	uint64_t *sec_end = NULL;
-
-	e->data = data;
-	e->size = size;
-	if (size < EI_NIDENT || memcmp(data, ELFMAG, SELFMAG) != 0)
-		return fail(err, errlen, "not an ELF file");
-	if (data[EI_CLASS] != ELFCLASS64 || data[EI_DATA] != ELFDATA2LSB)
-		return fail(err, errlen, "not a 64-bit little-endian ELF file");
-	if (size < sizeof h)
-		return fail(err, errlen, "truncated ELF header");
-	memcpy(&h, data, sizeof h);
-	e->type = h.e_type;
-	e->machine = h.e_machine;
-
-	if (h.e_phnum) {
-		if (h.e_phentsize != sizeof(Elf64_Phdr) ||
-		    !inside(e, h.e_phoff, (uint64_t)h.e_phnum * sizeof(Elf64_Phdr)))
-			return fail(err, errlen, "truncated or corrupt program headers");
-		e->loads = zt_calloc(h.e_phnum, sizeof *e->loads);
-		for (unsigned i = 0; i < h.e_phnum; i++) {
-			Elf64_Phdr ph;
-
-			memcpy(&ph, data + h.e_phoff + i * sizeof ph, sizeof ph);
-			if (ph.p_type == PT_INTERP)
-				e->has_interp = 1;
-			else if (ph.p_type == PT_DYNAMIC)
-				e->has_dynamic = 1;
-			else if (ph.p_type == PT_NOTE && !e->buildid[0] &&
-				 inside(e, ph.p_offset, ph.p_filesz))
-				parse_notes(e, ph.p_offset, ph.p_filesz, ph.p_align);
-			if (ph.p_type != PT_LOAD)
-				continue;
-			e->loads[e->nloads].offset = ph.p_offset;
-			e->loads[e->nloads].vaddr = ph.p_vaddr;
-			e->loads[e->nloads].filesz = ph.p_filesz;
-			e->loads[e->nloads].memsz = ph.p_memsz;
-			e->loads[e->nloads].flags = ph.p_flags;
-			e->nloads++;
-		}
+	if (e->size < EI_NIDENT || memcmp(e->data, ELFMAG, SELFMAG) != 0) {
+		zt_errf(err, errlen, "not an ELF file");
+		return -1;
 	}
+	if (e->data[EI_CLASS] != ELFCLASS64 || e->data[EI_DATA] != ELFDATA2LSB) {
+		zt_errf(err, errlen, "not a 64-bit little-endian ELF file");
+		return -1;
+	}
+	if (e->size < sizeof *h) {
+		zt_errf(err, errlen, "truncated ELF header");
+		return -1;
+	}
+	memcpy(h, e->data, sizeof *h);
+	e->type = h->e_type;
+	e->machine = h->e_machine;
+	return 0;
+}
 
-	shnum = h.e_shnum;
-	shstrndx = h.e_shstrndx;
-	if (h.e_shoff) {
+/* The program headers: PT_LOADs, interpreter, dynamic, build-id note. */
+static int read_phdrs(struct zt_elf *e, const Elf64_Ehdr *h, char *err, size_t errlen)
+{
+	if (!h->e_phnum)
+		return 0;
+	if (h->e_phentsize != sizeof(Elf64_Phdr) ||
+	    !inside(e, h->e_phoff, (uint64_t)h->e_phnum * sizeof(Elf64_Phdr))) {
+		zt_errf(err, errlen, "truncated or corrupt program headers");
+		return -1;
+	}
+	e->loads = zt_calloc(h->e_phnum, sizeof *e->loads);
+	for (unsigned i = 0; i < h->e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		memcpy(&ph, e->data + h->e_phoff + i * sizeof ph, sizeof ph);
+		if (ph.p_type == PT_INTERP)
+			e->has_interp = 1;
+		else if (ph.p_type == PT_DYNAMIC)
+			e->has_dynamic = 1;
+		else if (ph.p_type == PT_NOTE && !e->buildid[0] &&
+			 inside(e, ph.p_offset, ph.p_filesz))
+			parse_notes(e, ph.p_offset, ph.p_filesz, ph.p_align);
+		if (ph.p_type != PT_LOAD)
+			continue;
+		e->loads[e->nloads].offset = ph.p_offset;
+		e->loads[e->nloads].vaddr = ph.p_vaddr;
+		e->loads[e->nloads].filesz = ph.p_filesz;
+		e->loads[e->nloads].memsz = ph.p_memsz;
+		e->loads[e->nloads].flags = ph.p_flags;
+		e->nloads++;
+	}
+	return 0;
+}
+
+/*
+ * The section headers, named, and each section's end address in *sec_end
+ * (for zero-size symbols). -1 with e->damage set when the headers are cut
+ * off or corrupt: the file is then read without sections.
+ */
+static int read_shdrs(struct zt_elf *e, const Elf64_Ehdr *h, uint64_t **sec_end)
+{
+	uint64_t shnum = h->e_shnum, shstrndx = h->e_shstrndx;
+	const struct zt_section *shstr = NULL;
+
+	if (h->e_shoff) {
 		Elf64_Shdr s0;
 
-		if (h.e_shentsize != sizeof(Elf64_Shdr) || !inside(e, h.e_shoff, sizeof s0)) {
+		if (h->e_shentsize != sizeof(Elf64_Shdr) || !inside(e, h->e_shoff, sizeof s0)) {
 			e->damage = "truncated or corrupt section headers";
-			return 0;
+			return -1;
 		}
-		memcpy(&s0, data + h.e_shoff, sizeof s0);
+		memcpy(&s0, e->data + h->e_shoff, sizeof s0);
 		if (shnum == 0)
 			shnum = s0.sh_size;	/* extended numbering */
 		if (shstrndx == SHN_XINDEX)
 			shstrndx = s0.sh_link;
-		if (shnum > (size - h.e_shoff) / sizeof(Elf64_Shdr)) {
+		if (shnum > (e->size - h->e_shoff) / sizeof(Elf64_Shdr)) {
 			e->damage = "truncated: section headers past end of file";
-			return 0;
+			return -1;
 		}
 	} else {
 		shnum = 0;
 	}
 	e->sections = zt_calloc(shnum ? shnum : 1, sizeof *e->sections);
-	sec_end = zt_calloc(shnum ? shnum : 1, sizeof *sec_end);
+	*sec_end = zt_calloc(shnum ? shnum : 1, sizeof **sec_end);
 	e->nsections = shnum;
 	for (uint64_t i = 0; i < shnum; i++) {
 		Elf64_Shdr s;
 
-		memcpy(&s, data + h.e_shoff + i * sizeof s, sizeof s);
+		memcpy(&s, e->data + h->e_shoff + i * sizeof s, sizeof s);
 		e->sections[i].type = s.sh_type;
 		e->sections[i].flags = s.sh_flags;
 		e->sections[i].addr = s.sh_addr;
@@ -397,7 +420,7 @@ static int parse(const unsigned char *data, size_t size, struct zt_elf *e,
 		e->sections[i].link = s.sh_link;
 		e->sections[i].entsize = s.sh_entsize;
 		e->sections[i].name = (const char *)(uintptr_t)s.sh_name;	/* fixed below */
-		sec_end[i] = s.sh_addr + s.sh_size;
+		(*sec_end)[i] = s.sh_addr + s.sh_size;
 		/* A section whose bytes are not in the file reads as empty. */
 		if (s.sh_type != SHT_NOBITS && !inside(e, s.sh_offset, s.sh_size)) {
 			e->sections[i].size = 0;
@@ -412,7 +435,73 @@ static int parse(const unsigned char *data, size_t size, struct zt_elf *e,
 
 		e->sections[i].name = name ? name : "";
 	}
-	for (uint64_t i = 0; i < shnum; i++) {
+	return 0;
+}
+
+/*
+ * The functions of tab (.symtab or .dynsym), checked against its
+ * raw header (whose size and offset the section table keeps only when they
+ * lie inside the file). A corrupt table is described in symproblem and
+ * skipped, or read for the symbols whose names are valid. Returns whether
+ * it gave any symbol.
+ */
+static int read_symtab(struct zt_elf *e, const Elf64_Ehdr *h, const struct zt_section *tab,
+		       const uint64_t *sec_end)
+{
+	const char *what = tab->type == SHT_SYMTAB ? ".symtab" : ".dynsym";
+	Elf64_Shdr raw, str;
+	uint64_t link;
+	size_t bad;
+
+	memcpy(&raw, e->data + h->e_shoff + (uint64_t)(tab - e->sections) * sizeof raw,
+	       sizeof raw);
+	link = raw.sh_link;
+	if (!inside(e, raw.sh_offset, raw.sh_size)) {
+		sym_problem(e, "%s lies past the end of the file", what);
+		return 0;
+	}
+	if (raw.sh_entsize != sizeof(Elf64_Sym)) {
+		sym_problem(e, "%s has entries of %llu bytes, not %zu", what,
+			    (unsigned long long)raw.sh_entsize, sizeof(Elf64_Sym));
+		return 0;
+	}
+	if (link >= e->nsections || e->sections[link].type != SHT_STRTAB) {
+		sym_problem(e, "%s links to section %llu, not a string table", what,
+			    (unsigned long long)link);
+		return 0;
+	}
+	memcpy(&str, e->data + h->e_shoff + link * sizeof str, sizeof str);
+	if (!inside(e, str.sh_offset, str.sh_size)) {
+		sym_problem(e, "the string table of %s lies past the end of the file", what);
+		return 0;
+	}
+	if (tab->size < sizeof(Elf64_Sym))
+		return 0;
+	bad = read_symbols(e, tab, &e->sections[link], sec_end, e->nsections);
+	if (bad)
+		sym_problem(e, "%zu names in %s lie past the end of its string table", bad, what);
+	e->symtab = tab->type == SHT_SYMTAB;
+	if (e->nsyms > 0)
+		return 1;
+	free(e->syms);
+	e->syms = NULL;
+	return 0;
+}
+
+static int parse(const unsigned char *data, size_t size, struct zt_elf *e,
+		 char *err, size_t errlen)
+{
+	Elf64_Ehdr h;
+	const struct zt_section *symtab = NULL, *dynsym = NULL, *text;
+	uint64_t *sec_end = NULL;
+
+	e->data = data;
+	e->size = size;
+	if (read_ehdr(e, &h, err, errlen) < 0 || read_phdrs(e, &h, err, errlen) < 0)
+		return -1;
+	if (read_shdrs(e, &h, &sec_end) < 0)
+		return 0;	/* damaged: program headers and build-id only */
+	for (size_t i = 0; i < e->nsections; i++) {
 		const struct zt_section *s = &e->sections[i];
 
 		if (s->type == SHT_NOTE && !e->buildid[0] && s->size)
@@ -424,60 +513,11 @@ static int parse(const unsigned char *data, size_t size, struct zt_elf *e,
 	}
 	read_debuglink(e);
 	read_plt(e, dynsym);
-	{
-		const struct zt_section *text = zt_elf_section(e, ".text");
-
-		e->nobits_text = text && text->type == SHT_NOBITS;
-	}
-	/*
-	 * .symtab has every function; a stripped file keeps only .dynsym. A
-	 * corrupt table is described in symproblem and skipped, or read for
-	 * the symbols whose names are valid.
-	 */
-	for (int pass = 0; pass < 2; pass++) {
-		const struct zt_section *tab = pass == 0 ? symtab : dynsym;
-		const char *what = pass == 0 ? ".symtab" : ".dynsym";
-		Elf64_Shdr raw, str;
-		uint64_t link;
-		size_t bad;
-
-		if (!tab)
-			continue;
-		memcpy(&raw, data + h.e_shoff + (uint64_t)(tab - e->sections) * sizeof raw,
-		       sizeof raw);
-		link = raw.sh_link;
-		if (!inside(e, raw.sh_offset, raw.sh_size)) {
-			sym_problem(e, "%s lies past the end of the file", what);
-			continue;
-		}
-		if (raw.sh_entsize != sizeof(Elf64_Sym)) {
-			sym_problem(e, "%s has entries of %llu bytes, not %zu", what,
-				    (unsigned long long)raw.sh_entsize, sizeof(Elf64_Sym));
-			continue;
-		}
-		if (link >= shnum || e->sections[link].type != SHT_STRTAB) {
-			sym_problem(e, "%s links to section %llu, not a string table", what,
-				    (unsigned long long)link);
-			continue;
-		}
-		memcpy(&str, data + h.e_shoff + link * sizeof str, sizeof str);
-		if (!inside(e, str.sh_offset, str.sh_size)) {
-			sym_problem(e, "the string table of %s lies past the end of the file",
-				    what);
-			continue;
-		}
-		if (tab->size < sizeof(Elf64_Sym))
-			continue;
-		bad = read_symbols(e, tab, &e->sections[link], sec_end, shnum);
-		if (bad)
-			sym_problem(e, "%zu names in %s lie past the end of its string table",
-				    bad, what);
-		e->symtab = pass == 0;
-		if (e->nsyms > 0)
-			break;
-		free(e->syms);
-		e->syms = NULL;
-	}
+	text = zt_elf_section(e, ".text");
+	e->nobits_text = text && text->type == SHT_NOBITS;
+	/* .symtab has every function; a stripped file keeps only .dynsym. */
+	if (!(symtab && read_symtab(e, &h, symtab, sec_end)) && dynsym)
+		read_symtab(e, &h, dynsym, sec_end);
 	free(sec_end);
 	return 0;
 }
@@ -557,13 +597,16 @@ int zt_open_file(const char *root, const char *path, char *err, size_t errlen)
 	int fd;
 
 	fd = root ? open_in_root(root, path, flags) : open(path, flags);
-	if (fd < 0)
-		return fail(err, errlen, "cannot open: %s", strerror(errno));
+	if (fd < 0) {
+		zt_errf(err, errlen, "cannot open: %s", strerror(errno));
+		return -1;
+	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    (fstatfs(fd, &sf) == 0 &&
 	     (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC))) {
 		close(fd);
-		return fail(err, errlen, "not a regular file");
+		zt_errf(err, errlen, "not a regular file");
+		return -1;
 	}
 	return fd;
 }
@@ -594,16 +637,20 @@ int zt_elf_open_in(const char *root, const char *path, struct zt_elf *e, char *e
 		return -1;
 	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return fail(err, errlen, "cannot open: %s", strerror(errno));
+		zt_errf(err, errlen, "cannot open: %s", strerror(errno));
+		return -1;
 	}
 	if (st.st_size == 0) {
 		close(fd);
-		return fail(err, errlen, "empty file, not an ELF file");
+		zt_errf(err, errlen, "empty file, not an ELF file");
+		return -1;
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
-	if (p == MAP_FAILED)
-		return fail(err, errlen, "cannot map: %s", strerror(errno));
+	if (p == MAP_FAILED) {
+		zt_errf(err, errlen, "cannot map: %s", strerror(errno));
+		return -1;
+	}
 	if (parse(p, (size_t)st.st_size, e, err, errlen) < 0) {
 		munmap(p, (size_t)st.st_size);
 		e->data = NULL;
@@ -641,41 +688,16 @@ int zt_elf_offset_to_vaddr(const struct zt_elf *e, uint64_t off, uint64_t *vaddr
 
 const struct zt_sym *zt_elf_lookup(const struct zt_elf *e, uint64_t vaddr)
 {
-	size_t lo = 0, hi = e->nsyms;
+	size_t i = zt_ranges_holder(&SYM_RANGES(e->syms, e->nsyms), vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* The nearest symbol first; then a few earlier ones that may enclose it. */
-	for (size_t i = lo; i > 0 && lo - i < 8; i--) {
-		const struct zt_sym *s = &e->syms[i - 1];
-
-		if (vaddr - s->addr < s->size)
-			return s;
-	}
-	return NULL;
+	return i ? &e->syms[i - 1] : NULL;
 }
 
 const struct zt_sym *zt_elf_lookup_plt(const struct zt_elf *e, uint64_t vaddr)
 {
-	size_t lo = 0, hi = e->nplt;
+	size_t i = zt_ranges_holder(&SYM_RANGES(e->plt, e->nplt), vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->plt[mid].addr + e->plt[mid].size <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < e->nplt && vaddr >= e->plt[lo].addr)
-		return &e->plt[lo];
-	return NULL;
+	return i ? &e->plt[i - 1] : NULL;
 }
 
 const struct zt_section *zt_elf_section(const struct zt_elf *e, const char *name)

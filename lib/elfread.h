@@ -20,6 +20,7 @@ struct zt_sym {
 	const char *name;	/* points into the mapped file */
 	uint8_t bind, type;
 	uint8_t zero_size;	/* st_size was 0: size runs to the next symbol */
+	uint32_t up;		/* the enclosing symbol's link (ranges.h) */
 };
 
 struct zt_section {

@@ -1,9 +1,11 @@
 /*
  * maps.c — parsing maps lines and finding the mapping of an address.
  * A mapping [start, end) at file offset off puts address a at file offset
- * a - start + off; the ELF reader takes it from there (elf.h).
+ * a - start + off; the ELF reader takes it from there (elfread.h).
  */
 #include "maps.h"
+#include "hex.h"
+#include "ranges.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -24,51 +26,27 @@ static const char *field(const char **s, const char **end)
 	return p;
 }
 
-static int hexnum(const char *p, const char *end, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	if (p == end || end - p > 16)
-		return -1;
-	for (; p < end; p++) {
-		int d;
-
-		if (*p >= '0' && *p <= '9')
-			d = *p - '0';
-		else if (*p >= 'a' && *p <= 'f')
-			d = *p - 'a' + 10;
-		else if (*p >= 'A' && *p <= 'F')
-			d = *p - 'A' + 10;
-		else
-			return -1;
-		x = x << 4 | (uint64_t)d;
-	}
-	*v = x;
-	return 0;
-}
-
 const char *zt_map_parse(const char *line, struct zt_map *m)
 {
 	const char *s = line, *f, *e, *dash;
 	size_t len;
-	uint64_t dev;
 
 	memset(m, 0, sizeof *m);
 	if (!(f = field(&s, &e)))
 		return "empty maps line";
 	dash = memchr(f, '-', (size_t)(e - f));
-	if (!dash || hexnum(f, dash, &m->start) || hexnum(dash + 1, e, &m->end))
+	/* Each field is hex digits and nothing else, at most 16 of them. */
+	if (!dash || zt_hex(f, dash, &m->start) != dash || zt_hex(dash + 1, e, &m->end) != e)
 		return "bad address range in maps line";
 	if (m->end <= m->start)
 		return "empty or reversed address range in maps line";
 	if (!(f = field(&s, &e)) || e - f != 4)
 		return "bad permissions in maps line";
 	memcpy(m->perms, f, 4);
-	if (!(f = field(&s, &e)) || hexnum(f, e, &m->offset))
+	if (!(f = field(&s, &e)) || zt_hex(f, e, &m->offset) != e)
 		return "bad offset in maps line";
 	if (!(f = field(&s, &e)))
 		return "missing device in maps line";
-	(void)dev;
 	if (!(f = field(&s, &e)))
 		return "missing inode in maps line";
 	m->inode = strtoull(f, NULL, 10);
@@ -88,29 +66,21 @@ int zt_map_is_file(const struct zt_map *m)
 	return m->path && m->path[0] == '/';
 }
 
+static int map_holds(const void *p, uint64_t addr)
+{
+	const struct zt_map *m = p;
+
+	return addr >= m->start && addr < m->end;
+}
+
+#define MAP_RANGES(maps, n) ZT_RANGES(maps, n, struct zt_map, start, up, map_holds)
+
 const struct zt_map *zt_maps_find(const struct zt_map *maps, size_t n,
 				  uint64_t addr)
 {
-	size_t lo = 0, hi = n;
+	size_t i = zt_ranges_holder(&MAP_RANGES(maps, n), addr);
 
-	/* The last mapping that starts at or below addr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/*
-	 * Overlaps (a library unloaded, another loaded there) make an earlier
-	 * mapping hold addr too: look back. Each address is resolved once, so
-	 * the scan for an address in no mapping costs little.
-	 */
-	for (size_t i = lo; i > 0; i--)
-		if (addr < maps[i - 1].end)
-			return &maps[i - 1];
-	return NULL;
+	return i ? &maps[i - 1] : NULL;
 }
 
 static int cmp_map(const void *a, const void *b)
@@ -124,9 +94,11 @@ static int cmp_map(const void *a, const void *b)
 
 void zt_maps_sort(struct zt_map *maps, size_t n)
 {
-	if (n < 2)
+	if (n == 0)
 		return;	/* maps may be NULL, which qsort must not see */
 	qsort(maps, n, sizeof *maps, cmp_map);
+	/* Overlaps (a library unloaded, another mapped there): the links. */
+	zt_ranges_link(&MAP_RANGES(maps, n));
 }
 
 const char *zt_basename(const char *path)

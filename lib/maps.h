@@ -17,6 +17,7 @@ struct zt_map {
 	int deleted;		/* the path ended in " (deleted)", now removed */
 	char *buildid;		/* hex, from the dump's buildids, or NULL */
 	size_t seq;		/* order in the dump, to keep sorting stable */
+	uint32_t up;		/* an enclosing mapping's link (ranges.h) */
 };
 
 /*
@@ -29,13 +30,17 @@ const char *zt_map_parse(const char *line, struct zt_map *m);
 int zt_map_is_file(const struct zt_map *m);
 
 /*
- * The mapping that holds addr in maps[0..n), which must be sorted by start;
- * when mappings overlap, the last one that holds addr. NULL if none.
+ * The mapping that holds addr in maps[0..n), which zt_maps_sort must have
+ * sorted (and linked); when mappings overlap, the last one in that order
+ * that holds addr, the one mapped later. NULL if none.
  */
 const struct zt_map *zt_maps_find(const struct zt_map *maps, size_t n,
 				  uint64_t addr);
 
-/* Sort maps by start, then by seq, so later duplicates stay later. */
+/*
+ * Sort maps by start, then by seq, so later duplicates stay later, and link
+ * each to the mapping that encloses its start, for zt_maps_find.
+ */
 void zt_maps_sort(struct zt_map *maps, size_t n);
 
 const char *zt_basename(const char *path);

@@ -13,13 +13,13 @@
  * (its problem is remembered for one warning).
  */
 #include "srcline.h"
+#include "dwarfcompat.h"
 #include "elfread.h"
+#include "ranges.h"
 #include "util.h"
 
-#include <elf.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <zlib.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -63,6 +63,7 @@ struct cu {
 struct arange {
 	uint64_t lo, hi;
 	size_t cu;
+	uint32_t up;	/* the enclosing range's link (ranges.h) */
 };
 
 struct zt_dwarf {
@@ -73,16 +74,7 @@ struct zt_dwarf {
 	struct arange *ar;
 	size_t nar;
 	char *problem;
-	const unsigned char *rng, *addr;	/* .debug_rnglists, .debug_addr */
-	size_t nrng, naddr;
-	int own_rng, own_addr;		/* decompressed: to be freed */
-};
-
-/* Where a CU's DWARF 5 lists and addresses start (DW_AT_*_base). */
-struct bases {
-	uint64_t rnglists, addr;
-	uint64_t lowpc;
-	int version;
+	struct zt_dwarfcompat_lists lists;	/* for the range-list decoder */
 };
 
 static void on_error(Dwarf_Error e, Dwarf_Ptr arg)
@@ -106,132 +98,8 @@ static void note(struct zt_dwarf *dw, Dwarf_Error *e, const char *what)
 	}
 }
 
-static int uleb(const unsigned char *b, size_t n, size_t *p, uint64_t *v)
-{
-	uint64_t x = 0;
-	unsigned shift = 0;
-
-	while (*p < n) {
-		unsigned char c = b[(*p)++];
-
-		if (shift < 64)
-			x |= (uint64_t)(c & 0x7f) << shift;
-		shift += 7;
-		if (!(c & 0x80)) {
-			*v = x;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-static int fixed(const unsigned char *b, size_t n, size_t *p, unsigned size, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	if (size > 8 || *p > n || n - *p < size)
-		return -1;
-	memcpy(&x, b + *p, size);	/* little-endian only, as the ELF reader */
-	*p += size;
-	*v = x;
-	return 0;
-}
-
-/* Address number i of .debug_addr from the CU's base; 0 on success. */
-static int addrx(const struct zt_dwarf *dw, const struct bases *cb, uint64_t i, uint64_t *v)
-{
-	size_t p;
-
-	if (cb->addr > dw->naddr || i > (dw->naddr - cb->addr) / 8)
-		return -1;
-	p = (size_t)(cb->addr + i * 8);
-	return fixed(dw->addr, dw->naddr, &p, 8, v);
-}
-
-/*
- * A DWARF 5 range list, decoded here rather than by libdwarf 20210528, which
- * reads out of bounds on a corrupt one (tests/fuzz/fuzz-dwarf.c). value is
- * the DW_AT_ranges value: an index (rnglistx) or a section offset.
- */
-static int rnglist(struct zt_dwarf *dw, const struct bases *cb, int indexed,
-		   uint64_t value, uint64_t **r, size_t *n, size_t *cap)
-{
-	uint64_t base = cb->lowpc, off, a, b;
-	size_t p;
-
-	if (!dw->rng)
-		return -1;
-	if (indexed) {
-		/* 32-bit DWARF: 4-byte offsets from the base. */
-		if (cb->rnglists > dw->nrng || value > (dw->nrng - cb->rnglists) / 4)
-			return -1;
-		p = (size_t)(cb->rnglists + value * 4);
-		if (fixed(dw->rng, dw->nrng, &p, 4, &off) < 0 || off > dw->nrng - cb->rnglists)
-			return -1;
-		p = (size_t)(cb->rnglists + off);
-	} else {
-		if (value >= dw->nrng)
-			return -1;
-		p = (size_t)value;
-	}
-	for (int count = 0; count < 100000; count++) {
-		unsigned char kind;
-
-		if (p >= dw->nrng)
-			return -1;
-		kind = dw->rng[p++];
-		switch (kind) {
-		case DW_RLE_end_of_list:
-			return 0;
-		case DW_RLE_base_addressx:
-			if (uleb(dw->rng, dw->nrng, &p, &a) < 0 || addrx(dw, cb, a, &base) < 0)
-				return -1;
-			continue;
-		case DW_RLE_startx_endx:
-			if (uleb(dw->rng, dw->nrng, &p, &a) < 0 || uleb(dw->rng, dw->nrng, &p, &b) < 0 ||
-			    addrx(dw, cb, a, &a) < 0 || addrx(dw, cb, b, &b) < 0)
-				return -1;
-			break;
-		case DW_RLE_startx_length:
-			if (uleb(dw->rng, dw->nrng, &p, &a) < 0 || uleb(dw->rng, dw->nrng, &p, &b) < 0 ||
-			    addrx(dw, cb, a, &a) < 0)
-				return -1;
-			b += a;
-			break;
-		case DW_RLE_offset_pair:
-			if (uleb(dw->rng, dw->nrng, &p, &a) < 0 || uleb(dw->rng, dw->nrng, &p, &b) < 0)
-				return -1;
-			a += base;
-			b += base;
-			break;
-		case DW_RLE_base_address:
-			if (fixed(dw->rng, dw->nrng, &p, 8, &base) < 0)
-				return -1;
-			continue;
-		case DW_RLE_start_end:
-			if (fixed(dw->rng, dw->nrng, &p, 8, &a) < 0 ||
-			    fixed(dw->rng, dw->nrng, &p, 8, &b) < 0)
-				return -1;
-			break;
-		case DW_RLE_start_length:
-			if (fixed(dw->rng, dw->nrng, &p, 8, &a) < 0 || uleb(dw->rng, dw->nrng, &p, &b) < 0)
-				return -1;
-			b += a;
-			break;
-		default:
-			return -1;
-		}
-		if (b > a) {
-			zt_grow(r, cap, *n + 2, sizeof **r);
-			(*r)[(*n)++] = a;
-			(*r)[(*n)++] = b;
-		}
-	}
-	return -1;
-}
-
 /* The ranges of die, appended to *r as (lo, hi) pairs; cb are its CU's. */
-static int die_ranges(struct zt_dwarf *dw, Dwarf_Die die, const struct bases *cb,
+static int die_ranges(struct zt_dwarf *dw, Dwarf_Die die, const struct zt_dwarfcompat_bases *cb,
 		      uint64_t **r, size_t *n, size_t *cap)
 {
 	int version = cb->version;
@@ -283,7 +151,8 @@ static int die_ranges(struct zt_dwarf *dw, Dwarf_Die die, const struct bases *cb
 			note(dw, &e, "ranges value");
 			goto out;
 		}
-		if (rnglist(dw, cb, form == DW_FORM_rnglistx, val, r, n, cap) < 0)
+		if (zt_dwarfcompat_rnglist(&dw->lists, cb, form == DW_FORM_rnglistx, val,
+					   r, n, cap) < 0)
 			note(dw, NULL, "a bad range list in .debug_rnglists");
 	} else {
 		Dwarf_Unsigned off;
@@ -451,7 +320,7 @@ static uint64_t die_secoff(struct zt_dwarf *dw, Dwarf_Die die, Dwarf_Half an, ui
 }
 
 /* The bases a CU's DIEs need to read their range lists. */
-static void cu_bases(struct zt_dwarf *dw, Dwarf_Die cudie, int version, struct bases *cb)
+static void cu_bases(struct zt_dwarf *dw, Dwarf_Die cudie, int version, struct zt_dwarfcompat_bases *cb)
 {
 	Dwarf_Error e = NULL;
 	Dwarf_Addr lo = 0;
@@ -471,7 +340,7 @@ static void cu_bases(struct zt_dwarf *dw, Dwarf_Die cudie, int version, struct b
 struct walk {
 	struct zt_dwarf *dw;
 	struct cu *cu;
-	struct bases cb;
+	struct zt_dwarfcompat_bases cb;
 	uint64_t *r;
 	size_t nr, capr, capscopes;
 	uint32_t ndies;
@@ -633,15 +502,7 @@ static void read_lines(struct zt_dwarf *dw, struct cu *cu, Dwarf_Die cudie)
 		}
 		zt_grow(&cu->rows, &cap, cu->nrows + 1, sizeof *cu->rows);
 		cu->rows[cu->nrows].addr = a;
-		/*
-		 * libdwarf 20210528 starts a DWARF 5 line program's file
-		 * register at 0, where DWARF 5 says 1 (binutils 2.40's
-		 * addr2line does the same; readelf and llvm-symbolizer do
-		 * not). A row that never set the file then reads as file 0:
-		 * in a table from gcc and gas, which never set file 0, that
-		 * 0 is the default 1.
-		 */
-		cu->rows[cu->nrows].file = (uint32_t)fno + (cu->gnu_default_file && fno == 0);
+		cu->rows[cu->nrows].file = zt_dwarfcompat_file(fno, cu->gnu_default_file);
 		cu->rows[cu->nrows].line = (uint32_t)ln;
 		cu->rows[cu->nrows].seq = (uint32_t)i;
 		cu->rows[cu->nrows].end = end != 0;
@@ -730,14 +591,30 @@ static int cmp_off(const void *a, const void *b)
 	return x->die_off < y->die_off ? -1 : x->die_off > y->die_off;
 }
 
-/* Index every CU, and its ranges unless .debug_aranges gave them. */
-static void index_cus(struct zt_dwarf *dw)
+static int arange_holds(const void *p, uint64_t vaddr)
+{
+	const struct arange *a = p;
+
+	return vaddr >= a->lo && vaddr < a->hi;
+}
+
+#define ARANGES(dw) ZT_RANGES((dw)->ar, (dw)->nar, struct arange, lo, up, arange_holds)
+
+static void add_arange(struct zt_dwarf *dw, size_t *cap, uint64_t lo, uint64_t hi, size_t cu)
+{
+	zt_grow(&dw->ar, cap, dw->nar + 1, sizeof *dw->ar);
+	dw->ar[dw->nar].lo = lo;
+	dw->ar[dw->nar].hi = hi;
+	dw->ar[dw->nar].cu = cu;
+	dw->nar++;
+}
+
+/* Every CU, from the unit headers, sorted by the offset of its DIE. */
+static void list_cus(struct zt_dwarf *dw)
 {
 	Dwarf_Error e = NULL;
-	Dwarf_Arange *ars = NULL;
-	Dwarf_Signed nars = 0;
-	size_t capcu = 0, capar = 0;
-	int have_aranges, res;
+	size_t capcu = 0;
+	int res;
 
 	for (;;) {
 		Dwarf_Unsigned len, next, typeoff;
@@ -771,46 +648,63 @@ static void index_cus(struct zt_dwarf *dw)
 	}
 	if (dw->ncus)
 		qsort(dw->cus, dw->ncus, sizeof *dw->cus, cmp_off);
-	res = dwarf_get_aranges(dw->dbg, &ars, &nars, &e);
+}
+
+/* The CU whose DIE is at off, by number, or -1. */
+static int64_t cu_at(const struct zt_dwarf *dw, Dwarf_Off off)
+{
+	size_t i = zt_ranges_upto(dw->cus, dw->ncus, sizeof *dw->cus,
+				  offsetof(struct cu, die_off), off);
+
+	return i > 0 && dw->cus[i - 1].die_off == off ? (int64_t)i - 1 : -1;
+}
+
+/* The CU ranges .debug_aranges gives, for the CUs list_cus found. */
+static void aranges_from_section(struct zt_dwarf *dw, size_t *capar)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Arange *ars = NULL;
+	Dwarf_Signed nars = 0;
+	int res = dwarf_get_aranges(dw->dbg, &ars, &nars, &e);
+
 	if (res == DW_DLV_ERROR)
 		note(dw, &e, "aranges");
-	have_aranges = res == DW_DLV_OK;
-	for (Dwarf_Signed i = 0; have_aranges && i < nars; i++) {
+	if (res != DW_DLV_OK)
+		return;
+	for (Dwarf_Signed i = 0; i < nars; i++) {
 		Dwarf_Unsigned seg, segsz, len;
 		Dwarf_Addr start;
 		Dwarf_Off off;
-		struct cu key, *hit;
+		int64_t cu;
 
 		if (dwarf_get_arange_info_b(ars[i], &seg, &segsz, &start, &len, &off, &e) ==
 		    DW_DLV_OK) {
-			key.die_off = off;
-			hit = dw->ncus ? bsearch(&key, dw->cus, dw->ncus, sizeof *dw->cus,
-						 cmp_off) : NULL;
-			if (hit && len > 0) {
-				zt_grow(&dw->ar, &capar, dw->nar + 1, sizeof *dw->ar);
-				dw->ar[dw->nar].lo = start;
-				dw->ar[dw->nar].hi = start + len;
-				dw->ar[dw->nar].cu = (size_t)(hit - dw->cus);
-				dw->nar++;
-			}
+			cu = cu_at(dw, off);
+			if (cu >= 0 && len > 0)
+				add_arange(dw, capar, start, start + len, (size_t)cu);
 		} else {
 			note(dw, &e, "arange");
 		}
 		dwarf_dealloc(dw->dbg, ars[i], DW_DLA_ARANGE);
 	}
-	if (have_aranges)
-		dwarf_dealloc(dw->dbg, ars, DW_DLA_LIST);
-	/* CUs that aranges left out (clang omits it): their own ranges. */
+	dwarf_dealloc(dw->dbg, ars, DW_DLA_LIST);
+}
+
+/* The ranges of the CUs that .debug_aranges left out (clang omits it). */
+static void aranges_from_cus(struct zt_dwarf *dw, size_t *capar)
+{
+	Dwarf_Error e = NULL;
+	char *covered = zt_calloc(dw->ncus ? dw->ncus : 1, 1);
+
+	for (size_t i = 0; i < dw->nar; i++)
+		covered[dw->ar[i].cu] = 1;
 	for (size_t c = 0; c < dw->ncus; c++) {
 		Dwarf_Die cudie;
 		uint64_t *r = NULL;
 		size_t nr = 0, capr = 0;
-		struct bases cb;
-		int covered = 0;
+		struct zt_dwarfcompat_bases cb;
 
-		for (size_t i = 0; i < dw->nar && !covered; i++)
-			covered = dw->ar[i].cu == c;
-		if (covered)
+		if (covered[c])
 			continue;
 		if (dwarf_offdie_b(dw->dbg, dw->cus[c].die_off, 1, &cudie, &e) != DW_DLV_OK) {
 			note(dw, &e, "CU DIE");
@@ -818,129 +712,26 @@ static void index_cus(struct zt_dwarf *dw)
 		}
 		cu_bases(dw, cudie, dw->cus[c].version, &cb);
 		die_ranges(dw, cudie, &cb, &r, &nr, &capr);
-		for (size_t i = 0; i + 1 < nr; i += 2) {
-			zt_grow(&dw->ar, &capar, dw->nar + 1, sizeof *dw->ar);
-			dw->ar[dw->nar].lo = r[i];
-			dw->ar[dw->nar].hi = r[i + 1];
-			dw->ar[dw->nar].cu = c;
-			dw->nar++;
-		}
+		for (size_t i = 0; i + 1 < nr; i += 2)
+			add_arange(dw, capar, r[i], r[i + 1], c);
 		free(r);
 		dwarf_dealloc_die(cudie);
 	}
+	free(covered);
+}
+
+/* Index every CU, and its ranges: .debug_aranges, else the CU's own. */
+static void index_cus(struct zt_dwarf *dw)
+{
+	size_t capar = 0;
+
+	list_cus(dw);
+	aranges_from_section(dw, &capar);
+	aranges_from_cus(dw, &capar);
 	if (dw->nar)
 		qsort(dw->ar, dw->nar, sizeof *dw->ar, cmp_arange);
-}
-
-/*
- * The bytes of section sec of e, decompressed when SHF_COMPRESSED (zlib);
- * *owned says whether the caller frees them. NULL if they cannot be had.
- */
-static const unsigned char *section_bytes(const struct zt_elf *e,
-					  const struct zt_section *sec, size_t *n,
-					  int *owned)
-{
-	Elf64_Chdr ch;
-	unsigned char *out;
-	uLongf len;
-
-	*owned = 0;
-	if (sec->type == SHT_NOBITS || sec->offset > e->size ||
-	    sec->size > e->size - sec->offset)
-		return NULL;
-	if (!(sec->flags & SHF_COMPRESSED)) {
-		*n = sec->size;
-		return e->data + sec->offset;
-	}
-	if (sec->size < sizeof ch)
-		return NULL;
-	memcpy(&ch, e->data + sec->offset, sizeof ch);
-	if (ch.ch_type != ELFCOMPRESS_ZLIB || ch.ch_size > (1u << 30))
-		return NULL;
-	len = (uLongf)ch.ch_size;
-	out = zt_malloc(len ? len : 1);
-	if (uncompress(out, &len, e->data + sec->offset + sizeof ch,
-		       (uLong)(sec->size - sizeof ch)) != Z_OK || len != ch.ch_size) {
-		free(out);
-		return NULL;
-	}
-	*owned = 1;
-	*n = len;
-	return out;
-}
-
-/*
- * libdwarf 20210528 frees memory twice when a .debug_rnglists or
- * .debug_loclists unit header claims more bytes than the section has (found
- * by tests/fuzz/fuzz-dwarf.c): check those headers before libdwarf reads
- * them. Returns NULL, or what is wrong.
- */
-static const char *check_lists(const struct zt_elf *e, char *msg, size_t msglen)
-{
-	static const char *const names[] = { ".debug_rnglists", ".debug_loclists" };
-
-	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-		const struct zt_section *sec = zt_elf_section(e, names[k]);
-		const unsigned char *b;
-		size_t n, p = 0;
-		int owned;
-		const char *bad = NULL;
-
-		if (!sec)
-			continue;
-		b = section_bytes(e, sec, &n, &owned);
-		if (!b) {
-			snprintf(msg, msglen, "%s cannot be read", names[k]);
-			return msg;
-		}
-		while (p < n && !bad) {
-			uint64_t len;
-			size_t hdr = 4;
-			uint32_t l32;
-			uint16_t ver;
-
-			if (n - p < 4) {
-				bad = "a unit header past the section end";
-				break;
-			}
-			memcpy(&l32, b + p, 4);
-			len = l32;
-			if (l32 == 0xffffffffu) {
-				if (n - p < 12) {
-					bad = "a unit header past the section end";
-					break;
-				}
-				memcpy(&len, b + p + 4, 8);
-				hdr = 12;
-			} else if (l32 >= 0xfffffff0u) {
-				bad = "a reserved unit length";
-				break;
-			}
-			if (len > n - p - hdr || len < 8) {
-				bad = "a unit longer than the section";
-				break;
-			}
-			memcpy(&ver, b + p + hdr, 2);
-			if (ver != 5 || (b[p + hdr + 2] != 4 && b[p + hdr + 2] != 8) ||
-			    b[p + hdr + 3] != 0)
-				bad = "a unit header of an unknown kind";
-			else {
-				uint32_t cnt;
-
-				memcpy(&cnt, b + p + hdr + 4, 4);
-				if ((uint64_t)cnt * (hdr == 4 ? 4 : 8) > len - 8)
-					bad = "more offsets than the unit holds";
-			}
-			p += hdr + len;
-		}
-		if (owned)
-			free((void *)b);
-		if (bad) {
-			snprintf(msg, msglen, "%s: %s", names[k], bad);
-			return msg;
-		}
-	}
-	return NULL;
+	/* The ranges of different CUs should not overlap; when they do, the links. */
+	zt_ranges_link(&ARANGES(dw));
 }
 
 struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *err,
@@ -948,38 +739,25 @@ struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *e
 {
 	struct zt_dwarf *dw;
 	Dwarf_Error de = NULL;
-	const char *bad;
-	char msg[128];
+	char msg[ZT_ERR_MAX];
 	int fd, res;
 
-	*err = '\0';
+	zt_errf(err, errlen, "%s", "");
 	/* Only files whose section headers the ELF reader could read whole. */
 	if (e->damage || !zt_elf_section(e, ".debug_info"))
 		return NULL;
-	if ((bad = check_lists(e, msg, sizeof msg)) != NULL) {
-		snprintf(err, errlen, "corrupt DWARF: %s", bad);
+	if (zt_dwarfcompat_check_lists(e, err, errlen) < 0)
 		return NULL;
-	}
 	/* The same file, looked up the same way: a regular file, in its root. */
 	fd = e->root ? zt_open_file(e->root, e->path + e->rootlen, msg, sizeof msg) :
 		       zt_open_file(NULL, path, msg, sizeof msg);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s, for DWARF", msg);
+		zt_errf(err, errlen, "%s, for DWARF", msg);
 		return NULL;
 	}
 	dw = zt_calloc(1, sizeof *dw);
 	dw->fd = fd;
-	{
-		const struct zt_section *sec;
-		size_t n;
-
-		if ((sec = zt_elf_section(e, ".debug_rnglists")) != NULL &&
-		    (dw->rng = section_bytes(e, sec, &n, &dw->own_rng)) != NULL)
-			dw->nrng = n;
-		if ((sec = zt_elf_section(e, ".debug_addr")) != NULL &&
-		    (dw->addr = section_bytes(e, sec, &n, &dw->own_addr)) != NULL)
-			dw->naddr = n;
-	}
+	zt_dwarfcompat_lists_open(e, &dw->lists);
 	/*
 	 * libdwarf otherwise records every allocation in a tree for
 	 * dwarf_finish to free: a fifth of the time of --lines on libc. zt
@@ -990,11 +768,12 @@ struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *e
 	res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, on_error, NULL, &dw->dbg, &de);
 	if (res != DW_DLV_OK) {
 		if (res == DW_DLV_ERROR) {
-			snprintf(err, errlen, "corrupt DWARF: %s", de ? dwarf_errmsg(de) : "unreadable");
+			zt_errf(err, errlen, "corrupt DWARF: %s", de ? dwarf_errmsg(de) : "unreadable");
 			/* There is no dbg: libdwarf frees such an error without one. */
 			if (de)
 				dwarf_dealloc(NULL, de, DW_DLA_ERROR);
 		}
+		zt_dwarfcompat_lists_close(&dw->lists);
 		close(fd);
 		free(dw);
 		return NULL;
@@ -1002,7 +781,7 @@ struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *e
 	index_cus(dw);
 	if (dw->ncus == 0) {
 		if (dw->problem)
-			snprintf(err, errlen, "%s", dw->problem);
+			zt_errf(err, errlen, "%s", dw->problem);
 		zt_dwarf_close(dw);
 		return NULL;
 	}
@@ -1025,10 +804,7 @@ void zt_dwarf_close(struct zt_dwarf *dw)
 	}
 	dwarf_finish(dw->dbg, &e);
 	close(dw->fd);
-	if (dw->own_rng)
-		free((void *)dw->rng);
-	if (dw->own_addr)
-		free((void *)dw->addr);
+	zt_dwarfcompat_lists_close(&dw->lists);
 	free(dw->cus);
 	free(dw->ar);
 	free(dw->problem);
@@ -1052,47 +828,26 @@ static const char *file_name(const struct cu *cu, uint32_t fno)
 /* The line-table row for vaddr in cu, or NULL. */
 static const struct row *row_for(const struct cu *cu, uint64_t vaddr)
 {
-	size_t lo = 0, hi = cu->nrows;
+	size_t i = zt_ranges_upto(cu->rows, cu->nrows, sizeof *cu->rows,
+				  offsetof(struct row, addr), vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cu->rows[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || cu->rows[lo - 1].end)
-		return NULL;
 	/* At one address the last row counts, as in addr2line. */
-	return &cu->rows[lo - 1];
+	if (i == 0 || cu->rows[i - 1].end)
+		return NULL;
+	return &cu->rows[i - 1];
 }
 
 static struct cu *cu_for(struct zt_dwarf *dw, uint64_t vaddr)
 {
-	size_t lo = 0, hi = dw->nar;
+	size_t i = zt_ranges_holder(&ARANGES(dw), vaddr);
+	struct cu *cu;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (dw->ar[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* Ranges of different CUs do not nest; look a few back for overlap. */
-	for (size_t i = lo; i > 0 && lo - i < 16; i--) {
-		const struct arange *a = &dw->ar[i - 1];
-
-		if (vaddr >= a->lo && vaddr < a->hi) {
-			struct cu *cu = &dw->cus[a->cu];
-
-			if (cu->state == 0)
-				load_cu(dw, cu);
-			return cu->state == 1 ? cu : NULL;
-		}
-	}
-	return NULL;
+	if (i == 0)
+		return NULL;
+	cu = &dw->cus[dw->ar[i - 1].cu];
+	if (cu->state == 0)
+		load_cu(dw, cu);
+	return cu->state == 1 ? cu : NULL;
 }
 
 size_t zt_dwarf_lookup(struct zt_dwarf *dw, uint64_t vaddr, struct zt_srcframe *out,
@@ -1101,21 +856,14 @@ size_t zt_dwarf_lookup(struct zt_dwarf *dw, uint64_t vaddr, struct zt_srcframe *
 	struct cu *cu = cu_for(dw, vaddr);
 	const struct scope *chain[64];
 	const struct row *row;
-	size_t lo = 0, hi, n = 0, depth = 0;
+	size_t lo, n = 0, depth = 0;
 
 	if (!cu || max == 0)
 		return 0;
 	row = row_for(cu, vaddr);
 	/* Scopes holding vaddr, one per depth. */
-	hi = cu->nscopes;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cu->scopes[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = zt_ranges_upto(cu->scopes, cu->nscopes, sizeof *cu->scopes,
+			    offsetof(struct scope, lo), vaddr);
 	/*
 	 * The last interval that starts at or before vaddr, if it does not
 	 * hold vaddr, has ended: the ones that hold vaddr enclose it.

@@ -7,7 +7,8 @@
  * entry and load segment and at a few fixed addresses, zt_elf_offset_to_vaddr
  * at the edges of every segment, zt_elf_section for ".text" and for every
  * section's own name, and across the PLT sections. The answers are checked
- * against what the tables say.
+ * against what the tables say, and against a plain scan for the last entry
+ * that holds the address.
  */
 #include "elfread.h"
 
@@ -46,10 +47,22 @@ static void check_name(const char *name)
 	CHECK(memchr(name, '\0', (size_t)(base + cur->size - name)) != NULL);
 }
 
+/* What the lookups must find: the last entry of t[0..n) that holds vaddr. */
+static const struct zt_sym *scan(const struct zt_sym *t, size_t n, uint64_t vaddr)
+{
+	const struct zt_sym *found = NULL;
+
+	for (size_t i = 0; i < n && t[i].addr <= vaddr; i++)
+		if (vaddr - t[i].addr < t[i].size)
+			found = &t[i];
+	return found;
+}
+
 static void lookup(uint64_t vaddr)
 {
 	const struct zt_sym *s = zt_elf_lookup(cur, vaddr);
 
+	CHECK(s == scan(cur->syms, cur->nsyms, vaddr));
 	if (!s)
 		return;
 	CHECK(s >= cur->syms && s < cur->syms + cur->nsyms);
@@ -61,6 +74,7 @@ static void lookup_plt(uint64_t vaddr)
 {
 	const struct zt_sym *s = zt_elf_lookup_plt(cur, vaddr);
 
+	CHECK(s == scan(cur->plt, cur->nplt, vaddr));
 	if (!s)
 		return;
 	CHECK(s >= cur->plt && s < cur->plt + cur->nplt);
