@@ -322,10 +322,17 @@ static int report(const char *out, const char *prog, struct rusage *ru,
 			"cannot reach, or sampling could not start", prog, out);
 		return -1;
 	}
-	in = zt_input_open(out);
+	in = zt_input_open(out, err, sizeof err);
+	if (!in) {
+		zt_warn("%s", err);
+		return -1;
+	}
 	memset(&d, 0, sizeof d);
 	if (zt_dump_read_summary(in, &d, err, sizeof err) < 0) {
-		zt_warn("%s: %s", zt_input_name(in), err);
+		if (zt_input_error(in))
+			zt_warn("%s", err);
+		else
+			zt_warn("%s: %s", zt_input_name(in), err);
 		zt_input_close(in);
 		zt_dump_free(&d);
 		return -1;

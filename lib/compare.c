@@ -4,6 +4,7 @@
  * 53 bits, and nothing here loops over a count, so 2^63 costs what 10 does.
  */
 #include "compare.h"
+#include "folded.h"
 #include "stats.h"
 #include "strtab.h"
 #include "util.h"
@@ -44,14 +45,12 @@ static int byrow(const void *a, const void *b)
 {
 	const struct zt_cmp_row *x = a, *y = b;
 	double ax = fabs(x->change), ay = fabs(y->change);
-	int c;
 
 	if (x->significant != y->significant)
 		return y->significant - x->significant;
 	if (ax != ay)
 		return ax > ay ? -1 : 1;
-	c = memcmp(x->name, y->name, x->namelen < y->namelen ? x->namelen : y->namelen);
-	return c ? c : (x->namelen > y->namelen) - (x->namelen < y->namelen);
+	return zt_folded_cmp(x->name, x->namelen, y->name, y->namelen);
 }
 
 /*

@@ -12,6 +12,7 @@
  * same boxes.
  */
 #include "flame.h"
+#include "folded.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -115,15 +116,12 @@ const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
 
 /* --- layout ------------------------------------------------------------ */
 
-static const char *sortarena;
-
-static int byline(const void *a, const void *b)
+static int byline(const void *a, const void *b, void *arena)
 {
 	const struct line *x = a, *y = b;
-	int c = memcmp(sortarena + x->off, sortarena + y->off,
-		       x->len < y->len ? x->len : y->len);
+	const char *text = arena;
 
-	return c ? c : (x->len > y->len) - (x->len < y->len);
+	return zt_folded_cmp(text + x->off, x->len, text + y->off, y->len);
 }
 
 static int byplace(const void *a, const void *b)
@@ -189,9 +187,7 @@ static void lay_out(struct zt_flame *f, struct layout *L)
 {
 	uint64_t now = 0;
 
-	sortarena = f->arena;
-	qsort(f->lines, f->n, sizeof *f->lines, byline);
-	sortarena = NULL;
+	qsort_r(f->lines, f->n, sizeof *f->lines, byline, f->arena);
 	zt_grow(&L->next, &L->ncap, 1, sizeof *L->next);
 	L->next[0].name = "";
 	L->next[0].len = 0;
@@ -389,7 +385,11 @@ static void hashes(const char *name, size_t len, double *v1, double *v2)
 		free(cp);
 }
 
-void zt_flame_hot(const char *name, size_t len, char *buf)
+/*
+ * flamegraph.pl --hash's colour of a name, "rgb(r,g,b)", into buf (at least
+ * 48 bytes): the "hot" palette keyed by the first and last three characters.
+ */
+static void hot(const char *name, size_t len, char *buf)
 {
 	double v1, v2;
 
@@ -422,7 +422,7 @@ static void fill(const struct frame *fr, double maxdelta, int negate, char *buf)
 		snprintf(buf, 48, "rgb(%d,%d,%d)", 50 + (int)(60 * v1),
 			 165 + (int)(55 * v1), 165 + (int)(55 * v1));
 	} else {
-		zt_flame_hot(fr->name, fr->len, buf);
+		hot(fr->name, fr->len, buf);
 	}
 }
 

@@ -59,10 +59,4 @@ int zt_flame_differential(const struct zt_flame *f);
 const char *zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o,
 			   FILE *out);
 
-/*
- * flamegraph.pl --hash's colour of a name, "rgb(r,g,b)", into buf (at least
- * 48 bytes): the "hot" palette keyed by the first and last three characters.
- */
-void zt_flame_hot(const char *name, size_t len, char *buf);
-
 #endif

@@ -8,6 +8,7 @@
  */
 #include "fold.h"
 #include "filter.h"
+#include "folded.h"
 #include "weight.h"
 #include "strtab.h"
 #include "util.h"
@@ -131,7 +132,7 @@ static void srcline(struct zt_fold *f, const struct zt_span *text)
 	f->srcslot = -1;
 }
 
-static int end_record(struct zt_fold *f, struct zt_ps_item *it)
+static const char *end_record(struct zt_fold *f)
 {
 	uint32_t id;
 	int isnew;
@@ -141,7 +142,7 @@ static int end_record(struct zt_fold *f, struct zt_ps_item *it)
 	if (zt_filter_active(f->filter)) {
 		if ((kept = zt_filter_stack(f->filter, f->stack, NULL, f->nstack)) < 0) {
 			f->records++;
-			return 0;
+			return NULL;
 		}
 		f->nstack = (size_t)kept;
 	}
@@ -150,18 +151,14 @@ static int end_record(struct zt_fold *f, struct zt_ps_item *it)
 	zt_grow(&f->counts, &f->capcounts, (size_t)id + 1, sizeof *f->counts);
 	if (isnew)
 		f->counts[id] = 0;
-	if (f->counts[id] > UINT64_MAX - f->period) {
-		it->kind = ZT_PS_ERROR;
-		it->text.p = "count of a stack does not fit in 64 bits";
-		it->text.n = strlen(it->text.p);
-		return -1;
-	}
+	if (f->counts[id] > UINT64_MAX - f->period)
+		return "count of a stack does not fit in 64 bits";
 	f->counts[id] += f->period;
 	f->records++;
-	return 0;
+	return NULL;
 }
 
-int zt_fold_item(struct zt_fold *f, struct zt_ps_item *it)
+const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
 {
 	const struct cached *c;
 
@@ -169,8 +166,6 @@ int zt_fold_item(struct zt_fold *f, struct zt_ps_item *it)
 	case ZT_PS_EOF:
 	case ZT_PS_COMMENT:
 		break;
-	case ZT_PS_ERROR:
-		return -1;
 	case ZT_PS_HEADER:
 		f->tmp.len = 0;
 		zt_collapse_root(&it->header, &f->o, &f->tmp);
@@ -202,20 +197,9 @@ int zt_fold_item(struct zt_fold *f, struct zt_ps_item *it)
 		f->srcslot = -1;
 		break;
 	case ZT_PS_END:
-		return end_record(f, it);
+		return end_record(f);
 	}
-	return 0;
-}
-
-int zt_fold_read(struct zt_fold *f, struct zt_ps_reader *r, struct zt_ps_item *it)
-{
-	for (;;) {
-		zt_ps_next(r, it);
-		if (zt_fold_item(f, it) < 0)
-			return -1;
-		if (it->kind == ZT_PS_EOF)
-			return 0;
-	}
+	return NULL;
 }
 
 uint64_t zt_fold_records(const struct zt_fold *f)
@@ -228,17 +212,12 @@ struct line {
 	uint64_t count;
 };
 
-static const char *sortbuf;
-
-static int bytecmp(const void *a, const void *b)
+static int byline(const void *a, const void *b, void *buf)
 {
 	const struct line *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(sortbuf + x->off, sortbuf + y->off, n);
+	const char *text = buf;
 
-	if (c)
-		return c;
-	return (x->len > y->len) - (x->len < y->len);
+	return zt_folded_cmp(text + x->off, x->len, text + y->off, y->len);
 }
 
 uint64_t zt_fold_write(struct zt_fold *f, FILE *out)
@@ -269,8 +248,7 @@ uint64_t zt_fold_write(struct zt_fold *f, FILE *out)
 		lines[s].len = b.len - lines[s].off;
 		lines[s].count = f->counts[s];
 	}
-	sortbuf = b.buf;
-	qsort(lines, n, sizeof *lines, bytecmp);
+	qsort_r(lines, n, sizeof *lines, byline, b.buf);
 	for (uint32_t s = 0; s < n; s++) {
 		uint64_t count = lines[s].count;
 

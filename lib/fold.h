@@ -24,18 +24,11 @@ struct zt_fold *zt_fold_new(const struct zt_collapse_opts *o);
 void zt_fold_free(struct zt_fold *f);
 
 /*
- * Fold every record r hands out, up to its end. Returns 0 at the end of
- * input, with it->kind ZT_PS_EOF (it->unterminated tells of a last record
- * that was dropped), or -1 with it describing the bad line (ZT_PS_ERROR).
+ * Fold one item of a perf script reader (lib/perfscript.h). Returns NULL,
+ * or what is wrong with the item's line when a count overflows, for the
+ * caller to place (zt_err_at, util.h).
  */
-int zt_fold_read(struct zt_fold *f, struct zt_ps_reader *r,
-		 struct zt_ps_item *it);
-
-/*
- * Fold one item, for callers that run the reader themselves. Returns -1
- * when the item is an error or a count overflows (it then describes it).
- */
-int zt_fold_item(struct zt_fold *f, struct zt_ps_item *it);
+const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it);
 
 /*
  * The '# zt weight:' line (lib/weight.h) that says what the counts written
@@ -55,8 +48,8 @@ struct zt_filter *zt_fold_filter(struct zt_fold *f);
 uint64_t zt_fold_records(const struct zt_fold *f);
 
 /*
- * Write "stack count\n" for every distinct stack, sorted by byte order, to
- * out. Returns the number of lines written.
+ * Write "stack count\n" for every distinct stack, in byte order
+ * (zt_folded_cmp), to out. Returns the number of lines written.
  */
 uint64_t zt_fold_write(struct zt_fold *f, FILE *out);
 

@@ -1,9 +1,11 @@
 /*
- * folded.c — the folded-stack line parser. The count is the digits after
- * the last space or tab; everything before that one separator is the stack.
+ * folded.c — the folded-stack line parser and reader, and the one order of
+ * stacks. The count is the digits after the last space or tab; everything
+ * before that one separator is the stack.
  */
 #include "folded.h"
 #include "input.h"
+#include "util.h"
 
 #include <string.h>
 
@@ -57,37 +59,46 @@ const char *zt_folded_parse(const char *s, size_t len, size_t *stacklen,
 	return NULL;
 }
 
-void zt_folded_next(struct zt_input *in, struct zt_folded_item *it,
-		    uint64_t *stacks)
+int zt_folded_next(struct zt_input *in, struct zt_folded_item *it, uint64_t *stacks,
+		   char *err, size_t errlen)
 {
 	size_t len;
 	char *s = zt_input_line(in, &len);
+	const char *problem;
 
 	it->lineno = zt_input_lineno(in);
-	it->error = NULL;
 	if (!s) {
-		it->kind = ZT_FOLDED_EOF;
-		if (it->lineno == 0) {
-			it->kind = ZT_FOLDED_ERROR;
-			it->error = "empty file";
-		} else if (*stacks == 0) {
-			it->kind = ZT_FOLDED_ERROR;
-			it->error = "no stacks";
-			it->lineno = 0;		/* about the file, not a line */
+		if (zt_input_error(in)) {
+			zt_errf(err, errlen, "%s", zt_input_error(in));
+			return -1;
 		}
-		return;
+		if (it->lineno == 0 || *stacks == 0) {
+			/* About the file, not a line. */
+			zt_err_at(err, errlen, zt_input_name(in), 0, "%s",
+				  it->lineno == 0 ? "empty file" : "no stacks");
+			return -1;
+		}
+		return 0;
 	}
 	it->stack = s;
 	if (len > 0 && s[0] == '#' && !memchr(s, '\0', len) && s[len - 1] != '\r') {
 		it->kind = ZT_FOLDED_COMMENT;
 		it->stacklen = len;
-		return;
+		return 1;
 	}
-	it->error = zt_folded_parse(s, len, &it->stacklen, &it->count);
-	if (it->error) {
-		it->kind = ZT_FOLDED_ERROR;
-		return;
+	problem = zt_folded_parse(s, len, &it->stacklen, &it->count);
+	if (problem) {
+		zt_err_at(err, errlen, zt_input_name(in), it->lineno, "%s", problem);
+		return -1;
 	}
 	it->kind = ZT_FOLDED_STACK;
 	(*stacks)++;
+	return 1;
+}
+
+int zt_folded_cmp(const char *a, size_t na, const char *b, size_t nb)
+{
+	int c = memcmp(a, b, na < nb ? na : nb);
+
+	return c ? c : (na > nb) - (na < nb);
 }

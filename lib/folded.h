@@ -24,10 +24,8 @@ const char *zt_folded_parse(const char *line, size_t len, size_t *stacklen,
 			    uint64_t *count);
 
 enum zt_folded_kind {
-	ZT_FOLDED_EOF,
 	ZT_FOLDED_STACK,	/* stack, stacklen, count */
 	ZT_FOLDED_COMMENT,	/* stack holds the whole '#' line */
-	ZT_FOLDED_ERROR,	/* error says what is wrong with line lineno */
 };
 
 struct zt_folded_item {
@@ -36,15 +34,24 @@ struct zt_folded_item {
 	size_t stacklen;
 	uint64_t count;
 	unsigned long lineno;
-	const char *error;
 };
 
 /*
- * The next item of in. At the end, an input with no lines at all gives the
- * error "empty file" (lineno 0), and one with no stacks "no stacks".
- * stacks counts the stacks read so far, for that check; start it at 0.
+ * The next item of in: 1 when *it was filled, 0 at the end, -1 on bad
+ * input with the message, place first, in err ("'f': line 3: missing
+ * count"; util.h). At the end, an input with no lines at all is the error
+ * "'f': empty file", and one with no stacks "'f': no stacks". stacks counts
+ * the stacks read so far, for that check; start it at 0.
  */
-void zt_folded_next(struct zt_input *in, struct zt_folded_item *it,
-		    uint64_t *stacks);
+int zt_folded_next(struct zt_input *in, struct zt_folded_item *it, uint64_t *stacks,
+		   char *err, size_t errlen);
+
+/*
+ * The byte order of stacks (memcmp, then the shorter first), as sort(1)
+ * with LC_ALL=C and flamegraph.pl's sort order them: zt-fold writes its
+ * stacks in it and zt-diff's merge-join relies on every reader agreeing on
+ * it, so every sort of stacks or names uses this one comparison.
+ */
+int zt_folded_cmp(const char *a, size_t na, const char *b, size_t nb);
 
 #endif

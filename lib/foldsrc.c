@@ -12,7 +12,6 @@
 #include <string.h>
 
 struct zt_foldsrc {
-	char *path;
 	struct zt_input *in;		/* streaming */
 	uint64_t stacks;
 	struct zt_strtab *tab;		/* in memory */
@@ -20,25 +19,6 @@ struct zt_foldsrc {
 	uint32_t *order;
 	uint32_t next, n;
 };
-
-/*
- * The source and input being opened, in file scope so that they stay
- * reachable when an error exits the program (LeakSanitizer would call
- * locals leaked).
- */
-static struct zt_foldsrc *opening;
-static struct zt_input *opening_in;
-
-static void die_at(struct zt_input *in, unsigned long line, const char *msg)
-{
-	const char *name = zt_input_name(in);
-
-	if (line == 0)
-		zt_die(ZT_EXIT_DATA, "%s: %s", name, msg);
-	if (strcmp(name, "<stdin>") == 0)
-		zt_die(ZT_EXIT_DATA, "line %lu: %s", line, msg);
-	zt_die(ZT_EXIT_DATA, "%s: line %lu: %s", name, line, msg);
-}
 
 size_t zt_strip_hex(const char *s, size_t n, char *out)
 {
@@ -59,42 +39,34 @@ size_t zt_strip_hex(const char *s, size_t n, char *out)
 	return o;
 }
 
-static const struct zt_strtab *sorttab;
-
-static int bykey(const void *a, const void *b)
+static int bykey(const void *a, const void *b, void *tab)
 {
 	size_t nx, ny;
-	const char *x = zt_strtab_key(sorttab, *(const uint32_t *)a, &nx);
-	const char *y = zt_strtab_key(sorttab, *(const uint32_t *)b, &ny);
-	int c = memcmp(x, y, nx < ny ? nx : ny);
+	const char *x = zt_strtab_key(tab, *(const uint32_t *)a, &nx);
+	const char *y = zt_strtab_key(tab, *(const uint32_t *)b, &ny);
 
-	return c ? c : (nx > ny) - (nx < ny);
+	return zt_folded_cmp(x, nx, y, ny);
 }
 
-/* Read the whole input into the table, summing repeated stacks. */
-static void load(struct zt_foldsrc *s, struct zt_input *in, int strip)
+/* Read the whole input into the table, summing repeated stacks; -1 on bad input. */
+static int load(struct zt_foldsrc *s, struct zt_input *in, int strip, char *err,
+		size_t errlen)
 {
 	struct zt_folded_item it;
 	uint64_t stacks = 0;
 	char *buf = NULL;
 	size_t cap = 0, cnt = 0;
+	int got;
 
 	s->tab = zt_strtab_new();
-	for (;;) {
-		zt_folded_next(in, &it, &stacks);
-		if (it.kind == ZT_FOLDED_ERROR) {
-			free(buf);
-			die_at(in, it.lineno, it.error);
-		}
-		if (it.kind == ZT_FOLDED_EOF)
-			break;
-		if (it.kind != ZT_FOLDED_STACK)
-			continue;
+	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
 		const char *key = it.stack;
 		size_t klen = it.stacklen;
 		int isnew;
 		uint32_t id;
 
+		if (it.kind != ZT_FOLDED_STACK)
+			continue;
 		if (strip) {
 			/* "0x1" (3 bytes) grows to "0x..." (5): at most 5/3. */
 			zt_grow(&buf, &cap, klen * 2 + 8, 1);
@@ -106,97 +78,116 @@ static void load(struct zt_foldsrc *s, struct zt_input *in, int strip)
 		if (isnew)
 			s->counts[id] = 0;
 		if (s->counts[id] > UINT64_MAX - it.count) {
-			free(buf);
-			die_at(in, it.lineno, "sum of counts does not fit in 64 bits");
+			zt_err_at(err, errlen, zt_input_name(in), it.lineno,
+				  "sum of counts does not fit in 64 bits");
+			got = -1;
+			break;
 		}
 		s->counts[id] += it.count;
 	}
 	free(buf);
+	if (got < 0)
+		return -1;
 	s->n = zt_strtab_count(s->tab);
 	s->order = zt_calloc(s->n ? s->n : 1, sizeof *s->order);
 	for (uint32_t i = 0; i < s->n; i++)
 		s->order[i] = i;
-	sorttab = s->tab;
-	qsort(s->order, s->n, sizeof *s->order, bykey);
-	sorttab = NULL;
+	qsort_r(s->order, s->n, sizeof *s->order, bykey, s->tab);
+	return 0;
 }
 
-struct zt_foldsrc *zt_foldsrc_open(const char *path, int strip, uint64_t *total)
+/*
+ * The check pass over a file to stream: its format and total, and whether
+ * its stacks are in order, each once; in constant memory.
+ */
+static int check(struct zt_input *in, uint64_t *total, int *sorted, char *err,
+		 size_t errlen)
 {
-	struct zt_foldsrc *s = opening = zt_calloc(1, sizeof *s);
-	int is_stdin = !path || strcmp(path, "-") == 0;
-	struct zt_input *in = opening_in = zt_input_open(path);
 	struct zt_folded_item it;
 	char *prev = NULL;
 	size_t prevlen = 0, prevcap = 0;
-	int sorted = 1;
 	uint64_t stacks = 0;
+	int got;
 
-	*total = 0;
-	s->path = zt_strdup(is_stdin ? "-" : path);
-	if (is_stdin || strip) {
-		load(s, in, strip);
-		for (uint32_t i = 0; i < s->n; i++) {
-			if (*total > UINT64_MAX - s->counts[i])
-				die_at(in, 0, "total count does not fit in 64 bits");
-			*total += s->counts[i];
-		}
-		zt_input_close(in);
-		return s;
-	}
-	/* Check pass: format, total, order; constant memory. */
-	for (;;) {
-		zt_folded_next(in, &it, &stacks);
-		if (it.kind == ZT_FOLDED_ERROR) {
-			free(prev);
-			die_at(in, it.lineno, it.error);
-		}
-		if (it.kind == ZT_FOLDED_EOF)
-			break;
+	*sorted = 1;
+	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
 		if (it.kind != ZT_FOLDED_STACK)
 			continue;
-		if (*total > UINT64_MAX - it.count)
-			die_at(in, it.lineno, "total count does not fit in 64 bits");
-		*total += it.count;
-		if (sorted && prev) {
-			int c = memcmp(prev, it.stack, prevlen < it.stacklen ? prevlen : it.stacklen);
-			if (c > 0 || (c == 0 && prevlen >= it.stacklen))
-				sorted = 0;
+		if (*total > UINT64_MAX - it.count) {
+			zt_err_at(err, errlen, zt_input_name(in), it.lineno,
+				  "total count does not fit in 64 bits");
+			got = -1;
+			break;
 		}
-		if (sorted) {
+		*total += it.count;
+		if (*sorted && prev && zt_folded_cmp(prev, prevlen, it.stack, it.stacklen) >= 0)
+			*sorted = 0;
+		if (*sorted) {
 			zt_grow(&prev, &prevcap, it.stacklen + 1, 1);
 			memcpy(prev, it.stack, it.stacklen);
 			prevlen = it.stacklen;
 		}
 	}
 	free(prev);
-	prev = NULL;
+	return got;
+}
+
+struct zt_foldsrc *zt_foldsrc_open(const char *path, int strip, uint64_t *total,
+				   char *err, size_t errlen)
+{
+	struct zt_foldsrc *s = zt_calloc(1, sizeof *s);
+	int is_stdin = !path || strcmp(path, "-") == 0;
+	struct zt_input *in = zt_input_open(path, err, errlen);
+	int sorted;
+
+	*total = 0;
+	if (!in)
+		goto fail;
+	if (is_stdin || strip) {
+		if (load(s, in, strip, err, errlen) < 0)
+			goto fail;
+		for (uint32_t i = 0; i < s->n; i++) {
+			if (*total > UINT64_MAX - s->counts[i]) {
+				zt_err_at(err, errlen, zt_input_name(in), 0,
+					  "total count does not fit in 64 bits");
+				goto fail;
+			}
+			*total += s->counts[i];
+		}
+		zt_input_close(in);
+		return s;
+	}
+	if (check(in, total, &sorted, err, errlen) < 0)
+		goto fail;
 	zt_input_close(in);
-	in = opening_in = zt_input_open(path);
+	if (!(in = zt_input_open(path, err, errlen)))
+		goto fail;
 	if (sorted) {
 		s->in = in;
 		return s;
 	}
-	load(s, in, 0);
+	if (load(s, in, 0, err, errlen) < 0)
+		goto fail;
 	zt_input_close(in);
 	return s;
+fail:
+	zt_input_close(in);
+	zt_foldsrc_close(s);
+	return NULL;
 }
 
 int zt_foldsrc_next(struct zt_foldsrc *s, const char **stack, size_t *len,
-		    uint64_t *count)
+		    uint64_t *count, char *err, size_t errlen)
 {
 	struct zt_folded_item it;
+	int got;
 
 	if (s->in) {
-		for (;;) {
-			zt_folded_next(s->in, &it, &s->stacks);
-			if (it.kind == ZT_FOLDED_ERROR)
-				die_at(s->in, it.lineno, it.error);
-			if (it.kind == ZT_FOLDED_EOF)
-				return 0;
+		while ((got = zt_folded_next(s->in, &it, &s->stacks, err, errlen)) > 0)
 			if (it.kind == ZT_FOLDED_STACK)
 				break;
-		}
+		if (got <= 0)
+			return got;
 		*stack = it.stack;
 		*len = it.stacklen;
 		*count = it.count;
@@ -210,11 +201,6 @@ int zt_foldsrc_next(struct zt_foldsrc *s, const char **stack, size_t *len,
 	return 1;
 }
 
-int zt_foldsrc_streamed(const struct zt_foldsrc *s)
-{
-	return s->in != NULL;
-}
-
 void zt_foldsrc_close(struct zt_foldsrc *s)
 {
 	if (!s)
@@ -223,6 +209,5 @@ void zt_foldsrc_close(struct zt_foldsrc *s)
 	zt_strtab_free(s->tab);
 	free(s->counts);
 	free(s->order);
-	free(s->path);
 	free(s);
 }

@@ -17,20 +17,20 @@ struct zt_foldsrc;
 
 /*
  * Open and check path ("-" is stdin). With strip, every 0x<hex> in a stack
- * becomes "0x..." (as difffolded.pl -s does). On bad input, prints
- * "prog: 'path': line N: problem" and exits 1. *total is the sum of counts.
+ * becomes "0x..." (as difffolded.pl -s does). *total is the sum of counts.
+ * Returns NULL on bad input, with "'path': line N: problem" in err
+ * (util.h).
  */
-struct zt_foldsrc *zt_foldsrc_open(const char *path, int strip, uint64_t *total);
+struct zt_foldsrc *zt_foldsrc_open(const char *path, int strip, uint64_t *total,
+				   char *err, size_t errlen);
 
 /*
- * The next stack in byte order, each once. Returns 0 at the end. The stack
- * is valid until the next call.
+ * The next stack in zt_folded_cmp's order, each once: 1, or 0 at the end.
+ * The stack is valid until the next call. A streamed file is read a second
+ * time here: -1 with the message in err if it changed in between.
  */
 int zt_foldsrc_next(struct zt_foldsrc *s, const char **stack, size_t *len,
-		    uint64_t *count);
-
-/* Whether the file is streamed (it was sorted and re-readable). */
-int zt_foldsrc_streamed(const struct zt_foldsrc *s);
+		    uint64_t *count, char *err, size_t errlen);
 
 void zt_foldsrc_close(struct zt_foldsrc *s);
 

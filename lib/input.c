@@ -34,8 +34,7 @@ struct zt_input {
 	int raw_eof;		/* fd is at its end */
 	unsigned char *raw;	/* bytes read from fd, not yet consumed */
 	z_stream z;		/* next_in/avail_in: the unconsumed raw bytes */
-	int soft;
-	char *error;
+	char *error;		/* what ended the input, or NULL */
 	unsigned long lineno;
 };
 
@@ -58,7 +57,7 @@ static size_t room(const struct zt_input *in)
 
 static struct zt_input *start(struct zt_input *in, int fd);
 
-struct zt_input *zt_input_open(const char *path)
+struct zt_input *zt_input_open(const char *path, char *err, size_t errlen)
 {
 	struct zt_input *in = zt_calloc(1, sizeof *in);
 	int fd;
@@ -71,8 +70,12 @@ struct zt_input *zt_input_open(const char *path)
 		in->name = zt_malloc(strlen(path) + 3);
 		sprintf(in->name, "'%s'", path);
 	}
-	if (fd < 0)
-		zt_die(ZT_EXIT_DATA, "cannot open %s:", in->name);
+	if (fd < 0) {
+		zt_errf(err, errlen, "cannot open %s: %s", in->name, strerror(errno));
+		free(in->name);
+		free(in);
+		return NULL;
+	}
 	return start(in, fd);
 }
 
@@ -100,9 +103,8 @@ static struct zt_input *start(struct zt_input *in, int fd)
 	return in;
 }
 
-void zt_input_soft_errors(struct zt_input *in, size_t max_line)
+void zt_input_set_max_line(struct zt_input *in, size_t max_line)
 {
-	in->soft = 1;
 	if (max_line > 0 && max_line < ZT_LINE_MAX && !in->started)
 		set_limit(in, max_line);
 }
@@ -112,20 +114,18 @@ const char *zt_input_error(const struct zt_input *in)
 	return in->error;
 }
 
-/* Report a problem with the input: exit 1, or end a soft-error input. */
+/* A problem with the input ends it; the first one is what it says. */
 static void fail(struct zt_input *in, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static void fail(struct zt_input *in, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[ZT_ERR_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	if (!in->soft)
-		zt_die(ZT_EXIT_DATA, "%s", msg);
 	if (!in->error)
 		in->error = zt_strdup(msg);
 	in->eof = 1;
@@ -170,9 +170,10 @@ static void look(struct zt_input *in)
 	while (in->z.avail_in < 2 && read_raw(in) > 0)
 		;
 	if (in->z.avail_in >= 2 && in->raw[0] == 0x1f && in->raw[1] == 0x8b) {
-		in->gzipped = 1;
 		if (inflateInit2(&in->z, 15 + 16) != Z_OK)
-			zt_die(ZT_EXIT_DATA, "%s: out of memory", in->name);
+			fail(in, "%s: out of memory", in->name);
+		else
+			in->gzipped = 1;
 	}
 }
 
@@ -223,7 +224,8 @@ static size_t inflate_some(struct zt_input *in)
 			fail(in, "%s: truncated gzip data after line %lu", in->name, in->lineno);
 			return 0;
 		case Z_MEM_ERROR:
-			zt_die(ZT_EXIT_DATA, "%s: out of memory", in->name);
+			fail(in, "%s: out of memory", in->name);
+			return 0;
 		default:
 			fail(in, "%s: corrupt gzip data after line %lu: %s", in->name,
 			     in->lineno, in->z.msg ? in->z.msg : "unknown error");
@@ -246,6 +248,8 @@ static size_t fill(struct zt_input *in)
 	}
 	if (!in->started)
 		look(in);
+	if (in->eof)
+		return 0;
 	if (in->gzipped) {
 		n = inflate_some(in);
 	} else if (in->z.avail_in > 0) {
@@ -267,12 +271,11 @@ static size_t fill(struct zt_input *in)
 /* A line longer than the limit: name it as the tools name lines. */
 static void too_long(struct zt_input *in)
 {
-	unsigned long ln = in->lineno + 1;
+	char msg[ZT_ERR_MAX];
 
-	if (strcmp(in->name, "<stdin>") == 0)
-		fail(in, "line %lu: longer than %zu bytes", ln, in->max_line);
-	else
-		fail(in, "%s: line %lu: longer than %zu bytes", in->name, ln, in->max_line);
+	zt_err_at(msg, sizeof msg, in->name, in->lineno + 1, "longer than %zu bytes",
+		  in->max_line);
+	fail(in, "%s", msg);
 }
 
 char *zt_input_line(struct zt_input *in, size_t *len)

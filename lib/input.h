@@ -23,38 +23,39 @@
 struct zt_input;
 
 /*
- * Open path for reading; NULL or "-" is stdin. On failure prints
- * "prog: cannot open 'path': reason" and exits 1. The caller owns the result
- * and frees it with zt_input_close.
+ * Open path for reading; NULL or "-" is stdin. Returns NULL on failure,
+ * with "cannot open 'path': reason" in err (util.h's error policy). The
+ * caller owns the result and frees it with zt_input_close.
  */
-struct zt_input *zt_input_open(const char *path);
+struct zt_input *zt_input_open(const char *path, char *err, size_t errlen);
 
 /* Read from fd (taken over by the input), naming it name in messages. */
 struct zt_input *zt_input_fdopen(int fd, const char *name);
 
 /*
  * The next line, without its '\n', NUL-terminated in place; NULL at the end
- * of input. The pointer is valid until the next call. A '\r' before the
- * '\n' is kept, so that readers can reject CRLF by name.
+ * of input or on an error. The pointer is valid until the next call. A
+ * '\r' before the '\n' is kept, so that readers can reject CRLF by name.
+ * Several gzip members one after the other are one stream, as gzip -d
+ * reads them.
  *
- * A read error, a line longer than the limit, corrupt or truncated gzip
- * data, or bytes after the last gzip member print a message naming the
- * input and the line, and exit 1 ("prog: 'f': line 3: longer than 1048576
- * bytes"; on stdin "prog: line 3: ..." as the tools name stdin). Several
- * gzip members one after the other are one stream, as gzip -d reads them.
+ * Every NULL must be followed by a look at zt_input_error: a read error, a
+ * line longer than the limit, corrupt or truncated gzip data, or bytes
+ * after the last gzip member end the input there, and the error says what
+ * happened, place first ("'f': line 3: longer than 1048576 bytes"; on
+ * stdin "line 3: ..." as the tools name stdin). The input then gives no
+ * more lines.
  */
 char *zt_input_line(struct zt_input *in, size_t *len);
 
-/*
- * For tests and fuzzers: the errors above end the input instead (the
- * line reader returns NULL, as at the end) and zt_input_error says what
- * they were; and the line limit can be lowered (never raised above
- * ZT_LINE_MAX).
- */
-void zt_input_soft_errors(struct zt_input *in, size_t max_line);
-
-/* The error that ended a soft-error input, or NULL. */
+/* The error that ended the input, or NULL (the input ended as it should). */
 const char *zt_input_error(const struct zt_input *in);
+
+/*
+ * For tests and fuzzers, before the first line is read: lower the line
+ * limit to max_line (0, or a value not below ZT_LINE_MAX, keeps it).
+ */
+void zt_input_set_max_line(struct zt_input *in, size_t max_line);
 
 /* Number of the line last returned, counting from 1. */
 unsigned long zt_input_lineno(const struct zt_input *in);

@@ -247,15 +247,16 @@ uint64_t zt_ps_reader_bytes(const struct zt_ps_reader *r)
 	return r->bytes;
 }
 
-static void fail(struct zt_ps_item *it, const char *msg)
+/* What is wrong with line lineno, placed as every message about a line. */
+static int fail(const struct zt_ps_reader *r, unsigned long lineno, char *err,
+		size_t errlen, const char *msg)
 {
-	it->kind = ZT_PS_ERROR;
-	it->text.p = msg;
-	it->text.n = strlen(msg);
+	zt_err_at(err, errlen, r->in ? zt_input_name(r->in) : "<stdin>", lineno, "%s", msg);
+	return -1;
 }
 
 int zt_ps_line(struct zt_ps_reader *r, const char *s, size_t len,
-	       unsigned long lineno, struct zt_ps_item *it)
+	       unsigned long lineno, struct zt_ps_item *it, char *err, size_t errlen)
 {
 	int h;
 
@@ -263,12 +264,12 @@ int zt_ps_line(struct zt_ps_reader *r, const char *s, size_t len,
 	it->lineno = lineno;
 	r->bytes += len + 1;
 	if (memchr(s, '\0', len)) {
-		fail(it, "NUL byte in text (a binary file?)");
-		return 1;
+		return fail(r, lineno, err, errlen,
+			    "NUL byte in text (a binary file?)");
 	}
 	if (len > 0 && s[len - 1] == '\r') {
-		fail(it, "line ends in CR (CRLF line endings are not accepted)");
-		return 1;
+		return fail(r, lineno, err, errlen,
+			    "line ends in CR (CRLF line endings are not accepted)");
 	}
 	if (len > 0 && s[0] == '#') {
 		r->after_frame = 0;
@@ -289,15 +290,15 @@ int zt_ps_line(struct zt_ps_reader *r, const char *s, size_t len,
 	}
 	h = zt_ps_parse_header(s, len, &it->header);
 	if (h < 0) {
-		fail(it, "period does not fit in 64 bits");
-		return 1;
+		return fail(r, lineno, err, errlen,
+			    "period does not fit in 64 bits");
 	}
 	if (h > 0) {
 		const struct zt_span *ev = &it->header.event;
 
 		if (r->state != OUTSIDE) {
-			fail(it, "record header inside a record (no blank line before it)");
-			return 1;
+			return fail(r, lineno, err, errlen,
+				    "record header inside a record (no blank line before it)");
 		}
 		r->after_frame = 0;
 		r->record_line = lineno;
@@ -317,8 +318,8 @@ int zt_ps_line(struct zt_ps_reader *r, const char *s, size_t len,
 	}
 	if (zt_ps_parse_frame(s, len, &it->frame)) {
 		if (r->state == OUTSIDE) {
-			fail(it, "frame line outside a record (no header before it)");
-			return 1;
+			return fail(r, lineno, err, errlen,
+				    "frame line outside a record (no header before it)");
 		}
 		r->after_frame = 1;
 		if (r->state == SKIPPING)
@@ -335,8 +336,8 @@ int zt_ps_line(struct zt_ps_reader *r, const char *s, size_t len,
 		it->text.n = len;
 		return 1;
 	}
-	fail(it, "not a record header, a frame or a source line");
-	return 1;
+	return fail(r, lineno, err, errlen,
+		    "not a record header, a frame or a source line");
 }
 
 void zt_ps_finish(struct zt_ps_reader *r, unsigned long lineno,
@@ -347,13 +348,19 @@ void zt_ps_finish(struct zt_ps_reader *r, unsigned long lineno,
 	it->unterminated = r->state == INSIDE ? r->record_line : 0;
 }
 
-void zt_ps_next(struct zt_ps_reader *r, struct zt_ps_item *it)
+int zt_ps_next(struct zt_ps_reader *r, struct zt_ps_item *it, char *err, size_t errlen)
 {
 	char *s;
 	size_t len;
+	int got;
 
 	while ((s = zt_input_line(r->in, &len)))
-		if (zt_ps_line(r, s, len, zt_input_lineno(r->in), it))
-			return;
+		if ((got = zt_ps_line(r, s, len, zt_input_lineno(r->in), it, err, errlen)) != 0)
+			return got;
+	if (zt_input_error(r->in)) {
+		zt_errf(err, errlen, "%s", zt_input_error(r->in));
+		return -1;
+	}
 	zt_ps_finish(r, zt_input_lineno(r->in), it);
+	return 0;
 }

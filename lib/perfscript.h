@@ -55,7 +55,6 @@ enum zt_ps_kind {
 	ZT_PS_SRCLINE,	/* item.text: source line of the frame just before */
 	ZT_PS_END,	/* the open record ends (a blank line) */
 	ZT_PS_COMMENT,	/* item.text: a `#` line, whole */
-	ZT_PS_ERROR,	/* item.text: what is wrong with line item.lineno */
 };
 
 struct zt_ps_item {
@@ -73,7 +72,8 @@ struct zt_ps_reader;
 
 /*
  * A reader over in, which the caller still owns and closes after
- * zt_ps_reader_free. Only records of the first event seen are handed out;
+ * zt_ps_reader_free; messages name the line's place by in's name (by the
+ * line alone with a NULL in). Only records of the first event seen are handed out;
  * the others are skipped, and *skipped_event names the first one skipped
  * (see zt_ps_reader_skipped). Spans point into the current line and are
  * valid until the next call of zt_ps_next.
@@ -94,18 +94,23 @@ unsigned long zt_ps_reader_skipped(const struct zt_ps_reader *r,
 /* Bytes read so far. */
 uint64_t zt_ps_reader_bytes(const struct zt_ps_reader *r);
 
-/* The next item. After ZT_PS_EOF or ZT_PS_ERROR, do not call it again. */
-void zt_ps_next(struct zt_ps_reader *r, struct zt_ps_item *it);
+/*
+ * The next item: 1, or 0 at the end with it->kind ZT_PS_EOF, or -1 on a
+ * bad line or input with the message, place first, in err ("'f': line 3:
+ * not a record header, a frame or a source line"; util.h). After 0 or -1,
+ * do not call it again.
+ */
+int zt_ps_next(struct zt_ps_reader *r, struct zt_ps_item *it, char *err, size_t errlen);
 
 /*
  * The same, one line at a time, for callers that read the lines themselves
  * (zt-stat looks at the first line to tell folded stacks from perf script):
  * classify line number lineno; returns 1 when *it was filled, 0 when the
- * line gave no item (a blank line between records, a skipped record).
- * Such a reader may be made with a NULL input.
+ * line gave no item (a blank line between records, a skipped record), -1
+ * with the message in err when the line is bad.
  */
 int zt_ps_line(struct zt_ps_reader *r, const char *s, size_t len,
-	       unsigned long lineno, struct zt_ps_item *it);
+	       unsigned long lineno, struct zt_ps_item *it, char *err, size_t errlen);
 /* The end of input, as zt_ps_next reports it. */
 void zt_ps_finish(struct zt_ps_reader *r, unsigned long lineno,
 		  struct zt_ps_item *it);

@@ -5,6 +5,7 @@
  * stack; edges carry a stamp of their own for the same reason.
  */
 #include "profile.h"
+#include "folded.h"
 #include "hash.h"
 #include "strtab.h"
 #include "util.h"
@@ -139,24 +140,32 @@ void zt_profile_track_edges(struct zt_profile *p)
 	p->edges_on = 1;
 }
 
-static const struct zt_profile *sorting;
-static int edge_callers;
+/* How a sort orders keys or edges: qsort_r's argument. */
+struct order {
+	const struct zt_profile *p;
+	int callers;		/* edges: by caller's name, else callee's */
+	int cum;		/* keys: by total first */
+};
 
-static int byedge(const void *a, const void *b)
+/* The byte order of two keys' names. */
+static int byname(const struct zt_profile *p, uint32_t x, uint32_t y)
+{
+	size_t nx, ny;
+	const char *sx = zt_strtab_key(p->names, x, &nx);
+	const char *sy = zt_strtab_key(p->names, y, &ny);
+
+	return zt_folded_cmp(sx, nx, sy, ny);
+}
+
+static int byedge(const void *a, const void *b, void *arg)
 {
 	const struct zt_edge *x = a, *y = b;
-	uint32_t ix = edge_callers ? x->caller : x->callee;
-	uint32_t iy = edge_callers ? y->caller : y->callee;
-	size_t nx, ny;
-	const char *sx, *sy;
-	int c;
+	const struct order *o = arg;
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
-	sx = zt_strtab_key(sorting->names, ix, &nx);
-	sy = zt_strtab_key(sorting->names, iy, &ny);
-	c = memcmp(sx, sy, nx < ny ? nx : ny);
-	return c ? c : (nx > ny) - (nx < ny);
+	return byname(o->p, o->callers ? x->caller : x->callee,
+		      o->callers ? y->caller : y->callee);
 }
 
 struct zt_edge *zt_profile_edges(const struct zt_profile *p, uint32_t id, int callers,
@@ -171,10 +180,7 @@ struct zt_edge *zt_profile_edges(const struct zt_profile *p, uint32_t id, int ca
 		if (e->count && (callers ? e->callee : e->caller) == id)
 			out[(*n)++] = (struct zt_edge){ e->caller, e->callee, e->count };
 	}
-	sorting = p;
-	edge_callers = callers;
-	qsort(out, *n, sizeof *out, byedge);
-	sorting = NULL;
+	qsort_r(out, *n, sizeof *out, byedge, &(struct order){ .p = p, .callers = callers });
 	return out;
 }
 
@@ -252,28 +258,19 @@ uint64_t zt_profile_kept(const struct zt_profile *p)
 	return p->samples - p->skipped;
 }
 
-static int bycum;
-
-static int byweight(const void *a, const void *b)
+static int byweight(const void *a, const void *b, void *arg)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct zt_profile *p = sorting;
-	size_t nx, ny;
-	const char *sx, *sy;
-	int c;
+	const struct order *o = arg;
+	const struct zt_profile *p = o->p;
 
-	if (bycum && p->total[x] != p->total[y])
+	if (o->cum && p->total[x] != p->total[y])
 		return p->total[x] > p->total[y] ? -1 : 1;
 	if (p->self[x] != p->self[y])
 		return p->self[x] > p->self[y] ? -1 : 1;
 	if (p->total[x] != p->total[y])
 		return p->total[x] > p->total[y] ? -1 : 1;
-	sx = zt_strtab_key(p->names, x, &nx);
-	sy = zt_strtab_key(p->names, y, &ny);
-	c = memcmp(sx, sy, nx < ny ? nx : ny);
-	if (c)
-		return c;
-	return (nx > ny) - (nx < ny);
+	return byname(p, x, y);
 }
 
 uint32_t *zt_profile_sorted(const struct zt_profile *p, uint32_t *n)
@@ -290,9 +287,6 @@ uint32_t *zt_profile_sorted_by(const struct zt_profile *p, uint32_t *n, int cum)
 	for (uint32_t i = 0; i < k; i++)
 		if (p->total[i])
 			ids[(*n)++] = i;
-	sorting = p;
-	bycum = cum;
-	qsort(ids, *n, sizeof *ids, byweight);
-	sorting = NULL;
+	qsort_r(ids, *n, sizeof *ids, byweight, &(struct order){ .p = p, .cum = cum });
 	return ids;
 }

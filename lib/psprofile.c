@@ -151,7 +151,7 @@ static void add_lines(struct zt_psprof *pp, size_t n)
 	zt_profile_add(pp->lp, pp->lids, NULL, m, pp->count);
 }
 
-int zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
+const char *zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 {
 	const struct zt_ps_header *h = &it->header;
 	long kept;
@@ -176,7 +176,7 @@ int zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 		if (pp->by == ZT_BY_THREAD)
 			push(pp, pp->thread.buf, pp->thread.len);
 		if (zt_profile_samples(pp->p) > UINT64_MAX - pp->count)
-			return -1;
+			return "total count does not fit in 64 bits";
 		kept = zt_profile_add(pp->p, pp->ids, pp->aux, pp->nids, pp->count);
 		if (pp->lp && kept >= 0)
 			add_lines(pp, (size_t)kept);
@@ -185,7 +185,7 @@ int zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 	default:
 		break;
 	}
-	return 0;
+	return NULL;
 }
 
 int zt_psprof_saw_lines(const struct zt_psprof *pp)

@@ -27,10 +27,11 @@ void zt_psprof_free(struct zt_psprof *pp);
 
 /*
  * Take one item from a perf script reader: headers, frames, source lines
- * and record ends; other kinds are ignored. Returns -1 when a count
- * overflows, else 0.
+ * and record ends; other kinds are ignored. Returns NULL, or what is wrong
+ * with the item's line when a count overflows, for the caller to place
+ * (zt_err_at, util.h).
  */
-int zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it);
+const char *zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it);
 
 /*
  * Also count source lines into lp (the caller's), for pprof's -list: a

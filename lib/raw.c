@@ -477,6 +477,11 @@ static int read_dump(struct zt_input *in, struct zt_dump *d, char *err,
 			break;
 		}
 	}
+	if (zt_input_error(in)) {
+		/* Placed already ("'f': line 3: longer than ..."). */
+		zt_errf(err, errlen, "%s", zt_input_error(in));
+		goto out;
+	}
 	r.lineno = zt_input_lineno(in);
 	if (r.lineno == 0) {
 		snprintf(err, errlen, "empty input, not a zt raw dump");

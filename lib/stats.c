@@ -195,7 +195,8 @@ static double betacf(double a, double b, double x)
 	return h;
 }
 
-double zt_betai(double a, double b, double x)
+/* The regularized incomplete beta function I_x(a, b). */
+static double betai(double a, double b, double x)
 {
 	double lbt;
 
@@ -214,7 +215,7 @@ double zt_t_p2(double t, double df)
 	t = fabs(t);
 	if (df <= 0 || isinf(df) || df > 1e7)
 		return erfc(t / M_SQRT2);
-	return zt_betai(df / 2, 0.5, df / (df + t * t));
+	return betai(df / 2, 0.5, df / (df + t * t));
 }
 
 double zt_t_crit(double alpha, double df)
@@ -232,30 +233,4 @@ double zt_t_crit(double alpha, double df)
 			hi = mid;
 	}
 	return hi;
-}
-
-double zt_digamma(double x)
-{
-	double r = 0, f;
-
-	while (x < 6) {
-		r -= 1 / x;
-		x += 1;
-	}
-	f = 1 / (x * x);
-	return r + log(x) - 0.5 / x -
-	       f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
-}
-
-double zt_trigamma(double x)
-{
-	double r = 0, f;
-
-	while (x < 6) {
-		r += 1 / (x * x);
-		x += 1;
-	}
-	f = 1 / (x * x);
-	return r + 1 / x + f / 2 +
-	       f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f / 30)));
 }

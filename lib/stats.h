@@ -51,10 +51,4 @@ double zt_t_p2(double t, double df);
 /* The c with zt_t_p2(c, df) == alpha, for 0 < alpha < 1. */
 double zt_t_crit(double alpha, double df);
 
-/* The regularized incomplete beta function I_x(a, b). */
-double zt_betai(double a, double b, double x);
-
-double zt_digamma(double x);
-double zt_trigamma(double x);
-
 #endif

@@ -2,6 +2,7 @@
  * views.c — pprof's -peek and -list over zt's profiles (see views.h).
  */
 #include "views.h"
+#include "folded.h"
 #include "json.h"
 #include "util.h"
 
@@ -130,11 +131,10 @@ struct srcline {
 	uint64_t self, total;
 };
 
-static const struct zt_profile *sortp;
-
-static int byfunc(const void *a, const void *b)
+static int byfunc(const void *a, const void *b, void *arg)
 {
 	const struct srcline *x = a, *y = b;
+	const struct zt_profile *sortp = arg;
 	uint64_t tx = zt_profile_total(sortp, x->func), ty = zt_profile_total(sortp, y->func);
 	size_t nx, ny;
 	const char *sx, *sy;
@@ -145,12 +145,10 @@ static int byfunc(const void *a, const void *b)
 			return tx > ty ? -1 : 1;
 		sx = zt_profile_name(sortp, x->func, &nx);
 		sy = zt_profile_name(sortp, y->func, &ny);
-		c = memcmp(sx, sy, nx < ny ? nx : ny);
-		return c ? c : (nx > ny) - (nx < ny);
+		return zt_folded_cmp(sx, nx, sy, ny);
 	}
-	c = memcmp(x->path, y->path, x->pathlen < y->pathlen ? x->pathlen : y->pathlen);
-	if (c || x->pathlen != y->pathlen)
-		return c ? c : (x->pathlen > y->pathlen) - (x->pathlen < y->pathlen);
+	if ((c = zt_folded_cmp(x->path, x->pathlen, y->path, y->pathlen)))
+		return c;
 	return (x->line > y->line) - (x->line < y->line);
 }
 
@@ -221,10 +219,14 @@ static void list_block(FILE *out, const struct zt_view *v, const struct srcline 
 
 	snprintf(path, sizeof path, "%.*s", (int)s[0].pathlen, s[0].path);
 	src = read_source(path, srcdir, &nsrc, &text);
-	if (!src)
-		zt_warn("cannot read '%s': %s%s", path,
+	if (!src && v->warn) {
+		char msg[sizeof path + 128];
+
+		zt_errf(msg, sizeof msg, "cannot read '%s': %s%s", path,
 			errno == EINVAL ? "not a regular file" : strerror(errno),
 			srcdir ? "" : " (--source-dir names where the sources are)");
+		v->warn(msg);
+	}
 	from = s[0].line > 3 ? s[0].line - 3 : 1;
 	to = s[n - 1].line + 3;
 	if (src && to > nsrc)
@@ -312,9 +314,7 @@ size_t zt_view_list(FILE *out, const struct zt_view *v, struct zt_filter *re,
 		s[n++] = (struct srcline){ (uint32_t)func, tab + 1, (size_t)(colon - tab - 1), line,
 					   zt_profile_self(lp, id), zt_profile_total(lp, id) };
 	}
-	sortp = v->p;
-	qsort(s, n, sizeof *s, byfunc);
-	sortp = NULL;
+	qsort_r(s, n, sizeof *s, byfunc, (void *)v->p);
 	if (v->json)
 		fputc('[', out);
 	for (size_t i = 0, j; i < n; i = j) {

@@ -23,6 +23,9 @@ struct zt_view {
 	uint64_t all;			/* the 100% of percentages */
 	int ns;				/* values are nanoseconds */
 	int json;
+	/* Told of a problem that does not stop a view (a source file that
+	   cannot be read), for the tool to print; NULL: ignored. */
+	void (*warn)(const char *msg);
 };
 
 /* One value as the text views show it: a count, or seconds. */
@@ -42,9 +45,9 @@ size_t zt_view_peek(FILE *out, const struct zt_view *v, struct zt_filter *re,
  * made by zt_psprof_set_lines), each with its flat and cum, as `pprof
  * -list`. The text is read from the path the input gives, or under
  * srcdir (NULL for none) with leading directories dropped one by one; a
- * file that cannot be read (or is not a regular file) is warned about and
- * its lines with samples are shown without text. Lines shown run from 3 before the first line with samples
- * to 3 after the last. Returns how many functions matched.
+ * file that cannot be read (or is not a regular file) is told to v->warn
+ * and its lines with samples are shown without text. Lines shown run from
+ * 3 before the first line with samples to 3 after the last. Returns how many functions matched.
  */
 size_t zt_view_list(FILE *out, const struct zt_view *v, struct zt_filter *re,
 		    const struct zt_profile *lp, const char *srcdir);

@@ -22,31 +22,36 @@
 #include "json.h"
 #include "profile.h"
 #include "compare.h"
+#include "usage.h"
 #include "weight.h"
 #include "util.h"
 
-/*
- * What a run holds, in file scope so that it stays reachable when an error
- * exits the program (LeakSanitizer would call locals leaked).
- */
-static struct zt_foldsrc *src[2];
-static struct zt_profile **prof;
-static struct zt_input *in;
+static const struct zt_opt options[] = {
+	{ 'n', "normalize", no_argument, NULL,
+	  "scale before's counts to after's total (difffolded.pl -n)" },
+	{ 's', "strip-hex", no_argument, NULL,
+	  "0x and hex digits become 0x... (difffolded.pl -s)" },
+	{ 'r', "report", no_argument, NULL,
+	  "which functions' shares changed beyond noise" },
+	{ 'j', "json", no_argument, NULL, "the report as one JSON object" },
+	{ 'q', "fdr", required_argument, "LEVEL",
+	  "the false discovery rate, between 0 and 1\n(default 0.05)" },
+	{ 't', "top", required_argument, "ROWS", "rows of the report (default 20, 0 for all)" },
+	{ 'h', "help", no_argument, NULL, "print this help" },
+	{ 'V', "version", no_argument, NULL, "print the version" },
+	{ 0 },
+};
 
-static void usage(FILE *f, int status)
-{
-	fprintf(f, "usage: zt-diff [-n] [-s] before after\n"
-		   "       zt-diff --report [--json] [-s] [-q level] [-t rows] before after\n"
-		   "       zt-diff --report [--json] [-s] [-q level] [-t rows] before... -- after...\n");
-	exit(status);
-}
-
-static int cmpstack(const char *a, size_t na, const char *b, size_t nb)
-{
-	int c = memcmp(a, b, na < nb ? na : nb);
-
-	return c ? c : (na > nb) - (na < nb);
-}
+static const struct zt_usage usage = {
+	"zt-diff [-n] [-s] before after\n"
+	"       zt-diff --report [--json] [-s] [-q level] [-t rows] before after\n"
+	"       zt-diff --report [--json] [-s] [-q level] [-t rows] before... -- after...",
+	"Compare two folded profiles: their stacks side by side, \"stack before\n"
+	"after\" as difffolded.pl writes them, or with --report the functions whose\n"
+	"share of the samples changed, with several runs per side around '--'.",
+	options,
+	NULL,
+};
 
 /* difffolded.pl -n: floor(count * total2 / total1), computed exactly. */
 static uint64_t scale(uint64_t c, uint64_t t1, uint64_t t2)
@@ -59,18 +64,21 @@ static uint64_t scale(uint64_t c, uint64_t t1, uint64_t t2)
 	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
-static void difffolded(const char *a, const char *b, int normalize, int strip)
+/* difffolded.pl's output: both files merge-joined in byte order. */
+static int difffolded(const char *a, const char *b, int normalize, int strip, char *err,
+		      size_t errlen)
 {
-	uint64_t t1, t2, c1, c2;
-	struct zt_foldsrc *s1 = src[0] = zt_foldsrc_open(a, strip, &t1);
-	struct zt_foldsrc *s2 = src[1] = zt_foldsrc_open(b, strip, &t2);
-	const char *k1, *k2;
-	size_t n1, n2;
-	int h1 = zt_foldsrc_next(s1, &k1, &n1, &c1);
-	int h2 = zt_foldsrc_next(s2, &k2, &n2, &c2);
+	uint64_t t1, t2, c1 = 0, c2 = 0;
+	struct zt_foldsrc *s1 = zt_foldsrc_open(a, strip, &t1, err, errlen);
+	struct zt_foldsrc *s2 = s1 ? zt_foldsrc_open(b, strip, &t2, err, errlen) : NULL;
+	const char *k1 = NULL, *k2 = NULL;
+	size_t n1 = 0, n2 = 0;
+	int h1 = -1, h2 = -1;
 
-	while (h1 || h2) {
-		int c = !h1 ? 1 : !h2 ? -1 : cmpstack(k1, n1, k2, n2);
+	if (s2 && (h1 = zt_foldsrc_next(s1, &k1, &n1, &c1, err, errlen)) >= 0)
+		h2 = zt_foldsrc_next(s2, &k2, &n2, &c2, err, errlen);
+	while (h1 >= 0 && h2 >= 0 && (h1 || h2)) {
+		int c = !h1 ? 1 : !h2 ? -1 : zt_folded_cmp(k1, n1, k2, n2);
 
 		if (c <= 0)
 			fwrite(k1, 1, n1, stdout);
@@ -80,58 +88,47 @@ static void difffolded(const char *a, const char *b, int normalize, int strip)
 		       (unsigned long long)(c <= 0 ? (normalize ? scale(c1, t1, t2) : c1) : 0),
 		       (unsigned long long)(c >= 0 ? c2 : 0));
 		if (c <= 0)
-			h1 = zt_foldsrc_next(s1, &k1, &n1, &c1);
-		if (c >= 0)
-			h2 = zt_foldsrc_next(s2, &k2, &n2, &c2);
+			h1 = zt_foldsrc_next(s1, &k1, &n1, &c1, err, errlen);
+		if (c >= 0 && h1 >= 0)
+			h2 = zt_foldsrc_next(s2, &k2, &n2, &c2, err, errlen);
 	}
 	zt_foldsrc_close(s1);
 	zt_foldsrc_close(s2);
-}
-
-/* "zt-diff: 'file': line 12: problem"; "line 12: ..." on stdin. */
-static void die_at(struct zt_input *in, unsigned long line, const char *msg)
-{
-	const char *name = zt_input_name(in);
-
-	if (line == 0)
-		zt_die(ZT_EXIT_DATA, "%s: %s", name, msg);
-	if (strcmp(name, "<stdin>") == 0)
-		zt_die(ZT_EXIT_DATA, "line %lu: %s", line, msg);
-	zt_die(ZT_EXIT_DATA, "%s: line %lu: %s", name, line, msg);
+	return h1 < 0 || h2 < 0 ? -1 : 0;
 }
 
 /*
  * Read a whole folded file into a profile of functions, in samples: a file
  * of perf periods is divided by its period, or refused when it has none.
+ * NULL with the message in err.
  */
-static struct zt_profile *load_profile(const char *path, int strip, size_t run)
+static struct zt_profile *load_profile(const char *path, int strip, char *err,
+				       size_t errlen)
 {
-	struct zt_profile *p = prof[run] = zt_profile_new();
+	struct zt_input *in = zt_input_open(path, err, errlen);
+	struct zt_profile *p;
 	struct zt_weight w = { 0 };
 	struct zt_folded_item it;
 	uint64_t stacks = 0, div;
-	const char *err;
+	const char *problem = NULL;
 	char *buf = NULL;
 	size_t cap = 0;
+	int got;
 
-	in = zt_input_open(path);
-	for (;;) {
-		zt_folded_next(in, &it, &stacks);
-		if (it.kind == ZT_FOLDED_COMMENT &&
-		    (err = zt_weight_comment(&w, it.stack, it.stacklen)))
-			it.kind = ZT_FOLDED_ERROR, it.error = err;
-		if (it.kind == ZT_FOLDED_ERROR) {
-			free(buf);
-			die_at(in, it.lineno, it.error);
-		}
-		if (it.kind == ZT_FOLDED_EOF)
+	if (!in)
+		return NULL;
+	p = zt_profile_new();
+	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
+		if (it.kind == ZT_FOLDED_COMMENT)
+			problem = zt_weight_comment(&w, it.stack, it.stacklen);
+		else if (zt_profile_samples(p) > UINT64_MAX - it.count)
+			problem = "total count does not fit in 64 bits";
+		if (problem) {
+			zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
 			break;
+		}
 		if (it.kind != ZT_FOLDED_STACK)
 			continue;
-		if (zt_profile_samples(p) > UINT64_MAX - it.count) {
-			free(buf);
-			die_at(in, it.lineno, "total count does not fit in 64 bits");
-		}
 		zt_weight_count(&w, it.count);
 		if (strip) {
 			zt_grow(&buf, &cap, it.stacklen * 2 + 8, 1);
@@ -141,13 +138,18 @@ static struct zt_profile *load_profile(const char *path, int strip, size_t run)
 		}
 	}
 	free(buf);
-	if ((err = zt_weight_samples(&w, &div)))
-		die_at(in, 0, err);
-	zt_profile_divide(p, div);
-	if (zt_profile_samples(p) == 0)
-		die_at(in, 0, "holds no samples");
+	if (got == 0 && !problem && !(problem = zt_weight_samples(&w, &div))) {
+		zt_profile_divide(p, div);
+		if (zt_profile_samples(p) == 0)
+			problem = "holds no samples";
+	}
+	if (got == 0 && problem)
+		zt_err_at(err, errlen, zt_input_name(in), 0, "%s", problem);
 	zt_input_close(in);
-	in = NULL;
+	if (got < 0 || problem) {
+		zt_profile_free(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -217,103 +219,148 @@ static void print_level(double level)
 	fputs(b, stdout);
 }
 
-static void report(char **runs, size_t nruns, size_t nbefore, int strip, double q,
-		   long rows, int json)
+/* The report as a table. */
+static void print_table(const struct zt_cmp *c, double q, long rows)
 {
-	int *side = zt_calloc(nruns, sizeof *side);
-	struct zt_cmp *c;
 	size_t nsig = 0;
 
-	prof = zt_calloc(nruns, sizeof *prof);
-	for (size_t j = 0; j < nruns; j++) {
-		side[j] = j >= nbefore;
-		load_profile(runs[j], strip, j);
-	}
-	c = zt_compare(prof, side, nruns, q);
 	for (size_t i = 0; i < c->nrows; i++)
 		nsig += (size_t)c->rows[i].significant;
-	if (json) {
-		print_json(c);
-	} else {
-		if (c->runs[0] == 1 && c->runs[1] == 1)
-			printf("before: %llu samples, after: %llu samples\n",
-			       (unsigned long long)c->samples[0], (unsigned long long)c->samples[1]);
-		else
-			printf("before: %zu runs, %llu samples; after: %zu runs, %llu samples\n",
-			       c->runs[0], (unsigned long long)c->samples[0], c->runs[1],
-			       (unsigned long long)c->samples[1]);
-		if (c->replicates)
-			printf("%zu of %zu functions changed beyond run-to-run variation "
-			       "(quasi-binomial tests, common dispersion %.3g, "
-			       "Benjamini-Hochberg FDR %g over %zu tests)\n",
-			       nsig, c->nrows, c->alpha, q, c->ntests);
-		else
-			printf("%zu of %zu functions changed beyond sampling noise "
-			       "(score tests, Benjamini-Hochberg FDR %g over %zu tests)\n",
-			       nsig, c->nrows, q, c->ntests);
-		if (!c->replicates)
-			printf("one run per side: sampling error only, not the variation "
-			       "between runs; give two or more runs per side to test against it\n");
-		printf("intervals: ");
-		print_level(c->level);
-		printf(", adjusted for %zu tests: an interval excludes 0 exactly when its "
-		       "function's verdict is a change\n\n", c->ntests);
-		printf("%8s %8s %8s %-20s %8s %8s %8s %-20s %-12s %s\n",
-		       "self1", "self2", "change", "interval", "total1", "total2",
-		       "change", "interval", "verdict", "function");
-		for (size_t i = 0; i < c->nrows && (rows <= 0 || (long)i < rows); i++) {
-			const struct zt_cmp_row *x = &c->rows[i];
+	if (c->runs[0] == 1 && c->runs[1] == 1)
+		printf("before: %llu samples, after: %llu samples\n",
+		       (unsigned long long)c->samples[0], (unsigned long long)c->samples[1]);
+	else
+		printf("before: %zu runs, %llu samples; after: %zu runs, %llu samples\n",
+		       c->runs[0], (unsigned long long)c->samples[0], c->runs[1],
+		       (unsigned long long)c->samples[1]);
+	if (c->replicates)
+		printf("%zu of %zu functions changed beyond run-to-run variation "
+		       "(quasi-binomial tests, common dispersion %.3g, "
+		       "Benjamini-Hochberg FDR %g over %zu tests)\n",
+		       nsig, c->nrows, c->alpha, q, c->ntests);
+	else
+		printf("%zu of %zu functions changed beyond sampling noise "
+		       "(score tests, Benjamini-Hochberg FDR %g over %zu tests)\n",
+		       nsig, c->nrows, q, c->ntests);
+	if (!c->replicates)
+		printf("one run per side: sampling error only, not the variation "
+		       "between runs; give two or more runs per side to test against it\n");
+	printf("intervals: ");
+	print_level(c->level);
+	printf(", adjusted for %zu tests: an interval excludes 0 exactly when its "
+	       "function's verdict is a change\n\n", c->ntests);
+	printf("%8s %8s %8s %-20s %8s %8s %8s %-20s %-12s %s\n",
+	       "self1", "self2", "change", "interval", "total1", "total2",
+	       "change", "interval", "verdict", "function");
+	for (size_t i = 0; i < c->nrows && (rows <= 0 || (long)i < rows); i++) {
+		const struct zt_cmp_row *x = &c->rows[i];
 
-			printf("%7.2f%% %7.2f%% %+7.2f%%", 100 * x->self.share[0],
-			       100 * x->self.share[1], 100 * x->self.change);
-			print_ci(&x->self);
-			printf(" %7.2f%% %7.2f%% %+7.2f%%", 100 * x->total.share[0],
-			       100 * x->total.share[1], 100 * x->total.change);
-			print_ci(&x->total);
-			printf(" %-12s ", x->significant ? "significant" : "within noise");
-			fwrite(x->name, 1, x->namelen, stdout);
-			putchar('\n');
-		}
-		if (rows > 0 && c->nrows > (size_t)rows)
-			printf("(%zu more functions; --top 0 shows all)\n", c->nrows - (size_t)rows);
+		printf("%7.2f%% %7.2f%% %+7.2f%%", 100 * x->self.share[0],
+		       100 * x->self.share[1], 100 * x->self.change);
+		print_ci(&x->self);
+		printf(" %7.2f%% %7.2f%% %+7.2f%%", 100 * x->total.share[0],
+		       100 * x->total.share[1], 100 * x->total.change);
+		print_ci(&x->total);
+		printf(" %-12s ", x->significant ? "significant" : "within noise");
+		fwrite(x->name, 1, x->namelen, stdout);
+		putchar('\n');
 	}
-	zt_cmp_free(c);
-	for (size_t j = 0; j < nruns; j++)
+	if (rows > 0 && c->nrows > (size_t)rows)
+		printf("(%zu more functions; --top 0 shows all)\n", c->nrows - (size_t)rows);
+}
+
+/*
+ * The change report over runs, the first nbefore of them before; -1 with
+ * the message in err when a run cannot be read.
+ */
+static int report(char **runs, size_t nruns, size_t nbefore, int strip, double q,
+		  long rows, int json, char *err, size_t errlen)
+{
+	struct zt_profile **prof = zt_calloc(nruns, sizeof *prof);
+	int *side = zt_calloc(nruns, sizeof *side);
+	struct zt_cmp *c;
+	size_t loaded = 0;
+
+	for (; loaded < nruns; loaded++) {
+		side[loaded] = loaded >= nbefore;
+		if (!(prof[loaded] = load_profile(runs[loaded], strip, err, errlen)))
+			break;
+	}
+	if (loaded == nruns) {
+		c = zt_compare(prof, side, nruns, q);
+		if (json)
+			print_json(c);
+		else
+			print_table(c, q, rows);
+		zt_cmp_free(c);
+	}
+	for (size_t j = 0; j < loaded; j++)
 		zt_profile_free(prof[j]);
 	free(prof);
 	free(side);
+	return loaded == nruns ? 0 : -1;
+}
+
+/*
+ * Take the "--" that splits the runs before from the runs after out of the
+ * operands: *nbefore is where it was, or -1. Returns how many are left.
+ */
+static int split_runs(int argc, char **argv, const char *sep, int *nbefore)
+{
+	*nbefore = -1;
+	for (int i = 0; i < argc; i++) {
+		if (argv[i] == sep) {
+			*nbefore = i;
+			memmove(argv + i, argv + i + 1, (size_t)(argc - i - 1) * sizeof *argv);
+			return argc - 1;
+		}
+	}
+	return argc;
+}
+
+/* What is wrong with the operands, or NULL. */
+static const char *check_runs(char **argv, int argc, int *nbefore, int rep, int json)
+{
+	int nstdin = 0;
+
+	for (int i = 0; i < argc; i++)
+		nstdin += strcmp(argv[i], "-") == 0;
+	if (*nbefore < 0 && argc != 2)
+		return argc < 2 ? "two profiles are needed, before and after"
+				: "too many operands (several runs per side are written "
+				  "before... -- after...)";
+	if (*nbefore < 0)
+		*nbefore = 1;
+	if (*nbefore == 0 || *nbefore == argc)
+		return "each side needs at least one profile, around '--'";
+	if (nstdin > 1)
+		return "only one of the profiles can be stdin";
+	if (json && !rep)
+		return "--json goes with --report";
+	if (argc > 2 && !rep)
+		return "several runs per side go with --report";
+	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "normalize", no_argument, NULL, 'n' },
-		{ "strip-hex", no_argument, NULL, 's' },
-		{ "report", no_argument, NULL, 'r' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "fdr", required_argument, NULL, 'q' },
-		{ "top", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int normalize = 0, strip = 0, rep = 0, json = 0, c;
+	int normalize = 0, strip = 0, rep = 0, json = 0, c, nbefore, rc;
 	double q = 0.05;
 	long rows = 20;
-	char *end;
+	char *end, err[ZT_ERR_MAX];
+	const char *problem;
 	static char obuf[1 << 16];
 	static char sep[] = "\001--";
-	int nbefore = -1, nstdin = 0;
 
 	zt_setprog(argv[0]);
 	/* A "--" between operands splits the runs before from the runs after;
-	   it is kept in place as an operand of its own (SEP). */
+	   it is kept in place as an operand of its own (sep). */
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--") == 0) {
 			argv[i] = sep;
 			break;
 		}
-	while ((c = getopt_long(argc, argv, "hjnq:rst:V", longopts, NULL)) != -1) {
+	while ((c = zt_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
 		case 'n': normalize = 1; break;
@@ -321,64 +368,41 @@ int main(int argc, char **argv)
 			q = strtod(optarg, &end);
 			if (*end || end == optarg || !(q > 0 && q < 1)) {
 				zt_warn("--fdr wants a level between 0 and 1, not '%s'", optarg);
-				usage(stderr, ZT_EXIT_USAGE);
+				zt_usage(&usage, stderr);
+				return ZT_EXIT_USAGE;
 			}
 			break;
 		case 'r': rep = 1; break;
 		case 's': strip = 1; break;
 		case 't':
-			rows = strtol(optarg, &end, 10);
-			if (*end || end == optarg || rows < 0) {
-				zt_warn("--top wants a count of rows, not '%s'", optarg);
-				usage(stderr, ZT_EXIT_USAGE);
+			if (zt_parse_rows("--top", optarg, &rows, err, sizeof err) < 0) {
+				zt_warn("%s", err);
+				zt_usage(&usage, stderr);
+				return ZT_EXIT_USAGE;
 			}
 			break;
-		case 'h': usage(stdout, ZT_EXIT_OK); break;
+		case 'h': zt_usage(&usage, stdout); return ZT_EXIT_OK;
 		case 'V': zt_version(); return ZT_EXIT_OK;
-		default: usage(stderr, ZT_EXIT_USAGE);
+		default: zt_usage(&usage, stderr); return ZT_EXIT_USAGE;
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	for (int i = 0; i < argc; i++) {
-		if (argv[i] == sep) {
-			nbefore = i;
-			memmove(argv + i, argv + i + 1, (size_t)(argc - i - 1) * sizeof *argv);
-			argc--;
-			i--;
-			continue;
-		}
-		nstdin += strcmp(argv[i], "-") == 0;
+	argc = split_runs(argc, argv, sep, &nbefore);
+	if ((problem = check_runs(argv, argc, &nbefore, rep, json))) {
+		zt_warn("%s", problem);
+		zt_usage(&usage, stderr);
+		return ZT_EXIT_USAGE;
 	}
-	if (nbefore < 0 && argc != 2) {
-		zt_warn(argc < 2 ? "two profiles are needed, before and after"
-				 : "too many operands (several runs per side are written "
-				   "before... -- after...)");
-		usage(stderr, ZT_EXIT_USAGE);
-	}
-	if (nbefore < 0)
-		nbefore = 1;
-	if (nbefore == 0 || nbefore == argc) {
-		zt_warn("each side needs at least one profile, around '--'");
-		usage(stderr, ZT_EXIT_USAGE);
-	}
-	if (nstdin > 1) {
-		zt_warn("only one of the profiles can be stdin");
-		usage(stderr, ZT_EXIT_USAGE);
-	}
-	if (json && !rep) {
-		zt_warn("--json goes with --report");
-		usage(stderr, ZT_EXIT_USAGE);
-	}
-	if (argc > 2 && !rep) {
-		zt_warn("several runs per side go with --report");
-		usage(stderr, ZT_EXIT_USAGE);
-	}
+
 	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 	if (rep)
-		report(argv, (size_t)argc, (size_t)nbefore, strip, q, rows, json);
+		rc = report(argv, (size_t)argc, (size_t)nbefore, strip, q, rows, json, err,
+			    sizeof err);
 	else
-		difffolded(argv[0], argv[1], normalize, strip);
+		rc = difffolded(argv[0], argv[1], normalize, strip, err, sizeof err);
+	if (rc < 0)
+		zt_die(ZT_EXIT_DATA, "%s", err);
 	zt_fshut(stdout, "<stdout>");
 	return ZT_EXIT_OK;
 }

@@ -19,138 +19,148 @@
 #include "flame.h"
 #include "folded.h"
 #include "input.h"
+#include "usage.h"
 #include "util.h"
 
+/* Long-only options: every code below 256 would also be a short one. */
+enum { OPT_INVERTED = 256, OPT_NEGATE };
+
+static const struct zt_opt options[] = {
+	{ 'i', "icicle", no_argument, NULL, "roots at the top (an icicle graph)" },
+	{ OPT_INVERTED, "inverted", no_argument, NULL, "--icicle, as flamegraph.pl names it" },
+	{ 't', "title", required_argument, "TITLE",
+	  "the title (default \"Flame Graph\", or \"Icicle Graph\")" },
+	{ 'w', "width", required_argument, "PIXELS", "the width of the image (default 1200)" },
+	{ 'm', "minwidth", required_argument, "N[%]",
+	  "leave out frames narrower than N pixels (default\n"
+	  "0.1), or with '%' than N% of all samples" },
+	{ OPT_NEGATE, "negate", no_argument, NULL,
+	  "differential: growth blue, shrinkage red" },
+	{ 'h', "help", no_argument, NULL, "print this help" },
+	{ 'V', "version", no_argument, NULL, "print the version" },
+	{ 0 },
+};
+
+static const struct zt_usage usage = {
+	"zt-flame [-i] [-t title] [-w width] [-m minwidth[%]] [--negate]\n"
+	"                [file ...]",
+	"Draw folded stacks, or zt-diff's differential stacks, from the files or\n"
+	"stdin as one self-contained, interactive SVG flame graph on stdout.",
+	options,
+	NULL,
+};
+
 /*
- * What a run holds, in file scope so that it stays reachable when an error
- * exits the program (LeakSanitizer would call locals leaked).
+ * The width and, for a differential line ("stack before after"), the
+ * count before of one stack; NULL, or what is wrong with the line.
  */
-static struct zt_flame *flame;
-static struct zt_input *in;
-
-static void usage(FILE *f, int status)
+static const char *add_stack(struct zt_flame *flame, const struct zt_folded_item *it)
 {
-	fprintf(f, "usage: zt-flame [-i] [-t title] [-w width] [-m minwidth[%%]] [--negate]\n"
-		   "                [file ...]\n");
-	exit(status);
+	size_t len = it->stacklen + 1 + strlen(it->stack + it->stacklen + 1), stacklen;
+	const char *problem = "missing count";
+	uint64_t before;
+
+	/* A differential line's stack ends in its first count. */
+	if (it->stack[it->stacklen - 1] >= '0' && it->stack[it->stacklen - 1] <= '9')
+		problem = zt_folded_parse(it->stack, it->stacklen, &stacklen, &before);
+	if (problem && zt_flame_differential(flame) && strcmp(problem, "missing count") != 0)
+		return problem;
+	if (problem)
+		return zt_flame_add(flame, it->stack, len, it->stacklen, 0, 0, it->count);
+	return zt_flame_add(flame, it->stack, len, stacklen, 1, before, it->count);
 }
 
-/* "zt-flame: 'file': line 12: problem", or "zt-flame: line 12: ..." for stdin. */
-static void die_at(unsigned long line, const char *msg)
+/* Add every stack of one input; -1 with the message in err. */
+static int read_input(struct zt_flame *flame, const char *path, char *err, size_t errlen)
 {
-	const char *name = zt_input_name(in);
-
-	if (line == 0)
-		zt_die(ZT_EXIT_DATA, "%s: %s", name, msg);
-	if (strcmp(name, "<stdin>") == 0)
-		zt_die(ZT_EXIT_DATA, "line %lu: %s", line, msg);
-	zt_die(ZT_EXIT_DATA, "%s: line %lu: %s", name, line, msg);
-}
-
-/* Add every stack of one input; a line with two counts is differential. */
-static void read_input(const char *path)
-{
+	struct zt_input *in = zt_input_open(path, err, errlen);
 	struct zt_folded_item it;
-	uint64_t stacks = 0, before;
-	size_t len, stacklen;
-	const char *err;
+	uint64_t stacks = 0;
+	const char *problem;
+	int got;
 
-	in = zt_input_open(path);
-	for (;;) {
-		zt_folded_next(in, &it, &stacks);
-		if (it.kind == ZT_FOLDED_ERROR)
-			die_at(it.lineno, it.error);
-		if (it.kind == ZT_FOLDED_EOF)
-			break;
+	if (!in)
+		return -1;
+	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
 		if (it.kind != ZT_FOLDED_STACK)
 			continue;
-		len = it.stacklen + 1 + strlen(it.stack + it.stacklen + 1);
-		/* A differential line's stack ends in its first count. */
-		err = "missing count";
-		if (it.stack[it.stacklen - 1] >= '0' && it.stack[it.stacklen - 1] <= '9')
-			err = zt_folded_parse(it.stack, it.stacklen, &stacklen, &before);
-		if (err && zt_flame_differential(flame) && strcmp(err, "missing count") != 0)
-			die_at(it.lineno, err);
-		if (err)
-			err = zt_flame_add(flame, it.stack, len, it.stacklen, 0, 0, it.count);
-		else
-			err = zt_flame_add(flame, it.stack, len, stacklen, 1, before, it.count);
-		if (err)
-			die_at(it.lineno, err);
+		if ((problem = add_stack(flame, &it))) {
+			zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
+			got = -1;
+			break;
+		}
 	}
 	zt_input_close(in);
-	in = NULL;
+	return got;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "icicle", no_argument, NULL, 'i' },
-		{ "inverted", no_argument, NULL, 'i' },
-		{ "minwidth", required_argument, NULL, 'm' },
-		{ "negate", no_argument, NULL, 'N' },
-		{ "title", required_argument, NULL, 't' },
-		{ "width", required_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct zt_flame_opts o;
+	struct zt_flame *flame;
 	static char obuf[1 << 16];
-	const char *err;
+	char err[ZT_ERR_MAX];
+	const char *problem;
 	uint64_t v;
 	char *end;
-	int c;
+	int c, status = ZT_EXIT_OK;
 
 	zt_setprog(argv[0]);
 	zt_flame_defaults(&o);
-	while ((c = getopt_long(argc, argv, "him:t:w:V", longopts, NULL)) != -1) {
+	while ((c = zt_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
-		case 'i': o.icicle = 1; break;
+		case 'i':
+		case OPT_INVERTED: o.icicle = 1; break;
 		case 'm':
 			o.minwidth = strtod(optarg, &end);
 			o.minwidth_pct = *end == '%';
 			if (end == optarg || *(end + o.minwidth_pct) != '\0' || !(o.minwidth >= 0) ||
 			    (o.minwidth_pct && o.minwidth > 100)) {
 				zt_warn("--minwidth wants pixels or a percentage, not '%s'", optarg);
-				usage(stderr, ZT_EXIT_USAGE);
+				zt_usage(&usage, stderr);
+				return ZT_EXIT_USAGE;
 			}
 			break;
-		case 'N': o.negate = 1; break;
+		case OPT_NEGATE: o.negate = 1; break;
 		case 't': o.title = optarg; break;
 		case 'w':
 			if (zt_parse_u64(optarg, 10, &v) != 0 || v < 100 || v > 1000000) {
 				zt_warn("--width wants pixels from 100 to 1000000, not '%s'", optarg);
-				usage(stderr, ZT_EXIT_USAGE);
+				zt_usage(&usage, stderr);
+				return ZT_EXIT_USAGE;
 			}
 			o.width = (unsigned)v;
 			break;
-		case 'h': usage(stdout, ZT_EXIT_OK); break;
+		case 'h': zt_usage(&usage, stdout); return ZT_EXIT_OK;
 		case 'V': zt_version(); return ZT_EXIT_OK;
-		default: usage(stderr, ZT_EXIT_USAGE);
+		default: zt_usage(&usage, stderr); return ZT_EXIT_USAGE;
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	for (int i = 0; i < argc; i++)
-		if (strcmp(argv[i], "-") == 0)
-			for (int j = i + 1; j < argc; j++)
-				if (strcmp(argv[j], "-") == 0) {
-					zt_warn("stdin can be read only once");
-					usage(stderr, ZT_EXIT_USAGE);
-				}
+		for (int j = i + 1; j < argc && strcmp(argv[i], "-") == 0; j++)
+			if (strcmp(argv[j], "-") == 0) {
+				zt_warn("stdin can be read only once");
+				zt_usage(&usage, stderr);
+				return ZT_EXIT_USAGE;
+			}
 
 	flame = zt_flame_new();
-	if (argc == 0)
-		read_input(NULL);
-	for (int i = 0; i < argc; i++)
-		read_input(argv[i]);
-
-	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-	err = zt_flame_write(flame, &o, stdout);
-	if (err)
-		zt_die(ZT_EXIT_DATA, "%s", err);
+	for (int i = 0; i < (argc ? argc : 1) && status == ZT_EXIT_OK; i++)
+		if (read_input(flame, argc ? argv[i] : NULL, err, sizeof err) < 0)
+			status = ZT_EXIT_DATA;
+	if (status == ZT_EXIT_OK) {
+		setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+		if ((problem = zt_flame_write(flame, &o, stdout))) {
+			zt_errf(err, sizeof err, "%s", problem);
+			status = ZT_EXIT_DATA;
+		}
+	}
+	if (status != ZT_EXIT_OK)
+		zt_warn("%s", err);
 	zt_flame_free(flame);
-	zt_fshut(stdout, "<stdout>");
-	return ZT_EXIT_OK;
+	if (status == ZT_EXIT_OK)
+		zt_fshut(stdout, "<stdout>");
+	return status;
 }

@@ -20,161 +20,108 @@
 #include "fold.h"
 #include "input.h"
 #include "perfscript.h"
+#include "usage.h"
 #include "util.h"
 
-/*
- * What a run holds, in file scope so that it stays reachable when an error
- * exits the program (LeakSanitizer would call locals leaked).
- */
-static struct zt_fold *fold;
-static struct zt_input *in;
-static struct zt_ps_reader *r;
+/* Long-only options: every code below 256 would also be a short one. */
+enum {
+	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_SRCLINE,
+	OPT_WEIGHT, OPT_FOCUS, OPT_IGNORE, OPT_HIDE,
+};
 
-static void usage(FILE *f, int status)
+static const struct zt_opt options[] = {
+	{ OPT_PID, "pid", no_argument, NULL, "root frame comm-PID" },
+	{ OPT_TID, "tid", no_argument, NULL, "root frame comm-PID/TID" },
+	{ OPT_KERNEL, "kernel", no_argument, NULL, "_[k] after kernel frames" },
+	{ OPT_JIT, "jit", no_argument, NULL, "_[j] after JIT frames (/tmp/perf-N.map)" },
+	{ OPT_ALL, "all", no_argument, NULL, "--kernel and --jit" },
+	{ OPT_ADDRS, "addrs", no_argument, NULL, "[module <address>] for unknown symbols" },
+	{ OPT_SRCLINE, "srcline", no_argument, NULL, ":LINE after names, from source lines" },
+	{ OPT_WEIGHT, "weight", required_argument, "W",
+	  "period (perf's periods, the default) or count\n"
+	  "(one per record), and a '# zt weight:' line first" },
+	{ OPT_FOCUS, "focus", required_argument, "REGEX",
+	  "keep the stacks through a matching frame" },
+	{ OPT_IGNORE, "ignore", required_argument, "REGEX",
+	  "drop the stacks through a matching frame" },
+	{ OPT_HIDE, "hide", required_argument, "REGEX", "drop matching frames from the stacks" },
+	{ 'h', "help", no_argument, NULL, "print this help" },
+	{ 'V', "version", no_argument, NULL, "print the version" },
+	{ 0 },
+};
+
+static const struct zt_usage usage = {
+	"zt-fold [--pid | --tid] [--kernel] [--jit] [--all] [--addrs]\n"
+	"               [--srcline] [--weight=period|count] [--focus=REGEX]\n"
+	"               [--ignore=REGEX] [--hide=REGEX] [file ...]",
+	"Fold perf script output, or zt-symbolize's stream, from the files or\n"
+	"stdin into stacks \"root;...;leaf count\", as stackcollapse-perf.pl does.",
+	options,
+	"REGEX is POSIX extended, matched anywhere in a frame name; the root\n"
+	"frame (the command) is not matched.",
+};
+
+/* The event every input's records must have: several inputs are one stream. */
+struct events {
+	char *event;		/* the first one seen rules */
+	char *skipped_event;	/* the first one skipped */
+	unsigned long skipped;
+};
+
+/* Fold every record of one input; -1 with the message in err. */
+static int fold_input(struct zt_fold *fold, const char *path, struct events *ev,
+		      char *err, size_t errlen)
 {
-	fprintf(f, "usage: zt-fold [--pid | --tid] [--kernel] [--jit] [--all] [--addrs]\n"
-		   "               [--srcline] [--weight=period|count] [--focus=REGEX]\n"
-		   "               [--ignore=REGEX] [--hide=REGEX] [file ...]\n");
-	if (f == stdout)
-		fprintf(f, "\n"
-			   "  --pid             root frame comm-PID\n"
-			   "  --tid             root frame comm-PID/TID\n"
-			   "  --kernel          _[k] after kernel frames\n"
-			   "  --jit             _[j] after JIT frames (/tmp/perf-N.map)\n"
-			   "  --all             --kernel and --jit\n"
-			   "  --addrs           [module <address>] for unknown symbols\n"
-			   "  --srcline         :LINE after names, from source lines\n"
-			   "  --weight=W        period (perf's periods, the default) or count\n"
-			   "                    (one per record), and a '# zt weight:' line first\n"
-			   "  --focus=REGEX     keep the stacks through a matching frame\n"
-			   "  --ignore=REGEX    drop the stacks through a matching frame\n"
-			   "  --hide=REGEX      drop matching frames from the stacks\n"
-			   "  -h, --help        this text\n"
-			   "  -V, --version     the version\n"
-			   "\nREGEX is POSIX extended, matched anywhere in a frame name; the root\n"
-			   "frame (the command) is not matched.\n");
-	exit(status);
-}
+	struct zt_input *in = zt_input_open(path, err, errlen);
+	int tty = isatty(STDERR_FILENO), shown = 0, got;
+	struct zt_ps_reader *r;
+	struct zt_ps_item it;
+	const char *problem, *skipped;
+	unsigned long n;
 
-/* "zt-fold: 'file': line 12: problem", or "zt-fold: line 12: ..." for stdin. */
-static void die_at(struct zt_input *in, unsigned long line, const char *msg)
-{
-	const char *name = zt_input_name(in);
-
-	if (strcmp(name, "<stdin>") == 0)
-		zt_die(ZT_EXIT_DATA, "line %lu: %s", line, msg);
-	zt_die(ZT_EXIT_DATA, "%s: line %lu: %s", name, line, msg);
-}
-
-int main(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "pid", no_argument, NULL, 'p' },
-		{ "tid", no_argument, NULL, 't' },
-		{ "kernel", no_argument, NULL, 'k' },
-		{ "jit", no_argument, NULL, 'j' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "addrs", no_argument, NULL, 'A' },
-		{ "srcline", no_argument, NULL, 's' },
-		{ "weight", required_argument, NULL, 'w' },
-		{ "focus", required_argument, NULL, 'F' },
-		{ "ignore", required_argument, NULL, 'I' },
-		{ "hide", required_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct zt_collapse_opts o = { 0 };
-	char *event = NULL, *skipped_event = NULL;
-	unsigned long skipped = 0;
-	static char obuf[1 << 16];
-	int c, tty = isatty(STDERR_FILENO), declare = 0;
-	char wline[160], err[256];
-	const char *re[3] = { NULL, NULL, NULL };
-	static const char *const reopt[3] = { "--focus", "--ignore", "--hide" };
-
-	zt_setprog(argv[0]);
-	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'A': o.addrs = 1; break;
-		case 'a': o.kernel = o.jit = 1; break;
-		case 'j': o.jit = 1; break;
-		case 'k': o.kernel = 1; break;
-		case 'p': o.pid = 1; break;
-		case 's': o.srcline = 1; break;
-		case 't': o.tid = 1; break;
-		case 'w':
-			if (strcmp(optarg, "count") != 0 && strcmp(optarg, "period") != 0) {
-				zt_warn("--weight wants period or count, not '%s'", optarg);
-				usage(stderr, ZT_EXIT_USAGE);
-			}
-			o.count = strcmp(optarg, "count") == 0;
-			declare = 1;
+	if (!in)
+		return -1;
+	r = zt_ps_reader_new(in);
+	if (ev->event)
+		zt_ps_reader_set_event(r, ev->event, strlen(ev->event));
+	for (unsigned long k = 1; (got = zt_ps_next(r, &it, err, errlen)) > 0; k++) {
+		if ((problem = zt_fold_item(fold, &it))) {
+			zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
+			got = -1;
 			break;
-		case 'F': re[ZT_FOCUS] = optarg; break;
-		case 'I': re[ZT_IGNORE] = optarg; break;
-		case 'H': re[ZT_HIDE] = optarg; break;
-		case 'h': usage(stdout, ZT_EXIT_OK); break;
-		case 'V': zt_version(); return ZT_EXIT_OK;
-		default: usage(stderr, ZT_EXIT_USAGE);
 		}
+		if (tty && k % (1UL << 22) == 0 && ++shown)
+			fprintf(stderr, "\rzt-fold: %s: %llu MiB read", zt_input_name(in),
+				(unsigned long long)(zt_ps_reader_bytes(r) >> 20));
 	}
-	argc -= optind;
-	argv += optind;
-
-	fold = zt_fold_new(&o);
-	for (int k = 0; k < 3; k++) {
-		if (re[k] && zt_filter_set(zt_fold_filter(fold), k, re[k], err, sizeof err) < 0) {
-			zt_warn("%s: bad regex '%s': %s", reopt[k], re[k], err);
-			usage(stderr, ZT_EXIT_USAGE);
-		}
+	if (shown)
+		fputs("\r\033[K", stderr);
+	if (got == 0 && it.lineno == 0) {
+		zt_err_at(err, errlen, zt_input_name(in), 0, "empty file");
+		got = -1;
 	}
-	for (int i = 0; i < (argc ? argc : 1); i++) {
-		struct zt_ps_item it;
-		const char *ev;
-		unsigned long n;
-		int shown = 0;
-
-		in = zt_input_open(argc ? argv[i] : "-");
-		r = zt_ps_reader_new(in);
-
-		/* Several inputs are one stream: the first event seen rules. */
-		if (event)
-			zt_ps_reader_set_event(r, event, strlen(event));
-		for (unsigned long k = 1;; k++) {
-			zt_ps_next(r, &it);
-			if (zt_fold_item(fold, &it) < 0)
-				die_at(in, it.lineno, it.text.p);
-			if (it.kind == ZT_PS_EOF)
-				break;
-			if (tty && k % (1UL << 22) == 0 && ++shown)
-				fprintf(stderr, "\rzt-fold: %s: %llu MiB read", zt_input_name(in),
-					(unsigned long long)(zt_ps_reader_bytes(r) >> 20));
-		}
-		if (shown)
-			fputs("\r\033[K", stderr);
-		if (it.lineno == 0)
-			zt_die(ZT_EXIT_DATA, "%s: empty file", zt_input_name(in));
+	if (got == 0) {
 		if (it.unterminated)
 			zt_warn("%s: line %lu: last record has no blank line after it; "
 				"dropped, as stackcollapse-perf.pl drops it",
 				zt_input_name(in), it.unterminated);
-		if (!event && zt_ps_reader_event(r))
-			event = zt_strdup(zt_ps_reader_event(r));
-		n = zt_ps_reader_skipped(r, &ev);
-		if (n && !skipped_event)
-			skipped_event = zt_strdup(ev);
-		skipped += n;
-		zt_ps_reader_free(r);
-		zt_input_close(in);
-		r = NULL;
-		in = NULL;
+		if (!ev->event && zt_ps_reader_event(r))
+			ev->event = zt_strdup(zt_ps_reader_event(r));
+		n = zt_ps_reader_skipped(r, &skipped);
+		if (n && !ev->skipped_event)
+			ev->skipped_event = zt_strdup(skipped);
+		ev->skipped += n;
 	}
-	if (skipped)
-		zt_warn("skipped %lu records of other events than '%s' (the first was '%s')",
-			skipped, event, skipped_event);
-	if (zt_fold_records(fold) == 0)
-		zt_die(ZT_EXIT_DATA, "no samples in the input");
+	zt_ps_reader_free(r);
+	zt_input_close(in);
+	return got;
+}
+
+/* The folded stacks, after the weight line when --weight asked for it. */
+static void write_folded(struct zt_fold *fold, int declare)
+{
+	static char obuf[1 << 16];
+	char wline[160];
 
 	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 	/* Said only when asked: flamegraph.pl warns about a line it cannot
@@ -185,8 +132,73 @@ int main(int argc, char **argv)
 	}
 	zt_fold_write(fold, stdout);
 	zt_fshut(stdout, "<stdout>");
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const reopt[3] = { "--focus", "--ignore", "--hide" };
+	const char *re[3] = { NULL, NULL, NULL };
+	struct zt_collapse_opts o = { 0 };
+	struct events ev = { 0 };
+	struct zt_fold *fold;
+	char err[ZT_ERR_MAX];
+	int c, declare = 0, status = ZT_EXIT_OK;
+
+	zt_setprog(argv[0]);
+	while ((c = zt_getopt(argc, argv, &usage)) != -1) {
+		switch (c) {
+		case OPT_ADDRS: o.addrs = 1; break;
+		case OPT_ALL: o.kernel = o.jit = 1; break;
+		case OPT_JIT: o.jit = 1; break;
+		case OPT_KERNEL: o.kernel = 1; break;
+		case OPT_PID: o.pid = 1; break;
+		case OPT_SRCLINE: o.srcline = 1; break;
+		case OPT_TID: o.tid = 1; break;
+		case OPT_WEIGHT:
+			if (strcmp(optarg, "count") != 0 && strcmp(optarg, "period") != 0) {
+				zt_warn("--weight wants period or count, not '%s'", optarg);
+				zt_usage(&usage, stderr);
+				return ZT_EXIT_USAGE;
+			}
+			o.count = strcmp(optarg, "count") == 0;
+			declare = 1;
+			break;
+		case OPT_FOCUS: re[ZT_FOCUS] = optarg; break;
+		case OPT_IGNORE: re[ZT_IGNORE] = optarg; break;
+		case OPT_HIDE: re[ZT_HIDE] = optarg; break;
+		case 'h': zt_usage(&usage, stdout); return ZT_EXIT_OK;
+		case 'V': zt_version(); return ZT_EXIT_OK;
+		default: zt_usage(&usage, stderr); return ZT_EXIT_USAGE;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	fold = zt_fold_new(&o);
+	for (int k = 0; k < 3; k++) {
+		if (re[k] && zt_filter_set(zt_fold_filter(fold), k, re[k], err, sizeof err) < 0) {
+			zt_warn("%s: bad regex '%s': %s", reopt[k], re[k], err);
+			zt_usage(&usage, stderr);
+			zt_fold_free(fold);
+			return ZT_EXIT_USAGE;
+		}
+	}
+	for (int i = 0; i < (argc ? argc : 1) && status == ZT_EXIT_OK; i++)
+		if (fold_input(fold, argc ? argv[i] : "-", &ev, err, sizeof err) < 0)
+			status = ZT_EXIT_DATA;
+	if (status == ZT_EXIT_OK && ev.skipped)
+		zt_warn("skipped %lu records of other events than '%s' (the first was '%s')",
+			ev.skipped, ev.event, ev.skipped_event);
+	if (status == ZT_EXIT_OK && zt_fold_records(fold) == 0) {
+		zt_errf(err, sizeof err, "no samples in the input");
+		status = ZT_EXIT_DATA;
+	}
+	if (status == ZT_EXIT_OK)
+		write_folded(fold, declare);
+	else
+		zt_warn("%s", err);
 	zt_fold_free(fold);
-	free(event);
-	free(skipped_event);
-	return ZT_EXIT_OK;
+	free(ev.event);
+	free(ev.skipped_event);
+	return status;
 }

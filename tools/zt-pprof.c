@@ -118,10 +118,12 @@ int main(int argc, char **argv)
 		usage(2);
 	}
 
-	in = zt_input_open(argc ? argv[0] : NULL);
+	in = zt_input_open(argc ? argv[0] : NULL, err, sizeof err);
+	if (!in)
+		zt_die(ZT_EXIT_DATA, "%s", err);
 	memset(&d, 0, sizeof d);
 	if (zt_dump_read(in, &d, err, sizeof err) < 0) {
-		if (argc && strcmp(argv[0], "-") != 0)
+		if (argc && strcmp(argv[0], "-") != 0 && !zt_input_error(in))
 			zt_die(1, "%s: %s", zt_input_name(in), err);
 		zt_die(1, "%s", err);
 	}

@@ -24,25 +24,54 @@
 #include "perfscript.h"
 #include "profile.h"
 #include "psprofile.h"
+#include "usage.h"
 #include "util.h"
 #include "views.h"
 #include "weight.h"
 #include "ztfacts.h"
 
-/*
- * What a run holds, in file scope so that it stays reachable when an error
- * exits the program (LeakSanitizer would call locals leaked).
- */
-static struct zt_profile *profile;
-static struct zt_input *in;
-static struct zt_ps_reader *r;
-static struct zt_psprof *pp;
-static struct zt_profile *lines;	/* --list: per source line */
-static struct zt_filter *filter, *peekre, *listre;
-static const char *srcdir;
+/* Long-only options: every code below 256 would also be a short one. */
+enum { OPT_FOCUS = 256, OPT_IGNORE, OPT_HIDE, OPT_PEEK, OPT_LIST, OPT_SRCDIR };
+
+static const struct zt_opt options[] = {
+	{ 'n', "nodes", required_argument, "N", "rows of the table (default 20, 0 for all)" },
+	{ 'b', "by", required_argument, "KEY", "function, module, line or thread" },
+	{ 's', "sort", required_argument, "ORDER", "flat (default) or cum" },
+	{ OPT_FOCUS, "focus", required_argument, "REGEX",
+	  "keep the stacks through a matching frame" },
+	{ OPT_IGNORE, "ignore", required_argument, "REGEX",
+	  "drop the stacks through a matching frame" },
+	{ OPT_HIDE, "hide", required_argument, "REGEX",
+	  "drop matching frames; their samples go to callers" },
+	{ OPT_PEEK, "peek", required_argument, "REGEX",
+	  "callers and callees of matching functions" },
+	{ OPT_LIST, "list", required_argument, "REGEX",
+	  "source of matching functions, with samples per\n"
+	  "line (needs perf script -F +srcline or\n"
+	  "zt-symbolize --lines input)" },
+	{ OPT_SRCDIR, "source-dir", required_argument, "DIR",
+	  "where --list finds sources the input's paths miss" },
+	{ 'j', "json", no_argument, NULL, "one JSON object instead of text" },
+	{ 'h', "help", no_argument, NULL, "print this help" },
+	{ 'V', "version", no_argument, NULL, "print the version" },
+	{ 0 },
+};
+
+static const struct zt_usage usage = {
+	"zt-stat [-n rows] [--by=function|module|line|thread] [--sort=flat|cum]\n"
+	"               [--focus=REGEX] [--ignore=REGEX] [--hide=REGEX]\n"
+	"               [--peek=REGEX] [--list=REGEX [--source-dir=DIR]] [--json]\n"
+	"               [file ...]",
+	"Where the time went, as a table like pprof -top, from folded stacks,\n"
+	"zt-symbolize's stream or perf script output (the files or stdin).",
+	options,
+	"REGEX is POSIX extended, matched anywhere in a name.",
+};
+
+static const char *const bynames[] = { "function", "module", "line", "thread" };
 
 /* What the counts weigh, agreed by every input. */
-static struct {
+struct weight {
 	int set;
 	int samples;		/* they are samples (after dividing by div) */
 	uint64_t div;
@@ -50,46 +79,29 @@ static struct {
 	char punit[64];		/* the unit of one period */
 	char why[256];		/* why they are not samples */
 	const char *first;	/* the input that set them */
-} weight;
+};
 
-static const char *const bynames[] = { "function", "module", "line", "thread" };
+/* A run: its options and what its inputs add up to. */
+struct run {
+	enum zt_by by;
+	struct zt_profile *p;
+	struct zt_profile *lines;	/* --list: per source line */
+	struct zt_filter *filter, *peekre, *listre;
+	const char *srcdir;
+	struct zt_facts facts;
+	struct weight weight;
+};
 
-static void usage(FILE *f, int status)
-{
-	fprintf(f, "usage: zt-stat [-n rows] [--by=function|module|line|thread] [--sort=flat|cum]\n"
-		   "               [--focus=REGEX] [--ignore=REGEX] [--hide=REGEX]\n"
-		   "               [--peek=REGEX] [--list=REGEX [--source-dir=DIR]] [--json]\n"
-		   "               [file ...]\n");
-	if (f == stdout)
-		fprintf(f, "\n"
-			   "  -n, --nodes=N        rows of the table (default 20, 0 for all)\n"
-			   "  -b, --by=KEY         function, module, line or thread\n"
-			   "  -s, --sort=ORDER     flat (default) or cum\n"
-			   "      --focus=REGEX    keep the stacks through a matching frame\n"
-			   "      --ignore=REGEX   drop the stacks through a matching frame\n"
-			   "      --hide=REGEX     drop matching frames; their samples go to callers\n"
-			   "      --peek=REGEX     callers and callees of matching functions\n"
-			   "      --list=REGEX     source of matching functions, with samples per\n"
-			   "                       line (needs perf script -F +srcline or\n"
-			   "                       zt-symbolize --lines input)\n"
-			   "      --source-dir=DIR where --list finds sources the input's paths miss\n"
-			   "  -j, --json           one JSON object instead of text\n"
-			   "  -h, --help           this text\n"
-			   "  -V, --version        the version\n"
-			   "\nREGEX is POSIX extended, matched anywhere in a name.\n");
-	exit(status);
-}
-
-static void die_at(struct zt_input *in, unsigned long line, const char *msg)
-{
-	const char *name = zt_input_name(in);
-
-	if (line == 0)
-		zt_die(ZT_EXIT_DATA, "%s: %s", name, msg);
-	if (strcmp(name, "<stdin>") == 0)
-		zt_die(ZT_EXIT_DATA, "line %lu: %s", line, msg);
-	zt_die(ZT_EXIT_DATA, "%s: line %lu: %s", name, line, msg);
-}
+/* One input as it is read: its format, once a record line says, and counts. */
+struct reading {
+	struct zt_input *in;
+	int folded;			/* -1 until the first record line */
+	struct zt_ps_reader *r;		/* perf script */
+	struct zt_psprof *pp;
+	struct zt_weight w;
+	uint64_t stacks;
+	unsigned long records;
+};
 
 /* "samples", "samples (periods of 1003009 ns)", "ns", "cycles". */
 static void describe(char *buf, size_t cap, int samples, uint64_t div, const char *unit)
@@ -102,9 +114,11 @@ static void describe(char *buf, size_t cap, int samples, uint64_t div, const cha
 
 /*
  * What one input's counts weigh, which every input must share: samples
- * (perf's periods divided by one fixed period), or a sum of periods.
+ * (perf's periods divided by one fixed period), or a sum of periods. -1
+ * with the message in err when they differ.
  */
-static void agree(struct zt_weight *w, const char *path)
+static int agree(struct weight *weight, struct zt_weight *w, const char *path, char *err,
+		 size_t errlen)
 {
 	char a[96], b[96];
 	const char *why, *unit;
@@ -114,124 +128,158 @@ static void agree(struct zt_weight *w, const char *path)
 	why = zt_weight_samples(w, &div);
 	samples = why == NULL;
 	unit = samples ? "samples" : zt_weight_unit(w);
-	if (!weight.set) {
-		weight.set = 1;
-		weight.samples = samples;
-		weight.div = div;
-		snprintf(weight.unit, sizeof weight.unit, "%s", unit);
-		snprintf(weight.punit, sizeof weight.punit, "%s", zt_weight_unit(w));
+	if (!weight->set) {
+		weight->set = 1;
+		weight->samples = samples;
+		weight->div = div;
+		snprintf(weight->unit, sizeof weight->unit, "%s", unit);
+		snprintf(weight->punit, sizeof weight->punit, "%s", zt_weight_unit(w));
 		if (why)
-			snprintf(weight.why, sizeof weight.why, "%s", why);
-		weight.first = path;
-		return;
+			snprintf(weight->why, sizeof weight->why, "%s", why);
+		weight->first = path;
+		return 0;
 	}
-	if (samples == weight.samples && strcmp(unit, weight.unit) == 0 &&
-	    (!samples || div == weight.div))
-		return;
-	describe(a, sizeof a, weight.samples, weight.div, weight.unit);
+	if (samples == weight->samples && strcmp(unit, weight->unit) == 0 &&
+	    (!samples || div == weight->div))
+		return 0;
+	describe(a, sizeof a, weight->samples, weight->div, weight->unit);
 	describe(b, sizeof b, samples, div, unit);
-	zt_die(ZT_EXIT_DATA, "'%s' weighs its stacks in %s, '%s' in %s: they cannot be "
-	       "added; read them one at a time", weight.first, a, path, b);
+	zt_errf(err, errlen, "'%s' weighs its stacks in %s, '%s' in %s: they cannot be "
+		"added; read them one at a time", weight->first, a, path, b);
+	return -1;
 }
 
-/* Read one input into p, whichever of the two formats it is. */
-static void read_input(const char *path, enum zt_by by, struct zt_profile *p,
-		       struct zt_facts *facts)
+/*
+ * The first record line decides the format: folded when it parses as
+ * folded, or fails as neither format (then the folded reader says what is
+ * wrong).
+ */
+static int start_format(struct run *st, struct reading *rd, const char *s, size_t len,
+			char *err, size_t errlen)
 {
-	struct zt_ps_item it;
-	struct zt_weight w = { 0 };
-	int folded = -1;	/* not known until the first record line */
-	uint64_t stacks = 0;
-	unsigned long records = 0;
-	const char *err;
-	char *s;
-	size_t len;
+	struct zt_ps_header h;
+	size_t sl;
+	uint64_t c;
 
-	in = zt_input_open(path);
-	while ((s = zt_input_line(in, &len))) {
-		unsigned long ln = zt_input_lineno(in);
-
-		if (len > 0 && s[0] == '#') {
-			if ((err = zt_facts_line(facts, s, len)) ||
-			    (folded != 0 && (err = zt_weight_comment(&w, s, len))))
-				die_at(in, ln, err);
-			continue;
-		}
-		if (folded < 0 && len > 0) {
-			size_t sl;
-			uint64_t c;
-
-			struct zt_ps_header h;
-
-			/* Folded when it parses as folded, or fails as neither
-			   format: then the folded reader says what is wrong. */
-			folded = s[0] != ' ' && s[0] != '\t' &&
-				 (!zt_folded_parse(s, len, &sl, &c) ||
-				  !zt_ps_parse_header(s, len, &h));
-			if (folded && by != ZT_BY_FUNCTION)
-				zt_die(ZT_EXIT_DATA, "%s: folded stacks carry no %ss; "
-				       "--by=%s needs perf script input",
-				       zt_input_name(in), bynames[by], bynames[by]);
-			if (!folded) {
-				r = zt_ps_reader_new(NULL);
-				pp = zt_psprof_new(p, by);
-				if (lines)
-					zt_psprof_set_lines(pp, lines);
-				w = (struct zt_weight){ 0 };	/* records say */
-			}
-		}
-		if (folded > 0) {
-			size_t sl;
-			uint64_t c;
-
-			if ((err = zt_folded_parse(s, len, &sl, &c)))
-				die_at(in, ln, err);
-			if (zt_profile_samples(p) > UINT64_MAX - c)
-				die_at(in, ln, "total count does not fit in 64 bits");
-			zt_profile_add_folded(p, s, sl, c);
-			zt_weight_count(&w, c);
-			stacks++;
-			continue;
-		}
-		if (folded < 0)
-			continue;	/* blank lines before the first record */
-		if (!zt_ps_line(r, s, len, ln, &it))
-			continue;
-		if (it.kind == ZT_PS_ERROR)
-			die_at(in, ln, it.text.p);
-		if (it.kind == ZT_PS_END)
-			records++;
-		if (it.kind == ZT_PS_HEADER)
-			zt_weight_record(&w, it.header.event.p, it.header.event.n,
-					 it.header.period);
-		if (zt_psprof_item(pp, &it) < 0)
-			die_at(in, ln, "total count does not fit in 64 bits");
+	rd->folded = s[0] != ' ' && s[0] != '\t' &&
+		     (!zt_folded_parse(s, len, &sl, &c) || !zt_ps_parse_header(s, len, &h));
+	if (rd->folded && st->by != ZT_BY_FUNCTION) {
+		zt_errf(err, errlen, "%s: folded stacks carry no %ss; --by=%s needs perf "
+			"script input", zt_input_name(rd->in), bynames[st->by], bynames[st->by]);
+		return -1;
 	}
-	if (zt_input_lineno(in) == 0)
-		die_at(in, 0, "empty file");
-	if (r) {
-		zt_ps_finish(r, zt_input_lineno(in), &it);
+	if (!rd->folded) {
+		rd->r = zt_ps_reader_new(rd->in);
+		rd->pp = zt_psprof_new(st->p, st->by);
+		if (st->lines)
+			zt_psprof_set_lines(rd->pp, st->lines);
+		rd->w = (struct zt_weight){ 0 };	/* records say */
+	}
+	return 0;
+}
+
+/* Count one line of the input; -1 with the message in err. */
+static int read_line(struct run *st, struct reading *rd, const char *s, size_t len,
+		     char *err, size_t errlen)
+{
+	unsigned long ln = zt_input_lineno(rd->in);
+	const char *problem = NULL;
+	struct zt_ps_item it;
+	size_t sl;
+	uint64_t c;
+	int got;
+
+	if (len > 0 && s[0] == '#') {
+		if (!(problem = zt_facts_line(&st->facts, s, len)) && rd->folded != 0)
+			problem = zt_weight_comment(&rd->w, s, len);
+		goto out;
+	}
+	if (rd->folded < 0 && len > 0 && start_format(st, rd, s, len, err, errlen) < 0)
+		return -1;
+	if (rd->folded > 0) {
+		if (!(problem = zt_folded_parse(s, len, &sl, &c)) &&
+		    zt_profile_samples(st->p) > UINT64_MAX - c)
+			problem = "total count does not fit in 64 bits";
+		if (!problem) {
+			zt_profile_add_folded(st->p, s, sl, c);
+			zt_weight_count(&rd->w, c);
+			rd->stacks++;
+		}
+	} else if (rd->folded == 0) {
+		if ((got = zt_ps_line(rd->r, s, len, ln, &it, err, errlen)) <= 0)
+			return got;
+		if (it.kind == ZT_PS_END)
+			rd->records++;
+		if (it.kind == ZT_PS_HEADER)
+			zt_weight_record(&rd->w, it.header.event.p, it.header.event.n,
+					 it.header.period);
+		problem = zt_psprof_item(rd->pp, &it);
+	}
+	/* else: blank lines before the first record */
+out:
+	if (problem) {
+		zt_err_at(err, errlen, zt_input_name(rd->in), ln, "%s", problem);
+		return -1;
+	}
+	return 0;
+}
+
+/* After the last line: what the input must have held. */
+static int end_input(struct run *st, struct reading *rd, const char *path, char *err,
+		     size_t errlen)
+{
+	const char *name = zt_input_name(rd->in);
+	struct zt_ps_item it;
+
+	if (zt_input_lineno(rd->in) == 0) {
+		zt_err_at(err, errlen, name, 0, "empty file");
+		return -1;
+	}
+	if (rd->r) {
+		zt_ps_finish(rd->r, zt_input_lineno(rd->in), &it);
 		if (it.unterminated)
 			zt_warn("%s: line %lu: last record has no blank line after it; "
-				"dropped, as stackcollapse-perf.pl drops it",
-				zt_input_name(in), it.unterminated);
-		if ((by == ZT_BY_LINE || lines) && !zt_psprof_saw_lines(pp))
-			zt_die(ZT_EXIT_DATA, "%s: no source lines in the input; --%s needs "
-			       "perf script -F +srcline or zt-symbolize --lines",
-			       zt_input_name(in), lines ? "list" : "by=line");
-	} else if (lines) {
-		zt_die(ZT_EXIT_DATA, "%s: folded stacks carry no source lines; --list needs "
-		       "perf script -F +srcline or zt-symbolize --lines", zt_input_name(in));
+				"dropped, as stackcollapse-perf.pl drops it", name, it.unterminated);
+		if ((st->by == ZT_BY_LINE || st->lines) && !zt_psprof_saw_lines(rd->pp)) {
+			zt_errf(err, errlen, "%s: no source lines in the input; --%s needs "
+				"perf script -F +srcline or zt-symbolize --lines",
+				name, st->lines ? "list" : "by=line");
+			return -1;
+		}
+	} else if (st->lines) {
+		zt_errf(err, errlen, "%s: folded stacks carry no source lines; --list needs "
+			"perf script -F +srcline or zt-symbolize --lines", name);
+		return -1;
 	}
-	if (stacks == 0 && records == 0)
-		die_at(in, 0, "no samples");
-	agree(&w, path);
-	zt_psprof_free(pp);
-	zt_ps_reader_free(r);
-	zt_input_close(in);
-	pp = NULL;
-	r = NULL;
-	in = NULL;
+	if (rd->stacks == 0 && rd->records == 0) {
+		zt_err_at(err, errlen, name, 0, "no samples");
+		return -1;
+	}
+	return agree(&st->weight, &rd->w, path, err, errlen);
+}
+
+/* Read one input into the run, whichever of the two formats it is. */
+static int read_input(struct run *st, const char *path, char *err, size_t errlen)
+{
+	struct reading rd = { .folded = -1 };
+	int rc = 0;
+	size_t len;
+	char *s;
+
+	if (!(rd.in = zt_input_open(path, err, errlen)))
+		return -1;
+	while (rc == 0 && (s = zt_input_line(rd.in, &len)))
+		rc = read_line(st, &rd, s, len, err, errlen);
+	if (rc == 0 && zt_input_error(rd.in)) {
+		zt_errf(err, errlen, "%s", zt_input_error(rd.in));
+		rc = -1;
+	}
+	if (rc == 0)
+		rc = end_input(st, &rd, path, err, errlen);
+	zt_psprof_free(rd.pp);
+	zt_ps_reader_free(rd.r);
+	zt_input_close(rd.in);
+	return rc;
 }
 
 static double pct(uint64_t k, uint64_t n)
@@ -258,32 +306,34 @@ static void cpu_split(const struct zt_facts *f)
 		printf("; user %.3f s, system %.3f s", u, sy);
 }
 
-static void header(const struct zt_facts *f, const struct zt_profile *p)
+static void header(const struct run *st)
 {
+	const struct zt_facts *f = &st->facts;
+	const struct zt_profile *p = st->p;
 	uint64_t n = zt_profile_samples(p), kept = zt_profile_kept(p);
 	double err = sqrt((double)n);
 
-	if (weight.samples) {
+	if (st->weight.samples) {
 		printf("samples: %llu (sampling error ±%.0f, %.1f%%)", (unsigned long long)n,
 		       err, n ? 100 * err / (double)n : 0);
-		if (weight.div > 1)
-			printf(", each a period of %llu %s", (unsigned long long)weight.div,
-			       weight.punit);
+		if (st->weight.div > 1)
+			printf(", each a period of %llu %s", (unsigned long long)st->weight.div,
+			       st->weight.punit);
 		putchar('\n');
-	} else if (strcmp(weight.unit, "ns") == 0) {
+	} else if (strcmp(st->weight.unit, "ns") == 0) {
 		printf("time: %.3f s, the sum of the periods; not samples: %s\n",
-		       (double)n / 1e9, weight.why);
+		       (double)n / 1e9, st->weight.why);
 	} else {
 		printf("weight: %llu %s, the sum of the periods; not samples: %s\n",
-		       (unsigned long long)n, weight.unit, weight.why);
+		       (unsigned long long)n, st->weight.unit, st->weight.why);
 	}
 	if (f->have_cpu_ns)
 		printf("cpu time: %.3f s (measured)", (double)f->cpu_ns / 1e9);
-	else if (f->hz && weight.samples)
+	else if (f->hz && st->weight.samples)
 		printf("cpu time: %.3f s (estimated, %llu samples at %llu Hz)",
 		       (double)n / (double)f->hz, (unsigned long long)n,
 		       (unsigned long long)f->hz);
-	else if (!weight.samples && strcmp(weight.unit, "ns") == 0)
+	else if (!st->weight.samples && strcmp(st->weight.unit, "ns") == 0)
 		printf("cpu time: %.3f s (the sum of the periods)", (double)n / 1e9);
 	else
 		printf("cpu time: unknown (the input gives no sampling rate)");
@@ -300,10 +350,10 @@ static void header(const struct zt_facts *f, const struct zt_profile *p)
 		       f->lost_reason[0] ? " " : "", f->lost_reason);
 	else
 		printf("lost: unknown\n");
-	if (zt_filter_active(filter))
+	if (zt_filter_active(st->filter))
 		printf("kept: %llu of %llu %s (%.2f%%) by --focus, --ignore and --hide; "
 		       "percentages are of all\n", (unsigned long long)kept,
-		       (unsigned long long)n, weight.unit, pct(kept, n));
+		       (unsigned long long)n, st->weight.unit, pct(kept, n));
 }
 
 static void json_u64(const char *key, int known, uint64_t v)
@@ -315,40 +365,42 @@ static void json_u64(const char *key, int known, uint64_t v)
 		printf("null");
 }
 
-static void json(const struct zt_profile *p, const uint32_t *ids, uint32_t k,
-		 const struct zt_facts *f, enum zt_by by, const struct zt_view *v)
+static void json(const struct run *st, const uint32_t *ids, uint32_t k,
+		 const struct zt_view *v)
 {
+	const struct zt_facts *f = &st->facts;
+	const struct zt_profile *p = st->p;
 	uint64_t n = zt_profile_samples(p);
 
 	printf("{\"samples\": ");
-	if (weight.samples)
+	if (st->weight.samples)
 		printf("%llu", (unsigned long long)n);
 	else
 		printf("null");
 	printf(", \"sampling_error\": ");
-	if (weight.samples)
+	if (st->weight.samples)
 		zt_json_number(stdout, sqrt((double)n));
 	else
 		printf("null");
 	printf(", \"unit\": ");
-	zt_json_string(stdout, weight.unit, strlen(weight.unit));
+	zt_json_string(stdout, st->weight.unit, strlen(st->weight.unit));
 	printf(", \"total\": %llu", (unsigned long long)n);
 	printf(", \"period\": ");
-	if (weight.div > 1)
-		printf("%llu", (unsigned long long)weight.div);
+	if (st->weight.div > 1)
+		printf("%llu", (unsigned long long)st->weight.div);
 	else
 		printf("null");
 	printf(", \"not_samples\": ");
-	if (weight.samples)
+	if (st->weight.samples)
 		printf("null");
 	else
-		zt_json_string(stdout, weight.why, strlen(weight.why));
+		zt_json_string(stdout, st->weight.why, strlen(st->weight.why));
 	printf(", \"kept\": %llu", (unsigned long long)zt_profile_kept(p));
 	json_u64("hz", f->hz != 0, f->hz);
 	printf(", \"cpu_seconds\": ");
 	if (f->have_cpu_ns)
 		zt_json_number(stdout, (double)f->cpu_ns / 1e9);
-	else if (f->hz && weight.samples)
+	else if (f->hz && st->weight.samples)
 		zt_json_number(stdout, (double)n / (double)f->hz);
 	else
 		printf("null");
@@ -374,7 +426,7 @@ static void json(const struct zt_profile *p, const uint32_t *ids, uint32_t k,
 	else
 		printf("null");
 	json_u64("lost", f->have_lost, f->lost);
-	printf(", \"by\": \"%s\", \"functions\": [", bynames[by]);
+	printf(", \"by\": \"%s\", \"functions\": [", bynames[st->by]);
 	for (uint32_t i = 0; i < k; i++) {
 		size_t nl;
 		const char *name = zt_profile_name(p, ids[i], &nl);
@@ -386,25 +438,26 @@ static void json(const struct zt_profile *p, const uint32_t *ids, uint32_t k,
 		       (unsigned long long)zt_profile_total(p, ids[i]));
 	}
 	printf("%s]", k ? "\n" : "");
-	if (peekre) {
+	if (st->peekre) {
 		printf(", \"peek\": ");
-		zt_view_peek(stdout, v, peekre, ids, k);
+		zt_view_peek(stdout, v, st->peekre, ids, k);
 	}
-	if (listre) {
+	if (st->listre) {
 		printf(", \"list\": ");
-		zt_view_list(stdout, v, listre, lines, srcdir);
+		zt_view_list(stdout, v, st->listre, st->lines, st->srcdir);
 	}
 	printf("}\n");
 }
 
-static void table(const struct zt_profile *p, const uint32_t *ids, uint32_t k,
-		  long rows, enum zt_by by, const struct zt_view *v)
+static void table(const struct run *st, const uint32_t *ids, uint32_t k, long rows,
+		  const struct zt_view *v)
 {
+	const struct zt_profile *p = st->p;
 	uint64_t n = zt_profile_samples(p), sum = 0;
 	char b1[32], b2[32];
 
 	printf("\n%10s %7s %7s %10s %7s  %s\n", "flat", "flat%", "sum%", "cum", "cum%",
-	       bynames[by]);
+	       bynames[st->by]);
 	for (uint32_t i = 0; i < k && (rows == 0 || i < rows); i++) {
 		uint64_t self = zt_profile_self(p, ids[i]), total = zt_profile_total(p, ids[i]);
 		size_t nl;
@@ -422,134 +475,152 @@ static void table(const struct zt_profile *p, const uint32_t *ids, uint32_t k,
 		printf("(%lu more rows; -n 0 shows all)\n", (unsigned long)(k - (uint32_t)rows));
 }
 
-/* Compile a regex option into slot k of *f, or exit 2 naming it. */
-static void regex_opt(struct zt_filter **f, enum zt_filter_kind k, const char *opt,
-		      const char *re)
+/* Compile a regex option into slot k of *f (made on first use); -1 after saying why. */
+static int regex_opt(struct run *st, struct zt_filter **f, enum zt_filter_kind k,
+		     const char *opt, const char *re)
 {
 	char err[256];
 
 	if (!*f)
-		*f = zt_filter_new(zt_profile_name_fn, profile);
+		*f = zt_filter_new(zt_profile_name_fn, st->p);
 	if (zt_filter_set(*f, k, re, err, sizeof err) < 0) {
 		zt_warn("%s: bad regex '%s': %s", opt, re, err);
-		usage(stderr, ZT_EXIT_USAGE);
+		return -1;
 	}
+	return 0;
 }
 
-enum { OPT_FOCUS = 256, OPT_IGNORE, OPT_HIDE, OPT_PEEK, OPT_LIST, OPT_SRCDIR };
+/* --list: say which source file could not be read, and go on. */
+static void list_warn(const char *msg)
+{
+	zt_warn("%s", msg);
+}
+
+/* The report: the header and the table or views, or one JSON object. */
+static void report(const struct run *st, long rows, int asjson, int cum)
+{
+	struct zt_view view = { 0 };
+	uint32_t *ids, nids;
+
+	view.p = st->p;
+	view.all = zt_profile_samples(st->p);
+	view.ns = !st->weight.samples && strcmp(st->weight.unit, "ns") == 0;
+	view.json = asjson;
+	view.warn = list_warn;
+	ids = zt_profile_sorted_by(st->p, &nids, cum);
+	if (asjson) {
+		json(st, ids, nids, &view);
+	} else {
+		header(st);
+		if (st->peekre || st->listre) {
+			putchar('\n');
+			if (st->peekre && !zt_view_peek(stdout, &view, st->peekre, ids, nids))
+				zt_warn("--peek: no %s matches", bynames[st->by]);
+			if (st->listre &&
+			    !zt_view_list(stdout, &view, st->listre, st->lines, st->srcdir))
+				zt_warn("--list: no function with source lines matches");
+		} else {
+			table(st, ids, nids, rows, &view);
+		}
+	}
+	free(ids);
+}
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "by", required_argument, NULL, 'b' },
-		{ "focus", required_argument, NULL, OPT_FOCUS },
-		{ "hide", required_argument, NULL, OPT_HIDE },
-		{ "ignore", required_argument, NULL, OPT_IGNORE },
-		{ "json", no_argument, NULL, 'j' },
-		{ "list", required_argument, NULL, OPT_LIST },
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "peek", required_argument, NULL, OPT_PEEK },
-		{ "sort", required_argument, NULL, 's' },
-		{ "source-dir", required_argument, NULL, OPT_SRCDIR },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	enum zt_by by = ZT_BY_FUNCTION;
-	struct zt_facts facts = { 0 };
-	struct zt_view view = { 0 };
-	struct zt_profile *p;
-	uint32_t *ids, nids;
+	struct run st = { .by = ZT_BY_FUNCTION };
 	long rows = 20;
-	int asjson = 0, cum = 0, c;
-	char *end;
+	int asjson = 0, cum = 0, c, status = ZT_EXIT_OK;
+	char err[ZT_ERR_MAX];
 
 	zt_setprog(argv[0]);
-	p = profile = zt_profile_new();
-	while ((c = getopt_long(argc, argv, "b:hjn:s:V", longopts, NULL)) != -1) {
+	st.p = zt_profile_new();
+	while (status == ZT_EXIT_OK && (c = zt_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'b':
-			for (by = 0; by < 4 && strcmp(optarg, bynames[by]) != 0; by++)
+			for (st.by = 0; st.by < 4 && strcmp(optarg, bynames[st.by]) != 0; st.by++)
 				;
-			if (by == 4) {
+			if (st.by == 4) {
 				zt_warn("--by wants function, module, line or thread, not '%s'", optarg);
-				usage(stderr, ZT_EXIT_USAGE);
+				status = ZT_EXIT_USAGE;
 			}
 			break;
 		case 'j': asjson = 1; break;
 		case 'n':
-			rows = strtol(optarg, &end, 10);
-			if (*end || end == optarg || rows < 0) {
-				zt_warn("-n wants a number of rows, not '%s'", optarg);
-				usage(stderr, ZT_EXIT_USAGE);
+			if (zt_parse_rows("-n", optarg, &rows, err, sizeof err) < 0) {
+				zt_warn("%s", err);
+				status = ZT_EXIT_USAGE;
 			}
 			break;
 		case 's':
 			if (strcmp(optarg, "flat") != 0 && strcmp(optarg, "cum") != 0) {
 				zt_warn("--sort wants flat or cum, not '%s'", optarg);
-				usage(stderr, ZT_EXIT_USAGE);
+				status = ZT_EXIT_USAGE;
 			}
 			cum = strcmp(optarg, "cum") == 0;
 			break;
-		case OPT_FOCUS: regex_opt(&filter, ZT_FOCUS, "--focus", optarg); break;
-		case OPT_IGNORE: regex_opt(&filter, ZT_IGNORE, "--ignore", optarg); break;
-		case OPT_HIDE: regex_opt(&filter, ZT_HIDE, "--hide", optarg); break;
-		case OPT_PEEK: regex_opt(&peekre, ZT_FOCUS, "--peek", optarg); break;
-		case OPT_LIST: regex_opt(&listre, ZT_FOCUS, "--list", optarg); break;
-		case OPT_SRCDIR: srcdir = optarg; break;
-		case 'h': usage(stdout, ZT_EXIT_OK); break;
-		case 'V': zt_version(); return ZT_EXIT_OK;
-		default: usage(stderr, ZT_EXIT_USAGE);
+		case OPT_FOCUS:
+		case OPT_IGNORE:
+		case OPT_HIDE:
+			if (regex_opt(&st, &st.filter, c == OPT_FOCUS ? ZT_FOCUS :
+				      c == OPT_IGNORE ? ZT_IGNORE : ZT_HIDE,
+				      c == OPT_FOCUS ? "--focus" : c == OPT_IGNORE ? "--ignore" :
+				      "--hide", optarg) < 0)
+				status = ZT_EXIT_USAGE;
+			break;
+		case OPT_PEEK:
+			if (regex_opt(&st, &st.peekre, ZT_FOCUS, "--peek", optarg) < 0)
+				status = ZT_EXIT_USAGE;
+			break;
+		case OPT_LIST:
+			if (regex_opt(&st, &st.listre, ZT_FOCUS, "--list", optarg) < 0)
+				status = ZT_EXIT_USAGE;
+			break;
+		case OPT_SRCDIR: st.srcdir = optarg; break;
+		case 'h': zt_usage(&usage, stdout); goto out;
+		case 'V': zt_version(); goto out;
+		default: status = ZT_EXIT_USAGE; break;
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (listre && by != ZT_BY_FUNCTION) {
-		zt_warn("--list shows functions; it cannot go with --by=%s", bynames[by]);
-		usage(stderr, ZT_EXIT_USAGE);
+	if (status == ZT_EXIT_OK && st.listre && st.by != ZT_BY_FUNCTION) {
+		zt_warn("--list shows functions; it cannot go with --by=%s", bynames[st.by]);
+		status = ZT_EXIT_USAGE;
 	}
-	if (srcdir && !listre) {
+	if (status == ZT_EXIT_OK && st.srcdir && !st.listre) {
 		zt_warn("--source-dir is for --list");
-		usage(stderr, ZT_EXIT_USAGE);
+		status = ZT_EXIT_USAGE;
+	}
+	if (status == ZT_EXIT_USAGE) {
+		zt_usage(&usage, stderr);
+		goto out;
 	}
 
-	zt_profile_set_filter(p, filter);
-	if (peekre)
-		zt_profile_track_edges(p);
-	if (listre)
-		lines = zt_profile_new();
-	for (int i = 0; i < (argc ? argc : 1); i++)
-		read_input(argc ? argv[i] : "-", by, p, &facts);
-	if (weight.samples && weight.div > 1) {
-		zt_profile_divide(p, weight.div);
-		if (lines)
-			zt_profile_divide(lines, weight.div);
-	}
-	view.p = p;
-	view.all = zt_profile_samples(p);
-	view.ns = !weight.samples && strcmp(weight.unit, "ns") == 0;
-	view.json = asjson;
-	ids = zt_profile_sorted_by(p, &nids, cum);
-	if (asjson) {
-		json(p, ids, nids, &facts, by, &view);
-	} else {
-		header(&facts, p);
-		if (peekre || listre) {
-			putchar('\n');
-			if (peekre && !zt_view_peek(stdout, &view, peekre, ids, nids))
-				zt_warn("--peek: no %s matches", bynames[by]);
-			if (listre && !zt_view_list(stdout, &view, listre, lines, srcdir))
-				zt_warn("--list: no function with source lines matches");
-		} else {
-			table(p, ids, nids, rows, by, &view);
+	zt_profile_set_filter(st.p, st.filter);
+	if (st.peekre)
+		zt_profile_track_edges(st.p);
+	if (st.listre)
+		st.lines = zt_profile_new();
+	for (int i = 0; i < (argc ? argc : 1) && status == ZT_EXIT_OK; i++)
+		if (read_input(&st, argc ? argv[i] : "-", err, sizeof err) < 0)
+			status = ZT_EXIT_DATA;
+	if (status == ZT_EXIT_OK) {
+		if (st.weight.samples && st.weight.div > 1) {
+			zt_profile_divide(st.p, st.weight.div);
+			if (st.lines)
+				zt_profile_divide(st.lines, st.weight.div);
 		}
+		report(&st, rows, asjson, cum);
+		zt_fshut(stdout, "<stdout>");
+	} else {
+		zt_warn("%s", err);
 	}
-	zt_fshut(stdout, "<stdout>");
-	free(ids);
-	zt_filter_free(filter);
-	zt_filter_free(peekre);
-	zt_filter_free(listre);
-	zt_profile_free(lines);
-	zt_profile_free(p);
-	return ZT_EXIT_OK;
+out:
+	zt_filter_free(st.filter);
+	zt_filter_free(st.peekre);
+	zt_filter_free(st.listre);
+	zt_profile_free(st.lines);
+	zt_profile_free(st.p);
+	return status;
 }

@@ -8,10 +8,10 @@
  * walked: every sampled address (and address - 1, as the symbolizer looks it
  * up) is found in the maps, and the answer is checked against a plain scan.
  *
- * The reader runs with soft errors (zt_input_soft_errors) and a line limit
- * taken from the input's last byte (8 to 263 bytes), so that lines over the
- * limit, corrupt, truncated and concatenated gzip, and bytes after gzip
- * data end the input instead of exiting, as they do in the tools. Each
+ * The reader runs with a line limit taken from the input's last byte (8 to
+ * 263 bytes, zt_input_set_max_line), so that lines over the limit come
+ * often, beside corrupt, truncated and concatenated gzip and bytes after
+ * gzip data, each of which ends the input with zt_input_error. Each
  * input is first read line by line: plain input must come back as the same
  * bytes, every line within the limit, and a refused line must really be
  * longer. Every input must then come back from the parser with 0 or -1.
@@ -89,7 +89,7 @@ static void lines(const uint8_t *data, size_t size)
 
 	if (!in)
 		return;
-	zt_input_soft_errors(in, max);
+	zt_input_set_max_line(in, max);
 	while ((l = zt_input_line(in, &len))) {
 		CHECK(len <= max);
 		CHECK(l[len] == '\0');
@@ -202,7 +202,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&full, 0, sizeof full);
 	if (!(in = open_bytes(data, size)))
 		return 0;
-	zt_input_soft_errors(in, limit_of(data, size));
+	zt_input_set_max_line(in, limit_of(data, size));
 	err[0] = '\0';
 	rc = zt_dump_read(in, &full, err, sizeof err);
 	zt_input_close(in);
@@ -215,7 +215,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Only a dump that parsed is read again: most inputs fail. */
 	memset(&summary, 0, sizeof summary);
 	if (rc == 0 && (in = open_bytes(data, size))) {
-		zt_input_soft_errors(in, limit_of(data, size));
+		zt_input_set_max_line(in, limit_of(data, size));
 		err2[0] = '\0';
 		rc2 = zt_dump_read_summary(in, &summary, err2, sizeof err2);
 		zt_input_close(in);

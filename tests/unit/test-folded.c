@@ -1,9 +1,16 @@
 /*
  * test-folded.c — the folded line parser: what it accepts and how it names
- * each problem.
+ * each problem; the reader's items and placed errors; the order of stacks.
  */
 #include "unit.h"
 #include "folded.h"
+#include "foldsrc.h"
+#include "input.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static const char *parse(const char *s, size_t *sl, uint64_t *c)
 {
@@ -44,4 +51,132 @@ UNIT_TEST(folded_names_each_problem)
 	CHECK_STR(parse(" 3", &sl, &c), "empty stack");
 	CHECK_STR(parse("a 18446744073709551616", &sl, &c), "count does not fit in 64 bits");
 	CHECK_STR(zt_folded_parse("a\0b 1", 5, &sl, &c), "NUL byte in text (a binary file?)");
+}
+
+UNIT_TEST(folded_cmp_is_byte_order_shorter_first)
+{
+	CHECK(zt_folded_cmp("a;b", 3, "a;b", 3) == 0);
+	CHECK(zt_folded_cmp("a", 1, "a;b", 3) < 0);
+	CHECK(zt_folded_cmp("a;b", 3, "a", 1) > 0);
+	CHECK(zt_folded_cmp("a;b", 3, "a;c", 3) < 0);
+	/* Bytes are unsigned, as sort(1) with LC_ALL=C compares them. */
+	CHECK(zt_folded_cmp("\xc3\xa9", 2, "z", 1) > 0);
+	CHECK(zt_folded_cmp("A", 1, "a", 1) < 0);
+	/* A NUL inside counts as a byte, not as the end. */
+	CHECK(zt_folded_cmp("a\0b", 3, "a\0c", 3) < 0);
+	CHECK(zt_folded_cmp("", 0, "a", 1) < 0);
+	CHECK(zt_folded_cmp("", 0, "", 0) == 0);
+	/* A space sorts before ';': "a b" before "a;b", as flamegraph.pl's sort. */
+	CHECK(zt_folded_cmp("a b", 3, "a;b", 3) < 0);
+}
+
+static struct zt_input *from_text(const char *text)
+{
+	int fd = memfd_create("in", 0);
+	size_t n = strlen(text);
+
+	if (fd < 0 || write(fd, text, n) != (ssize_t)n)
+		abort();
+	lseek(fd, 0, SEEK_SET);
+	return zt_input_fdopen(fd, "'f'");
+}
+
+UNIT_TEST(folded_next_gives_items_then_the_end_and_places_errors)
+{
+	struct zt_folded_item it;
+	struct zt_input *in = from_text("# zt weight: samples\na;b 3\nc 1\n");
+	uint64_t stacks = 0;
+	char err[ZT_ERR_MAX] = "";
+
+	CHECK(zt_folded_next(in, &it, &stacks, err, sizeof err) == 1);
+	CHECK(it.kind == ZT_FOLDED_COMMENT);
+	CHECK(zt_folded_next(in, &it, &stacks, err, sizeof err) == 1);
+	CHECK(it.kind == ZT_FOLDED_STACK && it.stacklen == 3 && it.count == 3);
+	CHECK_EQ_U(it.lineno, 2);
+	CHECK(zt_folded_next(in, &it, &stacks, err, sizeof err) == 1);
+	CHECK(zt_folded_next(in, &it, &stacks, err, sizeof err) == 0);
+	CHECK_EQ_U(stacks, 2);
+	CHECK_STR(err, "");
+	zt_input_close(in);
+
+	in = from_text("a;b 3\na;b\n");
+	stacks = 0;
+	CHECK(zt_folded_next(in, &it, &stacks, err, sizeof err) == 1);
+	CHECK(zt_folded_next(in, &it, &stacks, err, sizeof err) == -1);
+	CHECK_STR(err, "'f': line 2: missing count");
+	zt_input_close(in);
+
+	in = from_text("");
+	stacks = 0;
+	CHECK(zt_folded_next(in, &it, &stacks, err, sizeof err) == -1);
+	CHECK_STR(err, "'f': empty file");
+	zt_input_close(in);
+
+	in = from_text("# only a comment\n");
+	stacks = 0;
+	CHECK(zt_folded_next(in, &it, &stacks, err, sizeof err) == 1);
+	CHECK(zt_folded_next(in, &it, &stacks, err, sizeof err) == -1);
+	CHECK_STR(err, "'f': no stacks");
+	zt_input_close(in);
+}
+
+/* A file to open by path: foldsrc reads a sorted file twice. */
+static void write_file(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		abort();
+	close(fd);
+}
+
+UNIT_TEST(foldsrc_gives_stacks_in_folded_cmp_order_summed_sorted_or_not)
+{
+	static const char *const texts[] = {
+		"a 1\na b 2\na;b 3\nb 4\n",		/* sorted: streamed */
+		"b 4\na;b 1\na 1\na;b 2\na b 2\n",	/* loaded, summed, sorted */
+	};
+
+	for (int t = 0; t < 2; t++) {
+		char path[] = "/tmp/zt-unit-foldsrc-XXXXXX", err[ZT_ERR_MAX] = "";
+		const char *stack, *prev = NULL;
+		char prevbuf[16];
+		size_t len, prevlen = 0;
+		uint64_t total, count, sum = 0;
+		struct zt_foldsrc *s;
+		int n = 0;
+
+		write_file(path, texts[t]);
+		s = zt_foldsrc_open(path, 0, &total, err, sizeof err);
+		CHECK(s != NULL);
+		CHECK_EQ_U(total, 10);
+		while (s && zt_foldsrc_next(s, &stack, &len, &count, err, sizeof err) == 1) {
+			if (prev)
+				CHECK(zt_folded_cmp(prev, prevlen, stack, len) < 0);
+			memcpy(prevbuf, stack, len < sizeof prevbuf ? len : sizeof prevbuf);
+			prev = prevbuf;
+			prevlen = len;
+			sum += count;
+			n++;
+		}
+		CHECK_EQ_U(n, 4);
+		CHECK_EQ_U(sum, 10);
+		zt_foldsrc_close(s);
+		unlink(path);
+	}
+}
+
+UNIT_TEST(foldsrc_open_places_its_errors)
+{
+	char path[] = "/tmp/zt-unit-foldsrc-XXXXXX", err[128], want[128];
+	uint64_t total;
+
+	write_file(path, "a 1\nb\n");
+	CHECK(zt_foldsrc_open(path, 0, &total, err, sizeof err) == NULL);
+	snprintf(want, sizeof want, "'%s': line 2: missing count", path);
+	CHECK_STR(err, want);
+	unlink(path);
+	CHECK(zt_foldsrc_open(path, 1, &total, err, sizeof err) == NULL);
+	snprintf(want, sizeof want, "cannot open '%s': No such file or directory", path);
+	CHECK_STR(err, want);
 }

@@ -4,6 +4,7 @@
  */
 #include "unit.h"
 #include "input.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -97,7 +98,6 @@ UNIT_TEST(input_reads_lines_up_to_the_limit_and_refuses_longer)
 	big[2 * n + 2] = '\n';
 	memcpy(big + 2 * n + 3, "y\n", 2);
 	in = from_bytes(big, 2 * n + 5);
-	zt_input_soft_errors(in, 0);
 	l = zt_input_line(in, &len);
 	CHECK_EQ_U(len, n);
 	CHECK(l && l[0] == 'x' && l[n - 1] == 'x');
@@ -118,20 +118,20 @@ UNIT_TEST(input_refuses_a_long_last_line_without_newline_and_long_gzip_lines)
 	memset(text, 'a', sizeof text - 1);
 	text[sizeof text - 1] = '\0';
 	in = from_bytes(text, strlen(text));
-	zt_input_soft_errors(in, 100);
+	zt_input_set_max_line(in, 100);
 	CHECK(zt_input_line(in, &len) == NULL);
 	CHECK_STR(zt_input_error(in), "<test>: line 1: longer than 100 bytes");
 	zt_input_close(in);
 
 	in = from_bytes(z, gz(text, z, sizeof z));
-	zt_input_soft_errors(in, 299);
+	zt_input_set_max_line(in, 299);
 	CHECK_STR(zt_input_line(in, &len), text);
 	CHECK(zt_input_line(in, &len) == NULL);
 	CHECK(zt_input_error(in) == NULL);
 	zt_input_close(in);
 
 	in = from_bytes(z, gz(text, z, sizeof z));
-	zt_input_soft_errors(in, 298);
+	zt_input_set_max_line(in, 298);
 	CHECK(zt_input_line(in, &len) == NULL);
 	CHECK_STR(zt_input_error(in), "<test>: line 1: longer than 298 bytes");
 	zt_input_close(in);
@@ -146,7 +146,6 @@ UNIT_TEST(input_reads_gzip_members_one_after_another)
 	n = gz("a\nb", z, sizeof z);
 	n += gz("c\nd\n", z + n, sizeof z - n);
 	in = from_bytes(z, n);
-	zt_input_soft_errors(in, 0);
 	CHECK_STR(zt_input_line(in, &len), "a");
 	CHECK_STR(zt_input_line(in, &len), "bc");
 	CHECK_STR(zt_input_line(in, &len), "d");
@@ -165,7 +164,6 @@ UNIT_TEST(input_refuses_bytes_after_gzip_and_truncated_or_corrupt_gzip)
 	n = gz("a\nb\n", z, sizeof z);
 	memcpy(z + n, "junk", 4);
 	in = from_bytes(z, n + 4);
-	zt_input_soft_errors(in, 0);
 	CHECK_STR(zt_input_line(in, &len), "a");
 	CHECK_STR(zt_input_line(in, &len), "b");
 	CHECK(zt_input_line(in, &len) == NULL);
@@ -175,14 +173,12 @@ UNIT_TEST(input_refuses_bytes_after_gzip_and_truncated_or_corrupt_gzip)
 	/* One stray byte, too short to be another member's magic. */
 	z[n] = 0x1f;
 	in = from_bytes(z, n + 1);
-	zt_input_soft_errors(in, 0);
 	while (zt_input_line(in, &len))
 		;
 	CHECK_STR(zt_input_error(in), "<test>: bytes after the end of the gzip data, after line 2");
 	zt_input_close(in);
 
 	in = from_bytes(z, n - 6);
-	zt_input_soft_errors(in, 0);
 	while (zt_input_line(in, &len))
 		;
 	CHECK_STR(zt_input_error(in), "<test>: truncated gzip data after line 2");
@@ -190,7 +186,6 @@ UNIT_TEST(input_refuses_bytes_after_gzip_and_truncated_or_corrupt_gzip)
 
 	z[12] ^= 0xff;
 	in = from_bytes(z, n);
-	zt_input_soft_errors(in, 0);
 	while (zt_input_line(in, &len))
 		;
 	CHECK(zt_input_error(in) != NULL);
@@ -198,4 +193,12 @@ UNIT_TEST(input_refuses_bytes_after_gzip_and_truncated_or_corrupt_gzip)
 	      zt_input_error(in));
 	CHECK(strstr(zt_input_error(in), "<fd:") == NULL);
 	zt_input_close(in);
+}
+
+UNIT_TEST(input_open_returns_null_and_says_why)
+{
+	char err[ZT_ERR_MAX] = "";
+
+	CHECK(zt_input_open("/nonexistent/zt-unit", err, sizeof err) == NULL);
+	CHECK_STR(err, "cannot open '/nonexistent/zt-unit': No such file or directory");
 }

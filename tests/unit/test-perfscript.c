@@ -5,9 +5,12 @@
  */
 #include "unit.h"
 #include "collapse.h"
+#include "input.h"
 #include "perfscript.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static char *span(struct zt_span s)
 {
@@ -158,4 +161,36 @@ UNIT_TEST(collapse_srcline_drops_brackets_and_space)
 	zt_collapse_srcline("  [x] ", 6, &b);
 	CHECK_EQ_U(b.len, 0);
 	free(b.buf);
+}
+
+UNIT_TEST(perfscript_next_places_a_bad_line_and_ends_with_eof)
+{
+	static const char text[] = "p 1/1 1.0: 1 ev:\n\t1 a (m)\n\n\t1 b (m)\n";
+	int fd = memfd_create("ps", 0);
+	struct zt_input *in;
+	struct zt_ps_reader *r;
+	struct zt_ps_item it;
+	char err[128] = "";
+
+	if (fd < 0 || write(fd, text, sizeof text - 1) != (ssize_t)(sizeof text - 1))
+		abort();
+	lseek(fd, 0, SEEK_SET);
+	in = zt_input_fdopen(fd, "'p'");
+	r = zt_ps_reader_new(in);
+	CHECK(zt_ps_next(r, &it, err, sizeof err) == 1 && it.kind == ZT_PS_HEADER);
+	CHECK(zt_ps_next(r, &it, err, sizeof err) == 1 && it.kind == ZT_PS_FRAME);
+	CHECK(zt_ps_next(r, &it, err, sizeof err) == 1 && it.kind == ZT_PS_END);
+	CHECK(zt_ps_next(r, &it, err, sizeof err) == -1);
+	CHECK_STR(err, "'p': line 4: frame line outside a record (no header before it)");
+	zt_ps_reader_free(r);
+	zt_input_close(in);
+
+	/* Without an input, the line alone names the place. */
+	r = zt_ps_reader_new(NULL);
+	CHECK(zt_ps_line(r, "???", 3, 7, &it, err, sizeof err) == -1);
+	CHECK_STR(err, "line 7: not a record header, a frame or a source line");
+	CHECK(zt_ps_line(r, "", 0, 8, &it, err, sizeof err) == 0);
+	zt_ps_finish(r, 8, &it);
+	CHECK(it.kind == ZT_PS_EOF && it.unterminated == 0);
+	zt_ps_reader_free(r);
 }
