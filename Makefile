@@ -78,6 +78,7 @@ LIB_OBJ = \
 	lib/escape.o \
 	lib/pprof.o \
 	lib/usage.o \
+	lib/symargs.o \
 
 # The collector: libzt-prof.so (preloaded) and zt-collect (the launcher).
 COLLECT_LO = \
@@ -111,6 +112,8 @@ UNIT_OBJ = \
 	tests/unit/test-weight.o \
 	tests/unit/test-compare.o \
 	tests/unit/test-filter.o \
+	tests/unit/test-ztfacts.o \
+	tests/unit/test-symargs.o \
 
 UNIT_EXTRA = collect/walk.o collect/cfi.o
 

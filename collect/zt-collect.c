@@ -13,6 +13,8 @@
 #include "elfread.h"
 #include "input.h"
 #include "raw.h"
+#include "rawfmt.h"
+#include "usage.h"
 #include "util.h"
 
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -32,28 +35,109 @@
 
 enum { EXIT_CANNOT_RUN = 127 };
 
+enum { OPT_TIMER = 256, OPT_UNWIND };
+
+static const struct zt_opt options[] = {
+	{ 'F', "freq", required_argument, "HZ",
+	  "samples per CPU-second, 1 to " ZT_STR(ZT_HZ_MAX) " (default " ZT_STR(ZT_HZ_DEFAULT) ")" },
+	{ 'o', "output", required_argument, "FILE", "where to write the dump (default zt.raw)" },
+	{ 'z', "gzip", no_argument, NULL, "compress the dump (also when FILE ends in .gz)" },
+	{ 'f', "follow", no_argument, NULL, "profile every descendant too, each into FILE.PID" },
+	{ OPT_TIMER, "timer", required_argument, "KIND",
+	  "auto (default), perf (perf_event task clock only)\n"
+	  "or posix (POSIX CPU timer, capped at the kernel tick)" },
+	{ OPT_UNWIND, "unwind", required_argument, "HOW",
+	  "auto (default: unwind tables where an object has\n"
+	  "them, frame pointers elsewhere), cfi (tables only)\n"
+	  "or fp (frame pointers only)" },
+	{ 'h', "help", no_argument, NULL, "print this help" },
+	{ 'V', "version", no_argument, NULL, "print the version" },
+	{ 0 },
+};
+
+static const struct zt_usage usage = {
+	"zt-collect [-fz] [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--unwind=auto|cfi|fp]\n"
+	"       [--] PROGRAM [ARG...]",
+	"Run PROGRAM with the zt sampler preloaded and write a raw dump.",
+	options,
+	NULL,
+};
+
+/* What the command line asked for. */
+struct config {
+	const char *outarg, *timer, *unwind;
+	uint64_t hz;
+	int gzip, follow;
+};
+
 static pid_t child;
 
-static void usage(int status)
-{
-	FILE *f = status ? stderr : stdout;
+/* Bad usage: say what (fmt may be NULL), show the usage line, exit 2. */
+static void bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
-	fprintf(f, "usage: %s [-fz] [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--unwind=auto|cfi|fp]\n"
-		"       [--] PROGRAM [ARG...]\n"
-		"Run PROGRAM with the zt sampler preloaded and write a raw dump.\n"
-		"\n"
-		"  -F, --freq=HZ        samples per CPU-second, 1 to 10000 (default 997)\n"
-		"  -o, --output=FILE    where to write the dump (default zt.raw)\n"
-		"  -z, --gzip           compress the dump (also when FILE ends in .gz)\n"
-		"  -f, --follow         profile every descendant too, each into FILE.PID\n"
-		"      --timer=KIND     auto (default), perf (perf_event task clock only)\n"
-		"                       or posix (POSIX CPU timer, capped at the kernel tick)\n"
-		"      --unwind=HOW     auto (default: unwind tables where an object has\n"
-		"                       them, frame pointers elsewhere), cfi (tables only)\n"
-		"                       or fp (frame pointers only)\n"
-		"  -h, --help           print this help\n"
-		"  -V, --version        print the version\n", zt_prog);
-	exit(status);
+static void bad_usage(const char *fmt, ...)
+{
+	char msg[ZT_ERR_MAX];
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof msg, fmt, ap);
+		va_end(ap);
+		zt_warn("%s", msg);
+	}
+	zt_usage(&usage, stderr);
+	exit(ZT_EXIT_USAGE);
+}
+
+/* Options into cfg; returns the index of PROGRAM in argv. */
+static int parse_options(int argc, char **argv, struct config *cfg)
+{
+	int c;
+
+	*cfg = (struct config){ .outarg = "zt.raw", .timer = "auto", .unwind = "auto",
+				.hz = ZT_HZ_DEFAULT };
+	while ((c = zt_getopt(argc, argv, &usage)) != -1) {
+		switch (c) {
+		case 'f':
+			cfg->follow = 1;
+			break;
+		case 'z':
+			cfg->gzip = 1;
+			break;
+		case 'F':
+			if (zt_parse_u64(optarg, 10, &cfg->hz) || cfg->hz < 1 || cfg->hz > ZT_HZ_MAX)
+				bad_usage("-F: '%s' is not a frequency from 1 to " ZT_STR(ZT_HZ_MAX),
+					  optarg);
+			break;
+		case 'o':
+			cfg->outarg = optarg;
+			break;
+		case OPT_TIMER:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") &&
+			    strcmp(optarg, "posix"))
+				bad_usage("--timer: '%s' is not auto, perf or posix", optarg);
+			cfg->timer = optarg;
+			break;
+		case OPT_UNWIND:
+			if (strcmp(optarg, ZT_RAW_UNWIND_AUTO) && strcmp(optarg, ZT_RAW_UNWIND_CFI) &&
+			    strcmp(optarg, ZT_RAW_UNWIND_FP))
+				bad_usage("--unwind: '%s' is not auto, cfi or fp", optarg);
+			cfg->unwind = optarg;
+			break;
+		case 'h':
+			zt_usage(&usage, stdout);
+			exit(ZT_EXIT_OK);
+		case 'V':
+			zt_version();
+			exit(ZT_EXIT_OK);
+		default:
+			bad_usage(NULL);
+		}
+	}
+	if (optind >= argc)
+		bad_usage("%s", "no program to run");
+	return optind;
 }
 
 /* PROGRAM as execvp would find it; NULL with errno set if not found. */
@@ -309,7 +393,7 @@ static int report(const char *out, const char *prog, struct rusage *ru,
 		  const char *status, pid_t pid)
 {
 	struct zt_input *in;
-	struct zt_dump d;
+	struct zt_raw d;
 	char err[512], split[96];
 	double cpu, rate, user, sys;
 	int useronly;
@@ -328,13 +412,10 @@ static int report(const char *out, const char *prog, struct rusage *ru,
 		return -1;
 	}
 	memset(&d, 0, sizeof d);
-	if (zt_dump_read_summary(in, &d, err, sizeof err) < 0) {
-		if (zt_input_error(in))
-			zt_warn("%s", err);
-		else
-			zt_warn("%s: %s", zt_input_name(in), err);
+	if (zt_raw_read_summary(in, &d, err, sizeof err) < 0) {
+		zt_warn("%s", err);	/* the place is in it */
 		zt_input_close(in);
-		zt_dump_free(&d);
+		zt_raw_free(&d);
 		return -1;
 	}
 	zt_input_close(in);
@@ -394,162 +475,104 @@ static int report(const char *out, const char *prog, struct rusage *ru,
 		zt_warn("%" PRIu64 " threads were not sampled (more than 4096 alive at "
 			"once, a timer that would not start, or threads already running "
 			"under the POSIX timer)", d.unsampled);
-	zt_dump_free(&d);
+	zt_raw_free(&d);
 	return 0;
 }
 
-int main(int argc, char **argv)
+/*
+ * The dump's absolute path, checked before anything runs: its directory
+ * must be writable and the names the collector makes from it must fit.
+ */
+static char *prepare_output(struct config *cfg)
 {
-	static const struct option longopts[] = {
-		{ "freq", required_argument, NULL, 'F' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "timer", required_argument, NULL, 't' },
-		{ "unwind", required_argument, NULL, 'u' },
-		{ "gzip", no_argument, NULL, 'z' },
-		{ "follow", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *outarg = "zt.raw", *timer = "auto", *unwind = "auto";
-	char *prog, *lib, *out, hzbuf[16], pidbuf[16], stbuf[32], inobuf[32];
-	char status_text[8192];
-	int stpipe[2];
-	ssize_t got = 0;
-	uint64_t hz = 997;
-	int gzip = 0, follow = 0;
-	int c, rc, status, pipefd[2], child_errno = 0;
-	struct sigaction sa, ign;
-	struct rusage ru;
-	time_t start;
+	char *out = output_path(cfg->outarg);
+	/*
+	 * The collector writes FILE.tmp.PID (and .maps, .gz beside it), and
+	 * with -f FILE.PID.tmp.PID: check now that those names fit, rather
+	 * than let the program run unsampled.
+	 */
+	size_t extra = strlen(".tmp.4194304.maps") + (cfg->follow ? strlen(".4194304") : 0);
+	size_t base = strlen(strrchr(out, '/') + 1);
 
-	zt_setprog(argv[0]);
-	while ((c = getopt_long(argc, argv, "+F:fo:zhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			follow = 1;
-			break;
-		case 'z':
-			gzip = 1;
-			break;
-		case 'F':
-			if (zt_parse_u64(optarg, 10, &hz) || hz < 1 || hz > 10000) {
-				zt_warn("-F: '%s' is not a frequency from 1 to 10000", optarg);
-				usage(2);
-			}
-			break;
-		case 'o':
-			outarg = optarg;
-			break;
-		case 't':
-			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") &&
-			    strcmp(optarg, "posix")) {
-				zt_warn("--timer: '%s' is not auto, perf or posix", optarg);
-				usage(2);
-			}
-			timer = optarg;
-			break;
-		case 'u':
-			if (strcmp(optarg, "auto") && strcmp(optarg, "cfi") &&
-			    strcmp(optarg, "fp")) {
-				zt_warn("--unwind: '%s' is not auto, cfi or fp", optarg);
-				usage(2);
-			}
-			unwind = optarg;
-			break;
-		case 'h':
-			usage(0);
-			break;
-		case 'V':
-			zt_version();
-			return 0;
-		default:
-			usage(2);
-		}
-	}
-	argc -= optind;
-	argv += optind;
-	if (argc < 1) {
-		zt_warn("no program to run");
-		usage(2);
-	}
-
-	out = output_path(outarg);
-	{
-		/*
-		 * The collector writes FILE.tmp.PID (and .maps, .gz beside it),
-		 * and with -f FILE.PID.tmp.PID: check now that those names fit,
-		 * rather than let the program run unsampled.
-		 */
-		size_t extra = strlen(".tmp.4194304.maps") + (follow ? strlen(".4194304") : 0);
-		size_t base = strlen(strrchr(out, '/') + 1);
-
-		if (base + extra > NAME_MAX)
-			zt_die(2, "the output file name '%s' is too long: at most %zu bytes%s",
-			       strrchr(out, '/') + 1, (size_t)NAME_MAX - extra,
-			       follow ? " with -f" : "");
-		if (strlen(out) + extra >= 4096 - 32)
-			zt_die(2, "the output path '%s' is too long", out);
-	}
+	if (base + extra > NAME_MAX)
+		zt_die(ZT_EXIT_USAGE, "the output file name '%s' is too long: at most %zu bytes%s",
+		       strrchr(out, '/') + 1, (size_t)NAME_MAX - extra,
+		       cfg->follow ? " with -f" : "");
+	if (strlen(out) + extra >= 4096 - 32)
+		zt_die(ZT_EXIT_USAGE, "the output path '%s' is too long", out);
 	if (strlen(out) > 3 && strcmp(out + strlen(out) - 3, ".gz") == 0)
-		gzip = 1;
-	prog = find_program(argv[0]);
+		cfg->gzip = 1;
+	return out;
+}
+
+/* PROGRAM's path, once it is known that it can run under the collector. */
+static char *prepare_program(const char *name)
+{
+	char *prog = find_program(name);
+
 	if (!prog) {
 		if (errno == EACCES)
-			zt_die(EXIT_CANNOT_RUN, "cannot run '%s': Permission denied", argv[0]);
-		zt_die(EXIT_CANNOT_RUN, "'%s': command not found", argv[0]);
+			zt_die(EXIT_CANNOT_RUN, "cannot run '%s': Permission denied", name);
+		zt_die(EXIT_CANNOT_RUN, "'%s': command not found", name);
 	}
 	check_dynamic(prog, 0);
-	lib = find_library();
-	if (unlink(out) < 0 && errno != ENOENT)
-		zt_die(1, "cannot replace '%s':", out);
+	return prog;
+}
 
-	start = time(NULL);
-	snprintf(hzbuf, sizeof hzbuf, "%u", (unsigned)hz);
-	if (pipe2(pipefd, O_CLOEXEC) < 0 || pipe2(stpipe, O_CLOEXEC) < 0)
-		zt_die(1, "pipe:");
-	fflush(NULL);
-	child = fork();
-	if (child < 0)
-		zt_die(1, "fork:");
-	if (child == 0) {
-		close(pipefd[0]);
-		close(stpipe[0]);
-		{
-			/* The collector's status pipe, out of the program's way. */
-			int fd = fcntl(stpipe[1], F_DUPFD, 512);
-			struct stat st;
+/*
+ * In the child: the collector's settings into the environment, then the
+ * program. If it cannot be run, its errno goes to the parent through
+ * exec_fd (close-on-exec, so a successful exec closes it unwritten).
+ */
+static void run_program(const struct config *cfg, const char *prog, char **argv,
+			const char *lib, const char *out, int exec_fd, int status_fd)
+	__attribute__((noreturn));
 
-			if (fd >= 0 && fstat(fd, &st) == 0) {
-				snprintf(stbuf, sizeof stbuf, "%d", fd);
-				snprintf(inobuf, sizeof inobuf, "%llu", (unsigned long long)st.st_ino);
-				setenv("ZT_STATUS_FD", stbuf, 1);
-				setenv("ZT_STATUS_INO", inobuf, 1);
-			}
-		}
-		snprintf(pidbuf, sizeof pidbuf, "%d", (int)getpid());
-		set_preload(lib);
-		setenv("ZT_OUT", out, 1);
-		setenv("ZT_HZ", hzbuf, 1);
-		setenv("ZT_PID", pidbuf, 1);
-		setenv("ZT_TIMER", timer, 1);
-		setenv("ZT_UNWIND", unwind, 1);
-		if (gzip)
-			setenv("ZT_GZIP", "1", 1);
-		else
-			unsetenv("ZT_GZIP");
-		if (follow)
-			setenv("ZT_FOLLOW", "1", 1);
-		else
-			unsetenv("ZT_FOLLOW");
-		execv(prog, argv);
-		child_errno = errno;
-		if (write(pipefd[1], &child_errno, sizeof child_errno) < 0)
-			_exit(EXIT_CANNOT_RUN);
-		_exit(EXIT_CANNOT_RUN);
+static void run_program(const struct config *cfg, const char *prog, char **argv,
+			const char *lib, const char *out, int exec_fd, int status_fd)
+{
+	char hzbuf[16], pidbuf[16], stbuf[32], inobuf[32];
+	/* The collector's status pipe, out of the program's way. */
+	int fd = fcntl(status_fd, F_DUPFD, 512), err;
+	struct stat st;
+
+	if (fd >= 0 && fstat(fd, &st) == 0) {
+		snprintf(stbuf, sizeof stbuf, "%d", fd);
+		snprintf(inobuf, sizeof inobuf, "%llu", (unsigned long long)st.st_ino);
+		setenv("ZT_STATUS_FD", stbuf, 1);
+		setenv("ZT_STATUS_INO", inobuf, 1);
 	}
-	close(pipefd[1]);
-	close(stpipe[1]);
+	snprintf(hzbuf, sizeof hzbuf, "%u", (unsigned)cfg->hz);
+	snprintf(pidbuf, sizeof pidbuf, "%d", (int)getpid());
+	set_preload(lib);
+	setenv("ZT_OUT", out, 1);
+	setenv("ZT_HZ", hzbuf, 1);
+	setenv("ZT_PID", pidbuf, 1);
+	setenv("ZT_TIMER", cfg->timer, 1);
+	setenv("ZT_UNWIND", cfg->unwind, 1);
+	if (cfg->gzip)
+		setenv("ZT_GZIP", "1", 1);
+	else
+		unsetenv("ZT_GZIP");
+	if (cfg->follow)
+		setenv("ZT_FOLLOW", "1", 1);
+	else
+		unsetenv("ZT_FOLLOW");
+	execv(prog, argv);
+	err = errno;
+	if (write(exec_fd, &err, sizeof err) < 0)
+		_exit(EXIT_CANNOT_RUN);
+	_exit(EXIT_CANNOT_RUN);
+}
+
+/*
+ * While the program runs: SIGINT and SIGQUIT, which the terminal sends it
+ * too, are ignored, so that zt-collect outlives it and can report; SIGTERM
+ * and SIGHUP are passed on.
+ */
+static void outlive_child(void)
+{
+	struct sigaction sa, ign;
 
 	memset(&ign, 0, sizeof ign);
 	ign.sa_handler = SIG_IGN;
@@ -560,30 +583,82 @@ int main(int argc, char **argv)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
 
-	if (read(pipefd[0], &child_errno, sizeof child_errno) == sizeof child_errno) {
+/*
+ * Wait for the program; its exit status as a shell gives it (128+N when
+ * signal N killed it). Exits 127 if it could not be run.
+ */
+static int wait_program(const char *prog, int exec_fd, struct rusage *ru)
+{
+	int status, child_errno;
+
+	if (read(exec_fd, &child_errno, sizeof child_errno) == sizeof child_errno) {
 		waitpid(child, NULL, 0);
 		errno = child_errno;
 		zt_die(EXIT_CANNOT_RUN, "cannot run '%s':", prog);
 	}
-	close(pipefd[0]);
-	while (wait4(child, &status, 0, &ru) < 0)
+	close(exec_fd);
+	while (wait4(child, &status, 0, ru) < 0)
 		if (errno != EINTR)
-			zt_die(1, "wait:");
+			zt_die(ZT_EXIT_DATA, "wait:");
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
 
-	rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-	/* What the collector said; a descendant may hold the pipe: never wait. */
-	fcntl(stpipe[0], F_SETFL, O_NONBLOCK);
-	for (ssize_t n; got < (ssize_t)sizeof status_text - 1 &&
-	     (n = read(stpipe[0], status_text + got, sizeof status_text - 1 - (size_t)got)) > 0;)
-		got += n;
-	status_text[got] = '\0';
-	close(stpipe[0]);
+/* What the collector said; a descendant may hold the pipe: never wait. */
+static void read_status(int fd, char *text, size_t cap)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while (got < cap - 1 && (n = read(fd, text + got, cap - 1 - got)) > 0)
+		got += (size_t)n;
+	text[got] = '\0';
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg;
+	char *prog, *lib, *out, status_text[8192];
+	int rc, exec_pipe[2], status_pipe[2];
+	struct rusage ru;
+	time_t start;
+
+	zt_setprog(argv[0]);
+	argv += parse_options(argc, argv, &cfg);
+
+	/* Whatever can fail without running anything fails first. */
+	out = prepare_output(&cfg);
+	prog = prepare_program(argv[0]);
+	lib = find_library();
+	if (unlink(out) < 0 && errno != ENOENT)
+		zt_die(ZT_EXIT_DATA, "cannot replace '%s':", out);
+
+	start = time(NULL);
+	if (pipe2(exec_pipe, O_CLOEXEC) < 0 || pipe2(status_pipe, O_CLOEXEC) < 0)
+		zt_die(ZT_EXIT_DATA, "pipe:");
+	fflush(NULL);
+	child = fork();
+	if (child < 0)
+		zt_die(ZT_EXIT_DATA, "fork:");
+	if (child == 0) {
+		close(exec_pipe[0]);
+		close(status_pipe[0]);
+		run_program(&cfg, prog, argv, lib, out, exec_pipe[1], status_pipe[1]);
+	}
+	close(exec_pipe[1]);
+	close(status_pipe[1]);
+	outlive_child();
+	rc = wait_program(prog, exec_pipe[0], &ru);
+
+	read_status(status_pipe[0], status_text, sizeof status_text);
 	remove_partial(out, child);
 	/* No dump is a failure even when the program succeeded. */
 	if (report(out, argv[0], &ru, status_text, child) < 0 && rc == 0)
 		rc = 1;
-	if (follow)
+	if (cfg.follow)
 		report_descendants(out, start);
 	free(prog);
 	free(lib);

@@ -137,7 +137,7 @@ static void put(struct zt_archived *e, const char *dir, const char *buildid,
 	e->status = ZT_ARCH_STORED;
 }
 
-int zt_archive(const struct zt_dump *d, const char *dir, struct zt_archived **out,
+int zt_archive(const struct zt_raw *d, const char *dir, struct zt_archived **out,
 	       size_t *nout, char *err, size_t errlen)
 {
 	struct zt_archived *a = NULL;

@@ -34,7 +34,7 @@ struct zt_archived {
  * caller frees them with zt_archived_free) and 0, or -1 with err set when
  * dir cannot be made.
  */
-int zt_archive(const struct zt_dump *d, const char *dir, struct zt_archived **out,
+int zt_archive(const struct zt_raw *d, const char *dir, struct zt_archived **out,
 	       size_t *nout, char *err, size_t errlen);
 
 void zt_archived_free(struct zt_archived *a, size_t n);

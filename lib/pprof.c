@@ -74,7 +74,7 @@ static uint64_t strf(struct zt_pprof *p, const char *fmt, ...)
 /* The state of one build: what the profile does not keep. */
 struct builder {
 	struct zt_pprof *p;
-	const struct zt_dump *d;
+	const struct zt_raw *d;
 	struct zt_symbolizer *s;
 	int lines;
 	struct zt_index locix;		/* locations by (address, exact) */
@@ -218,7 +218,7 @@ static void comment(struct zt_pprof *p, uint64_t id)
 }
 
 /* The executable's name, as the dump's maps spell it: its mappings go first. */
-static int is_exe(const struct zt_dump *d, const struct zt_map *m)
+static int is_exe(const struct zt_raw *d, const struct zt_map *m)
 {
 	return d->exe && strcmp(d->exe, m->path) == 0;
 }
@@ -228,7 +228,7 @@ static int is_exe(const struct zt_dump *d, const struct zt_map *m)
 static void add_mappings(struct builder *b)
 {
 	struct zt_pprof *p = b->p;
-	const struct zt_dump *d = b->d;
+	const struct zt_raw *d = b->d;
 	uint64_t *ids = zt_calloc(d->nmaps ? d->nmaps : 1, sizeof *ids);
 
 	p->mappings = zt_calloc(d->nmaps ? d->nmaps : 1, sizeof *p->mappings);
@@ -279,7 +279,7 @@ static void fact(char *buf, size_t size, const char *fmt, ...)
  * zt's facts (zt-symbolize's "# zt" lines) as comments, which pprof prints
  * above every report: one line, then one per warning.
  */
-static void add_comments(struct zt_pprof *p, const struct zt_dump *d,
+static void add_comments(struct zt_pprof *p, const struct zt_raw *d,
 			 const struct zt_symbolizer *s)
 {
 	const char *const *warn;
@@ -324,7 +324,7 @@ static void add_comments(struct zt_pprof *p, const struct zt_dump *d,
 		comment(p, strf(p, "zt: warning: %s", warn[i]));
 }
 
-struct zt_pprof *zt_pprof_build(const struct zt_dump *d, struct zt_symbolizer *s, int lines)
+struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s, int lines)
 {
 	struct zt_pprof *p = zt_calloc(1, sizeof *p);
 	struct builder b = { .p = p, .d = d, .s = s, .lines = lines };
@@ -352,7 +352,7 @@ struct zt_pprof *zt_pprof_build(const struct zt_dump *d, struct zt_symbolizer *s
 	for (size_t i = 0; i < d->nstacks; i++) {
 		const struct zt_stack *st = &d->stacks[i];
 		struct zt_pprof_sample *sm = &p->samples[p->nsamples++];
-		const char *name = zt_dump_thread_name(d, st->tid);
+		const char *name = zt_raw_thread_name(d, st->tid);
 
 		sm->first_loc = p->nlocids;
 		for (size_t j = st->first; j < st->first + st->naddr; j++)

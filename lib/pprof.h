@@ -78,7 +78,7 @@ struct zt_pprof {
  * reads DWARF, for the mappings' flags. The caller frees the result with
  * zt_pprof_free. Only allocation can fail, and that exits.
  */
-struct zt_pprof *zt_pprof_build(const struct zt_dump *d, struct zt_symbolizer *s,
+struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 				int lines);
 void zt_pprof_free(struct zt_pprof *p);
 

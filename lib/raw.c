@@ -9,7 +9,9 @@
  */
 #include "raw.h"
 #include "escape.h"
+#include "hex.h"
 #include "input.h"
+#include "rawfmt.h"
 #include "util.h"
 
 #include <stdarg.h>
@@ -19,30 +21,35 @@
 enum section { S_HEADER, S_SAMPLES, S_MAPS, S_BUILDIDS, S_THREADS, S_SUMMARY, S_END };
 
 static const char *const section_names[] = {
-	[S_SAMPLES] = "samples", [S_MAPS] = "maps", [S_BUILDIDS] = "buildids",
-	[S_THREADS] = "threads", [S_SUMMARY] = "summary", [S_END] = "end",
+	[S_SAMPLES] = ZT_RAW_SAMPLES, [S_MAPS] = ZT_RAW_MAPS, [S_BUILDIDS] = ZT_RAW_BUILDIDS,
+	[S_THREADS] = ZT_RAW_THREADS, [S_SUMMARY] = ZT_RAW_SUMMARY, [S_END] = ZT_RAW_END,
 };
 
 struct reader {
-	struct zt_dump *d;
+	struct zt_raw *d;
 	char *err;
 	size_t errlen;
+	const char *name;	/* the input's, for the place of a message */
 	unsigned long lineno;
+	enum section sec;
 	int store;		/* keep samples, or only count them */
 	uint64_t *tmp;		/* addresses of the line being read */
 	uint8_t *tmpx;
 	size_t captmp, captmpx;
 };
 
+/* A message about the line being read, place first (util.h's zt_err_at). */
+static int fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static int fail(struct reader *r, const char *fmt, ...)
 {
+	char msg[ZT_ERR_MAX];
 	va_list ap;
-	int n = snprintf(r->err, r->errlen, "line %lu: ", r->lineno);
 
 	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < r->errlen)
-		vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	zt_err_at(r->err, r->errlen, r->name, r->lineno, "%s", msg);
 	return -1;
 }
 
@@ -64,30 +71,12 @@ static char *token(char **s)
 	return start;
 }
 
+/* A whole token as 1 to 16 hex digits. */
 static int parse_hex(const char *t, uint64_t *v)
 {
-	uint64_t x = 0;
-	size_t n = 0;
+	const char *end = t + strlen(t);
 
-	for (; *t; t++, n++) {
-		int d;
-
-		if (*t >= '0' && *t <= '9')
-			d = *t - '0';
-		else if (*t >= 'a' && *t <= 'f')
-			d = *t - 'a' + 10;
-		else if (*t >= 'A' && *t <= 'F')
-			d = *t - 'A' + 10;
-		else
-			return -1;
-		if (n == 16)
-			return -1;
-		x = x << 4 | (uint64_t)d;
-	}
-	if (n == 0)
-		return -1;
-	*v = x;
-	return 0;
+	return zt_hex(t, end, v) == end ? 0 : -1;
 }
 
 static int parse_dec(const char *t, uint64_t *v)
@@ -115,7 +104,7 @@ struct stack_key {
 
 static int stack_eq(void *ctx, uint32_t i, const void *k)
 {
-	const struct zt_dump *d = ctx;
+	const struct zt_raw *d = ctx;
 	const struct stack_key *key = k;
 	const struct zt_stack *s = &d->stacks[i];
 
@@ -125,7 +114,7 @@ static int stack_eq(void *ctx, uint32_t i, const void *k)
 }
 
 /* Count a stack in; returns its index among d->stacks. */
-static size_t add_stack(struct zt_dump *d, uint32_t tid, int partial, uint64_t count,
+static size_t add_stack(struct zt_raw *d, uint32_t tid, int partial, uint64_t count,
 			const uint64_t *addr, const uint8_t *exact, size_t n)
 {
 	struct stack_key key = { tid, partial, n, addr, exact };
@@ -160,7 +149,7 @@ static size_t add_stack(struct zt_dump *d, uint32_t tid, int partial, uint64_t c
 
 static int sample_line(struct reader *r, char *s)
 {
-	struct zt_dump *d = r->d;
+	struct zt_raw *d = r->d;
 	uint64_t tid = 0, count = 1, a, ns = 0;
 	size_t n = 0;
 	int partial = 0, timed = 0;
@@ -176,7 +165,7 @@ static int sample_line(struct reader *r, char *s)
 	}
 	while (*s == ' ' || *s == '\t')
 		s++;
-	if (d->version >= 3 && *s == '@') {
+	if (d->version >= 3 && *s == ZT_RAW_TIME_MARK) {
 		if (!(t = token(&s)) || parse_dec(t + 1, &ns))
 			return fail(r, "sample: time is not a number");
 		timed = 1;
@@ -186,11 +175,11 @@ static int sample_line(struct reader *r, char *s)
 
 		if (partial)
 			return fail(r, "sample: '-' is not the last word");
-		if (d->version >= 3 && strcmp(t, "-") == 0) {
+		if (d->version >= 3 && t[0] == ZT_RAW_PARTIAL_MARK && !t[1]) {
 			partial = 1;
 			continue;
 		}
-		if (*t == '=') {
+		if (*t == ZT_RAW_EXACT_MARK) {
 			exact = 1;
 			t++;
 		}
@@ -233,7 +222,7 @@ static int number_value(struct reader *r, const char *key, char *v, uint64_t *ou
 /* A "key value" line of the header or the summary; unknown keys are ignored. */
 static int key_line(struct reader *r, char *line)
 {
-	struct zt_dump *d = r->d;
+	struct zt_raw *d = r->d;
 	char *s = line, *key = token(&s), *v;
 	uint64_t x;
 
@@ -242,14 +231,14 @@ static int key_line(struct reader *r, char *line)
 	v = s;
 	if (!key)
 		return 0;
-	if (strcmp(key, "hz") == 0) {
+	if (strcmp(key, ZT_RAW_HZ) == 0) {
 		if (number_value(r, key, v, &x))
 			return -1;
-		if (x > 10000)
-			return fail(r, "hz %llu is out of range (0 to 10000)",
+		if (x > ZT_HZ_MAX)
+			return fail(r, "hz %llu is out of range (0 to " ZT_STR(ZT_HZ_MAX) ")",
 				    (unsigned long long)x);
 		d->hz = (unsigned)x;
-	} else if (strcmp(key, "dropped") == 0 || strcmp(key, "lost") == 0) {
+	} else if (strcmp(key, ZT_RAW_DROPPED) == 0 || strcmp(key, ZT_RAW_LOST) == 0) {
 		char *rest = v, *num = token(&rest);
 
 		if (!num || number_value(r, key, num, &d->lost))
@@ -258,53 +247,53 @@ static int key_line(struct reader *r, char *line)
 			rest++;
 		free(d->lost_detail);
 		d->lost_detail = *rest ? zt_strdup(rest) : NULL;
-	} else if (strcmp(key, "pid") == 0) {
+	} else if (strcmp(key, ZT_RAW_PID) == 0) {
 		if (number_value(r, key, v, &d->pid))
 			return -1;
 		d->have_pid = 1;
-	} else if (strcmp(key, "exe") == 0) {
+	} else if (strcmp(key, ZT_RAW_EXE) == 0) {
 		free(d->exe);
 		d->exe = zt_strdup(v);
 		zt_unescape(d->exe);
-	} else if (strcmp(key, "timer") == 0) {
+	} else if (strcmp(key, ZT_RAW_TIMER) == 0) {
 		free(d->timer);
 		d->timer = zt_strdup(v);
-	} else if (strcmp(key, "rate-cap") == 0) {
+	} else if (strcmp(key, ZT_RAW_RATE_CAP) == 0) {
 		free(d->rate_cap);
 		d->rate_cap = zt_strdup(v);
-	} else if (strcmp(key, "program-sigprof") == 0) {
+	} else if (strcmp(key, ZT_RAW_PROGRAM_SIGPROF) == 0) {
 		free(d->conflict);
 		d->conflict = zt_strdup(v);
-	} else if (strcmp(key, "exec") == 0) {
+	} else if (strcmp(key, ZT_RAW_EXEC) == 0) {
 		free(d->exec);
 		d->exec = zt_strdup(v);
 		zt_unescape(d->exec);
-	} else if (strcmp(key, "unsampled-threads") == 0) {
+	} else if (strcmp(key, ZT_RAW_UNSAMPLED) == 0) {
 		return number_value(r, key, v, &d->unsampled);
-	} else if (strcmp(key, "truncated") == 0) {
+	} else if (strcmp(key, ZT_RAW_TRUNCATED) == 0) {
 		return number_value(r, key, v, &d->truncated);
-	} else if (strcmp(key, "sigprof-blocked") == 0) {
+	} else if (strcmp(key, ZT_RAW_SIGPROF_BLOCKED) == 0) {
 		return number_value(r, key, v, &d->sigprof_blocked);
-	} else if (strcmp(key, "timers-lost") == 0) {
+	} else if (strcmp(key, ZT_RAW_TIMERS_LOST) == 0) {
 		return number_value(r, key, v, &d->timers_lost);
-	} else if (strcmp(key, "dump-reopened") == 0) {
+	} else if (strcmp(key, ZT_RAW_DUMP_REOPENED) == 0) {
 		return number_value(r, key, v, &d->dump_reopened);
-	} else if (strcmp(key, "partial") == 0) {
+	} else if (strcmp(key, ZT_RAW_PARTIAL) == 0) {
 		d->have_partial = 1;
 		return number_value(r, key, v, &d->partial);
-	} else if (strcmp(key, "start-ns") == 0) {
+	} else if (strcmp(key, ZT_RAW_START_NS) == 0) {
 		return number_value(r, key, v, &d->start_ns);
-	} else if (strcmp(key, "start-time-ns") == 0) {
+	} else if (strcmp(key, ZT_RAW_START_TIME_NS) == 0) {
 		return number_value(r, key, v, &d->start_time_ns);
-	} else if (strcmp(key, "unwind") == 0) {
+	} else if (strcmp(key, ZT_RAW_UNWIND) == 0) {
 		free(d->unwind);
 		d->unwind = zt_strdup(v);
-	} else if (strcmp(key, "cpu-ns") == 0) {
+	} else if (strcmp(key, ZT_RAW_CPU_NS) == 0) {
 		d->have_cpu = 1;
 		return number_value(r, key, v, &d->cpu_ns);
-	} else if (strcmp(key, "cpu-user-ns") == 0) {
+	} else if (strcmp(key, ZT_RAW_CPU_USER_NS) == 0) {
 		return number_value(r, key, v, &d->cpu_user_ns);
-	} else if (strcmp(key, "cpu-sys-ns") == 0) {
+	} else if (strcmp(key, ZT_RAW_CPU_SYS_NS) == 0) {
 		return number_value(r, key, v, &d->cpu_sys_ns);
 	}
 	return 0;
@@ -312,7 +301,7 @@ static int key_line(struct reader *r, char *line)
 
 static int maps_line(struct reader *r, const char *line)
 {
-	struct zt_dump *d = r->d;
+	struct zt_raw *d = r->d;
 	struct zt_map m;
 	const char *why = zt_map_parse(line, &m);
 
@@ -327,7 +316,7 @@ static int maps_line(struct reader *r, const char *line)
 
 static int buildid_line(struct reader *r, char *s)
 {
-	struct zt_dump *d = r->d;
+	struct zt_raw *d = r->d;
 	char *a = token(&s), *hex = token(&s);
 	uint64_t addr, dummy;
 	size_t n;
@@ -336,11 +325,11 @@ static int buildid_line(struct reader *r, char *s)
 		return fail(r, "buildids: bad address");
 	if (!hex || (n = strlen(hex)) < 2 || n > 128 || n % 2)
 		return fail(r, "buildids: bad build-id");
+	/* 16 digits at a time: zt_hex stops at what fits in 64 bits. */
 	for (size_t i = 0; i < n; i += 16) {
-		char part[17];
+		const char *e = hex + (n - i < 16 ? n : i + 16);
 
-		snprintf(part, sizeof part, "%s", hex + i);
-		if (parse_hex(part, &dummy))
+		if (zt_hex(hex + i, e, &dummy) != e)
 			return fail(r, "buildids: bad build-id");
 	}
 	while (*s == ' ')
@@ -359,7 +348,7 @@ static int buildid_line(struct reader *r, char *s)
 
 static int thread_line(struct reader *r, char *s)
 {
-	struct zt_dump *d = r->d;
+	struct zt_raw *d = r->d;
 	char *t = token(&s);
 	uint64_t tid;
 
@@ -376,7 +365,7 @@ static int thread_line(struct reader *r, char *s)
 }
 
 /* Give every mapping of an object the build-id recorded for it. */
-static void attach_buildids(struct zt_dump *d)
+static void attach_buildids(struct zt_raw *d)
 {
 	for (size_t i = 0; i < d->nbuildids; i++) {
 		const struct zt_map *m = zt_maps_find(d->maps, d->nmaps,
@@ -394,126 +383,145 @@ static void attach_buildids(struct zt_dump *d)
 	}
 }
 
-static int read_dump(struct zt_input *in, struct zt_dump *d, char *err,
-		     size_t errlen, int store)
+/* Line 1: the magic line and its version. */
+static int magic_line(struct reader *r, const char *line)
 {
-	struct reader r = { .d = d, .err = err, .errlen = errlen, .store = store };
-	enum section sec = S_HEADER;
-	char *line;
-	size_t len;
-	int rc = -1;
+	static const char magic[] = ZT_RAW_MAGIC " ";
+	const char *v = line + sizeof magic - 1;
 
-	while ((line = zt_input_line(in, &len))) {
-		r.lineno = zt_input_lineno(in);
-		if (memchr(line, '\0', len)) {
-			fail(&r, "binary data, not a zt raw dump");
-			goto out;
-		}
-		if (len > 0 && line[len - 1] == '\r') {
-			fail(&r, "CRLF line ending (a raw dump uses \\n)");
-			goto out;
-		}
-		if (r.lineno == 1) {
-			if (strcmp(line, "zt-prof 1") == 0) {
-				d->version = 1;
-			} else if (strcmp(line, "zt-prof 2") == 0) {
-				d->version = 2;
-			} else if (strcmp(line, "zt-prof 3") == 0) {
-				d->version = 3;
-			} else if (strncmp(line, "zt-prof ", 8) == 0) {
-				fail(&r, "raw dump version '%.20s' is not one this tool reads (1, 2 or 3)",
-				     line + 8);
-				goto out;
-			} else {
-				fail(&r, "not a zt raw dump (expected 'zt-prof 1', '2' or '3')");
-				goto out;
-			}
-			continue;
-		}
-		if (sec == S_END) {
-			fail(&r, "data after 'end'");
-			goto out;
-		}
-		if (len == 0)
-			continue;
-		{
-			enum section next = S_HEADER;
+	if (strncmp(line, magic, sizeof magic - 1) != 0)
+		return fail(r, "not a zt raw dump (expected '" ZT_RAW_MAGIC " 1', '2' or '3')");
+	if (v[0] < '1' || v[0] > '0' + ZT_RAW_VERSION_MAX || v[1])
+		return fail(r, "raw dump version '%.20s' is not one this tool reads (1, 2 or 3)", v);
+	r->d->version = v[0] - '0';
+	return 0;
+}
 
-			for (int i = S_SAMPLES; i <= S_END; i++)
-				if (strcmp(line, section_names[i]) == 0)
-					next = (enum section)i;
-			if (next != S_HEADER) {
-				if (d->version == 1 && next != S_SAMPLES && next != S_MAPS) {
-					fail(&r, "section '%s' is not part of version 1", line);
-					goto out;
-				}
-				sec = next;
-				continue;
-			}
-		}
-		switch (sec) {
-		case S_HEADER:
-		case S_SUMMARY:
-			if (key_line(&r, line))
-				goto out;
-			break;
-		case S_SAMPLES:
-			if (sample_line(&r, line))
-				goto out;
-			break;
-		case S_MAPS:
-			if (maps_line(&r, line))
-				goto out;
-			break;
-		case S_BUILDIDS:
-			if (buildid_line(&r, line))
-				goto out;
-			break;
-		case S_THREADS:
-			if (thread_line(&r, line))
-				goto out;
-			break;
-		case S_END:
-			break;
-		}
+/* The section a line starts, or S_HEADER when it starts none. */
+static enum section section_of(const char *line)
+{
+	for (int i = S_SAMPLES; i <= S_END; i++)
+		if (strcmp(line, section_names[i]) == 0)
+			return (enum section)i;
+	return S_HEADER;
+}
+
+/* A line inside the current section. */
+static int content_line(struct reader *r, char *line)
+{
+	switch (r->sec) {
+	case S_HEADER:
+	case S_SUMMARY:
+		return key_line(r, line);
+	case S_SAMPLES:
+		return sample_line(r, line);
+	case S_MAPS:
+		return maps_line(r, line);
+	case S_BUILDIDS:
+		return buildid_line(r, line);
+	case S_THREADS:
+		return thread_line(r, line);
+	case S_END:
+		break;
 	}
+	return 0;
+}
+
+/* One line of the dump, whatever it is. */
+static int dump_line(struct reader *r, char *line, size_t len)
+{
+	enum section next;
+
+	if (memchr(line, '\0', len))
+		return fail(r, "binary data, not a zt raw dump");
+	if (len > 0 && line[len - 1] == '\r')
+		return fail(r, "CRLF line ending (a raw dump uses \\n)");
+	if (r->lineno == 1)
+		return magic_line(r, line);
+	if (r->sec == S_END)
+		return fail(r, "data after '" ZT_RAW_END "'");
+	if (len == 0)
+		return 0;
+	next = section_of(line);
+	if (next == S_HEADER)
+		return content_line(r, line);
+	if (r->d->version == 1 && next != S_SAMPLES && next != S_MAPS)
+		return fail(r, "section '%s' is not part of version 1", line);
+	r->sec = next;
+	return 0;
+}
+
+/* After the last line: was the input whole, and the dump? */
+static int dump_end(struct reader *r, struct zt_input *in)
+{
+	struct zt_raw *d = r->d;
+
 	if (zt_input_error(in)) {
-		/* Placed already ("'f': line 3: longer than ..."). */
-		zt_errf(err, errlen, "%s", zt_input_error(in));
-		goto out;
+		zt_errf(r->err, r->errlen, "%s", zt_input_error(in));
+		return -1;
 	}
-	r.lineno = zt_input_lineno(in);
-	if (r.lineno == 0) {
-		snprintf(err, errlen, "empty input, not a zt raw dump");
-		goto out;
+	r->lineno = zt_input_lineno(in);
+	if (r->lineno == 0) {
+		/* As the tools have always said it: no place on stdin. */
+		if (strcmp(r->name, "<stdin>") == 0)
+			zt_errf(r->err, r->errlen, "empty input, not a zt raw dump");
+		else
+			zt_err_at(r->err, r->errlen, r->name, 0, "empty input, not a zt raw dump");
+		return -1;
 	}
-	if (d->version >= 2 && sec != S_END) {
-		fail(&r, "truncated dump: it ends without an 'end' line "
-		     "(was the program killed, or the file cut short?)");
-		goto out;
-	}
-	d->complete = sec == S_END;
+	if (d->version >= 2 && r->sec != S_END)
+		return fail(r, "truncated dump: it ends without an '" ZT_RAW_END "' line "
+			    "(was the program killed, or the file cut short?)");
+	d->complete = r->sec == S_END;
 	zt_maps_sort(d->maps, d->nmaps);
 	attach_buildids(d);
-	rc = 0;
-out:
+	return 0;
+}
+
+static int read_dump(struct zt_input *in, struct zt_raw *d, char *err,
+		     size_t errlen, int store)
+{
+	struct reader r = { .d = d, .err = err, .errlen = errlen, .store = store,
+			    .name = zt_input_name(in), .sec = S_HEADER };
+	char *line;
+	size_t len;
+	int rc = 0;
+
+	while (rc == 0 && (line = zt_input_line(in, &len))) {
+		r.lineno = zt_input_lineno(in);
+		rc = dump_line(&r, line, len);
+	}
+	if (rc == 0)
+		rc = dump_end(&r, in);
 	free(r.tmp);
 	free(r.tmpx);
 	return rc;
 }
 
-int zt_dump_read(struct zt_input *in, struct zt_dump *d, char *err, size_t errlen)
+int zt_raw_read(struct zt_input *in, struct zt_raw *d, char *err, size_t errlen)
 {
 	return read_dump(in, d, err, errlen, 1);
 }
 
-int zt_dump_read_summary(struct zt_input *in, struct zt_dump *d, char *err,
-			 size_t errlen)
+int zt_raw_read_summary(struct zt_input *in, struct zt_raw *d, char *err,
+			size_t errlen)
 {
 	return read_dump(in, d, err, errlen, 0);
 }
 
-void zt_dump_free(struct zt_dump *d)
+int zt_raw_load(const char *path, struct zt_raw *d, char *err, size_t errlen)
+{
+	struct zt_input *in = zt_input_open(path, err, errlen);
+	int rc;
+
+	if (!in)
+		return -1;
+	rc = zt_raw_read(in, d, err, errlen);
+	zt_input_close(in);
+	return rc;
+}
+
+void zt_raw_free(struct zt_raw *d)
 {
 	for (size_t i = 0; i < d->nmaps; i++)
 		free(d->maps[i].path);
@@ -541,7 +549,7 @@ void zt_dump_free(struct zt_dump *d)
 	memset(d, 0, sizeof *d);
 }
 
-const char *zt_dump_thread_name(const struct zt_dump *d, uint32_t tid)
+const char *zt_raw_thread_name(const struct zt_raw *d, uint32_t tid)
 {
 	/* The last name recorded wins: a thread may rename itself. */
 	for (size_t i = d->nthreads; i > 0; i--)

@@ -1,6 +1,7 @@
 /*
- * raw.h — the raw dump (formats/raw.md): version 1, as the seed writes it,
- * version 2, and version 3, as libzt-prof.so writes it.
+ * raw.h — reading the raw dump (formats/raw.md): version 1, as the seed
+ * writes it, version 2, and version 3, as libzt-prof.so writes it. The
+ * format's keys and limits are named in rawfmt.h, shared with the writer.
  */
 #ifndef ZT_RAW_H
 #define ZT_RAW_H
@@ -35,12 +36,13 @@ struct zt_buildid {
 	char *path;		/* as the loader named it, informational */
 };
 
+/* A "threads" line: the thread's last name wins (zt_raw_thread_name). */
 struct zt_tname {
 	uint32_t tid;
 	char *name;
 };
 
-struct zt_dump {
+struct zt_raw {
 	int version;		/* 1, 2 or 3 */
 	int complete;		/* an "end" line was read (v2) */
 	unsigned hz;
@@ -87,21 +89,31 @@ struct zt_dump {
 
 /*
  * Read a whole dump from in into d (zeroed by the caller). Returns 0, or -1
- * with a message "line N: problem" in err. Maps come out sorted by start, with
- * their build-ids attached. The caller frees d with zt_dump_free.
+ * with the whole message in err, place first ("'f': line N: problem", on
+ * stdin "line N: problem"; util.h's error policy). Maps come out sorted by
+ * start, with their build-ids attached. The caller frees d with
+ * zt_raw_free, also after a failure.
  */
-int zt_dump_read(struct zt_input *in, struct zt_dump *d, char *err, size_t errlen);
+int zt_raw_read(struct zt_input *in, struct zt_raw *d, char *err, size_t errlen);
 
 /*
- * Like zt_dump_read, but samples are only counted, not stored: for readers
+ * Like zt_raw_read, but samples are only counted, not stored: for readers
  * that need the header and the summary only.
  */
-int zt_dump_read_summary(struct zt_input *in, struct zt_dump *d, char *err,
-			 size_t errlen);
+int zt_raw_read_summary(struct zt_input *in, struct zt_raw *d, char *err,
+			size_t errlen);
 
-void zt_dump_free(struct zt_dump *d);
+/*
+ * zt_raw_read from the file at path (NULL or "-": stdin; plain or gzip),
+ * opened and closed here: what the tools that take one dump do. Returns 0,
+ * or -1 with the whole message in err ("cannot open 'f': ...", "'f': line
+ * 3: ..."). The caller frees d with zt_raw_free, also after a failure.
+ */
+int zt_raw_load(const char *path, struct zt_raw *d, char *err, size_t errlen);
+
+void zt_raw_free(struct zt_raw *d);
 
 /* The name of thread tid from the dump, or NULL. */
-const char *zt_dump_thread_name(const struct zt_dump *d, uint32_t tid);
+const char *zt_raw_thread_name(const struct zt_raw *d, uint32_t tid);
 
 #endif

@@ -76,7 +76,7 @@
 /* Values the collector writes. */
 #define ZT_RAW_TIMER_PERF "perf-task-clock"
 #define ZT_RAW_TIMER_POSIX "posix-cpu"
-#define ZT_RAW_TIMER_NONE "none"
+#define ZT_RAW_TIMER_NONE "none"	/* unreachable: the timer starts before the dump opens */
 #define ZT_RAW_CAP_KERNEL_TICK "kernel-tick"
 #define ZT_RAW_UNWIND_AUTO "auto"
 #define ZT_RAW_UNWIND_CFI "cfi"

@@ -48,7 +48,7 @@ struct demangled {
 };
 
 struct zt_symbolizer {
-	const struct zt_dump *d;
+	const struct zt_raw *d;
 	struct zt_symopts o;
 	const char **dirs;	/* the debug directories, then the system's */
 	const char **roots;	/* each one's root: NULL, or the sysroot */
@@ -84,7 +84,7 @@ static void warn_once(struct zt_symbolizer *s, const char *fmt, ...)
 	s->warnings[s->nwarnings++] = zt_strdup(buf);
 }
 
-struct zt_symbolizer *zt_symbolizer_new(const struct zt_dump *d,
+struct zt_symbolizer *zt_symbolizer_new(const struct zt_raw *d,
 					const struct zt_symopts *o)
 {
 	struct zt_symbolizer *s = zt_calloc(1, sizeof *s);

@@ -52,7 +52,7 @@ struct zt_symres {
  * missing, not ELF, or of another build, with no good copy, gets one warning
  * on stderr and in zt_symbolizer_warnings, and its frames are "[basename]".
  */
-struct zt_symbolizer *zt_symbolizer_new(const struct zt_dump *d,
+struct zt_symbolizer *zt_symbolizer_new(const struct zt_raw *d,
 					const struct zt_symopts *o);
 void zt_symbolizer_free(struct zt_symbolizer *s);
 

@@ -1,9 +1,14 @@
 /*
- * ztfacts.c — parsing `# zt` comment lines.
+ * ztfacts.c — `# zt` comment lines: written from a raw dump (zt-symbolize),
+ * parsed back (zt-stat, through the perf-script reader).
  */
 #include "ztfacts.h"
+#include "escape.h"
+#include "raw.h"
+#include "rawfmt.h"
 #include "util.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,10 +41,12 @@ const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n)
 	size_t klen, vlen;
 	uint64_t x;
 
-	if (n < 5 || memcmp(s, "# zt ", 5) != 0)
+	static const size_t plen = sizeof ZT_FACT_PREFIX - 1;
+
+	if (n < plen || memcmp(s, ZT_FACT_PREFIX, plen) != 0)
 		return NULL;
-	key = s + 5;
-	sp = memchr(key, ' ', n - 5);
+	key = s + plen;
+	sp = memchr(key, ' ', n - plen);
 	if (!sp)
 		return NULL;
 	klen = (size_t)(sp - key);
@@ -47,47 +54,107 @@ const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n)
 	vlen = n - (size_t)(v - s);
 
 #define IS(k) (klen == sizeof(k) - 1 && memcmp(key, k, klen) == 0)
-	if (IS("hz")) {
+	if (IS(ZT_FACT_HZ)) {
 		if (num(v, vlen, &x) < 0)
-			return "'# zt hz' wants a number";
+			return "'# zt " ZT_FACT_HZ "' wants a number";
 		if (!f->hz)
 			f->hz = x;
-	} else if (IS("timer")) {
+	} else if (IS(ZT_FACT_TIMER)) {
 		if (!f->timer[0])
 			word(f->timer, sizeof f->timer, v, vlen);
-	} else if (IS("lost")) {
+	} else if (IS(ZT_FACT_LOST)) {
 		const char *r = memchr(v, ' ', vlen);
 		if (num(v, vlen, &x) < 0)
-			return "'# zt lost' wants a number";
+			return "'# zt " ZT_FACT_LOST "' wants a number";
 		f->have_lost = 1;
 		f->lost += x;
 		if (r && !f->lost_reason[0])
 			word(f->lost_reason, sizeof f->lost_reason, r + 1,
 			     vlen - (size_t)(r + 1 - v));
-	} else if (IS("cpu-ns")) {
+	} else if (IS(ZT_FACT_CPU_NS)) {
 		if (num(v, vlen, &x) < 0)
-			return "'# zt cpu-ns' wants a number";
+			return "'# zt " ZT_FACT_CPU_NS "' wants a number";
 		f->have_cpu_ns = 1;
 		f->cpu_ns += x;
-	} else if (IS("cpu-user-ns") || IS("cpu-sys-ns")) {
-		int user = key[4] == 'u';
+	} else if (IS(ZT_FACT_CPU_USER_NS) || IS(ZT_FACT_CPU_SYS_NS)) {
+		int user = IS(ZT_FACT_CPU_USER_NS);
 
 		if (num(v, vlen, &x) < 0)
-			return user ? "'# zt cpu-user-ns' wants a number"
-				    : "'# zt cpu-sys-ns' wants a number";
+			return user ? "'# zt " ZT_FACT_CPU_USER_NS "' wants a number"
+				    : "'# zt " ZT_FACT_CPU_SYS_NS "' wants a number";
 		*(user ? &f->cpu_user_ns : &f->cpu_sys_ns) += x;
 		f->cpu_split_seen |= user ? 1u : 2u;
 		f->have_cpu_split = f->cpu_split_seen == 3;
-	} else if (IS("rate-cap")) {
+	} else if (IS(ZT_FACT_RATE_CAP)) {
 		/* Why the rate is capped: "kernel-tick" (the POSIX timer). */
 		if (!f->rate_cap[0])
 			word(f->rate_cap, sizeof f->rate_cap, v, vlen);
-	} else if (IS("samples")) {
+	} else if (IS(ZT_FACT_SAMPLES)) {
 		if (num(v, vlen, &x) < 0)
-			return "'# zt samples' wants a number";
+			return "'# zt " ZT_FACT_SAMPLES "' wants a number";
 		f->have_samples = 1;
 		f->samples += x;
 	}
 #undef IS
 	return NULL;
+}
+
+/* "# zt KEY VALUE" with a value from the dump: escaped. */
+static void put_text(FILE *out, const char *key, const char *value)
+{
+	fprintf(out, ZT_FACT_PREFIX "%s ", key);
+	zt_fput_escaped(out, value, NULL);
+	fputc('\n', out);
+}
+
+static void put_num(FILE *out, const char *key, uint64_t value)
+{
+	fprintf(out, ZT_FACT_PREFIX "%s %" PRIu64 "\n", key, value);
+}
+
+void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, size_t nwarn)
+{
+	put_num(out, ZT_FACT_VERSION, (uint64_t)d->version);
+	put_num(out, ZT_FACT_HZ, d->hz);
+	put_text(out, ZT_FACT_TIMER, d->timer ? d->timer : ZT_FACT_TIMER_UNKNOWN);
+	if (d->rate_cap)
+		put_text(out, ZT_FACT_RATE_CAP, d->rate_cap);
+	put_num(out, ZT_FACT_SAMPLES, d->nsamples);
+	if (d->lost_detail) {
+		fprintf(out, ZT_FACT_PREFIX ZT_FACT_LOST " %" PRIu64 " ", d->lost);
+		zt_fput_escaped(out, d->lost_detail, NULL);
+		fputc('\n', out);
+	} else {
+		put_num(out, ZT_FACT_LOST, d->lost);
+	}
+	if (d->truncated)
+		put_num(out, ZT_FACT_TRUNCATED, d->truncated);
+	if (d->unwind)
+		put_text(out, ZT_FACT_UNWIND, d->unwind);
+	if (d->have_partial)
+		put_num(out, ZT_FACT_PARTIAL, d->partial);
+	if (d->unsampled)
+		put_num(out, ZT_FACT_UNSAMPLED, d->unsampled);
+	if (d->conflict)
+		put_text(out, ZT_FACT_PROGRAM_SIGPROF, d->conflict);
+	if (d->exec)
+		put_text(out, ZT_FACT_EXEC, d->exec);
+	if (d->have_cpu)
+		put_num(out, ZT_FACT_CPU_NS, d->cpu_ns);
+	/* Both or neither: zt-stat splits CPU time only with both. */
+	if (d->cpu_user_ns || d->cpu_sys_ns) {
+		put_num(out, ZT_FACT_CPU_USER_NS, d->cpu_user_ns);
+		put_num(out, ZT_FACT_CPU_SYS_NS, d->cpu_sys_ns);
+	}
+	if (d->have_pid)
+		put_num(out, ZT_FACT_PID, d->pid);
+	if (d->exe)
+		put_text(out, ZT_FACT_EXE, d->exe);
+	for (size_t i = 0; i < d->nthreads; i++) {
+		fprintf(out, ZT_FACT_PREFIX ZT_FACT_THREAD " %" PRIu32 " ", d->threads[i].tid);
+		zt_fput_escaped(out, d->threads[i].name, NULL);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < nwarn; i++)
+		put_text(out, ZT_FACT_WARNING, warn[i]);
 }

@@ -1,13 +1,17 @@
 /*
  * ztfacts.h — the `# zt KEY VALUE` lines zt-symbolize writes before the
  * first record (formats/symbolized.md): rate, timer, samples lost, CPU time.
- * zt-stat reads them for its header.
+ * zt-stat reads them for its header. Both sides are here, with the names
+ * from rawfmt.h, so that what is written is what is read.
  */
 #ifndef ZT_ZTFACTS_H
 #define ZT_ZTFACTS_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+struct zt_raw;
 
 struct zt_facts {
 	uint64_t hz;		/* 0 when unknown */
@@ -32,5 +36,13 @@ struct zt_facts {
  * (samples, lost, cpu-ns, cpu-user-ns, cpu-sys-ns); hz and the timer keep the first value.
  */
 const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n);
+
+/*
+ * Write the facts of dump d to out, one `# zt` line each, then one
+ * `# zt warning` line for each of the nwarn warnings. Every value that came
+ * from the dump is escaped (escape.h), so that nothing in a dump forges a
+ * line or reaches a terminal raw.
+ */
+void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, size_t nwarn);
 
 #endif

@@ -10,7 +10,6 @@
  * stderr and makes the exit status 1.
  */
 #include "archive.h"
-#include "input.h"
 #include "raw.h"
 #include "usage.h"
 #include "util.h"
@@ -36,15 +35,14 @@ static const struct zt_usage usage = {
 };
 
 /* Reachable when an error exits, so that LeakSanitizer stays quiet. */
-static struct zt_input *in;
-static struct zt_dump d;
+static struct zt_raw d;
 
 int main(int argc, char **argv)
 {
 	const char *dir = NULL;
 	struct zt_archived *a;
 	size_t n;
-	char err[512];
+	char err[ZT_ERR_MAX];
 	int c, status = 0;
 
 	zt_setprog(argv[0]);
@@ -63,16 +61,8 @@ int main(int argc, char **argv)
 		return ZT_EXIT_USAGE;
 	}
 
-	in = zt_input_open(argc ? argv[0] : NULL, err, sizeof err);
-	if (!in)
+	if (zt_raw_load(argc ? argv[0] : NULL, &d, err, sizeof err) < 0)
 		zt_die(ZT_EXIT_DATA, "%s", err);
-	memset(&d, 0, sizeof d);
-	if (zt_dump_read(in, &d, err, sizeof err) < 0) {
-		if (argc && strcmp(argv[0], "-") != 0 && !zt_input_error(in))
-			zt_die(1, "%s: %s", zt_input_name(in), err);
-		zt_die(1, "%s", err);
-	}
-	zt_input_close(in);
 	if (zt_archive(&d, dir, &a, &n, err, sizeof err) < 0)
 		zt_die(1, "%s", err);
 	for (size_t i = 0; i < n; i++) {
@@ -86,6 +76,6 @@ int main(int argc, char **argv)
 	}
 	zt_fshut(stdout, "<stdout>");
 	zt_archived_free(a, n);
-	zt_dump_free(&d);
+	zt_raw_free(&d);
 	return status;
 }

@@ -1,47 +1,46 @@
 /*
  * zt-symbolize — raw dump in, symbolized stream out (formats/symbolized.md).
  *
- *   zt-symbolize [-l] [--no-demangle] [-d DIR]... [--sysroot=DIR] [FILE]
+ *   zt-symbolize [-lm] [--no-demangle] [-d DIR]... [--sysroot=DIR] [FILE]
  *
  * The dump is read whole (plain or gzip) and checked before anything is
- * printed, so a bad dump produces an error and no output. Identical samples
- * become one record whose period is their count.
+ * printed, so a bad dump produces an error and no output. A sample line
+ * with a time becomes one record at that time; with --merge, or without
+ * times, identical samples become one record whose period is their count.
  */
-#include "input.h"
-#include "escape.h"
 #include "raw.h"
+#include "escape.h"
+#include "symargs.h"
 #include "symbolize.h"
+#include "usage.h"
 #include "util.h"
+#include "ztfacts.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(int status)
-{
-	FILE *f = status ? stderr : stdout;
+enum { OPT_MERGE = 'm' };
 
-	fprintf(f, "usage: %s [-lm] [--no-demangle] [-d DIR]... [--sysroot=DIR] [FILE]\n"
-		"Turn a zt raw dump (FILE or stdin, plain or gzip) into the perf script\n"
-		"text layout: one record per sample, in time order, with its time\n"
-		"(dumps without times, or --merge: one record per distinct stack).\n"
-		"\n"
-		"  -d, --debug-dir=DIR  look for binaries and debug files by build-id in\n"
-		"                       DIR/.build-id/ (repeatable; before /usr/lib/debug)\n"
-		"  -l, --lines          source lines and inlined frames, from DWARF\n"
-		"  -m, --merge          one record per distinct stack, its period the count\n"
-		"      --no-demangle    print C++ and Rust names as they are mangled\n"
-		"      --sysroot=DIR    look for the dump's files under DIR\n"
-		"  -h, --help           print this help\n"
-		"  -V, --version        print the version\n", zt_prog);
-	exit(status);
-}
+static const struct zt_opt options[] = {
+	ZT_SYMARGS_ROWS,
+	{ OPT_MERGE, "merge", no_argument, NULL, "one record per distinct stack, its period the count" },
+	{ 'h', "help", no_argument, NULL, "print this help" },
+	{ 'V', "version", no_argument, NULL, "print the version" },
+	{ 0 },
+};
+
+static const struct zt_usage usage = {
+	"zt-symbolize [-lm] [--no-demangle] [-d DIR]... [--sysroot=DIR] [FILE]",
+	"Turn a zt raw dump (FILE or stdin, plain or gzip) into the perf script\n"
+	"text layout: one record per sample, in time order, with its time\n"
+	"(dumps without times, or --merge: one record per distinct stack).",
+	options,
+	NULL,
+};
 
 /* The process name: the exe's basename, else the first file mapped. */
-static const char *process_name(const struct zt_dump *d)
+static const char *process_name(const struct zt_raw *d)
 {
 	if (d->exe && *d->exe)
 		return zt_basename(d->exe);
@@ -51,78 +50,9 @@ static const char *process_name(const struct zt_dump *d)
 	return "unknown";
 }
 
-/*
- * A "# zt KEY VALUE" line whose value came from the dump: escaped, so that
- * nothing in a dump forges a line or reaches a terminal raw.
- */
-static void fact(const char *key, const char *value)
-{
-	printf("# zt %s ", key);
-	zt_fput_escaped(stdout, value, NULL);
-	putchar('\n');
-}
-
-static void print_facts(const struct zt_dump *d, const struct zt_symbolizer *s)
-{
-	const char *const *warn;
-	size_t nwarn;
-
-	printf("# zt version %d\n", d->version);
-	printf("# zt hz %u\n", d->hz);
-	fact("timer", d->timer ? d->timer : "unknown");
-	if (d->rate_cap)
-		fact("rate-cap", d->rate_cap);
-	printf("# zt samples %" PRIu64 "\n", d->nsamples);
-	if (d->lost_detail) {
-		printf("# zt lost %" PRIu64 " ", d->lost);
-		zt_fput_escaped(stdout, d->lost_detail, NULL);
-		putchar('\n');
-	} else
-		printf("# zt lost %" PRIu64 "\n", d->lost);
-	if (d->truncated)
-		printf("# zt truncated %" PRIu64 "\n", d->truncated);
-	if (d->unwind)
-		fact("unwind", d->unwind);
-	if (d->have_partial)
-		printf("# zt partial %" PRIu64 "\n", d->partial);
-	if (d->unsampled)
-		printf("# zt unsampled-threads %" PRIu64 "\n", d->unsampled);
-	if (d->conflict)
-		fact("program-sigprof", d->conflict);
-	if (d->exec)
-		fact("exec", d->exec);
-	if (d->have_cpu)
-		printf("# zt cpu-ns %" PRIu64 "\n", d->cpu_ns);
-	if (d->cpu_user_ns || d->cpu_sys_ns)
-		printf("# zt cpu-user-ns %" PRIu64 "\n# zt cpu-sys-ns %" PRIu64 "\n",
-		       d->cpu_user_ns, d->cpu_sys_ns);
-	if (d->have_pid)
-		printf("# zt pid %" PRIu64 "\n", d->pid);
-	if (d->exe)
-		fact("exe", d->exe);
-	for (size_t i = 0; i < d->nthreads; i++) {
-		printf("# zt thread %" PRIu32 " ", d->threads[i].tid);
-		zt_fput_escaped(stdout, d->threads[i].name, NULL);
-		putchar('\n');
-	}
-	warn = zt_symbolizer_warnings(s, &nwarn);
-	for (size_t i = 0; i < nwarn; i++)
-		fact("warning", warn[i]);
-}
-
-/* A directory option must name a directory we can read: else bad usage. */
-static void check_dir(const char *opt, const char *dir)
-{
-	if (zt_dir_check(opt, dir) < 0)
-		usage(2);
-}
-
-enum { OPT_NO_DEMANGLE = 256, OPT_SYSROOT };
-
 /* Reachable when an error exits, so that LeakSanitizer stays quiet. */
-static struct zt_input *in;
-static const char **dirs;
-static struct zt_dump d;
+static struct zt_symargs args;
+static struct zt_raw d;
 
 /* A source line under its frame, as perf script -F +srcline prints it. */
 static void print_srcline(const char *file, unsigned line)
@@ -173,11 +103,11 @@ static int by_time(const void *a, const void *b, void *ctx)
  * One record: "comm pid/tid seconds: count zt-samples:", the frames leaf
  * first, a [truncated] root for a partial stack, a blank line.
  */
-static void print_record(const struct zt_dump *dp, const struct zt_symres *res,
+static void print_record(const struct zt_raw *dp, const struct zt_symres *res,
 			 const char *comm, size_t stack, uint64_t ns, uint64_t count)
 {
 	const struct zt_stack *st = &dp->stacks[stack];
-	const char *name = zt_dump_thread_name(dp, st->tid);
+	const char *name = zt_raw_thread_name(dp, st->tid);
 	uint64_t pid = dp->have_pid ? dp->pid : st->tid;
 
 	/* A ';' in a thread name would split the folded stack. */
@@ -193,99 +123,73 @@ static void print_record(const struct zt_dump *dp, const struct zt_symres *res,
 	putchar('\n');
 }
 
-int main(int argc, char **argv)
+/* Every record, in time order when every sample line has its time. */
+static void print_records(struct zt_raw *dp, const struct zt_symres *res, int merge)
 {
-	static const struct option longopts[] = {
-		{ "debug-dir", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "lines", no_argument, NULL, 'l' },
-		{ "merge", no_argument, NULL, 'm' },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct zt_symopts o = { 0 };
-	struct zt_symbolizer *s;
-	struct zt_symres *res;
-	char err[512];
-	const char *comm;
-	int c, merge = 0;
+	const char *comm = process_name(dp);
 
-	zt_setprog(argv[0]);
-	dirs = zt_calloc((size_t)argc + 1, sizeof *dirs);
-	while ((c = getopt_long(argc, argv, "d:hlmV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			check_dir("--debug-dir", optarg);
-			dirs[o.ndebug_dirs++] = optarg;
-			break;
-		case 'l':
-			o.lines = 1;
-			break;
-		case 'm':
-			merge = 1;
-			break;
-		case OPT_NO_DEMANGLE:
-			o.no_demangle = 1;
-			break;
-		case OPT_SYSROOT:
-			check_dir("--sysroot", optarg);
-			o.sysroot = optarg;
-			break;
-		case 'h':
-			usage(0);
-			break;
-		case 'V':
-			zt_version();
-			return 0;
-		default:
-			usage(2);
-		}
-	}
-	argc -= optind;
-	argv += optind;
-	if (argc > 1)
-		usage(2);
-
-	in = zt_input_open(argc ? argv[0] : NULL, err, sizeof err);
-	if (!in)
-		zt_die(ZT_EXIT_DATA, "%s", err);
-	memset(&d, 0, sizeof d);
-	if (zt_dump_read(in, &d, err, sizeof err) < 0) {
-		if (argc && strcmp(argv[0], "-") != 0 && !zt_input_error(in))
-			zt_die(1, "%s: %s", zt_input_name(in), err);
-		zt_die(1, "%s", err);
-	}
-	zt_input_close(in);
-
-	/* Resolve everything first: warnings go before the first record. */
-	o.debug_dirs = dirs;
-	s = zt_symbolizer_new(&d, &o);
-	res = zt_calloc(d.naddr ? d.naddr : 1, sizeof *res);
-	for (size_t i = 0; i < d.naddr; i++)
-		zt_symbolize(s, d.addr[i], d.exact[i], &res[i]);
-
-	print_facts(&d, s);
-	comm = process_name(&d);
-	if (!merge && d.ntimed > 0 && d.nuntimed == 0) {
+	if (!merge && dp->ntimed > 0 && dp->nuntimed == 0) {
 		/*
 		 * One record per sample line, in time order, with its time, as
 		 * perf script prints them: viewers that weigh a record by the
 		 * time to the next one, or count records, weigh it right.
 		 */
-		qsort_r(d.timed, d.ntimed, sizeof *d.timed, by_time, NULL);
-		for (size_t i = 0; i < d.ntimed; i++)
-			print_record(&d, res, comm, d.timed[i].stack, d.start_ns + d.timed[i].ns,
-				     d.timed[i].count);
+		qsort_r(dp->timed, dp->ntimed, sizeof *dp->timed, by_time, NULL);
+		for (size_t i = 0; i < dp->ntimed; i++)
+			print_record(dp, res, comm, dp->timed[i].stack,
+				     dp->start_ns + dp->timed[i].ns, dp->timed[i].count);
 	} else {
-		for (size_t i = 0; i < d.nstacks; i++)
-			print_record(&d, res, comm, i, 0, d.stacks[i].count);
+		for (size_t i = 0; i < dp->nstacks; i++)
+			print_record(dp, res, comm, i, 0, dp->stacks[i].count);
 	}
+}
+
+int main(int argc, char **argv)
+{
+	struct zt_symbolizer *s;
+	struct zt_symres *res;
+	const char *const *warn;
+	size_t nwarn;
+	char err[ZT_ERR_MAX];
+	int c, merge = 0;
+
+	zt_setprog(argv[0]);
+	zt_symargs_init(&args, argc);
+	while ((c = zt_getopt(argc, argv, &usage)) != -1) {
+		switch (zt_symargs_take(&args, c, optarg)) {
+		case 1: continue;
+		case -1: zt_usage(&usage, stderr); return ZT_EXIT_USAGE;
+		}
+		switch (c) {
+		case OPT_MERGE: merge = 1; break;
+		case 'h': zt_usage(&usage, stdout); return ZT_EXIT_OK;
+		case 'V': zt_version(); return ZT_EXIT_OK;
+		default: zt_usage(&usage, stderr); return ZT_EXIT_USAGE;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1) {
+		zt_usage(&usage, stderr);
+		return ZT_EXIT_USAGE;
+	}
+
+	if (zt_raw_load(argc ? argv[0] : NULL, &d, err, sizeof err) < 0)
+		zt_die(ZT_EXIT_DATA, "%s", err);
+
+	/* Resolve everything first: warnings go before the first record. */
+	s = zt_symbolizer_new(&d, &args.opts);
+	res = zt_calloc(d.naddr ? d.naddr : 1, sizeof *res);
+	for (size_t i = 0; i < d.naddr; i++)
+		zt_symbolize(s, d.addr[i], d.exact[i], &res[i]);
+
+	warn = zt_symbolizer_warnings(s, &nwarn);
+	zt_facts_write(stdout, &d, warn, nwarn);
+	print_records(&d, res, merge);
 	zt_fshut(stdout, "<stdout>");
 	free(res);
 	zt_symbolizer_free(s);
-	zt_dump_free(&d);
-	free(dirs);
-	return 0;
+	zt_raw_free(&d);
+	zt_symargs_free(&args);
+	return ZT_EXIT_OK;
 }

@@ -81,11 +81,11 @@ static unsigned char *pbc(const struct zt_pprof *p, size_t *len)
 
 int main(int argc, char **argv)
 {
-	struct zt_dump d = { 0 }; char err[512]; size_t n1, n2;
+	struct zt_raw d = { 0 }; char err[512]; size_t n1, n2;
 	zt_setprog("bench");
 	struct zt_input *in = zt_input_open(argv[1], err, sizeof err);
 	if (!in) zt_die(1, "%s", err);
-	if (zt_dump_read(in, &d, err, sizeof err) < 0) zt_die(1, "%s", err);
+	if (zt_raw_read(in, &d, err, sizeof err) < 0) zt_die(1, "%s", err);
 	struct zt_symbolizer *s = zt_symbolizer_new(&d, NULL);
 	struct zt_pprof *p = zt_pprof_build(&d, s, 0);
 	int reps = argc > 2 ? atoi(argv[2]) : 5;

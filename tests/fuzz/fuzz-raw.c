@@ -3,8 +3,8 @@
  * the line reader (lib/input.c) and the maps (lib/maps.c) and stack index
  * (lib/hash.c) it builds on.
  *
- * Each input is written to a memfd and read with zt_dump_read; a dump that
- * parses is read again with zt_dump_read_summary, which must agree. A dump that parses is then
+ * Each input is written to a memfd and read with zt_raw_read; a dump that
+ * parses is read again with zt_raw_read_summary, which must agree. A dump that parses is then
  * walked: every sampled address (and address - 1, as the symbolizer looks it
  * up) is found in the maps, and the answer is checked against a plain scan.
  *
@@ -125,7 +125,7 @@ static const struct zt_map *scan(const struct zt_map *maps, size_t n, uint64_t a
 	return found;
 }
 
-static void find(const struct zt_dump *d, uint64_t addr)
+static void find(const struct zt_raw *d, uint64_t addr)
 {
 	const struct zt_map *m = zt_maps_find(d->maps, d->nmaps, addr);
 	const struct zt_map *want = scan(d->maps, d->nmaps, addr);
@@ -144,7 +144,7 @@ static void find(const struct zt_dump *d, uint64_t addr)
 	 */
 }
 
-static void walk(const struct zt_dump *d)
+static void walk(const struct zt_raw *d)
 {
 	uint64_t sum = 0;
 
@@ -169,7 +169,7 @@ static void walk(const struct zt_dump *d)
 		CHECK(s->partial == 0 || (s->partial == 1 && d->version == 3));
 		CHECK(s->first + s->naddr <= d->naddr);
 		sum += s->count;
-		(void)zt_dump_thread_name(d, s->tid);
+		(void)zt_raw_thread_name(d, s->tid);
 		for (uint32_t j = 0; j < s->naddr; j++) {
 			uint64_t a = d->addr[s->first + j];
 
@@ -193,7 +193,7 @@ static void walk(const struct zt_dump *d)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct zt_dump full, summary;
+	struct zt_raw full, summary;
 	struct zt_input *in;
 	char err[256], err2[256];
 	int rc, rc2;
@@ -204,7 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	zt_input_set_max_line(in, limit_of(data, size));
 	err[0] = '\0';
-	rc = zt_dump_read(in, &full, err, sizeof err);
+	rc = zt_raw_read(in, &full, err, sizeof err);
 	zt_input_close(in);
 	CHECK(rc == 0 || rc == -1);
 	if (rc < 0)
@@ -217,14 +217,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0 && (in = open_bytes(data, size))) {
 		zt_input_set_max_line(in, limit_of(data, size));
 		err2[0] = '\0';
-		rc2 = zt_dump_read_summary(in, &summary, err2, sizeof err2);
+		rc2 = zt_raw_read_summary(in, &summary, err2, sizeof err2);
 		zt_input_close(in);
 		CHECK(rc2 == 0);
 		CHECK(summary.nsamples == full.nsamples);
 		CHECK(summary.nstacks == 0);
 		CHECK(summary.nmaps == full.nmaps);
-		zt_dump_free(&summary);
+		zt_raw_free(&summary);
 	}
-	zt_dump_free(&full);
+	zt_raw_free(&full);
 	return 0;
 }

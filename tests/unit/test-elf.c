@@ -187,7 +187,7 @@ UNIT_TEST(symbolize_return_address_past_function_end_names_the_caller)
 	char err[256], line[128];
 	const struct zt_sym *f, *g;
 	uint64_t base = 0x555500000000ull, ret;
-	struct zt_dump d;
+	struct zt_raw d;
 	struct zt_input *in;
 	struct zt_symbolizer *s;
 	struct zt_symres r;
@@ -220,7 +220,7 @@ UNIT_TEST(symbolize_return_address_past_function_end_names_the_caller)
 	lseek(fd, 0, SEEK_SET);
 	in = zt_input_fdopen(fd, "<test>");
 	memset(&d, 0, sizeof d);
-	CHECK(zt_dump_read(in, &d, err, sizeof err) == 0);
+	CHECK(zt_raw_read(in, &d, err, sizeof err) == 0);
 	zt_input_close(in);
 	s = zt_symbolizer_new(&d, NULL);
 	zt_symbolize(s, ret, 0, &r);		/* as a return address */
@@ -236,6 +236,6 @@ UNIT_TEST(symbolize_return_address_past_function_end_names_the_caller)
 	CHECK_STR(r.name, "[unknown]");
 	CHECK_STR(r.module, "[unknown]");
 	zt_symbolizer_free(s);
-	zt_dump_free(&d);
+	zt_raw_free(&d);
 	zt_elf_close(&e);
 }

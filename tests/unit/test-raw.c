@@ -5,30 +5,38 @@
 #include "unit.h"
 #include "input.h"
 #include "raw.h"
+#include "rawfmt.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-static struct zt_input *from_text(const char *text)
+/* An input holding text, named as the tools name stdin ("line N: ..."). */
+static struct zt_input *named_text(const char *text, const char *name)
 {
 	int fd = memfd_create("raw", 0);
 
 	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
 		abort();
 	lseek(fd, 0, SEEK_SET);
-	return zt_input_fdopen(fd, "<test>");
+	return zt_input_fdopen(fd, name);
+}
+
+static struct zt_input *from_text(const char *text)
+{
+	return named_text(text, "<stdin>");
 }
 
 /* Parse text; returns 0 or -1 and leaves the message in err. */
-static int parse(const char *text, struct zt_dump *d, char *err, size_t n)
+static int parse(const char *text, struct zt_raw *d, char *err, size_t n)
 {
 	struct zt_input *in = from_text(text);
 	int rc;
 
 	memset(d, 0, sizeof *d);
 	err[0] = '\0';
-	rc = zt_dump_read(in, d, err, n);
+	rc = zt_raw_read(in, d, err, n);
 	zt_input_close(in);
 	return rc;
 }
@@ -47,7 +55,7 @@ static const char v1[] =
 
 UNIT_TEST(raw_reads_the_seed_v1_example)
 {
-	struct zt_dump d;
+	struct zt_raw d;
 	char err[256];
 
 	CHECK(parse(v1, &d, err, sizeof err) == 0);
@@ -65,7 +73,7 @@ UNIT_TEST(raw_reads_the_seed_v1_example)
 	CHECK(d.exact[d.stacks[0].first] == 1);
 	CHECK(d.exact[d.stacks[0].first + 1] == 0);
 	CHECK_EQ_U(d.stacks[1].count, 1);
-	zt_dump_free(&d);
+	zt_raw_free(&d);
 }
 
 static const char v2[] =
@@ -95,7 +103,7 @@ static const char v2[] =
 
 UNIT_TEST(raw_reads_a_v2_dump)
 {
-	struct zt_dump d;
+	struct zt_raw d;
 	char err[256];
 
 	CHECK(parse(v2, &d, err, sizeof err) == 0);
@@ -115,8 +123,8 @@ UNIT_TEST(raw_reads_a_v2_dump)
 	CHECK(d.maps[0].deleted);
 	CHECK_STR(d.maps[0].path, "/tmp/spin");
 	CHECK_STR(d.maps[0].buildid, "a38a785b");
-	CHECK_STR(zt_dump_thread_name(&d, 78), "worker one");
-	zt_dump_free(&d);
+	CHECK_STR(zt_raw_thread_name(&d, 78), "worker one");
+	zt_raw_free(&d);
 }
 
 static const char v3[] =
@@ -133,7 +141,7 @@ static const char v3[] =
 
 UNIT_TEST(raw_reads_a_v3_dump_with_partial_stacks)
 {
-	struct zt_dump d;
+	struct zt_raw d;
 	char err[256];
 
 	CHECK(parse(v3, &d, err, sizeof err) == 0);
@@ -151,7 +159,7 @@ UNIT_TEST(raw_reads_a_v3_dump_with_partial_stacks)
 	/* "=hex" after a signal frame is an exact pc. */
 	CHECK(d.exact[d.stacks[0].first + 2] == 1);
 	CHECK_EQ_U(d.addr[d.stacks[0].first + 2], 0x401000);
-	zt_dump_free(&d);
+	zt_raw_free(&d);
 }
 
 /* Each bad dump and the start of the message it must give. */
@@ -182,7 +190,7 @@ static const struct { const char *text, *msg; } bad[] = {
 UNIT_TEST(raw_names_the_line_of_every_malformed_dump)
 {
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		struct zt_dump d;
+		struct zt_raw d;
 		char err[256];
 		int rc = parse(bad[i].text, &d, err, sizeof err);
 
@@ -193,13 +201,13 @@ UNIT_TEST(raw_names_the_line_of_every_malformed_dump)
 			snprintf(m, sizeof m, "case %zu: got \"%s\", want \"%s...\"", i, err, bad[i].msg);
 			unit_fail(__FILE__, __LINE__, m);
 		}
-		zt_dump_free(&d);
+		zt_raw_free(&d);
 	}
 }
 
 UNIT_TEST(raw_reads_binary_as_an_error)
 {
-	struct zt_dump d;
+	struct zt_raw d;
 	char err[256];
 	int fd = memfd_create("raw", 0);
 	struct zt_input *in;
@@ -207,10 +215,83 @@ UNIT_TEST(raw_reads_binary_as_an_error)
 	if (write(fd, "zt-prof 1\nsam\0ples\n", 20) != 20)
 		abort();
 	lseek(fd, 0, SEEK_SET);
-	in = zt_input_fdopen(fd, "<test>");
+	in = zt_input_fdopen(fd, "<stdin>");
 	memset(&d, 0, sizeof d);
-	CHECK(zt_dump_read(in, &d, err, sizeof err) == -1);
+	CHECK(zt_raw_read(in, &d, err, sizeof err) == -1);
 	CHECK(strncmp(err, "line 2: binary data", 19) == 0);
 	zt_input_close(in);
-	zt_dump_free(&d);
+	zt_raw_free(&d);
+}
+
+/* A named input's messages start with its name, as zt_err_at places them. */
+UNIT_TEST(raw_names_the_file_first)
+{
+	static const struct { const char *text, *msg; } cases[] = {
+		{ "", "'t.raw': empty input, not a zt raw dump" },
+		{ "zt-prof 2\nsamples\n1 1 xyz\nend\n", "'t.raw': line 3: sample: bad address 'xyz'" },
+		{ "zt-prof 2\nsamples\n1 1 4011\n", "'t.raw': line 3: truncated dump" },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct zt_input *in = named_text(cases[i].text, "'t.raw'");
+		struct zt_raw d;
+		char err[ZT_ERR_MAX] = "";
+
+		memset(&d, 0, sizeof d);
+		CHECK(zt_raw_read(in, &d, err, sizeof err) == -1);
+		if (strncmp(err, cases[i].msg, strlen(cases[i].msg)) != 0)
+			CHECK_STR(err, cases[i].msg);
+		zt_input_close(in);
+		zt_raw_free(&d);
+	}
+}
+
+/* The reader takes the writer's names: a dump spelled with them reads back. */
+UNIT_TEST(raw_reads_the_keys_rawfmt_names)
+{
+	static const char text[] =
+		ZT_RAW_MAGIC " " ZT_STR(ZT_RAW_VERSION) "\n"
+		ZT_RAW_PID " 7\n"
+		ZT_RAW_HZ " " ZT_STR(ZT_HZ_MAX) "\n"
+		ZT_RAW_TIMER " " ZT_RAW_TIMER_POSIX "\n"
+		ZT_RAW_RATE_CAP " " ZT_RAW_CAP_KERNEL_TICK "\n"
+		ZT_RAW_UNWIND " " ZT_RAW_UNWIND_CFI "\n"
+		ZT_RAW_START_NS " 1000\n"
+		ZT_RAW_SAMPLES "\n"
+		"7 2 @5 10 =20 30 -\n"
+		ZT_RAW_THREADS "\n"
+		"7 main\n"
+		ZT_RAW_SUMMARY "\n"
+		ZT_RAW_LOST " 4 " ZT_RAW_LOST_WRITE "=4\n"
+		ZT_RAW_PARTIAL " 2\n"
+		ZT_RAW_CPU_NS " 9\n"
+		ZT_RAW_PROGRAM_SIGPROF " " ZT_RAW_SIGPROF_HANDLER "\n"
+		ZT_RAW_END "\n";
+	struct zt_raw d;
+	char err[ZT_ERR_MAX] = "";
+
+	CHECK(parse(text, &d, err, sizeof err) == 0);
+	CHECK_STR(err, "");
+	CHECK_EQ_U(d.version, ZT_RAW_VERSION);
+	CHECK_EQ_U(d.pid, 7);
+	CHECK_EQ_U(d.hz, ZT_HZ_MAX);
+	CHECK_STR(d.timer, ZT_RAW_TIMER_POSIX);
+	CHECK_STR(d.rate_cap, ZT_RAW_CAP_KERNEL_TICK);
+	CHECK_STR(d.unwind, ZT_RAW_UNWIND_CFI);
+	CHECK_EQ_U(d.start_ns, 1000);
+	CHECK_EQ_U(d.nstacks, 1);
+	CHECK(d.stacks[0].partial);
+	CHECK_EQ_U(d.stacks[0].count, 2);
+	CHECK_EQ_U(d.ntimed, 1);
+	CHECK_EQ_U(d.timed[0].ns, 5);
+	CHECK(d.exact[d.stacks[0].first + 1] == 1);
+	CHECK(d.exact[d.stacks[0].first + 2] == 0);
+	CHECK_STR(zt_raw_thread_name(&d, 7), "main");
+	CHECK_EQ_U(d.lost, 4);
+	CHECK_STR(d.lost_detail, ZT_RAW_LOST_WRITE "=4");
+	CHECK_EQ_U(d.partial, 2);
+	CHECK_EQ_U(d.cpu_ns, 9);
+	CHECK_STR(d.conflict, ZT_RAW_SIGPROF_HANDLER);
+	CHECK(d.complete);
+	zt_raw_free(&d);
 }

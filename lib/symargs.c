@@ -1,0 +1,46 @@
+/*
+ * symargs.c — the symbolizer's options, shared by zt-symbolize and zt-pprof.
+ */
+#include "symargs.h"
+#include "util.h"
+
+#include <stdlib.h>
+
+void zt_symargs_init(struct zt_symargs *a, int argc)
+{
+	*a = (struct zt_symargs){ 0 };
+	/* Every word may be a --debug-dir. */
+	a->dirs = zt_calloc((size_t)argc + 1, sizeof *a->dirs);
+	a->opts.debug_dirs = a->dirs;
+}
+
+int zt_symargs_take(struct zt_symargs *a, int c, const char *arg)
+{
+	switch (c) {
+	case 'd':
+		/* A directory that cannot be read is a mistake in the command,
+		 * not a file to warn about later, once per binary. */
+		if (zt_dir_check("--debug-dir", arg) < 0)
+			return -1;
+		a->dirs[a->opts.ndebug_dirs++] = arg;
+		return 1;
+	case 'l':
+		a->opts.lines = 1;
+		return 1;
+	case ZT_SYMARGS_NO_DEMANGLE:
+		a->opts.no_demangle = 1;
+		return 1;
+	case ZT_SYMARGS_SYSROOT:
+		if (zt_dir_check("--sysroot", arg) < 0)
+			return -1;
+		a->opts.sysroot = arg;
+		return 1;
+	}
+	return 0;
+}
+
+void zt_symargs_free(struct zt_symargs *a)
+{
+	free(a->dirs);
+	*a = (struct zt_symargs){ 0 };
+}

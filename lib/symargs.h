@@ -1,0 +1,45 @@
+/*
+ * symargs.h — the command line of the tools that symbolize a raw dump
+ * (zt-symbolize, zt-pprof): the symbolizer's options (where to find files,
+ * source lines, demangling) as rows for their option tables (usage.h), and
+ * one function that takes them, so the two tools cannot drift apart.
+ */
+#ifndef ZT_SYMARGS_H
+#define ZT_SYMARGS_H
+
+#include <getopt.h>
+
+#include "symbolize.h"
+
+/* The long-only options; a tool's own start at ZT_SYMARGS_NEXT. */
+enum { ZT_SYMARGS_NO_DEMANGLE = 256, ZT_SYMARGS_SYSROOT, ZT_SYMARGS_NEXT };
+
+/* The rows, for a tool's table of struct zt_opt. */
+#define ZT_SYMARGS_ROWS \
+	{ 'd', "debug-dir", required_argument, "DIR", \
+	  "look for binaries and debug files by build-id in\n" \
+	  "DIR/.build-id/ (repeatable; before /usr/lib/debug)" }, \
+	{ 'l', "lines", no_argument, NULL, "source lines and inlined frames, from DWARF" }, \
+	{ ZT_SYMARGS_NO_DEMANGLE, "no-demangle", no_argument, NULL, \
+	  "keep C++ and Rust names as they are mangled" }, \
+	{ ZT_SYMARGS_SYSROOT, "sysroot", required_argument, "DIR", \
+	  "look for the dump's files under DIR" }
+
+struct zt_symargs {
+	struct zt_symopts opts;	/* for zt_symbolizer_new */
+	const char **dirs;	/* the --debug-dir values; opts.debug_dirs */
+};
+
+/* Ready a for a command line of argc words. Free it with zt_symargs_free. */
+void zt_symargs_init(struct zt_symargs *a, int argc);
+
+/*
+ * Take option c, with its argument arg, when it is one of ZT_SYMARGS_ROWS.
+ * Returns 1 when taken, 0 when c is not one of them, -1 when a directory
+ * cannot be read (zt_dir_check has said so): bad usage.
+ */
+int zt_symargs_take(struct zt_symargs *a, int c, const char *arg);
+
+void zt_symargs_free(struct zt_symargs *a);
+
+#endif
