@@ -9,7 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * A 64-bit hash of n bytes, which may hold any value; seed chains hashes
+ * (hash a second key with the first's hash as its seed). Deterministic
+ * across runs and machines.
+ */
 uint64_t zt_hash(const void *p, size_t n, uint64_t seed);
+/* A 64-bit number mixed so that every bit of it moves every bit of the result. */
 uint64_t zt_hash_u64(uint64_t v);
 
 /*
@@ -29,7 +35,11 @@ typedef int (*zt_eq_fn)(void *ctx, uint32_t entry, const void *key);
 /* The entry whose key equals key, or -1. */
 int64_t zt_index_find(const struct zt_index *ix, uint64_t hash, zt_eq_fn eq,
 		      void *ctx, const void *key);
-/* Record that entry has the given hash; the caller checked it is new. */
+/*
+ * Record that entry has the given hash; the caller checked it is new.
+ * entry must be below 2^32 - 2: beyond, it exits as the allocators do when
+ * memory runs out (no table in zt gets near it before memory does).
+ */
 void zt_index_add(struct zt_index *ix, uint64_t hash, uint32_t entry);
 void zt_index_free(struct zt_index *ix);
 

@@ -5,7 +5,8 @@
  * stacks; this table stores each distinct key once and hands out ids
  * 0, 1, 2, ... in order of first appearance, so that callers can keep
  * per-key data in plain arrays indexed by id. Memory grows with the number
- * of distinct keys, never with the number of lookups.
+ * of distinct keys, never with the number of lookups. Built on hash.h's
+ * index and hash; more than 2^32 - 2 keys exit as out of memory.
  */
 #ifndef ZT_STRTAB_H
 #define ZT_STRTAB_H
@@ -14,9 +15,6 @@
 #include <stdint.h>
 
 struct zt_strtab;
-
-/* A 64-bit hash of len bytes; deterministic across runs and machines. */
-uint64_t zt_strtab_hash(const void *p, size_t len);
 
 /* A new, empty table. The caller owns it and frees it with zt_strtab_free. */
 struct zt_strtab *zt_strtab_new(void);
