@@ -79,7 +79,6 @@ static void warn_once(struct zt_symbolizer *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	zt_warn("%s", buf);
 	zt_grow(&s->warnings, &s->capwarnings, s->nwarnings + 1, sizeof *s->warnings);
 	s->warnings[s->nwarnings++] = zt_strdup(buf);
 }

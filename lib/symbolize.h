@@ -50,7 +50,8 @@ struct zt_symres {
  * build-id or by a .gnu_debuglink whose CRC matches), else from the file's
  * own .symtab or .dynsym, and PLT entries are "func@plt". A file that is
  * missing, not ELF, or of another build, with no good copy, gets one warning
- * on stderr and in zt_symbolizer_warnings, and its frames are "[basename]".
+ * in zt_symbolizer_warnings (the tool prints them), and its frames are
+ * "[basename]".
  */
 struct zt_symbolizer *zt_symbolizer_new(const struct zt_raw *d,
 					const struct zt_symopts *o);

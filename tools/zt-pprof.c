@@ -76,8 +76,9 @@ int main(int argc, char **argv)
 	struct zt_symbolizer *s;
 	struct zt_pprof *p;
 	const char *output = NULL;
+	const char *const *warn;
 	unsigned char *buf;
-	size_t len;
+	size_t len, nwarn;
 	char err[ZT_ERR_MAX];
 	int c;
 
@@ -112,6 +113,9 @@ int main(int argc, char **argv)
 		zt_die(ZT_EXIT_DATA, "%s", err);
 	s = zt_symbolizer_new(&d, &args.opts);
 	p = zt_pprof_build(&d, s, args.opts.lines);
+	warn = zt_symbolizer_warnings(s, &nwarn);
+	for (size_t i = 0; i < nwarn; i++)
+		zt_warn("%s", warn[i]);
 	buf = zt_pprof_encode(p, &len);
 	write_profile(buf, len, output);
 	if (!output)

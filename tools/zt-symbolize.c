@@ -184,6 +184,8 @@ int main(int argc, char **argv)
 		zt_symbolize(s, d.addr[i], d.exact[i], &res[i]);
 
 	warn = zt_symbolizer_warnings(s, &nwarn);
+	for (size_t i = 0; i < nwarn; i++)
+		zt_warn("%s", warn[i]);
 	zt_facts_write(stdout, &d, warn, nwarn);
 	print_records(&d, res, merge);
 	zt_fshut(stdout, "<stdout>");
