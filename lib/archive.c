@@ -145,7 +145,7 @@ int zt_archive(const struct zt_raw *d, const char *dir, struct zt_archived **out
 	static const char *const sysdirs[] = { "/usr/lib/debug" };
 
 	if (mkdirs(dir) < 0) {
-		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+		zt_errf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
 		return -1;
 	}
 	for (size_t i = 0; i < d->nmaps; i++) {

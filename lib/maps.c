@@ -26,7 +26,8 @@ static const char *field(const char **s, const char **end)
 	return p;
 }
 
-const char *zt_map_parse(const char *line, struct zt_map *m)
+/* The fields of a maps line into m; NULL, or what is wrong. */
+static const char *parse(const char *line, struct zt_map *m)
 {
 	const char *s = line, *f, *e, *dash;
 	size_t len;
@@ -59,6 +60,17 @@ const char *zt_map_parse(const char *line, struct zt_map *m)
 	}
 	m->path = zt_strndup(s, len);
 	return NULL;
+}
+
+int zt_map_parse(const char *line, struct zt_map *m, char *err, size_t errlen)
+{
+	const char *why = parse(line, m);
+
+	if (why) {
+		zt_errf(err, errlen, "%s", why);
+		return -1;
+	}
+	return 0;
 }
 
 int zt_map_is_file(const struct zt_map *m)

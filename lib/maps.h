@@ -21,10 +21,11 @@ struct zt_map {
 };
 
 /*
- * Parse one maps line into m (m->path is allocated). Returns NULL on
- * success, or a static description of what is wrong.
+ * Parse one maps line into m (m->path is allocated, and the caller frees
+ * it). Returns 0, or -1 with err set to what is wrong ("bad offset in maps
+ * line"); the caller adds the place.
  */
-const char *zt_map_parse(const char *line, struct zt_map *m);
+int zt_map_parse(const char *line, struct zt_map *m, char *err, size_t errlen);
 
 /* Whether the mapping is backed by a file (its path starts with '/'). */
 int zt_map_is_file(const struct zt_map *m);

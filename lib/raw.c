@@ -303,9 +303,9 @@ static int maps_line(struct reader *r, const char *line)
 {
 	struct zt_raw *d = r->d;
 	struct zt_map m;
-	const char *why = zt_map_parse(line, &m);
+	char why[ZT_ERR_MAX];
 
-	if (why)
+	if (zt_map_parse(line, &m, why, sizeof why) < 0)
 		return fail(r, "%s", why);
 	zt_unescape(m.path);
 	m.seq = d->nmaps;
