@@ -62,14 +62,14 @@ static int try_link(const struct zt_elf *run, const char *root, const char *cand
 	if (zt_crc32(out->data, out->size) != run->debuglink_crc) {
 		if (!*warn)
 			zt_errf(warn, warnlen, "debug file '%s' fails its CRC check; not used",
-				 out->path);
+				out->path);
 		zt_elf_close(out);
 		return -1;
 	}
 	if (run->buildid[0] && out->buildid[0] && strcmp(run->buildid, out->buildid) != 0) {
 		if (!*warn)
 			zt_errf(warn, warnlen, "debug file '%s' has build-id %s, not %s; not used",
-				 out->path, out->buildid, run->buildid);
+				out->path, out->buildid, run->buildid);
 		zt_elf_close(out);
 		return -1;
 	}
