@@ -99,8 +99,8 @@ UNIT_OBJ = \
 	tests/unit/test-walk.o \
 	tests/unit/test-escape.o \
 	tests/unit/test-raw.o \
-	tests/unit/test-elf.o \
-	tests/unit/test-symbols.o \
+	tests/unit/test-elfread.o \
+	tests/unit/test-symbolize.o \
 	tests/unit/test-input.o \
 	tests/unit/test-strtab.o \
 	tests/unit/test-ranges.o \

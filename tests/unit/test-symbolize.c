@@ -1,5 +1,5 @@
 /*
- * test-symbols.c — choosing among symbols (GLOBAL over WEAK over LOCAL at
+ * test-symbolize.c — choosing among symbols (GLOBAL over WEAK over LOCAL at
  * one address, zero-size symbols, STT_GNU_IFUNC), PLT entries named
  * "func@plt" as objdump names them in the lazy, IBT (.plt.sec) and BIND_NOW
  * layouts, .gnu_debuglink, and the demangler.

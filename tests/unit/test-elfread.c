@@ -1,5 +1,5 @@
 /*
- * test-elf.c — the ELF reader and the symbolizer on real files built by the
+ * test-elfread.c — the ELF reader and the symbolizer on real files built by the
  * test with gcc: every function nm -S lists is found at its start and its
  * last byte, and a return address just past a function's end (a call to a
  * noreturn function) is charged to the caller, not to the next function.
