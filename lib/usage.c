@@ -18,7 +18,7 @@ static int is_short(const struct zt_opt *o)
 	return o->val > 0 && o->val < 256;
 }
 
-int zt_getopt(int argc, char **argv, const struct zt_usage *u)
+static int getopt_table(int argc, char **argv, const struct zt_usage *u, int ordered)
 {
 	/* Made once per table: a tool parses one command line. */
 	static const struct zt_usage *made;
@@ -33,7 +33,8 @@ int zt_getopt(int argc, char **argv, const struct zt_usage *u)
 		free(shortopts);
 		longopts = zt_calloc(n + 1, sizeof *longopts);
 		shortopts = zt_malloc(3 * n + 2);
-		shortopts[k++] = '+';	/* options before operands, as POSIX says */
+		if (ordered)
+			shortopts[k++] = '+';
 		for (size_t i = 0; i < n; i++) {
 			const struct zt_opt *o = &u->opts[i];
 
@@ -50,6 +51,16 @@ int zt_getopt(int argc, char **argv, const struct zt_usage *u)
 		made = u;
 	}
 	return getopt_long(argc, argv, shortopts, longopts, NULL);
+}
+
+int zt_getopt(int argc, char **argv, const struct zt_usage *u)
+{
+	return getopt_table(argc, argv, u, 0);
+}
+
+int zt_getopt_ordered(int argc, char **argv, const struct zt_usage *u)
+{
+	return getopt_table(argc, argv, u, 1);
 }
 
 /* Lines of text, each after indent spaces but the first. */

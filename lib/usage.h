@@ -42,6 +42,14 @@ struct zt_usage {
 int zt_getopt(int argc, char **argv, const struct zt_usage *u);
 
 /*
+ * The same, but options end at the first operand, as POSIX getopt: for a
+ * launcher (zt-collect) whose operands are a command line with options of
+ * its own. zt_getopt, like GNU getopt, takes options anywhere ("zt-stat
+ * f.folded -n 5"), as the tools always have.
+ */
+int zt_getopt_ordered(int argc, char **argv, const struct zt_usage *u);
+
+/*
  * The usage lines; on stdout (--help) also the about text, every option
  * of the table and the notes.
  */
