@@ -135,9 +135,13 @@ int zt_dwarfcompat_rnglist(const struct zt_dwarfcompat_lists *l,
 	return -1;
 }
 
-const unsigned char *zt_dwarfcompat_section(const struct zt_elf *e,
-					    const struct zt_section *sec, size_t *n,
-					    int *owned)
+/*
+ * The bytes of section sec of e, decompressed when SHF_COMPRESSED (zlib);
+ * *owned says whether the caller frees them. NULL if they cannot be had.
+ */
+static const unsigned char *section_bytes(const struct zt_elf *e,
+					  const struct zt_section *sec, size_t *n,
+					  int *owned)
 {
 	Elf64_Chdr ch;
 	unsigned char *out;
@@ -181,7 +185,7 @@ int zt_dwarfcompat_check_lists(const struct zt_elf *e, char *err, size_t errlen)
 
 		if (!sec)
 			continue;
-		b = zt_dwarfcompat_section(e, sec, &n, &owned);
+		b = section_bytes(e, sec, &n, &owned);
 		if (!b) {
 			zt_errf(err, errlen, "corrupt DWARF: %s cannot be read", names[k]);
 			return -1;
@@ -243,10 +247,10 @@ void zt_dwarfcompat_lists_open(const struct zt_elf *e, struct zt_dwarfcompat_lis
 
 	memset(l, 0, sizeof *l);
 	if ((sec = zt_elf_section(e, ".debug_rnglists")) != NULL &&
-	    (l->rng = zt_dwarfcompat_section(e, sec, &n, &l->own_rng)) != NULL)
+	    (l->rng = section_bytes(e, sec, &n, &l->own_rng)) != NULL)
 		l->nrng = n;
 	if ((sec = zt_elf_section(e, ".debug_addr")) != NULL &&
-	    (l->addr = zt_dwarfcompat_section(e, sec, &n, &l->own_addr)) != NULL)
+	    (l->addr = section_bytes(e, sec, &n, &l->own_addr)) != NULL)
 		l->naddr = n;
 }
 

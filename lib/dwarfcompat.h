@@ -23,15 +23,6 @@
 #include <stdint.h>
 
 struct zt_elf;
-struct zt_section;
-
-/*
- * The bytes of section sec of e, decompressed when SHF_COMPRESSED (zlib);
- * *owned says whether the caller frees them. NULL if they cannot be had.
- */
-const unsigned char *zt_dwarfcompat_section(const struct zt_elf *e,
-					    const struct zt_section *sec, size_t *n,
-					    int *owned);
 
 /*
  * Check the unit headers of .debug_rnglists and .debug_loclists. Returns 0,

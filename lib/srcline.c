@@ -43,7 +43,6 @@ struct scope {
 	int named;
 	uint32_t depth;
 	uint32_t call_file, call_line;	/* where this scope was inlined */
-	uint32_t die;		/* which DIE: intervals of one DIE share it */
 };
 
 struct cu {
@@ -343,10 +342,62 @@ struct walk {
 	struct zt_dwarfcompat_bases cb;
 	uint64_t *r;
 	size_t nr, capr, capscopes;
-	uint32_t ndies;
 	size_t visited;
 	Dwarf_Off lastoff;	/* the last DIE visited */
 };
+
+/*
+ * In a tree walked in order, each DIE comes after every one before it: a
+ * DW_AT_sibling that points back, or into a subtree already walked, would
+ * revisit DIEs without end. Whether die is after the last one visited.
+ */
+static int in_order(struct walk *w, Dwarf_Die die)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Off here = 0;
+
+	if (dwarf_dieoffset(die, &here, &e) != DW_DLV_OK ||
+	    (w->visited > 1 && here <= w->lastoff)) {
+		note(w->dw, &e, "DIEs out of order (a bad DW_AT_sibling)");
+		return 0;
+	}
+	w->lastoff = here;
+	return 1;
+}
+
+/* One scope per range of a function or inlined call, depth scopes deep. */
+static void add_scopes(struct walk *w, Dwarf_Die die, Dwarf_Half tag, uint32_t depth)
+{
+	Dwarf_Error e = NULL;
+	uint64_t cf = 0, cl = 0;
+	Dwarf_Off off = 0;
+
+	w->nr = 0;
+	die_ranges(w->dw, die, &w->cb, &w->r, &w->nr, &w->capr);
+	if (tag == DW_TAG_inlined_subroutine) {
+		die_udata(w->dw, die, DW_AT_call_file, &cf);
+		die_udata(w->dw, die, DW_AT_call_line, &cl);
+	}
+	if (w->nr && dwarf_dieoffset(die, &off, &e) != DW_DLV_OK) {
+		note(w->dw, &e, "DIE offset");
+		w->nr = 0;
+	}
+	for (size_t i = 0; i + 1 < w->nr; i += 2) {
+		struct scope *s;
+
+		zt_grow(&w->cu->scopes, &w->capscopes, w->cu->nscopes + 1,
+			sizeof *w->cu->scopes);
+		s = &w->cu->scopes[w->cu->nscopes++];
+		s->lo = w->r[i];
+		s->hi = w->r[i + 1];
+		s->off = off;
+		s->name = NULL;
+		s->named = 0;
+		s->depth = depth;
+		s->call_file = (uint32_t)cf;
+		s->call_line = (uint32_t)cl;
+	}
+}
 
 /* Visit die and its siblings, depth scopes deep; children recursively. */
 static void walk(struct walk *w, Dwarf_Die die, uint32_t depth, int level)
@@ -364,57 +415,16 @@ static void walk(struct walk *w, Dwarf_Die die, uint32_t depth, int level)
 			dwarf_dealloc_die(die);
 			return;
 		}
-		/*
-		 * In a tree walked in order, each DIE comes after every one
-		 * before it: a DW_AT_sibling that points back, or into a
-		 * subtree already walked, would revisit DIEs without end.
-		 */
-		{
-			Dwarf_Off here = 0;
-
-			if (dwarf_dieoffset(die, &here, &e) != DW_DLV_OK ||
-			    (w->visited > 1 && here <= w->lastoff)) {
-				note(w->dw, &e, "DIEs out of order (a bad DW_AT_sibling)");
-				dwarf_dealloc_die(die);
-				return;
-			}
-			w->lastoff = here;
+		if (!in_order(w, die)) {
+			dwarf_dealloc_die(die);
+			return;
 		}
 		if (dwarf_tag(die, &tag, &e) != DW_DLV_OK) {
 			note(w->dw, &e, "tag");
 			tag = 0;
 		}
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
-			uint64_t cf = 0, cl = 0;
-			Dwarf_Off off = 0;
-
-			w->nr = 0;
-			die_ranges(w->dw, die, &w->cb, &w->r, &w->nr, &w->capr);
-			if (tag == DW_TAG_inlined_subroutine) {
-				die_udata(w->dw, die, DW_AT_call_file, &cf);
-				die_udata(w->dw, die, DW_AT_call_line, &cl);
-			}
-			if (w->nr && dwarf_dieoffset(die, &off, &e) != DW_DLV_OK) {
-				note(w->dw, &e, "DIE offset");
-				w->nr = 0;
-			}
-			for (size_t i = 0; i + 1 < w->nr; i += 2) {
-				struct scope *s;
-
-				zt_grow(&w->cu->scopes, &w->capscopes, w->cu->nscopes + 1,
-					sizeof *w->cu->scopes);
-				s = &w->cu->scopes[w->cu->nscopes++];
-				s->lo = w->r[i];
-				s->hi = w->r[i + 1];
-				s->off = off;
-				s->name = NULL;
-				s->named = 0;
-				s->depth = depth;
-				s->call_file = (uint32_t)cf;
-				s->call_line = (uint32_t)cl;
-				s->die = w->ndies;
-			}
-			w->ndies++;
+			add_scopes(w, die, tag, depth);
 			inner = depth + 1;
 		}
 		/*
