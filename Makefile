@@ -98,6 +98,7 @@ UNIT_OBJ = \
 	tests/unit/main.o \
 	tests/unit/test-walk.o \
 	tests/unit/test-escape.o \
+	tests/unit/test-usage.o \
 	tests/unit/test-raw.o \
 	tests/unit/test-elfread.o \
 	tests/unit/test-symbolize.o \

@@ -22,11 +22,12 @@ static int getopt_table(int argc, char **argv, const struct zt_usage *u, int ord
 {
 	/* Made once per table: a tool parses one command line. */
 	static const struct zt_usage *made;
+	static int made_ordered;
 	static struct option *longopts;
 	static char *shortopts;
 	size_t n = 0, k = 0;
 
-	if (made != u) {
+	if (made != u || made_ordered != ordered) {
 		while (u->opts[n].name)
 			n++;
 		free(longopts);
@@ -49,6 +50,7 @@ static int getopt_table(int argc, char **argv, const struct zt_usage *u, int ord
 		}
 		shortopts[k] = '\0';
 		made = u;
+		made_ordered = ordered;
 	}
 	return getopt_long(argc, argv, shortopts, longopts, NULL);
 }
@@ -75,10 +77,15 @@ static void indented(FILE *f, const char *s, int indent)
 
 void zt_usage(const struct zt_usage *u, FILE *f)
 {
+	zt_usage_write(u, f, f == stdout);
+}
+
+void zt_usage_write(const struct zt_usage *u, FILE *f, int full)
+{
 	fputs("usage: ", f);
 	indented(f, u->synopsis, 0);
 	fputc('\n', f);
-	if (f != stdout)
+	if (!full)
 		return;
 	if (u->about) {
 		fputc('\n', f);

@@ -55,6 +55,9 @@ int zt_getopt_ordered(int argc, char **argv, const struct zt_usage *u);
  */
 void zt_usage(const struct zt_usage *u, FILE *f);
 
+/* The same on any stream: the whole help when full (for the unit tests). */
+void zt_usage_write(const struct zt_usage *u, FILE *f, int full);
+
 /*
  * A row count given to option opt ("-n", "--top"): a whole decimal number,
  * 0 meaning every row. Returns 0, or -1 with the message in err
