@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static char why[256];
 
 static uint64_t gcd(uint64_t a, uint64_t b)
 {
@@ -115,9 +114,9 @@ const char *zt_weight_samples(struct zt_weight *w, uint64_t *div)
 	if (w->kind == ZT_WEIGHT_PERIOD && w->period) {
 		/* Declared by a folded file: every count must be whole samples. */
 		if (w->gcd % w->period != 0) {
-			snprintf(why, sizeof why, "a count is not a multiple of the declared "
+			snprintf(w->why, sizeof w->why, "a count is not a multiple of the declared "
 				 "period %llu", (unsigned long long)w->period);
-			return why;
+			return w->why;
 		}
 		*div = w->period;
 		return NULL;
@@ -131,24 +130,24 @@ const char *zt_weight_samples(struct zt_weight *w, uint64_t *div)
 			*div = w->min;
 			return NULL;
 		}
-		snprintf(why, sizeof why, "the periods of '%s' vary from sample to sample%s, "
+		snprintf(w->why, sizeof w->why, "the periods of '%s' vary from sample to sample%s, "
 			 "so they are not a number of samples", w->event,
 			 w->clock ? "" : " (perf record -F on an event that is not a clock)");
-		return why;
+		return w->why;
 	}
 	if (w->kind == ZT_WEIGHT_PERIOD) {
-		snprintf(why, sizeof why, "the periods of '%s' vary from sample to sample, "
+		snprintf(w->why, sizeof w->why, "the periods of '%s' vary from sample to sample, "
 			 "so they are not a number of samples", w->event);
-		return why;
+		return w->why;
 	}
 	/* Undeclared folded counts. */
 	if (w->gcd >= ZT_WEIGHT_PERIOD_GCD) {
-		snprintf(why, sizeof why, "every count is a multiple of %llu, as perf's "
+		snprintf(w->why, sizeof w->why, "every count is a multiple of %llu, as perf's "
 			 "periods are (stackcollapse-perf.pl's weight), and the file does not "
 			 "declare its weight: fold with 'zt-fold --weight=count', or declare "
 			 "it with a '# zt weight:' line (formats/folded.md)",
 			 (unsigned long long)w->gcd);
-		return why;
+		return w->why;
 	}
 	return NULL;
 }

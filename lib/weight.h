@@ -35,6 +35,7 @@ struct zt_weight {
 	/* What was seen, for inputs that declare nothing. */
 	uint64_t gcd, min, n;
 	int varies;
+	char why[256];		/* zt_weight_samples's reason */
 };
 
 /* The smallest common divisor of an undeclared folded file's counts that
@@ -54,7 +55,8 @@ void zt_weight_record(struct zt_weight *w, const char *event, size_t evlen,
 /*
  * After the input: whether its weights convert to samples exactly. Returns
  * NULL and sets *div (divide every weight by it) when they do; otherwise
- * the reason, in a buffer of the weight's.
+ * the reason, in the weight's why (no state is shared between weights:
+ * zt-diff reads several inputs at once).
  */
 const char *zt_weight_samples(struct zt_weight *w, uint64_t *div);
 
