@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 static uint64_t gcd(uint64_t a, uint64_t b)
 {
 	while (b) {
