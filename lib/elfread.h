@@ -98,6 +98,8 @@ int zt_elf_offset_to_vaddr(const struct zt_elf *e, uint64_t off, uint64_t *vaddr
 /*
  * The function holding vaddr, or NULL. At one address GLOBAL beats WEAK
  * beats LOCAL. A symbol of size zero holds everything up to the next symbol.
+ * Where sized symbols nest, the innermost (the last to start) holds it, the
+ * rule of lib/ranges.h.
  */
 const struct zt_sym *zt_elf_lookup(const struct zt_elf *e, uint64_t vaddr);
 
