@@ -14,13 +14,13 @@ void zt_symargs_init(struct zt_symargs *a, int argc)
 	a->opts.debug_dirs = a->dirs;
 }
 
-int zt_symargs_take(struct zt_symargs *a, int c, const char *arg)
+int zt_symargs_take(struct zt_symargs *a, int c, const char *arg, char *err, size_t errlen)
 {
 	switch (c) {
 	case 'd':
 		/* A directory that cannot be read is a mistake in the command,
 		 * not a file to warn about later, once per binary. */
-		if (zt_dir_check("--debug-dir", arg) < 0)
+		if (zt_dir_check("--debug-dir", arg, err, errlen) < 0)
 			return -1;
 		a->dirs[a->opts.ndebug_dirs++] = arg;
 		return 1;
@@ -31,7 +31,7 @@ int zt_symargs_take(struct zt_symargs *a, int c, const char *arg)
 		a->opts.no_demangle = 1;
 		return 1;
 	case ZT_SYMARGS_SYSROOT:
-		if (zt_dir_check("--sysroot", arg) < 0)
+		if (zt_dir_check("--sysroot", arg, err, errlen) < 0)
 			return -1;
 		a->opts.sysroot = arg;
 		return 1;

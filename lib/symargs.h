@@ -35,10 +35,10 @@ void zt_symargs_init(struct zt_symargs *a, int argc);
 
 /*
  * Take option c, with its argument arg, when it is one of ZT_SYMARGS_ROWS.
- * Returns 1 when taken, 0 when c is not one of them, -1 when a directory
- * cannot be read (zt_dir_check has said so): bad usage.
+ * Returns 1 when taken, 0 when c is not one of them, -1 with the message
+ * in err when a directory cannot be read (zt_dir_check): bad usage.
  */
-int zt_symargs_take(struct zt_symargs *a, int c, const char *arg);
+int zt_symargs_take(struct zt_symargs *a, int c, const char *arg, char *err, size_t errlen);
 
 void zt_symargs_free(struct zt_symargs *a);
 

@@ -195,12 +195,12 @@ void zt_version(void)
 	printf("%s (zt) %s\n", zt_prog, ZT_VERSION);
 }
 
-int zt_dir_check(const char *opt, const char *dir)
+int zt_dir_check(const char *opt, const char *dir, char *err, size_t errlen)
 {
 	DIR *d = opendir(dir);
 
 	if (!d) {
-		zt_warn("%s: cannot read '%s': %s", opt, dir, strerror(errno));
+		zt_errf(err, errlen, "%s: cannot read '%s': %s", opt, dir, strerror(errno));
 		return -1;
 	}
 	closedir(d);

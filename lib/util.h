@@ -74,9 +74,9 @@ void zt_version(void);
 
 /*
  * Whether dir, given to option opt, is a directory that can be read; -1
- * after a message "opt: cannot read 'dir': ..." (the caller decides: a
- * usage error in the tools).
+ * with "opt: cannot read 'dir': ..." in err (the caller decides: a usage
+ * error in the tools).
  */
-int zt_dir_check(const char *opt, const char *dir);
+int zt_dir_check(const char *opt, const char *dir, char *err, size_t errlen);
 
 #endif

@@ -156,9 +156,12 @@ int main(int argc, char **argv)
 	zt_setprog(argv[0]);
 	zt_symargs_init(&args, argc);
 	while ((c = zt_getopt(argc, argv, &usage)) != -1) {
-		switch (zt_symargs_take(&args, c, optarg)) {
+		switch (zt_symargs_take(&args, c, optarg, err, sizeof err)) {
 		case 1: continue;
-		case -1: zt_usage(&usage, stderr); return ZT_EXIT_USAGE;
+		case -1:
+			zt_warn("%s", err);
+			zt_usage(&usage, stderr);
+			return ZT_EXIT_USAGE;
 		}
 		switch (c) {
 		case OPT_MERGE: merge = 1; break;
