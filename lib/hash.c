@@ -85,7 +85,7 @@ void zt_index_add(struct zt_index *ix, uint64_t hash, uint32_t entry)
 {
 	/* A slot holds entry + 1 in 32 bits, 0 being empty. */
 	if (entry >= UINT32_MAX - 1)
-		zt_die(ZT_EXIT_DATA, "out of memory: more than 2^32 distinct keys");
+		zt_out_of_memory("more than 2^32 distinct keys");
 	if ((ix->used + 1) * 4 >= ix->cap * 3) {
 		struct zt_index old = *ix;
 

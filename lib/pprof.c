@@ -48,10 +48,10 @@ static uint64_t str(struct zt_pprof *p, const char *s)
 		return zt_strtab_intern(p->strtab, s, strlen(s), NULL);
 	f = open_memstream(&buf, &len);
 	if (!f)
-		zt_die(1, "out of memory");
+		zt_out_of_memory("open_memstream");
 	zt_fput_escaped(f, s, NULL);
 	if (fclose(f) != 0)
-		zt_die(1, "out of memory");
+		zt_out_of_memory("open_memstream");
 	id = zt_strtab_intern(p->strtab, buf, len, NULL);
 	free(buf);
 	return id;

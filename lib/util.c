@@ -113,12 +113,17 @@ void zt_err_at(char *err, size_t errlen, const char *name, unsigned long line,
 		zt_errf(err, errlen, "%s: line %lu: %s", name, line, msg);
 }
 
+void zt_out_of_memory(const char *what)
+{
+	zt_die(ZT_EXIT_DATA, "out of memory: %s", what);
+}
+
 void *zt_malloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 
 	if (!p)
-		zt_die(ZT_EXIT_DATA, "out of memory:");
+		zt_out_of_memory(strerror(errno));
 	return p;
 }
 
@@ -127,7 +132,7 @@ void *zt_calloc(size_t n, size_t size)
 	void *p = calloc(n ? n : 1, size ? size : 1);
 
 	if (!p)
-		zt_die(ZT_EXIT_DATA, "out of memory:");
+		zt_out_of_memory(strerror(errno));
 	return p;
 }
 
@@ -135,7 +140,7 @@ void *zt_realloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);
 	if (!p)
-		zt_die(ZT_EXIT_DATA, "out of memory:");
+		zt_out_of_memory(strerror(errno));
 	return p;
 }
 
@@ -148,7 +153,7 @@ void zt_grow(void *pp, size_t *cap, size_t need, size_t size)
 		return;
 	while (n < need) {
 		if (n > SIZE_MAX / 2 / size)
-			zt_die(ZT_EXIT_DATA, "out of memory: array too large");
+			zt_out_of_memory("array too large");
 		n *= 2;
 	}
 	*p = zt_realloc(*p, n * size);

@@ -55,6 +55,12 @@ void zt_errf(char *err, size_t errlen, const char *fmt, ...)
 void zt_err_at(char *err, size_t errlen, const char *name, unsigned long line,
 	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/*
+ * Running out of memory (or of a table's 2^32 entries) is the one failure
+ * lib/ does not return: "prog: out of memory: what", exit 1.
+ */
+void zt_out_of_memory(const char *what) __attribute__((noreturn));
+
 void *zt_malloc(size_t n);
 void *zt_calloc(size_t n, size_t size);
 void *zt_realloc(void *p, size_t n);
