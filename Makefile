@@ -83,7 +83,7 @@ LIB_OBJ = \
 # The collector: libzt-prof.so (preloaded) and zt-collect (the launcher).
 COLLECT_LO = \
 	collect/prof.lo \
-	collect/walk.lo \
+	collect/unwind.lo \
 	collect/cfi.lo \
 	collect/tables.lo \
 	collect/files.lo \
@@ -96,7 +96,7 @@ COLLECT_LO = \
 # Unit tests for lib/ and collect/, linked into one runner.
 UNIT_OBJ = \
 	tests/unit/main.o \
-	tests/unit/test-walk.o \
+	tests/unit/test-unwind.o \
 	tests/unit/test-escape.o \
 	tests/unit/test-usage.o \
 	tests/unit/test-raw.o \
@@ -116,7 +116,7 @@ UNIT_OBJ = \
 	tests/unit/test-ztfacts.o \
 	tests/unit/test-symargs.o \
 
-UNIT_EXTRA = collect/walk.o collect/cfi.o
+UNIT_EXTRA = collect/unwind.o collect/cfi.o
 
 # Sample programs with known profiles. Frame pointers everywhere, leaves too.
 SAMPLE_CFLAGS = -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer

@@ -9,7 +9,7 @@
  * programs is too much work for a signal handler, so cfi.c runs them once,
  * outside it (at start and after each dlopen), and keeps for each pc range
  * only what an unwinder needs: one row of a few bytes, sorted by pc. The
- * handler (walk.c) looks rows up by binary search and reads the stack.
+ * handler (unwind.c) looks rows up by binary search and reads the stack.
  *
  * Nothing here is called from a signal handler except zt_cfi_find and
  * zt_cfi_row_at, which read immutable tables.

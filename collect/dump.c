@@ -34,7 +34,7 @@ static int dfd = -1;
 static void open_maps_now(void);
 
 /* Write all of p; -1 (and the error remembered) when it could not. */
-int zt_write_all(int fd, const char *p, size_t n)
+int zt_dump_write_all(int fd, const char *p, size_t n)
 {
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
@@ -43,7 +43,7 @@ int zt_write_all(int fd, const char *p, size_t n)
 			continue;
 		if (w <= 0) {
 			if (fd == dfd)
-				zt_write_failed(w < 0 ? errno : ENOSPC);
+				zt_files_write_failed(w < 0 ? errno : ENOSPC);
 			return -1;
 		}
 		p += w;
@@ -58,7 +58,7 @@ int zt_write_all(int fd, const char *p, size_t n)
  * newline in /proc/self/maps, so that no name can end a line or start a
  * section (formats/raw.md, "Text fields").
  */
-void zt_put_text(int fd, const char *s, size_t n)
+void zt_dump_put_text(int fd, const char *s, size_t n)
 {
 	char buf[256];
 	size_t k = 0;
@@ -67,7 +67,7 @@ void zt_put_text(int fd, const char *s, size_t n)
 		unsigned char c = (unsigned char)s[i];
 
 		if (k + 4 > sizeof buf) {
-			zt_write_all(fd, buf, k);
+			zt_dump_write_all(fd, buf, k);
 			k = 0;
 		}
 		if (c < 0x20 || c == 0x7f || c == '\\') {
@@ -79,12 +79,12 @@ void zt_put_text(int fd, const char *s, size_t n)
 			buf[k++] = (char)c;
 		}
 	}
-	zt_write_all(fd, buf, k);
+	zt_dump_write_all(fd, buf, k);
 }
 
-void zt_puts(int fd, const char *s)
+void zt_dump_puts(int fd, const char *s)
 {
-	zt_write_all(fd, s, strlen(s));
+	zt_dump_write_all(fd, s, strlen(s));
 }
 
 /* "key value\n" with a decimal value. */
@@ -92,11 +92,11 @@ static void put_key(int fd, const char *key, uint64_t v)
 {
 	char buf[64], *p = buf;
 
-	zt_puts(fd, key);
+	zt_dump_puts(fd, key);
 	*p++ = ' ';
-	p = zt_fmt_u64(p, v, 10);
+	p = zt_store_fmt_u64(p, v, 10);
 	*p++ = '\n';
-	zt_write_all(fd, buf, (size_t)(p - buf));
+	zt_dump_write_all(fd, buf, (size_t)(p - buf));
 }
 
 static const char *timer_name(void)
@@ -124,47 +124,47 @@ int zt_dump_open(void)
 	memcpy(zt_state.tmp, zt_state.out, len);
 	p = zt_state.tmp + len;
 	memcpy(p, ".tmp.", 5);
-	p = zt_fmt_u64(p + 5, (uint64_t)zt_state.pid, 10);
+	p = zt_store_fmt_u64(p + 5, (uint64_t)zt_state.pid, 10);
 	*p = '\0';
 	/*
 	 * The name is predictable: create it exclusively and never through a
 	 * symbolic link, so that a file or link planted there is not written
 	 * through (the run then has no dump, and zt-collect says so).
 	 */
-	zt_dir_open(zt_state.tmp);
+	zt_files_dir_open(zt_state.tmp);
 	open_maps_now();
-	dfd = zt_own(&zt_state.dump, zt_open_in_dir(zt_state.tmp, O_WRONLY | O_CREAT |
+	dfd = zt_files_own(&zt_state.dump, zt_files_open_in_dir(zt_state.tmp, O_WRONLY | O_CREAT |
 						     O_EXCL | O_APPEND, 0644));
 	if (dfd < 0) {
-		zt_status("open-failed", errno, 0);
+		zt_files_status("open-failed", errno, 0);
 		return -1;
 	}
 	zt_state.write_errno = 0;
 	zt_state.fd_lost = 0;
-	zt_puts(dfd, ZT_RAW_MAGIC " " ZT_STR(ZT_RAW_VERSION) "\n");
+	zt_dump_puts(dfd, ZT_RAW_MAGIC " " ZT_STR(ZT_RAW_VERSION) "\n");
 	put_key(dfd, ZT_RAW_PID, (uint64_t)zt_state.pid);
 	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0) {
-		zt_puts(dfd, ZT_RAW_EXE " ");
-		zt_put_text(dfd, exe, (size_t)n);
-		zt_puts(dfd, "\n");
+		zt_dump_puts(dfd, ZT_RAW_EXE " ");
+		zt_dump_put_text(dfd, exe, (size_t)n);
+		zt_dump_puts(dfd, "\n");
 	}
 	put_key(dfd, ZT_RAW_HZ, zt_state.hz);
-	zt_puts(dfd, ZT_RAW_TIMER " ");
-	zt_puts(dfd, timer_name());
-	zt_puts(dfd, "\n");
+	zt_dump_puts(dfd, ZT_RAW_TIMER " ");
+	zt_dump_puts(dfd, timer_name());
+	zt_dump_puts(dfd, "\n");
 	if (zt_state.timer == ZT_TIMER_POSIX)
-		zt_puts(dfd, ZT_RAW_RATE_CAP " " ZT_RAW_CAP_KERNEL_TICK "\n");
+		zt_dump_puts(dfd, ZT_RAW_RATE_CAP " " ZT_RAW_CAP_KERNEL_TICK "\n");
 	put_key(dfd, ZT_RAW_MAX_DEPTH, ZT_MAX_DEPTH);
-	zt_puts(dfd, zt_state.unwind == ZT_UNWIND_FP ? ZT_RAW_UNWIND " " ZT_RAW_UNWIND_FP "\n" :
+	zt_dump_puts(dfd, zt_state.unwind == ZT_UNWIND_FP ? ZT_RAW_UNWIND " " ZT_RAW_UNWIND_FP "\n" :
 		zt_state.unwind == ZT_UNWIND_CFI ? ZT_RAW_UNWIND " " ZT_RAW_UNWIND_CFI "\n" :
 		ZT_RAW_UNWIND " " ZT_RAW_UNWIND_AUTO "\n");
-	zt_state.start_ns = zt_clock_ns(CLOCK_MONOTONIC);
-	zt_state.start_time_ns = zt_clock_ns(CLOCK_REALTIME);
-	zt_puts(dfd, ZT_RAW_CLOCK " " ZT_RAW_CLOCK_MONOTONIC "\n");
+	zt_state.start_ns = zt_prof_clock_ns(CLOCK_MONOTONIC);
+	zt_state.start_time_ns = zt_prof_clock_ns(CLOCK_REALTIME);
+	zt_dump_puts(dfd, ZT_RAW_CLOCK " " ZT_RAW_CLOCK_MONOTONIC "\n");
 	put_key(dfd, ZT_RAW_START_NS, zt_state.start_ns);
 	put_key(dfd, ZT_RAW_START_TIME_NS, zt_state.start_time_ns);
-	zt_puts(dfd, ZT_RAW_SAMPLES "\n");
+	zt_dump_puts(dfd, ZT_RAW_SAMPLES "\n");
 	dfd = -1;
 	return 0;
 }
@@ -179,7 +179,7 @@ static int copy_fd(int fd, int to)
 	while ((n = pread(fd, buf, sizeof buf, off)) > 0 || (n < 0 && errno == EINTR)) {
 		if (n < 0)
 			continue;
-		if (zt_write_all(to, buf, (size_t)n) < 0)
+		if (zt_dump_write_all(to, buf, (size_t)n) < 0)
 			return -1;
 		off += n;
 	}
@@ -190,12 +190,12 @@ static int copy_fd(int fd, int to)
  * /proc/self/maps, opened when the dump is, so that it can still be read at
  * the end after a chroot; re-read from the start it shows the maps of now.
  */
-struct zt_owned zt_maps_now = { -1, 0, 0 };
+struct zt_owned zt_dump_maps_now = { -1, 0, 0 };
 
 static void open_maps_now(void)
 {
-	zt_owned_close(&zt_maps_now);
-	zt_own(&zt_maps_now, open("/proc/self/maps", O_RDONLY | O_CLOEXEC));
+	zt_files_close(&zt_dump_maps_now);
+	zt_files_own(&zt_dump_maps_now, open("/proc/self/maps", O_RDONLY | O_CLOEXEC));
 }
 
 /* The current maps into to: through the descriptor kept, else by path. */
@@ -203,8 +203,8 @@ static int copy_maps_now(int to)
 {
 	int fd, rc;
 
-	if (zt_owned_ok(&zt_maps_now))
-		return copy_fd(zt_maps_now.fd, to);
+	if (zt_files_ok(&zt_dump_maps_now))
+		return copy_fd(zt_dump_maps_now.fd, to);
 	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -281,7 +281,7 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-void zt_buildids_scan(void)
+void zt_dump_buildids_scan(void)
 {
 	dl_iterate_phdr(scan_object, NULL);
 }
@@ -290,10 +290,10 @@ static void put_buildids(void)
 {
 	uint32_t n = zt_state.nbids;
 
-	zt_puts(dfd, ZT_RAW_BUILDIDS "\n");
+	zt_dump_puts(dfd, ZT_RAW_BUILDIDS "\n");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct zt_bid *b = &zt_state.bids[i];
-		char buf[256], *q = zt_fmt_u64(buf, b->addr, 16);
+		char buf[256], *q = zt_store_fmt_u64(buf, b->addr, 16);
 
 		*q++ = ' ';
 		for (unsigned j = 0; j < b->len; j++) {
@@ -301,12 +301,12 @@ static void put_buildids(void)
 			*q++ = "0123456789abcdef"[b->id[j] & 15];
 		}
 		*q++ = ' ';
-		zt_write_all(dfd, buf, (size_t)(q - buf));
+		zt_dump_write_all(dfd, buf, (size_t)(q - buf));
 		if (b->path[0])
-			zt_put_text(dfd, b->path, strlen(b->path));
+			zt_dump_put_text(dfd, b->path, strlen(b->path));
 		else
-			zt_puts(dfd, ZT_RAW_MAIN_PROGRAM);
-		zt_puts(dfd, "\n");
+			zt_dump_puts(dfd, ZT_RAW_MAIN_PROGRAM);
+		zt_dump_puts(dfd, "\n");
 	}
 }
 
@@ -314,21 +314,21 @@ static void put_buildids(void)
  * Keep the current maps before a library is unloaded: appended to a side
  * file that becomes a second maps section at the end.
  */
-void zt_maps_snapshot(void)
+void zt_dump_maps_snapshot(void)
 {
-	if (!zt_owned_ok(&zt_state.maps)) {
+	if (!zt_files_ok(&zt_state.maps)) {
 		size_t len = strlen(zt_state.tmp);
 
 		if (zt_state.maps.fd >= 0) {
 			/* The program closed it: the snapshots so far are gone. */
 			zt_state.maps.fd = -1;
-			zt_unlink_in_dir(zt_state.maps_tmp);
+			zt_files_unlink_in_dir(zt_state.maps_tmp);
 		}
 		if (len + 6 >= sizeof zt_state.maps_tmp)
 			return;
 		memcpy(zt_state.maps_tmp, zt_state.tmp, len);
 		memcpy(zt_state.maps_tmp + len, ".maps", 6);
-		if (zt_own(&zt_state.maps, zt_open_in_dir(zt_state.maps_tmp, O_RDWR | O_CREAT |
+		if (zt_files_own(&zt_state.maps, zt_files_open_in_dir(zt_state.maps_tmp, O_RDWR | O_CREAT |
 							  O_EXCL | O_APPEND, 0600)) < 0)
 			return;
 	}
@@ -340,17 +340,17 @@ static void put_threads(void)
 {
 	uint32_t n = zt_state.nnames < ZT_MAX_NAMES ? zt_state.nnames : ZT_MAX_NAMES;
 
-	zt_puts(dfd, ZT_RAW_THREADS "\n");
+	zt_dump_puts(dfd, ZT_RAW_THREADS "\n");
 	for (uint32_t i = 0; i < n; i++) {
-		char buf[32], *p = zt_fmt_u64(buf, (uint64_t)zt_state.names[i].tid, 10);
+		char buf[32], *p = zt_store_fmt_u64(buf, (uint64_t)zt_state.names[i].tid, 10);
 
 		*p++ = ' ';
-		zt_write_all(dfd, buf, (size_t)(p - buf));
+		zt_dump_write_all(dfd, buf, (size_t)(p - buf));
 		if (zt_state.names[i].name[0])
-			zt_put_text(dfd, zt_state.names[i].name, strlen(zt_state.names[i].name));
+			zt_dump_put_text(dfd, zt_state.names[i].name, strlen(zt_state.names[i].name));
 		else
-			zt_puts(dfd, ZT_RAW_NO_NAME);
-		zt_puts(dfd, "\n");
+			zt_dump_puts(dfd, ZT_RAW_NO_NAME);
+		zt_dump_puts(dfd, "\n");
 	}
 }
 
@@ -362,11 +362,11 @@ static void put_summary(void)
 
 	for (int i = 0; i < ZT_NLOSS; i++)
 		lost += zt_state.lost[i];
-	zt_puts(dfd, ZT_RAW_SUMMARY "\n");
+	zt_dump_puts(dfd, ZT_RAW_SUMMARY "\n");
 	put_key(dfd, ZT_RAW_NSAMPLES, zt_state.samples);
 	p = buf;
 	memcpy(p, ZT_RAW_LOST " ", sizeof ZT_RAW_LOST " " - 1);
-	p = zt_fmt_u64(p + sizeof ZT_RAW_LOST " " - 1, lost, 10);
+	p = zt_store_fmt_u64(p + sizeof ZT_RAW_LOST " " - 1, lost, 10);
 	for (int i = 0; i < ZT_NLOSS; i++) {
 		if (!zt_state.lost[i])
 			continue;
@@ -374,10 +374,10 @@ static void put_summary(void)
 		memcpy(p, loss_names[i], strlen(loss_names[i]));
 		p += strlen(loss_names[i]);
 		*p++ = '=';
-		p = zt_fmt_u64(p, zt_state.lost[i], 10);
+		p = zt_store_fmt_u64(p, zt_state.lost[i], 10);
 	}
 	*p++ = '\n';
-	zt_write_all(dfd, buf, (size_t)(p - buf));
+	zt_dump_write_all(dfd, buf, (size_t)(p - buf));
 	put_key(dfd, ZT_RAW_TRUNCATED, zt_state.truncated);
 	put_key(dfd, ZT_RAW_PARTIAL, zt_state.partial);
 	if (zt_state.unwind != ZT_UNWIND_FP) {
@@ -396,20 +396,20 @@ static void put_summary(void)
 	if (zt_state.fd_reopened)
 		put_key(dfd, ZT_RAW_DUMP_REOPENED, zt_state.fd_reopened);
 	if (zt_state.program_sigprof) {
-		zt_puts(dfd, ZT_RAW_PROGRAM_SIGPROF);
+		zt_dump_puts(dfd, ZT_RAW_PROGRAM_SIGPROF);
 		if (zt_state.program_sigprof & 1)
-			zt_puts(dfd, " " ZT_RAW_SIGPROF_HANDLER);
+			zt_dump_puts(dfd, " " ZT_RAW_SIGPROF_HANDLER);
 		if (zt_state.program_sigprof & 2)
-			zt_puts(dfd, " " ZT_RAW_SIGPROF_ITIMER);
-		zt_puts(dfd, "\n");
+			zt_dump_puts(dfd, " " ZT_RAW_SIGPROF_ITIMER);
+		zt_dump_puts(dfd, "\n");
 	}
 	if (zt_state.exec_path[0]) {
-		zt_puts(dfd, ZT_RAW_EXEC " ");
-		zt_put_text(dfd, zt_state.exec_path, strlen(zt_state.exec_path));
-		zt_puts(dfd, "\n");
+		zt_dump_puts(dfd, ZT_RAW_EXEC " ");
+		zt_dump_put_text(dfd, zt_state.exec_path, strlen(zt_state.exec_path));
+		zt_dump_puts(dfd, "\n");
 	}
 	put_key(dfd, ZT_RAW_CPU_NS, (uint64_t)((zt_state.cpu_stop_ns ? zt_state.cpu_stop_ns
-							      : zt_cpu_ns()) - zt_state.cpu_start_ns));
+							      : zt_prof_cpu_ns()) - zt_state.cpu_start_ns));
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
 		put_key(dfd, ZT_RAW_CPU_USER_NS,
 			(uint64_t)ru.ru_utime.tv_sec * 1000000000u +
@@ -450,7 +450,7 @@ static int compress_file(const char *from, int to)
 {
 	static unsigned char in[32768], out[32768];
 	z_stream z;
-	int fd = zt_open_in_dir(from, O_RDONLY, 0), flush, rc = 0;
+	int fd = zt_files_open_in_dir(from, O_RDONLY, 0), flush, rc = 0;
 
 	if (fd < 0)
 		return errno;
@@ -483,7 +483,7 @@ static int compress_file(const char *from, int to)
 				rc = EIO;
 				break;
 			}
-			if (zt_write_all(to, (const char *)out, sizeof out - z.avail_out) < 0) {
+			if (zt_dump_write_all(to, (const char *)out, sizeof out - z.avail_out) < 0) {
 				rc = errno ? errno : EIO;
 				break;
 			}
@@ -499,8 +499,8 @@ static int compress_file(const char *from, int to)
 /* Drop the dump in progress (a failed start). */
 void zt_dump_abandon(void)
 {
-	zt_owned_close(&zt_state.dump);
-	zt_unlink_in_dir(zt_state.tmp);
+	zt_files_close(&zt_state.dump);
+	zt_files_unlink_in_dir(zt_state.tmp);
 }
 
 /* All the samples this dump took, written or not. */
@@ -517,23 +517,23 @@ static uint64_t all_samples(void)
 static int put_end(int fd)
 {
 	dfd = fd;
-	zt_puts(fd, ZT_RAW_MAPS "\n");
-	if (zt_owned_ok(&zt_state.maps)) {
+	zt_dump_puts(fd, ZT_RAW_MAPS "\n");
+	if (zt_files_ok(&zt_state.maps)) {
 		/* Libraries unloaded during the run, then the maps at the end. */
 		copy_fd(zt_state.maps.fd, fd);
-		zt_puts(fd, ZT_RAW_MAPS "\n");
+		zt_dump_puts(fd, ZT_RAW_MAPS "\n");
 	}
-	zt_owned_close(&zt_state.maps);
-	zt_unlink_in_dir(zt_state.maps_tmp);
+	zt_files_close(&zt_state.maps);
+	zt_files_unlink_in_dir(zt_state.maps_tmp);
 	copy_maps_now(fd);
-	zt_owned_close(&zt_maps_now);
+	zt_files_close(&zt_dump_maps_now);
 	put_buildids();
 	put_threads();
 	put_summary();
-	zt_puts(fd, ZT_RAW_END "\n");
+	zt_dump_puts(fd, ZT_RAW_END "\n");
 	dfd = -1;
 	if (zt_state.write_errno == 0 && fdatasync(fd) < 0 && errno != EINVAL)
-		zt_write_failed(errno);
+		zt_files_write_failed(errno);
 	return zt_state.write_errno ? -1 : 0;
 }
 
@@ -545,22 +545,22 @@ static int put_end(int fd)
  */
 void zt_dump_finish(void)
 {
-	int fd = zt_dump_fd(), ok;
+	int fd = zt_files_dump_fd(), ok;
 
 	if (fd < 0) {
-		zt_status("descriptor-lost", 0, all_samples());
-		zt_owned_close(&zt_state.maps);
-		zt_owned_close(&zt_maps_now);
+		zt_files_status("descriptor-lost", 0, all_samples());
+		zt_files_close(&zt_state.maps);
+		zt_files_close(&zt_dump_maps_now);
 		zt_state.dump.fd = -1;	/* it is not ours: never closed */
-		zt_unlink_in_dir(zt_state.tmp);
+		zt_files_unlink_in_dir(zt_state.tmp);
 		return;
 	}
 	ok = put_end(fd) == 0 && zt_state.lost[ZT_LOST_WRITE] == 0;
-	zt_owned_close(&zt_state.dump);
+	zt_files_close(&zt_state.dump);
 	if (!ok) {
 		/* The file holds what a full disk let through: not a dump. */
-		zt_status("write-failed", zt_state.write_errno, all_samples());
-		zt_unlink_in_dir(zt_state.tmp);
+		zt_files_status("write-failed", zt_state.write_errno, all_samples());
+		zt_files_unlink_in_dir(zt_state.tmp);
 		return;
 	}
 	if (zt_state.gzip) {
@@ -570,25 +570,25 @@ void zt_dump_finish(void)
 
 		memcpy(gz, zt_state.tmp, len);
 		memcpy(gz + len, ".gz", 4);
-		out = zt_open_in_dir(gz, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		out = zt_files_open_in_dir(gz, O_WRONLY | O_CREAT | O_EXCL, 0644);
 		err = out < 0 ? errno : compress_file(zt_state.tmp, out);
 		if (err == 0) {
 			close(out);
-			if (zt_rename_in_dir(gz, zt_state.out) == 0) {
-				zt_unlink_in_dir(zt_state.tmp);
-				zt_status("ok", 0, zt_state.samples);
+			if (zt_files_rename_in_dir(gz, zt_state.out) == 0) {
+				zt_files_unlink_in_dir(zt_state.tmp);
+				zt_files_status("ok", 0, zt_state.samples);
 				return;
 			}
 		} else {
 			/* Keep the whole dump uncompressed rather than lose it. */
-			zt_status("gzip-failed", err, 0);
+			zt_files_status("gzip-failed", err, 0);
 			if (out >= 0)
 				close(out);
 		}
-		zt_unlink_in_dir(gz);
+		zt_files_unlink_in_dir(gz);
 	}
-	if (zt_rename_in_dir(zt_state.tmp, zt_state.out) < 0)
-		zt_status("rename-failed", errno, zt_state.samples);
+	if (zt_files_rename_in_dir(zt_state.tmp, zt_state.out) < 0)
+		zt_files_status("rename-failed", errno, zt_state.samples);
 	else
-		zt_status("ok", 0, zt_state.samples);
+		zt_files_status("ok", 0, zt_state.samples);
 }

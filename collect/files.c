@@ -29,7 +29,7 @@
 enum { HIGH_FD = 512 };
 
 /* Take fd as zt's: moved high, close-on-exec, identity recorded. */
-int zt_own(struct zt_owned *o, int fd)
+int zt_files_own(struct zt_owned *o, int fd)
 {
 	struct stat st;
 	int high;
@@ -53,7 +53,7 @@ int zt_own(struct zt_owned *o, int fd)
 }
 
 /* Whether o's descriptor still refers to what zt opened. */
-int zt_owned_ok(const struct zt_owned *o)
+int zt_files_ok(const struct zt_owned *o)
 {
 	struct stat st;
 	int fd = __atomic_load_n(&o->fd, __ATOMIC_ACQUIRE);
@@ -62,9 +62,9 @@ int zt_owned_ok(const struct zt_owned *o)
 }
 
 /* Close o's descriptor if it is still zt's; forget it either way. */
-void zt_owned_close(struct zt_owned *o)
+void zt_files_close(struct zt_owned *o)
 {
-	if (zt_owned_ok(o))
+	if (zt_files_ok(o))
 		close(o->fd);
 	o->fd = -1;
 }
@@ -82,36 +82,36 @@ static const char *base_name(const char *path)
  * descriptor, which stays valid after chdir, chroot or a new mount namespace,
  * or through its path when that descriptor is gone.
  */
-int zt_open_in_dir(const char *path, int flags, mode_t mode)
+int zt_files_open_in_dir(const char *path, int flags, mode_t mode)
 {
 	flags |= O_NOFOLLOW | O_CLOEXEC;
-	if (zt_owned_ok(&zt_state.dir))
+	if (zt_files_ok(&zt_state.dir))
 		return openat(zt_state.dir.fd, base_name(path), flags, mode);
 	return open(path, flags, mode);
 }
 
-int zt_unlink_in_dir(const char *path)
+int zt_files_unlink_in_dir(const char *path)
 {
-	if (zt_owned_ok(&zt_state.dir))
+	if (zt_files_ok(&zt_state.dir))
 		return unlinkat(zt_state.dir.fd, base_name(path), 0);
 	return unlink(path);
 }
 
-int zt_rename_in_dir(const char *from, const char *to)
+int zt_files_rename_in_dir(const char *from, const char *to)
 {
-	if (zt_owned_ok(&zt_state.dir))
+	if (zt_files_ok(&zt_state.dir))
 		return renameat(zt_state.dir.fd, base_name(from), zt_state.dir.fd, base_name(to));
 	return rename(from, to);
 }
 
 /* Open the directory of path for the *_in_dir calls. */
-void zt_dir_open(const char *path)
+void zt_files_dir_open(const char *path)
 {
 	char dir[sizeof zt_state.out];
 	const char *slash = strrchr(path, '/');
 	size_t n = slash ? (size_t)(slash - path) : 0;
 
-	zt_owned_close(&zt_state.dir);
+	zt_files_close(&zt_state.dir);
 	if (!slash) {
 		dir[0] = '.', dir[1] = '\0';
 	} else if (n == 0) {
@@ -122,24 +122,24 @@ void zt_dir_open(const char *path)
 		memcpy(dir, path, n);
 		dir[n] = '\0';
 	}
-	zt_own(&zt_state.dir, open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC));
+	zt_files_own(&zt_state.dir, open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC));
 }
 
 /*
  * The dump's descriptor, checked; reopened by name when the program closed
  * it (or reused its number). -1 when the dump cannot be written any more.
  */
-int zt_dump_fd(void)
+int zt_files_dump_fd(void)
 {
 	struct zt_owned n;
 	int old = __atomic_load_n(&zt_state.dump.fd, __ATOMIC_ACQUIRE);
 
 	if (old < 0 || __atomic_load_n(&zt_state.fd_lost, __ATOMIC_ACQUIRE))
 		return -1;
-	if (zt_owned_ok(&zt_state.dump))
+	if (zt_files_ok(&zt_state.dump))
 		return old;
 	/* Not ours any more: the file is, if it is still the same file. */
-	if (zt_own(&n, zt_open_in_dir(zt_state.tmp, O_WRONLY | O_APPEND, 0)) < 0 ||
+	if (zt_files_own(&n, zt_files_open_in_dir(zt_state.tmp, O_WRONLY | O_APPEND, 0)) < 0 ||
 	    n.dev != zt_state.dump.dev || n.ino != zt_state.dump.ino) {
 		if (n.fd >= 0)
 			close(n.fd);
@@ -149,14 +149,14 @@ int zt_dump_fd(void)
 	if (!__atomic_compare_exchange_n(&zt_state.dump.fd, &old, n.fd, 0,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
 		close(n.fd);	/* another thread reopened it first */
-		return zt_dump_fd();
+		return zt_files_dump_fd();
 	}
 	__atomic_fetch_add(&zt_state.fd_reopened, 1, __ATOMIC_RELAXED);
 	return n.fd;
 }
 
 /* Remember the first failed write to the dump. */
-void zt_write_failed(int err)
+void zt_files_write_failed(int err)
 {
 	int zero = 0;
 
@@ -168,16 +168,16 @@ void zt_write_failed(int err)
  * The descriptors zt opened and still holds (the dump's, the sampling
  * counters...), into out[0..max); returns how many.
  */
-int zt_fds_ours(int *out, int max)
+int zt_files_fds_ours(int *out, int max)
 {
 	const struct zt_owned *mine[] = { &zt_state.dump, &zt_state.maps, &zt_state.dir,
-					  &zt_state.status, &zt_maps_now };
+					  &zt_state.status, &zt_dump_maps_now };
 	int nt = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 	int n = 0;
 	struct stat st;
 
 	for (size_t i = 0; i < sizeof mine / sizeof mine[0] && n < max; i++)
-		if (zt_owned_ok(mine[i]))
+		if (zt_files_ok(mine[i]))
 			out[n++] = mine[i]->fd;
 	for (int i = 0; i < nt && n < max; i++) {
 		const struct zt_thread *t = zt_state.threads[i];
@@ -190,10 +190,10 @@ int zt_fds_ours(int *out, int max)
 }
 
 /* Whether fd is one of zt's. */
-int zt_fd_is_ours(int fd)
+int zt_files_fd_is_ours(int fd)
 {
 	const struct zt_owned *mine[] = { &zt_state.dump, &zt_state.maps, &zt_state.dir,
-					  &zt_state.status, &zt_maps_now };
+					  &zt_state.status, &zt_dump_maps_now };
 	int nt = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 	struct stat st;
 
@@ -201,7 +201,7 @@ int zt_fd_is_ours(int fd)
 		return 0;
 	for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
 		if (mine[i]->fd == fd)
-			return zt_owned_ok(mine[i]);
+			return zt_files_ok(mine[i]);
 	for (int i = 0; i < nt; i++) {
 		const struct zt_thread *t = zt_state.threads[i];
 
@@ -212,7 +212,7 @@ int zt_fd_is_ours(int fd)
 }
 
 /* Take zt-collect's status pipe from the environment, if it is really there. */
-void zt_status_init(void)
+void zt_files_status_init(void)
 {
 	const char *fds = getenv("ZT_STATUS_FD"), *inos = getenv("ZT_STATUS_INO");
 	struct stat st;
@@ -235,21 +235,21 @@ void zt_status_init(void)
  * One status line for zt-collect: "PID WHAT ERRNO COUNT\n", written at once
  * (shorter than PIPE_BUF), and only if the pipe is still zt's.
  */
-void zt_status(const char *what, int err, uint64_t count)
+void zt_files_status(const char *what, int err, uint64_t count)
 {
 	char buf[128], *p = buf;
 	size_t n = strlen(what);
 
-	if (!zt_owned_ok(&zt_state.status) || n > 64)
+	if (!zt_files_ok(&zt_state.status) || n > 64)
 		return;
-	p = zt_fmt_u64(p, (uint64_t)getpid(), 10);
+	p = zt_store_fmt_u64(p, (uint64_t)getpid(), 10);
 	*p++ = ' ';
 	memcpy(p, what, n);
 	p += n;
 	*p++ = ' ';
-	p = zt_fmt_u64(p, (uint64_t)(err > 0 ? err : 0), 10);
+	p = zt_store_fmt_u64(p, (uint64_t)(err > 0 ? err : 0), 10);
 	*p++ = ' ';
-	p = zt_fmt_u64(p, count, 10);
+	p = zt_store_fmt_u64(p, count, 10);
 	*p++ = '\n';
 	if (write(zt_state.status.fd, buf, (size_t)(p - buf)) < 0)
 		return;

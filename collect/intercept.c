@@ -52,7 +52,7 @@ void zt_intercept_init(void)
 	RESOLVE(signal);
 }
 
-int zt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+int zt_intercept_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	RESOLVE(sigaction);
 	if (!real_sigaction) {
@@ -67,7 +67,7 @@ static struct sigaction program_sigprof;
 
 static void note_program_sigprof(int why)
 {
-	if (zt_owner())
+	if (zt_prof_owner())
 		__atomic_or_fetch(&zt_state.program_sigprof, why, __ATOMIC_RELAXED);
 }
 
@@ -75,7 +75,7 @@ static void note_program_sigprof(int why)
  * A SIGPROF that did not come from zt's timers, handled as the program
  * asked. Runs inside zt's SIGPROF handler.
  */
-void zt_sigprof_foreign(int sig, siginfo_t *si, void *uc)
+void zt_intercept_sigprof_foreign(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction a = program_sigprof;
 
@@ -90,14 +90,14 @@ void zt_sigprof_foreign(int sig, siginfo_t *si, void *uc)
 		struct sigaction dfl;
 		sigset_t set;
 
-		zt_fatal_depth++;
+		zt_prof_fatal_depth++;
 		zt_prof_stop();
 		memset(&dfl, 0, sizeof dfl);
 		dfl.sa_handler = SIG_DFL;
-		zt_real_sigaction(SIGPROF, &dfl, NULL);
+		zt_intercept_real_sigaction(SIGPROF, &dfl, NULL);
 		sigemptyset(&set);
 		sigaddset(&set, SIGPROF);
-		syscall(SYS_tgkill, getpid(), zt_gettid(), SIGPROF);
+		syscall(SYS_tgkill, getpid(), zt_prof_gettid(), SIGPROF);
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 	} else {
 		if (a.sa_flags & SA_RESETHAND)
@@ -107,9 +107,9 @@ void zt_sigprof_foreign(int sig, siginfo_t *si, void *uc)
 }
 
 /* In a process that no longer samples, give SIGPROF back to the program. */
-void zt_sigprof_release(void)
+void zt_intercept_sigprof_release(void)
 {
-	zt_real_sigaction(SIGPROF, &program_sigprof, NULL);
+	zt_intercept_real_sigaction(SIGPROF, &program_sigprof, NULL);
 }
 
 /* Whether act asks for the default action. */
@@ -120,32 +120,32 @@ static int is_default(const struct sigaction *act)
 
 ZT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	if (zt_fatal_is_ours(sig)) {
+	if (zt_prof_fatal_is_ours(sig)) {
 		/* zt stands in for SIG_DFL: show SIG_DFL, keep standing in for it. */
 		struct sigaction dfl;
 
 		memset(&dfl, 0, sizeof dfl);
 		dfl.sa_handler = SIG_DFL;
 		if (act && !is_default(act)) {
-			zt_fatal_release(sig);
-			if (zt_real_sigaction(sig, act, NULL) < 0)
+			zt_prof_fatal_release(sig);
+			if (zt_intercept_real_sigaction(sig, act, NULL) < 0)
 				return -1;
 		}
 		if (old)
 			*old = dfl;
 		return 0;
 	}
-	if (act && is_default(act) && zt_owner()) {
+	if (act && is_default(act) && zt_prof_owner()) {
 		/* Back to the default: zt stands in for it again. */
 		struct sigaction prev;
 
-		if (zt_real_sigaction(sig, NULL, &prev) == 0 && zt_fatal_take(sig) == 0) {
+		if (zt_intercept_real_sigaction(sig, NULL, &prev) == 0 && zt_prof_fatal_take(sig) == 0) {
 			if (old)
 				*old = prev;
 			return 0;
 		}
 	}
-	if (sig == SIGPROF && zt_owner()) {
+	if (sig == SIGPROF && zt_prof_owner()) {
 		if (old)
 			*old = program_sigprof;
 		if (act) {
@@ -155,14 +155,14 @@ ZT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 		}
 		return 0;
 	}
-	return zt_real_sigaction(sig, act, old);
+	return zt_intercept_real_sigaction(sig, act, old);
 }
 
 ZT_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
 	RESOLVE(signal);
-	if ((sig == SIGPROF && zt_owner()) || zt_fatal_is_ours(sig) ||
-	    (handler == SIG_DFL && zt_owner())) {
+	if ((sig == SIGPROF && zt_prof_owner()) || zt_prof_fatal_is_ours(sig) ||
+	    (handler == SIG_DFL && zt_prof_owner())) {
 		struct sigaction act, old;
 
 		memset(&act, 0, sizeof act);
@@ -196,7 +196,7 @@ ZT_EXPORT int close(int fd)
 
 	if (!real_close)
 		*(void **)&real_close = dlsym(RTLD_NEXT, "close");
-	if (zt_owner() && zt_fd_is_ours(fd))
+	if (zt_prof_owner() && zt_files_fd_is_ours(fd))
 		return 0;
 	if (!real_close)
 		return (int)syscall(SYS_close, fd);
@@ -214,10 +214,10 @@ ZT_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 	unsigned from = lo;
 	int n;
 
-	if (!zt_owner())
+	if (!zt_prof_owner())
 		return (int)syscall(SYS_close_range, lo, hi, flags);
 	/* Close around zt's descriptors: each run of others, in order. */
-	n = zt_fds_ours(mine, sizeof mine / sizeof mine[0]);
+	n = zt_files_fds_ours(mine, sizeof mine / sizeof mine[0]);
 	qsort(mine, (size_t)n, sizeof mine[0], by_value);
 	for (int i = 0; i < n; i++) {
 		unsigned fd = (unsigned)mine[i];
@@ -239,10 +239,10 @@ ZT_EXPORT void *dlopen(const char *file, int mode)
 
 	RESOLVE(dlopen);
 	h = real_dlopen(file, mode);
-	if (h && zt_owner()) {
+	if (h && zt_prof_owner()) {
 		int saved = errno;
 
-		zt_buildids_scan();
+		zt_dump_buildids_scan();
 		zt_tables_update();
 		errno = saved;
 	}
@@ -254,9 +254,9 @@ ZT_EXPORT int dlclose(void *h)
 	int rc, saved;
 
 	RESOLVE(dlclose);
-	if (!zt_owner())
+	if (!zt_prof_owner())
 		return real_dlclose(h);
-	zt_maps_snapshot();
+	zt_dump_maps_snapshot();
 	rc = real_dlclose(h);
 	saved = errno;
 	zt_tables_update();
@@ -269,7 +269,7 @@ static void before_exec(const char *path)
 {
 	size_t n;
 
-	if (!zt_owner())
+	if (!zt_prof_owner())
 		return;
 	n = strlen(path);
 	if (n >= sizeof zt_state.exec_path)
@@ -285,7 +285,7 @@ static void after_failed_exec(void)
 
 	if (zt_state.pid == getpid() && zt_state.dump.fd < 0) {
 		zt_state.exec_path[0] = '\0';
-		zt_begin();
+		zt_prof_begin();
 	}
 	errno = saved;
 }

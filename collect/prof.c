@@ -11,7 +11,7 @@
  */
 #include "prof.h"
 #include "rawfmt.h"
-#include "walk.h"
+#include "unwind.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -39,20 +39,20 @@ static const int fatal_signals[] = {
 static volatile uint64_t fatal_ours;
 
 /* Set while a signal's handler ends the program. */
-volatile int zt_fatal_depth;
+volatile int zt_prof_fatal_depth;
 
-int zt_fatal_is_ours(int sig)
+int zt_prof_fatal_is_ours(int sig)
 {
 	return sig > 0 && sig < 64 && (__atomic_load_n(&fatal_ours, __ATOMIC_ACQUIRE) >> sig & 1);
 }
 
-pid_t zt_gettid(void)
+pid_t zt_prof_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);
 }
 
 /* A clock's reading in nanoseconds; 0 if it cannot be read. Async-signal-safe. */
-uint64_t zt_clock_ns(clockid_t clock)
+uint64_t zt_prof_clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
@@ -61,7 +61,7 @@ uint64_t zt_clock_ns(clockid_t clock)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-int64_t zt_cpu_ns(void)
+int64_t zt_prof_cpu_ns(void)
 {
 	struct timespec ts;
 
@@ -71,7 +71,7 @@ int64_t zt_cpu_ns(void)
 }
 
 /* Whether this process owns a dump in progress. */
-int zt_owner(void)
+int zt_prof_owner(void)
 {
 	return zt_state.dump.fd >= 0 && getpid() == zt_state.pid;
 }
@@ -86,11 +86,11 @@ int zt_owner(void)
 static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 {
 	int saved = errno;
-	struct zt_thread *t = zt_self();
+	struct zt_thread *t = zt_thread_self();
 	ucontext_t *uc = ucv;
 	uint64_t addr[ZT_MAX_DEPTH];
 	struct zt_regs r;
-	enum zt_walk_end end;
+	enum zt_unwind_end end;
 	size_t n;
 
 	if (si->si_code == POLL_IN && zt_state.timer == ZT_TIMER_PERF) {
@@ -101,7 +101,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 			goto done;
 	} else if (!(si->si_code == SI_TIMER && t && t->has_timer &&
 		     si->si_timerid == (int)(intptr_t)t->timer)) {
-		zt_sigprof_foreign(sig, si, ucv);
+		zt_intercept_sigprof_foreign(sig, si, ucv);
 		goto done;
 	}
 	if (!__atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE))
@@ -126,18 +126,18 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 		r.low = t->stack_hi;
 	n = zt_unwind(&r, zt_tables_enter(), zt_state.unwind, addr, ZT_MAX_DEPTH, &end);
 	zt_tables_leave();
-	if (end == ZT_WALK_DEPTH)
+	if (end == ZT_UNWIND_DEPTH)
 		__atomic_fetch_add(&zt_state.truncated, 1, __ATOMIC_RELAXED);
-	if (end != ZT_WALK_COMPLETE)
+	if (end != ZT_UNWIND_COMPLETE)
 		__atomic_fetch_add(&zt_state.partial, 1, __ATOMIC_RELAXED);
-	zt_store_sample(t, zt_clock_ns(CLOCK_MONOTONIC), addr, n, end != ZT_WALK_COMPLETE);
+	zt_store_sample(t, zt_prof_clock_ns(CLOCK_MONOTONIC), addr, n, end != ZT_UNWIND_COMPLETE);
 out:
 	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
 done:
 	errno = saved;
 }
 
-void zt_install_handler(void)
+void zt_prof_install_handler(void)
 {
 	struct sigaction sa;
 
@@ -154,7 +154,7 @@ void zt_install_handler(void)
 	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaddset(&sa.sa_mask, SIGQUIT);
 	/* Installed for good: a SIGPROF still in flight after stop must not kill. */
-	zt_real_sigaction(SIGPROF, &sa, NULL);
+	zt_intercept_real_sigaction(SIGPROF, &sa, NULL);
 }
 
 /*
@@ -168,17 +168,17 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 
 	(void)si;
 	(void)uc;
-	zt_fatal_depth++;
+	zt_prof_fatal_depth++;
 	zt_prof_stop();
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
-	zt_fatal_release(sig);
-	zt_real_sigaction(sig, &dfl, NULL);
+	zt_prof_fatal_release(sig);
+	zt_intercept_real_sigaction(sig, &dfl, NULL);
 	sigemptyset(&set);
 	sigaddset(&set, sig);
 	/* Raised now, delivered (and fatal) when this handler returns. A fault
 	 * (SIGSEGV, ...) simply happens again on return. */
-	syscall(SYS_tgkill, getpid(), zt_gettid(), sig);
+	syscall(SYS_tgkill, getpid(), zt_prof_gettid(), sig);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
@@ -187,7 +187,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
  * The program still sees SIG_DFL (intercept.c), and its own handler, once
  * it sets one, replaces this.
  */
-int zt_fatal_take(int sig)
+int zt_prof_fatal_take(int sig)
 {
 	struct sigaction sa;
 	int fatal = 0;
@@ -200,13 +200,13 @@ int zt_fatal_take(int sig)
 	sa.sa_sigaction = on_fatal;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigfillset(&sa.sa_mask);
-	if (zt_real_sigaction(sig, &sa, NULL) < 0)
+	if (zt_intercept_real_sigaction(sig, &sa, NULL) < 0)
 		return -1;
 	__atomic_or_fetch(&fatal_ours, (uint64_t)1 << sig, __ATOMIC_RELEASE);
 	return 0;
 }
 
-void zt_fatal_release(int sig)
+void zt_prof_fatal_release(int sig)
 {
 	__atomic_and_fetch(&fatal_ours, ~((uint64_t)1 << sig), __ATOMIC_RELEASE);
 }
@@ -216,11 +216,11 @@ static void install_fatal_handlers(void)
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
 		struct sigaction old;
 
-		if (zt_real_sigaction(fatal_signals[i], NULL, &old) < 0)
+		if (zt_intercept_real_sigaction(fatal_signals[i], NULL, &old) < 0)
 			continue;
 		/* A signal the program (or its parent: nohup) ignores stays so. */
 		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
-			zt_fatal_take(fatal_signals[i]);
+			zt_prof_fatal_take(fatal_signals[i]);
 	}
 }
 
@@ -239,7 +239,7 @@ static unsigned parse_hz(const char *s)
 }
 
 /* Open the dump for this process and start sampling the calling thread. */
-int zt_begin(void)
+int zt_prof_begin(void)
 {
 	struct zt_thread *t;
 
@@ -256,7 +256,7 @@ int zt_begin(void)
 			return -1;
 		strcpy(zt_state.out, zt_state.base);
 		*p++ = '.';
-		*zt_fmt_u64(p, (uint64_t)zt_state.pid, 10) = '\0';
+		*zt_store_fmt_u64(p, (uint64_t)zt_state.pid, 10) = '\0';
 	}
 	t = zt_thread_attach();
 	if (!t)
@@ -269,7 +269,7 @@ int zt_begin(void)
 		zt_timer_stop(t);
 		return -1;
 	}
-	zt_state.cpu_start_ns = zt_cpu_ns();
+	zt_state.cpu_start_ns = zt_prof_cpu_ns();
 	zt_state.cpu_stop_ns = 0;
 	__atomic_store_n(&zt_state.active, 1, __ATOMIC_RELEASE);
 	return 0;
@@ -304,26 +304,26 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	else if (unwind && strcmp(unwind, "cfi") == 0)
 		zt_state.unwind = ZT_UNWIND_CFI;
 	strcpy(zt_state.base, out);
-	zt_status_init();
+	zt_files_status_init();
 	zt_intercept_init();
 	zt_tables_update();
 	zt_thread_init();
-	zt_install_handler();
-	if (zt_begin() < 0)
+	zt_prof_install_handler();
+	if (zt_prof_begin() < 0)
 		return;
 	zt_thread_adopt_running();
-	zt_buildids_scan();
+	zt_dump_buildids_scan();
 	install_fatal_handlers();
 }
 
 /* Stop every thread's timer and make the handler record nothing more. */
-void zt_stop_sampling(void)
+void zt_prof_stop_sampling(void)
 {
 	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 
 	__atomic_store_n(&zt_state.active, 0, __ATOMIC_SEQ_CST);
 	if (!zt_state.cpu_stop_ns)
-		zt_state.cpu_stop_ns = zt_cpu_ns();
+		zt_state.cpu_stop_ns = zt_prof_cpu_ns();
 	for (int i = 0; i < n; i++) {
 		struct zt_thread *t = zt_state.threads[i];
 
@@ -340,10 +340,10 @@ void zt_stop_sampling(void)
 void zt_prof_stop(void)
 {
 	static pid_t stopping;	/* the thread writing the dump, 0 when none */
-	pid_t me = zt_gettid(), busy = 0;
+	pid_t me = zt_prof_gettid(), busy = 0;
 	int n;
 
-	if (!zt_owner())
+	if (!zt_prof_owner())
 		return;
 	if (!__atomic_compare_exchange_n(&stopping, &busy, me, 0, __ATOMIC_SEQ_CST,
 					 __ATOMIC_SEQ_CST)) {
@@ -360,11 +360,11 @@ void zt_prof_stop(void)
 			__builtin_ia32_pause();
 		return;
 	}
-	zt_stop_sampling();
+	zt_prof_stop_sampling();
 	/* The thread that ends the program: did it block zt's signal? (A fatal
 	 * signal's handler runs with everything blocked: not counted.) */
-	if (!zt_fatal_depth)
-		zt_note_sigprof_blocked();
+	if (!zt_prof_fatal_depth)
+		zt_thread_note_sigprof_blocked();
 	n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 	for (int i = 0; i < n; i++) {
 		struct zt_thread *t = zt_state.threads[i];
@@ -375,7 +375,7 @@ void zt_prof_stop(void)
 		for (long spin = 0; __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE) &&
 				    spin < 100000000; spin++)
 			__builtin_ia32_pause();
-		zt_name_record(t->tid);
+		zt_thread_name_record(t->tid);
 		zt_store_flush(t);
 	}
 	zt_dump_finish();

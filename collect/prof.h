@@ -7,7 +7,7 @@
  * libc functions zt must see: dlopen, dlclose, exec, sigaction, setitimer),
  * timer.c (one sampling timer per thread), store.c (per-thread sample
  * buffers written to the dump with write(2)), dump.c (the dump file),
- * walk.c (the unwinder), cfi.c (CFI compiled into unwind rows), tables.c
+ * unwind.c (the unwinder), cfi.c (CFI compiled into unwind rows), tables.c
  * (the rows of every loaded object, published to the handler). Everything that runs inside a signal
  * handler is async-signal-safe: no malloc, no stdio, no locks.
  */
@@ -20,7 +20,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "walk.h"
+#include "unwind.h"
 
 #define ZT_HIDDEN __attribute__((visibility("hidden")))
 #define ZT_EXPORT __attribute__((visibility("default")))
@@ -124,28 +124,29 @@ struct zt_state {
 };
 
 extern struct zt_state zt_state ZT_HIDDEN;
-extern volatile int zt_fatal_depth ZT_HIDDEN;	/* a signal's handler is ending the program */
+/* Set while a signal's handler is ending the program. */
+extern volatile int zt_prof_fatal_depth ZT_HIDDEN;
 
 /* prof.c */
 ZT_HIDDEN void zt_prof_stop(void);
-ZT_HIDDEN int zt_begin(void);
-ZT_HIDDEN void zt_stop_sampling(void);
-ZT_HIDDEN void zt_install_handler(void);
-ZT_HIDDEN int zt_owner(void);
-ZT_HIDDEN int zt_fatal_is_ours(int sig);
-ZT_HIDDEN int zt_fatal_take(int sig);
-ZT_HIDDEN void zt_fatal_release(int sig);
+ZT_HIDDEN int zt_prof_begin(void);
+ZT_HIDDEN void zt_prof_stop_sampling(void);
+ZT_HIDDEN void zt_prof_install_handler(void);
+ZT_HIDDEN int zt_prof_owner(void);
+ZT_HIDDEN int zt_prof_fatal_is_ours(int sig);
+ZT_HIDDEN int zt_prof_fatal_take(int sig);
+ZT_HIDDEN void zt_prof_fatal_release(int sig);
 
 /* thread.c */
 ZT_HIDDEN struct zt_thread *zt_thread_attach(void);
 ZT_HIDDEN void zt_thread_init(void);
 ZT_HIDDEN void zt_thread_close(struct zt_thread *t);
-ZT_HIDDEN void zt_name_record(pid_t tid);
-ZT_HIDDEN struct zt_thread *zt_self(void);
+ZT_HIDDEN void zt_thread_name_record(pid_t tid);
+ZT_HIDDEN struct zt_thread *zt_thread_self(void);
 ZT_HIDDEN void zt_thread_adopt_running(void);
 ZT_HIDDEN struct zt_thread *zt_thread_by_fd(int fd);
 ZT_HIDDEN void zt_thread_find_stack(struct zt_thread *t, uintptr_t sp);
-ZT_HIDDEN void zt_note_sigprof_blocked(void);
+ZT_HIDDEN void zt_thread_note_sigprof_blocked(void);
 
 /* timer.c */
 ZT_HIDDEN int zt_timer_start(struct zt_thread *t);
@@ -155,33 +156,33 @@ ZT_HIDDEN void zt_timer_stop(struct zt_thread *t);
 ZT_HIDDEN void zt_store_sample(struct zt_thread *t, uint64_t when,
 			       const uint64_t *addr, size_t n, int partial);
 ZT_HIDDEN void zt_store_flush(struct zt_thread *t);
-ZT_HIDDEN char *zt_fmt_u64(char *p, uint64_t v, int base);
+ZT_HIDDEN char *zt_store_fmt_u64(char *p, uint64_t v, int base);
 
 /* files.c */
-ZT_HIDDEN int zt_own(struct zt_owned *o, int fd);
-ZT_HIDDEN int zt_owned_ok(const struct zt_owned *o);
-ZT_HIDDEN void zt_owned_close(struct zt_owned *o);
-ZT_HIDDEN int zt_open_in_dir(const char *path, int flags, mode_t mode);
-ZT_HIDDEN int zt_unlink_in_dir(const char *path);
-ZT_HIDDEN int zt_rename_in_dir(const char *from, const char *to);
-ZT_HIDDEN void zt_dir_open(const char *path);
-ZT_HIDDEN int zt_dump_fd(void);
-ZT_HIDDEN void zt_write_failed(int err);
-ZT_HIDDEN void zt_status_init(void);
-ZT_HIDDEN int zt_fd_is_ours(int fd);
-ZT_HIDDEN int zt_fds_ours(int *out, int max);
-extern struct zt_owned zt_maps_now ZT_HIDDEN;	/* /proc/self/maps, kept open (dump.c) */
-ZT_HIDDEN void zt_status(const char *what, int err, uint64_t count);
+ZT_HIDDEN int zt_files_own(struct zt_owned *o, int fd);
+ZT_HIDDEN int zt_files_ok(const struct zt_owned *o);
+ZT_HIDDEN void zt_files_close(struct zt_owned *o);
+ZT_HIDDEN int zt_files_open_in_dir(const char *path, int flags, mode_t mode);
+ZT_HIDDEN int zt_files_unlink_in_dir(const char *path);
+ZT_HIDDEN int zt_files_rename_in_dir(const char *from, const char *to);
+ZT_HIDDEN void zt_files_dir_open(const char *path);
+ZT_HIDDEN int zt_files_dump_fd(void);
+ZT_HIDDEN void zt_files_write_failed(int err);
+ZT_HIDDEN void zt_files_status_init(void);
+ZT_HIDDEN int zt_files_fd_is_ours(int fd);
+ZT_HIDDEN int zt_files_fds_ours(int *out, int max);
+extern struct zt_owned zt_dump_maps_now ZT_HIDDEN;	/* /proc/self/maps, kept open (dump.c) */
+ZT_HIDDEN void zt_files_status(const char *what, int err, uint64_t count);
 
 /* dump.c */
-ZT_HIDDEN int zt_write_all(int fd, const char *p, size_t n);
-ZT_HIDDEN void zt_puts(int fd, const char *s);
-ZT_HIDDEN void zt_put_text(int fd, const char *s, size_t n);
+ZT_HIDDEN int zt_dump_write_all(int fd, const char *p, size_t n);
+ZT_HIDDEN void zt_dump_puts(int fd, const char *s);
+ZT_HIDDEN void zt_dump_put_text(int fd, const char *s, size_t n);
 ZT_HIDDEN int zt_dump_open(void);
 ZT_HIDDEN void zt_dump_finish(void);
 ZT_HIDDEN void zt_dump_abandon(void);
-ZT_HIDDEN void zt_buildids_scan(void);
-ZT_HIDDEN void zt_maps_snapshot(void);
+ZT_HIDDEN void zt_dump_buildids_scan(void);
+ZT_HIDDEN void zt_dump_maps_snapshot(void);
 
 /* tables.c */
 ZT_HIDDEN void zt_tables_update(void);
@@ -190,13 +191,13 @@ ZT_HIDDEN void zt_tables_leave(void);
 
 /* intercept.c */
 ZT_HIDDEN void zt_intercept_init(void);
-ZT_HIDDEN int zt_real_sigaction(int sig, const struct sigaction *act,
+ZT_HIDDEN int zt_intercept_real_sigaction(int sig, const struct sigaction *act,
 				struct sigaction *old);
-ZT_HIDDEN void zt_sigprof_foreign(int sig, siginfo_t *si, void *uc);
-ZT_HIDDEN void zt_sigprof_release(void);
+ZT_HIDDEN void zt_intercept_sigprof_foreign(int sig, siginfo_t *si, void *uc);
+ZT_HIDDEN void zt_intercept_sigprof_release(void);
 
-ZT_HIDDEN int64_t zt_cpu_ns(void);
-ZT_HIDDEN uint64_t zt_clock_ns(clockid_t clock);
-ZT_HIDDEN pid_t zt_gettid(void);
+ZT_HIDDEN int64_t zt_prof_cpu_ns(void);
+ZT_HIDDEN uint64_t zt_prof_clock_ns(clockid_t clock);
+ZT_HIDDEN pid_t zt_prof_gettid(void);
 
 #endif

@@ -14,7 +14,7 @@
 static char hexdigits[] = "0123456789abcdef";
 
 /* Writes v in the base (10 or 16) at p; returns the end. */
-char *zt_fmt_u64(char *p, uint64_t v, int base)
+char *zt_store_fmt_u64(char *p, uint64_t v, int base)
 {
 	char tmp[24];
 	int n = 0;
@@ -31,7 +31,7 @@ char *zt_fmt_u64(char *p, uint64_t v, int base)
 /* Write the buffer out. Safe in the handler: write(2) only. */
 void zt_store_flush(struct zt_thread *t)
 {
-	int saved = errno, fd = t->len ? zt_dump_fd() : -1;
+	int saved = errno, fd = t->len ? zt_files_dump_fd() : -1;
 	const char *p = t->buf;
 	size_t n = t->len;
 
@@ -47,7 +47,7 @@ void zt_store_flush(struct zt_thread *t)
 			for (size_t i = 0; i < n; i++)
 				lines += p[i] == '\n';
 			if (fd >= 0)
-				zt_write_failed(w < 0 ? errno : ENOSPC);
+				zt_files_write_failed(w < 0 ? errno : ENOSPC);
 			__atomic_fetch_add(&zt_state.lost[fd >= 0 ? ZT_LOST_WRITE : ZT_LOST_FD],
 					   lines, __ATOMIC_RELAXED);
 			__atomic_fetch_sub(&zt_state.samples, lines,
@@ -75,17 +75,17 @@ void zt_store_sample(struct zt_thread *t, uint64_t when, const uint64_t *addr, s
 	if (t->len + ZT_LINE_MAX > sizeof t->buf)
 		zt_store_flush(t);
 	p = t->buf + t->len;
-	p = zt_fmt_u64(p, (uint64_t)t->tid, 10);
+	p = zt_store_fmt_u64(p, (uint64_t)t->tid, 10);
 	*p++ = ' ';
 	*p++ = '1';
 	*p++ = ' ';
 	*p++ = ZT_RAW_TIME_MARK;
-	p = zt_fmt_u64(p, when > zt_state.start_ns ? when - zt_state.start_ns : 0, 10);
+	p = zt_store_fmt_u64(p, when > zt_state.start_ns ? when - zt_state.start_ns : 0, 10);
 	for (size_t i = 0; i < n; i++) {
 		*p++ = ' ';
-		if (i > 0 && (addr[i] & ZT_WALK_EXACT))
+		if (i > 0 && (addr[i] & ZT_UNWIND_EXACT))
 			*p++ = ZT_RAW_EXACT_MARK;
-		p = zt_fmt_u64(p, addr[i] & ~ZT_WALK_EXACT, 16);
+		p = zt_store_fmt_u64(p, addr[i] & ~ZT_UNWIND_EXACT, 16);
 	}
 	if (partial) {
 		*p++ = ' ';

@@ -65,9 +65,9 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 		return 0;
 	t = known(sc->old, img.hdr);
 	if (!t) {
-		t0 = zt_cpu_ns();
+		t0 = zt_prof_cpu_ns();
 		t = zt_cfi_build(&img, &st);
-		zt_state.cfi_build_ns += (uint64_t)(zt_cpu_ns() - t0);
+		zt_state.cfi_build_ns += (uint64_t)(zt_prof_cpu_ns() - t0);
 		zt_state.cfi_skipped += st.skipped;
 		if (!t)
 			return 0;

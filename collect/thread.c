@@ -26,7 +26,7 @@ static pthread_key_t exit_key;
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *,
 				  void *(*)(void *), void *);
 
-struct zt_thread *zt_self(void)
+struct zt_thread *zt_thread_self(void)
 {
 	return self;
 }
@@ -100,7 +100,7 @@ struct zt_thread *zt_thread_attach(void)
 
 	if (!t)
 		return NULL;
-	t->tid = zt_gettid();
+	t->tid = zt_prof_gettid();
 	stack_bounds(t);
 	self = t;
 	return t;
@@ -179,7 +179,7 @@ void zt_thread_find_stack(struct zt_thread *t, uintptr_t sp)
 
 void zt_thread_adopt_running(void)
 {
-	pid_t me = zt_gettid();
+	pid_t me = zt_prof_gettid();
 	DIR *dir = opendir("/proc/self/task");
 	struct dirent *de;
 
@@ -207,14 +207,14 @@ void zt_thread_adopt_running(void)
 }
 
 /* Remember the name of thread tid (from /proc) in the names table. */
-void zt_name_record(pid_t tid)
+void zt_thread_name_record(pid_t tid)
 {
 	char path[64] = "/proc/self/task/", name[32];
 	uint32_t i;
 	ssize_t len = 0;
 	int fd;
 
-	*zt_fmt_u64(path + strlen(path), (uint64_t)tid, 10) = '\0';
+	*zt_store_fmt_u64(path + strlen(path), (uint64_t)tid, 10) = '\0';
 	strcat(path, "/comm");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -240,7 +240,7 @@ void zt_name_record(pid_t tid)
  * blocks it when it ends is counted, so that a program that blocks it
  * everywhere gets a warning instead of an empty profile.
  */
-void zt_note_sigprof_blocked(void)
+void zt_thread_note_sigprof_blocked(void)
 {
 	sigset_t cur;
 
@@ -253,9 +253,9 @@ void zt_thread_close(struct zt_thread *t)
 {
 	zt_timer_stop(t);
 	if (self == t)
-		zt_note_sigprof_blocked();
+		zt_thread_note_sigprof_blocked();
 	if (!__atomic_exchange_n(&t->closed, 1, __ATOMIC_SEQ_CST)) {
-		zt_name_record(t->tid);
+		zt_thread_name_record(t->tid);
 		zt_store_flush(t);
 	}
 	if (self == t)
@@ -265,7 +265,7 @@ void zt_thread_close(struct zt_thread *t)
 
 static void on_thread_exit(void *p)
 {
-	if (zt_owner())
+	if (zt_prof_owner())
 		zt_thread_close(p);
 }
 
@@ -280,7 +280,7 @@ static void *trampoline(void *p)
 	struct zt_thread *t;
 
 	free(p);
-	if (zt_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE) &&
+	if (zt_prof_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE) &&
 	    (t = zt_thread_attach())) {
 		if (zt_timer_start(t) == 0) {
 			pthread_setspecific(exit_key, t);
@@ -288,7 +288,7 @@ static void *trampoline(void *p)
 			zt_thread_close(t);
 			__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
 		}
-	} else if (zt_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE)) {
+	} else if (zt_prof_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE)) {
 		__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
 	}
 	return s.fn(s.arg);
@@ -303,7 +303,7 @@ ZT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
 	if (!real_pthread_create)
 		return EAGAIN;
-	if (!zt_owner())
+	if (!zt_prof_owner())
 		return real_pthread_create(th, attr, fn, arg);
 	s = malloc(sizeof *s);
 	if (!s)
@@ -326,8 +326,8 @@ static void after_fork_child(void)
 		return;
 	__atomic_store_n(&zt_state.active, 0, __ATOMIC_SEQ_CST);
 	/* The parent's dump stays the parent's: only the copies are closed. */
-	zt_owned_close(&zt_state.dump);
-	zt_owned_close(&zt_state.maps);
+	zt_files_close(&zt_state.dump);
+	zt_files_close(&zt_state.maps);
 	zt_state.fd_lost = 0;
 	zt_state.fd_reopened = 0;
 	zt_state.write_errno = 0;
@@ -353,9 +353,9 @@ static void after_fork_child(void)
 	zt_state.nnames = 0;
 	zt_state.exec_path[0] = '\0';
 	if (zt_state.follow)
-		zt_begin();
+		zt_prof_begin();
 	else
-		zt_sigprof_release();
+		zt_intercept_sigprof_release();
 }
 
 void zt_thread_init(void)

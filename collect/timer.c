@@ -119,7 +119,7 @@ void zt_timer_stop(struct zt_thread *t)
 		if (fstat(t->perf_fd, &st) == 0 && st.st_ino == t->perf_ino) {
 			ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 			close(t->perf_fd);
-		} else if (zt_owner()) {
+		} else if (zt_prof_owner()) {
 			/* Its thread was not sampled after the program closed it. */
 			__atomic_fetch_add(&zt_state.timers_lost, 1, __ATOMIC_RELAXED);
 		}

@@ -10,7 +10,7 @@
  * Built and run by tests/bench/unwind-micro.sh.
  */
 #include "cfi.h"
-#include "walk.h"
+#include "unwind.h"
 
 #include <link.h>
 #include <pthread.h>
@@ -66,7 +66,7 @@ static __attribute__((noinline)) void measure(void)
 	size_t size, n = 0;
 	struct zt_regs r;
 	uint64_t out[128];
-	enum zt_walk_end end = ZT_WALK_PARTIAL;
+	enum zt_unwind_end end = ZT_UNWIND_PARTIAL;
 	double ns[3];
 
 	getcontext(&uc);
@@ -85,7 +85,7 @@ static __attribute__((noinline)) void measure(void)
 			n = zt_unwind(&r, set, modes[m], out, 128, &end);
 		ns[m] = (now() - t0) * 1e9 / N;
 		printf("| %s | %zu | %s | %.0f |\n", names[m], n,
-		       end == ZT_WALK_COMPLETE ? "yes" : "no", ns[m]);
+		       end == ZT_UNWIND_COMPLETE ? "yes" : "no", ns[m]);
 	}
 	printf("\nauto - fp: %.0f ns per sample; at 997 Hz that is %.3f%% of CPU time\n",
 	       ns[0] - ns[2], (ns[0] - ns[2]) * 997 / 1e9 * 100);

@@ -5,5 +5,6 @@ set -eu
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cc -O2 -D_GNU_SOURCE -Icollect -o "$tmp/micro" tests/bench/unwind-micro.c collect/cfi.c collect/walk.c -lpthread
+cc -O2 -D_GNU_SOURCE -Icollect -o "$tmp/micro" tests/bench/unwind-micro.c \
+	collect/cfi.c collect/unwind.c -lpthread
 "$tmp/micro"

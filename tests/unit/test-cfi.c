@@ -8,7 +8,7 @@
  */
 #include "unit.h"
 #include "cfi.h"
-#include "walk.h"
+#include "unwind.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -492,7 +492,7 @@ static struct zt_cfi_table walk_table = {
 };
 
 static size_t unwind_cfi(uintptr_t pc, uintptr_t sp, uintptr_t rbp, const uintptr_t *stack,
-			 size_t words, uint64_t *out, size_t max, enum zt_walk_end *end)
+			 size_t words, uint64_t *out, size_t max, enum zt_unwind_end *end)
 {
 	struct zt_cfi_set *set = malloc(sizeof *set + sizeof set->t[0]);
 	struct zt_regs r = { pc, sp, rbp, (uintptr_t)stack, (uintptr_t)(stack + words), 0 };
@@ -509,13 +509,13 @@ static size_t unwind_cfi(uintptr_t pc, uintptr_t sp, uintptr_t rbp, const uintpt
 }
 
 #define AT(i) ((uintptr_t)&stack[i])
-#define EXACT ZT_WALK_EXACT
+#define EXACT ZT_UNWIND_EXACT
 
 UNIT_TEST(unwind_cfi_leaf_rbp_frame_and_end)
 {
 	uintptr_t stack[32] = { 0 };
 	uint64_t out[8];
-	enum zt_walk_end end;
+	enum zt_unwind_end end;
 	size_t n;
 
 	stack[4] = 0x1015;		/* the leaf's return address, into the rbp frame */
@@ -526,50 +526,50 @@ UNIT_TEST(unwind_cfi_leaf_rbp_frame_and_end)
 	CHECK_EQ_U(out[0], 0x1004 | EXACT);
 	CHECK_EQ_U(out[1], 0x1015);
 	CHECK_EQ_U(out[2], 0x1025);
-	CHECK_EQ_U(end, ZT_WALK_COMPLETE);
+	CHECK_EQ_U(end, ZT_UNWIND_COMPLETE);
 
 	/* The same with room for two: the depth ends it. */
 	n = unwind_cfi(0x1004, AT(4), AT(10), stack, 32, out, 2, &end);
 	CHECK_EQ_U(n, 2);
-	CHECK_EQ_U(end, ZT_WALK_DEPTH);
+	CHECK_EQ_U(end, ZT_UNWIND_DEPTH);
 }
 
 UNIT_TEST(unwind_cfi_stops_where_it_cannot_go_on)
 {
 	uintptr_t stack[32] = { 0 };
 	uint64_t out[8];
-	enum zt_walk_end end;
+	enum zt_unwind_end end;
 	size_t n;
 
 	/* A CFA below sp. */
 	n = unwind_cfi(0x1044, AT(4), 0, stack, 32, out, 8, &end);
 	CHECK_EQ_U(n, 1);
-	CHECK_EQ_U(end, ZT_WALK_PARTIAL);
+	CHECK_EQ_U(end, ZT_UNWIND_PARTIAL);
 	/* A BAD row, and a pc outside every table: no frame pointers in CFI mode. */
 	stack[10] = AT(20);
 	stack[11] = 0x1025;
 	n = unwind_cfi(0x1054, AT(4), AT(10), stack, 32, out, 8, &end);
 	CHECK_EQ_U(n, 1);
-	CHECK_EQ_U(end, ZT_WALK_PARTIAL);
+	CHECK_EQ_U(end, ZT_UNWIND_PARTIAL);
 	n = unwind_cfi(0x5000, AT(4), AT(10), stack, 32, out, 8, &end);
 	CHECK_EQ_U(n, 1);
-	CHECK_EQ_U(end, ZT_WALK_PARTIAL);
+	CHECK_EQ_U(end, ZT_UNWIND_PARTIAL);
 	/* A return address outside the readable stack. */
 	n = unwind_cfi(0x1004, AT(31) + 8, 0, stack, 32, out, 8, &end);
 	CHECK_EQ_U(n, 1);
-	CHECK_EQ_U(end, ZT_WALK_PARTIAL);
+	CHECK_EQ_U(end, ZT_UNWIND_PARTIAL);
 	/* An rbp frame whose CFA (rbp + 16) is not above its sp. */
 	stack[4] = 0x1015;
 	n = unwind_cfi(0x1004, AT(4), AT(2), stack, 32, out, 8, &end);	/* CFA = rbp+16 <= sp */
 	CHECK_EQ_U(n, 2);
-	CHECK_EQ_U(end, ZT_WALK_PARTIAL);
+	CHECK_EQ_U(end, ZT_UNWIND_PARTIAL);
 }
 
 UNIT_TEST(unwind_cfi_through_a_signal_frame)
 {
 	uintptr_t stack[64] = { 0 };
 	uint64_t out[8];
-	enum zt_walk_end end;
+	enum zt_unwind_end end;
 	size_t n;
 	/* The ucontext at sp: gregs from byte 40, rbp 10th, rsp 15th, rip 16th. */
 	size_t uc = 1, rbp = uc + (40 + 10 * 8) / 8, rsp = uc + (40 + 15 * 8) / 8,
@@ -585,17 +585,17 @@ UNIT_TEST(unwind_cfi_through_a_signal_frame)
 	n = unwind_cfi(0x1004, AT(0), 0, stack, 64, out, 8, &end);
 	CHECK_EQ_U(n, 5);
 	CHECK_EQ_U(out[0], 0x1004 | EXACT);
-	CHECK_EQ_U(out[1] & ~EXACT, 0x1031);	/* the trampoline: its tag is walk.c's choice */
+	CHECK_EQ_U(out[1] & ~EXACT, 0x1031);	/* the trampoline: its tag is unwind.c's choice */
 	CHECK_EQ_U(out[2], 0x1008 | EXACT);
 	CHECK_EQ_U(out[3], 0x1012);
 	CHECK_EQ_U(out[4], 0x1021);
-	CHECK_EQ_U(end, ZT_WALK_COMPLETE);
+	CHECK_EQ_U(end, ZT_UNWIND_COMPLETE);
 
 	/* A ucontext whose rsp is not above the frame's: stop. */
 	stack[rsp] = AT(0);
 	n = unwind_cfi(0x1004, AT(0), 0, stack, 64, out, 8, &end);
 	CHECK_EQ_U(n, 2);
-	CHECK_EQ_U(end, ZT_WALK_PARTIAL);
+	CHECK_EQ_U(end, ZT_UNWIND_PARTIAL);
 }
 
 UNIT_TEST(cfi_find_picks_the_table_holding_pc)
@@ -642,7 +642,7 @@ UNIT_TEST(unwind_cfi_follows_a_cfa_in_rbx)
 	struct zt_regs r = { 0x1004, (uintptr_t)stack, 0, (uintptr_t)stack,
 			     (uintptr_t)(stack + 16), 0x5 };
 	uint64_t out[8];
-	enum zt_walk_end end;
+	enum zt_unwind_end end;
 	size_t n;
 
 	if (!set)
@@ -657,7 +657,7 @@ UNIT_TEST(unwind_cfi_follows_a_cfa_in_rbx)
 	CHECK_EQ_U(n, 3);
 	CHECK_EQ_U(out[1], 0x1015);
 	CHECK_EQ_U(out[2], 0x1025);
-	CHECK_EQ_U(end, ZT_WALK_COMPLETE);
+	CHECK_EQ_U(end, ZT_UNWIND_COMPLETE);
 	/* Without the saved rbx the caller's CFA is unknown: the walk stops. */
 	{
 		static const struct zt_cfi_row lost[] = {
@@ -669,7 +669,7 @@ UNIT_TEST(unwind_cfi_follows_a_cfa_in_rbx)
 		rbx_table.rows = lost;
 		n = zt_unwind(&r, set, ZT_UNWIND_CFI, out, 8, &end);
 		CHECK_EQ_U(n, 2);
-		CHECK_EQ_U(end, ZT_WALK_PARTIAL);
+		CHECK_EQ_U(end, ZT_UNWIND_PARTIAL);
 		rbx_table.rows = rbx_rows;
 	}
 	free(set);
@@ -692,7 +692,7 @@ UNIT_TEST(unwind_cfi_follows_the_plt_expression)
 	uintptr_t stack[8] = { 0 };
 	struct zt_cfi_set *set = malloc(sizeof *set + sizeof set->t[0]);
 	uint64_t out[8];
-	enum zt_walk_end end;
+	enum zt_unwind_end end;
 	struct zt_regs before = { 0x1004, (uintptr_t)stack, 0, (uintptr_t)stack,
 				  (uintptr_t)(stack + 8), 0 };
 	struct zt_regs after = { 0x100c, (uintptr_t)stack, 0, (uintptr_t)stack,
@@ -709,7 +709,7 @@ UNIT_TEST(unwind_cfi_follows_the_plt_expression)
 	n = zt_unwind(&before, set, ZT_UNWIND_CFI, out, 8, &end);
 	CHECK_EQ_U(n, 2);
 	CHECK_EQ_U(out[1], 0x1015);
-	CHECK_EQ_U(end, ZT_WALK_COMPLETE);
+	CHECK_EQ_U(end, ZT_UNWIND_COMPLETE);
 	n = zt_unwind(&after, set, ZT_UNWIND_CFI, out, 8, &end);
 	CHECK_EQ_U(n, 2);
 	CHECK_EQ_U(out[1], 0x1016);

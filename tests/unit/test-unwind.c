@@ -1,9 +1,9 @@
 /*
- * test-walk.c — the unwinder's frame-pointer mode on fake stacks: a good chain, garbage
+ * test-unwind.c — the unwinder's frame-pointer mode on fake stacks: a good chain, garbage
  * in the frame pointer, a loop, a downward pointer, the depth limit.
  */
 #include "unit.h"
-#include "walk.h"
+#include "unwind.h"
 
 #include <stdint.h>
 
@@ -12,12 +12,12 @@ static size_t zt_walk(uintptr_t pc, uintptr_t fp, uintptr_t low, uintptr_t high,
 		      uint64_t *out, size_t max, int *truncated)
 {
 	struct zt_regs r = { pc, low, fp, low, high, 0 };
-	enum zt_walk_end end;
+	enum zt_unwind_end end;
 	size_t n = zt_unwind(&r, NULL, ZT_UNWIND_FP, out, max, &end);
 
-	*truncated = end == ZT_WALK_DEPTH;
+	*truncated = end == ZT_UNWIND_DEPTH;
 	for (size_t i = 0; i < n; i++)
-		out[i] &= ~ZT_WALK_EXACT;
+		out[i] &= ~ZT_UNWIND_EXACT;
 	return n;
 }
 

@@ -1,5 +1,5 @@
 /*
- * walk.c — the unwinder the handler runs, one frame at a time.
+ * unwind.c — the unwinder the handler runs, one frame at a time.
  *
  * Where the frame's object has CFI (cfi.h), its row says where the caller's
  * stack pointer (the CFA), return address and rbp are: this works in code
@@ -14,7 +14,7 @@
  * frame-pointer frame whose saved rbp is 0 (the ABI's mark of the outermost
  * frame, set by _start and clone).
  */
-#include "walk.h"
+#include "unwind.h"
 
 /* Offsets in the ucontext a signal frame's rsp points at (x86-64 Linux). */
 enum { UC_RBP = 40 + 10 * 8, UC_RBX = 40 + 11 * 8, UC_RSP = 40 + 15 * 8,
@@ -31,16 +31,16 @@ static int load(const struct zt_regs *r, uintptr_t a, uintptr_t *v)
 
 size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 		 enum zt_unwind_mode mode, uint64_t *out, size_t max,
-		 enum zt_walk_end *end)
+		 enum zt_unwind_end *end)
 {
 	uintptr_t pc = r->pc, sp = r->sp, rbp = r->rbp, rbx = r->rbx;
 	int rbp_ok = 1, rbx_ok = 1, exact = 1;
 	size_t n = 0;
 
-	*end = ZT_WALK_PARTIAL;
+	*end = ZT_UNWIND_PARTIAL;
 	if (max == 0)
 		return 0;
-	out[n++] = (uint64_t)pc | ZT_WALK_EXACT;
+	out[n++] = (uint64_t)pc | ZT_UNWIND_EXACT;
 	for (;;) {
 		/* A return address belongs to the call before it. */
 		uintptr_t at = exact ? pc : pc - 1;
@@ -55,7 +55,7 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 				row = zt_cfi_row_at(t, at);
 		}
 		if (row && row->kind == ZT_CFA_END) {
-			*end = ZT_WALK_COMPLETE;
+			*end = ZT_UNWIND_COMPLETE;
 			break;
 		}
 		if (row && (row->kind == ZT_CFA_RSP || row->kind == ZT_CFA_RBP ||
@@ -97,7 +97,7 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			 * byte; no call precedes it, so pc - 1 would name
 			 * whatever lies before the trampoline.
 			 */
-			out[n - 1] |= ZT_WALK_EXACT;
+			out[n - 1] |= ZT_UNWIND_EXACT;
 		} else if (mode == ZT_UNWIND_CFI) {
 			break;
 		} else {
@@ -111,24 +111,24 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			if (ra != 0 && next_rbp == 0) {
 				/* The outermost frame: its caller is the entry. */
 				if (n == max) {
-					*end = ZT_WALK_DEPTH;
+					*end = ZT_UNWIND_DEPTH;
 					break;
 				}
 				out[n++] = ra;
-				*end = ZT_WALK_COMPLETE;
+				*end = ZT_UNWIND_COMPLETE;
 				break;
 			}
 		}
 		if (ra == 0) {
 			/* A zeroed return address marks the end of some stacks. */
-			*end = ZT_WALK_COMPLETE;
+			*end = ZT_UNWIND_COMPLETE;
 			break;
 		}
 		if (n == max) {
-			*end = ZT_WALK_DEPTH;
+			*end = ZT_UNWIND_DEPTH;
 			break;
 		}
-		out[n++] = (uint64_t)ra | (next_exact ? ZT_WALK_EXACT : 0);
+		out[n++] = (uint64_t)ra | (next_exact ? ZT_UNWIND_EXACT : 0);
 		pc = ra;
 		sp = next_sp;
 		rbp = next_rbp;

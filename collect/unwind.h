@@ -1,10 +1,10 @@
 /*
- * walk.h — the stack unwinder the sampler runs in its handler: CFI rows
+ * unwind.h — the stack unwinder the sampler runs in its handler: CFI rows
  * (cfi.h) where an object has them, the checked frame-pointer chain where
  * it has none.
  */
-#ifndef ZT_WALK_H
-#define ZT_WALK_H
+#ifndef ZT_UNWIND_H
+#define ZT_UNWIND_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -18,10 +18,10 @@ enum zt_unwind_mode {
 };
 
 /* How a walk ended. */
-enum zt_walk_end {
-	ZT_WALK_COMPLETE,	/* it reached the thread's entry */
-	ZT_WALK_PARTIAL,	/* it stopped before: no rule, or a check failed */
-	ZT_WALK_DEPTH,		/* it went on past max frames */
+enum zt_unwind_end {
+	ZT_UNWIND_COMPLETE,	/* it reached the thread's entry */
+	ZT_UNWIND_PARTIAL,	/* it stopped before: no rule, or a check failed */
+	ZT_UNWIND_DEPTH,		/* it went on past max frames */
 };
 
 /*
@@ -29,7 +29,7 @@ enum zt_walk_end {
  * is an exact pc rather than a return address: the first one, and the pc a
  * signal frame interrupted.
  */
-#define ZT_WALK_EXACT ((uint64_t)1 << 63)
+#define ZT_UNWIND_EXACT ((uint64_t)1 << 63)
 
 /* The interrupted registers and the stack that may be read. */
 struct zt_regs {
@@ -50,6 +50,6 @@ struct zt_regs {
  */
 size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 		 enum zt_unwind_mode mode, uint64_t *out, size_t max,
-		 enum zt_walk_end *end);
+		 enum zt_unwind_end *end);
 
 #endif
