@@ -97,7 +97,7 @@ static int parse_options(int argc, char **argv, struct config *cfg)
 
 	*cfg = (struct config){ .outarg = "zt.raw", .timer = "auto", .unwind = "auto",
 				.hz = ZT_HZ_DEFAULT };
-	while ((c = zt_getopt_ordered(argc, argv, &usage)) != -1) {
+	while ((c = zt_usage_getopt_ordered(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'f':
 			cfg->follow = 1;

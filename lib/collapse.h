@@ -23,19 +23,19 @@ struct zt_collapse_opts {
 };
 
 /* A growable byte buffer; zero-initialize it, free buf when done. */
-struct zt_buf {
+struct zt_collapse_buf {
 	char *buf;
 	size_t len, cap;
 };
 
-void zt_buf_add(struct zt_buf *b, const void *p, size_t n);
+void zt_collapse_buf_add(struct zt_collapse_buf *b, const void *p, size_t n);
 
 /*
  * Append the root frame name for a header to out (not NUL-terminated):
  * the command, or comm-PID, or comm-PID/TID, with spaces made '_'.
  */
 void zt_collapse_root(const struct zt_ps_header *h,
-		      const struct zt_collapse_opts *o, struct zt_buf *out);
+		      const struct zt_collapse_opts *o, struct zt_collapse_buf *out);
 
 /*
  * Append the names of frame f to out, each followed by '\0', in the order
@@ -47,13 +47,13 @@ void zt_collapse_root(const struct zt_ps_header *h,
  */
 int zt_collapse_frame(const struct zt_ps_frame *f,
 		      const struct zt_collapse_opts *o, int java,
-		      struct zt_buf *out, int *unknown);
+		      struct zt_collapse_buf *out, int *unknown);
 
 /*
  * Append ":LINE" to out for a source line as perf script -F +srcline prints
  * it: bracketed parts removed, surrounding space trimmed; nothing when no
  * text is left.
  */
-void zt_collapse_srcline(const char *s, size_t n, struct zt_buf *out);
+void zt_collapse_srcline(const char *s, size_t n, struct zt_collapse_buf *out);
 
 #endif

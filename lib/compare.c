@@ -154,7 +154,7 @@ struct zt_cmp *zt_compare(struct zt_profile *const *p, const int *side, size_t r
 			f = (c->d0 * (1 + c->alpha * mu[t]) + dfr * phi[t]) / (c->d0 + dfr);
 		x->phi = f > 1 ? f : 1;
 		stat = fabs(x->change) - cc;
-		pv[t] = x->p = se > 0 && stat > 0 ? zt_t_p2(stat / (sqrt(x->phi) * se), c->df)
+		pv[t] = x->p = se > 0 && stat > 0 ? zt_stats_t_p2(stat / (sqrt(x->phi) * se), c->df)
 						  : 1;
 		x->lo = x->hi = sqrt(x->phi) * se;	/* the scale, for now */
 		x->lo = cc;
@@ -181,7 +181,7 @@ struct zt_cmp *zt_compare(struct zt_profile *const *p, const int *side, size_t r
 			pt[nt] = pv[t];
 			at[nt++] = t;
 		}
-		zt_bh(pt, nt, q, rt);
+		zt_stats_bh(pt, nt, q, rt);
 		for (size_t i = 0; i < nt; i++)
 			c->rejections += (size_t)(tests[at[i]].rejected = rt[i]);
 		for (size_t t = 1; t < m; t += 2)
@@ -195,7 +195,7 @@ struct zt_cmp *zt_compare(struct zt_profile *const *p, const int *side, size_t r
 	c->ntests = m;
 	/* Intervals at 1 - qR/m exclude 0 exactly for the rejected tests. */
 	c->level = 1 - q * (double)(c->rejections ? c->rejections : 1) / (double)(m ? m : 1);
-	crit = zt_t_crit(1 - c->level, c->df);
+	crit = zt_stats_t_crit(1 - c->level, c->df);
 	for (size_t t = 0; t < 2 * (size_t)nf; t++) {
 		struct zt_cmp_test *x = &tests[t];
 		double w = x->lo + crit * x->hi;

@@ -10,7 +10,7 @@ static int octal(char c)
 	return c >= '0' && c <= '7';
 }
 
-void zt_unescape(char *s)
+void zt_escape_decode(char *s)
 {
 	char *out = s;
 
@@ -29,7 +29,7 @@ void zt_unescape(char *s)
 	*out = '\0';
 }
 
-void zt_fput_safe(FILE *f, const char *s)
+void zt_escape_fput_safe(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -41,7 +41,7 @@ void zt_fput_safe(FILE *f, const char *s)
 	}
 }
 
-void zt_fput_escaped(FILE *f, const char *s, const char *extra)
+void zt_escape_fput(FILE *f, const char *s, const char *extra)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;

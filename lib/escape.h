@@ -17,18 +17,18 @@
  * Decode each \ooo (000 excepted: a C string cannot hold it) in s, in place.
  * Any other backslash is left as it is.
  */
-void zt_unescape(char *s);
+void zt_escape_decode(char *s);
 
 /*
  * Write s to f with every control character, DEL, backslash and character
  * of extra (may be NULL) as \ooo.
  */
-void zt_fput_escaped(FILE *f, const char *s, const char *extra);
+void zt_escape_fput(FILE *f, const char *s, const char *extra);
 
 /*
  * Write s to f with its control characters and DEL as \ooo, backslashes as
  * they are: for messages, where only what a terminal acts on matters.
  */
-void zt_fput_safe(FILE *f, const char *s);
+void zt_escape_fput_safe(FILE *f, const char *s);
 
 #endif

@@ -41,7 +41,7 @@ struct zt_fold {
 	uint64_t period;
 	long srcslot;			/* stack index a source line names */
 	uint64_t records;
-	struct zt_buf tmp;
+	struct zt_collapse_buf tmp;
 	struct zt_filter *filter;	/* --focus, --ignore, --hide */
 };
 
@@ -126,7 +126,7 @@ static void srcline(struct zt_fold *f, const struct zt_span *text)
 		return;
 	name = zt_strtab_key(f->names, f->stack[f->srcslot], &n);
 	f->tmp.len = 0;
-	zt_buf_add(&f->tmp, name, n);
+	zt_collapse_buf_add(&f->tmp, name, n);
 	zt_collapse_srcline(text->p, text->n, &f->tmp);
 	f->stack[f->srcslot] = zt_strtab_intern(f->names, f->tmp.buf, f->tmp.len, NULL);
 	f->srcslot = -1;
@@ -224,7 +224,7 @@ uint64_t zt_fold_write(struct zt_fold *f, FILE *out)
 {
 	uint32_t n = zt_strtab_count(f->stacks);
 	struct line *lines = zt_calloc(n ? n : 1, sizeof *lines);
-	struct zt_buf b = { 0 };
+	struct zt_collapse_buf b = { 0 };
 	uint64_t written = 0;
 
 	for (uint32_t s = 0; s < n; s++) {
@@ -241,9 +241,9 @@ uint64_t zt_fold_write(struct zt_fold *f, FILE *out)
 
 			memcpy(&id, ids + k * sizeof id, sizeof id);
 			name = zt_strtab_key(f->names, id, &nl);
-			zt_buf_add(&b, name, nl);
+			zt_collapse_buf_add(&b, name, nl);
 			if (k)
-				zt_buf_add(&b, ";", 1);
+				zt_collapse_buf_add(&b, ";", 1);
 		}
 		lines[s].len = b.len - lines[s].off;
 		lines[s].count = f->counts[s];

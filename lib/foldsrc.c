@@ -20,7 +20,7 @@ struct zt_foldsrc {
 	uint32_t next, n;
 };
 
-size_t zt_strip_hex(const char *s, size_t n, char *out)
+size_t zt_foldsrc_strip_hex(const char *s, size_t n, char *out)
 {
 	size_t i = 0, o = 0;
 
@@ -70,7 +70,7 @@ static int load(struct zt_foldsrc *s, struct zt_input *in, int strip, char *err,
 		if (strip) {
 			/* "0x1" (3 bytes) grows to "0x..." (5): at most 5/3. */
 			zt_grow(&buf, &cap, klen * 2 + 8, 1);
-			klen = zt_strip_hex(it.stack, it.stacklen, buf);
+			klen = zt_foldsrc_strip_hex(it.stack, it.stacklen, buf);
 			key = buf;
 		}
 		id = zt_strtab_intern(s->tab, key, klen, &isnew);

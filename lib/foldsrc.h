@@ -35,6 +35,6 @@ int zt_foldsrc_next(struct zt_foldsrc *s, const char **stack, size_t *len,
 void zt_foldsrc_close(struct zt_foldsrc *s);
 
 /* Append stack with every 0x<hex digits> replaced by "0x..." to out. */
-size_t zt_strip_hex(const char *s, size_t n, char *out);
+size_t zt_foldsrc_strip_hex(const char *s, size_t n, char *out);
 
 #endif

@@ -49,7 +49,7 @@ static uint64_t str(struct zt_pprof *p, const char *s)
 	f = open_memstream(&buf, &len);
 	if (!f)
 		zt_out_of_memory("open_memstream");
-	zt_fput_escaped(f, s, NULL);
+	zt_escape_fput(f, s, NULL);
 	if (fclose(f) != 0)
 		zt_out_of_memory("open_memstream");
 	id = zt_strtab_intern(p->strtab, buf, len, NULL);

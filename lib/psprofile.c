@@ -22,7 +22,7 @@ struct zt_psprof {
 	int java;
 	int saw_lines;
 	long lineslot;		/* key a source line would replace, or -1 */
-	struct zt_buf tmp, thread;
+	struct zt_collapse_buf tmp, thread;
 };
 
 struct zt_psprof *zt_psprof_new(struct zt_profile *p, enum zt_by by)
@@ -92,7 +92,7 @@ static void frame(struct zt_psprof *pp, const struct zt_ps_frame *f)
 		n = strlen(pp->tmp.buf + last);
 		memmove(pp->tmp.buf, pp->tmp.buf + last, n);
 		pp->tmp.len = n;
-		zt_buf_add(&pp->tmp, " ??", 3);
+		zt_collapse_buf_add(&pp->tmp, " ??", 3);
 		pp->lineslot = (long)pp->nids;
 		push(pp, pp->tmp.buf, pp->tmp.len);
 		return;
@@ -120,7 +120,7 @@ static void srcline(struct zt_psprof *pp, const struct zt_span *t)
 		const char *name = zt_profile_name(pp->p, pp->ids[pp->lineslot], &n);
 
 		pp->tmp.len = 0;
-		zt_buf_add(&pp->tmp, name, n);
+		zt_collapse_buf_add(&pp->tmp, name, n);
 		zt_collapse_srcline(t->p, t->n, &pp->tmp);
 		if (pp->tmp.len > n) {
 			pp->tmp.buf[n] = '\t';

@@ -254,7 +254,7 @@ static int key_line(struct reader *r, char *line)
 	} else if (strcmp(key, ZT_RAW_EXE) == 0) {
 		free(d->exe);
 		d->exe = zt_strdup(v);
-		zt_unescape(d->exe);
+		zt_escape_decode(d->exe);
 	} else if (strcmp(key, ZT_RAW_TIMER) == 0) {
 		free(d->timer);
 		d->timer = zt_strdup(v);
@@ -267,7 +267,7 @@ static int key_line(struct reader *r, char *line)
 	} else if (strcmp(key, ZT_RAW_EXEC) == 0) {
 		free(d->exec);
 		d->exec = zt_strdup(v);
-		zt_unescape(d->exec);
+		zt_escape_decode(d->exec);
 	} else if (strcmp(key, ZT_RAW_UNSAMPLED) == 0) {
 		return number_value(r, key, v, &d->unsampled);
 	} else if (strcmp(key, ZT_RAW_TRUNCATED) == 0) {
@@ -307,7 +307,7 @@ static int maps_line(struct reader *r, const char *line)
 
 	if (zt_map_parse(line, &m, why, sizeof why) < 0)
 		return fail(r, "%s", why);
-	zt_unescape(m.path);
+	zt_escape_decode(m.path);
 	m.seq = d->nmaps;
 	zt_grow(&d->maps, &d->capmaps, d->nmaps + 1, sizeof *d->maps);
 	d->maps[d->nmaps++] = m;
@@ -341,7 +341,7 @@ static int buildid_line(struct reader *r, char *s)
 		if (*p >= 'A' && *p <= 'F')
 			*p = (char)(*p - 'A' + 'a');
 	d->buildids[d->nbuildids].path = zt_strdup(s);
-	zt_unescape(d->buildids[d->nbuildids].path);
+	zt_escape_decode(d->buildids[d->nbuildids].path);
 	d->nbuildids++;
 	return 0;
 }
@@ -359,7 +359,7 @@ static int thread_line(struct reader *r, char *s)
 	zt_grow(&d->threads, &d->capthreads, d->nthreads + 1, sizeof *d->threads);
 	d->threads[d->nthreads].tid = (uint32_t)tid;
 	d->threads[d->nthreads].name = zt_strdup(s);
-	zt_unescape(d->threads[d->nthreads].name);
+	zt_escape_decode(d->threads[d->nthreads].name);
 	d->nthreads++;
 	return 0;
 }

@@ -38,7 +38,7 @@ static double tail(uint64_t from, int step, uint64_t n, double lp, double lq)
 	return sum;
 }
 
-double zt_binom_test(uint64_t k, uint64_t n, double p)
+double zt_stats_binom_test(uint64_t k, uint64_t n, double p)
 {
 	const double rel = 1 + 1e-7;
 	double lp, lq, mu, ld, res;
@@ -88,11 +88,11 @@ double zt_binom_test(uint64_t k, uint64_t n, double p)
 	return res > 1 ? 1 : res;
 }
 
-double zt_share_test(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2)
+double zt_stats_share_test(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2)
 {
 	if (n1 == 0 || n2 == 0)
 		return 1;
-	return zt_binom_test(k1, k1 + k2, (double)n1 / ((double)n1 + (double)n2));
+	return zt_stats_binom_test(k1, k1 + k2, (double)n1 / ((double)n1 + (double)n2));
 }
 
 struct ranked {
@@ -109,7 +109,7 @@ static int byp(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
-void zt_bh(const double *p, size_t m, double q, int *reject)
+void zt_stats_bh(const double *p, size_t m, double q, int *reject)
 {
 	struct ranked *r = zt_calloc(m ? m : 1, sizeof *r);
 	size_t last = 0;
@@ -128,7 +128,7 @@ void zt_bh(const double *p, size_t m, double q, int *reject)
 	free(r);
 }
 
-void zt_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi)
+void zt_stats_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi)
 {
 	double dn = (double)n, p, z2 = z * z, c, h;
 
@@ -144,15 +144,15 @@ void zt_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi)
 	*hi = c + h > 1 ? 1 : c + h;
 }
 
-void zt_diff_ci(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2, double z,
+void zt_stats_diff_ci(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2, double z,
 		double *lo, double *hi)
 {
 	double p1 = n1 ? (double)k1 / (double)n1 : 0;
 	double p2 = n2 ? (double)k2 / (double)n2 : 0;
 	double l1, u1, l2, u2, d = p2 - p1;
 
-	zt_wilson(k1, n1, z, &l1, &u1);
-	zt_wilson(k2, n2, z, &l2, &u2);
+	zt_stats_wilson(k1, n1, z, &l1, &u1);
+	zt_stats_wilson(k2, n2, z, &l2, &u2);
 	*lo = d - sqrt((p2 - l2) * (p2 - l2) + (u1 - p1) * (u1 - p1));
 	*hi = d + sqrt((u2 - p2) * (u2 - p2) + (p1 - l1) * (p1 - l1));
 }
@@ -210,7 +210,7 @@ static double betai(double a, double b, double x)
 	return 1 - exp(lbt) * betacf(b, a, 1 - x) / b;
 }
 
-double zt_t_p2(double t, double df)
+double zt_stats_t_p2(double t, double df)
 {
 	t = fabs(t);
 	if (df <= 0 || isinf(df) || df > 1e7)
@@ -218,16 +218,16 @@ double zt_t_p2(double t, double df)
 	return betai(df / 2, 0.5, df / (df + t * t));
 }
 
-double zt_t_crit(double alpha, double df)
+double zt_stats_t_crit(double alpha, double df)
 {
 	double lo = 0, hi = 1;
 
-	while (zt_t_p2(hi, df) > alpha && hi < 1e300)
+	while (zt_stats_t_p2(hi, df) > alpha && hi < 1e300)
 		hi *= 2;
 	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
 		double mid = (lo + hi) / 2;
 
-		if (zt_t_p2(mid, df) > alpha)
+		if (zt_stats_t_p2(mid, df) > alpha)
 			lo = mid;
 		else
 			hi = mid;

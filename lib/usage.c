@@ -55,12 +55,12 @@ static int getopt_table(int argc, char **argv, const struct zt_usage *u, int ord
 	return getopt_long(argc, argv, shortopts, longopts, NULL);
 }
 
-int zt_getopt(int argc, char **argv, const struct zt_usage *u)
+int zt_usage_getopt(int argc, char **argv, const struct zt_usage *u)
 {
 	return getopt_table(argc, argv, u, 0);
 }
 
-int zt_getopt_ordered(int argc, char **argv, const struct zt_usage *u)
+int zt_usage_getopt_ordered(int argc, char **argv, const struct zt_usage *u)
 {
 	return getopt_table(argc, argv, u, 1);
 }
@@ -117,7 +117,7 @@ void zt_usage_write(const struct zt_usage *u, FILE *f, int full)
 	}
 }
 
-int zt_parse_rows(const char *opt, const char *s, long *rows, char *err, size_t errlen)
+int zt_usage_rows(const char *opt, const char *s, long *rows, char *err, size_t errlen)
 {
 	char *end;
 	long v;

@@ -3,7 +3,7 @@
  * the --help text are both made from it, so an option cannot be parsed
  * without being documented. Every tool's main has the same shape:
  *
- *	while ((c = zt_getopt(argc, argv, &usage)) != -1)
+ *	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1)
  *		switch (c) {
  *		...
  *		case 'h': zt_usage(&usage, stdout); return ZT_EXIT_OK;
@@ -39,15 +39,15 @@ struct zt_usage {
  * does), '?' for an unknown option or a missing argument (getopt has said
  * which), -1 after the last option.
  */
-int zt_getopt(int argc, char **argv, const struct zt_usage *u);
+int zt_usage_getopt(int argc, char **argv, const struct zt_usage *u);
 
 /*
  * The same, but options end at the first operand, as POSIX getopt: for a
  * launcher (zt-collect) whose operands are a command line with options of
- * its own. zt_getopt, like GNU getopt, takes options anywhere ("zt-stat
+ * its own. zt_usage_getopt, like GNU getopt, takes options anywhere ("zt-stat
  * f.folded -n 5"), as the tools always have.
  */
-int zt_getopt_ordered(int argc, char **argv, const struct zt_usage *u);
+int zt_usage_getopt_ordered(int argc, char **argv, const struct zt_usage *u);
 
 /*
  * The usage lines; on stdout (--help) also the about text, every option
@@ -63,6 +63,6 @@ void zt_usage_write(const struct zt_usage *u, FILE *f, int full);
  * 0 meaning every row. Returns 0, or -1 with the message in err
  * ("-n wants a number of rows, not 'many'").
  */
-int zt_parse_rows(const char *opt, const char *s, long *rows, char *err, size_t errlen);
+int zt_usage_rows(const char *opt, const char *s, long *rows, char *err, size_t errlen);
 
 #endif

@@ -60,7 +60,7 @@ static void vwarn(const char *fmt, va_list ap)
 	fflush(stdout);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	fprintf(stderr, "%s: ", zt_prog);
-	zt_fput_safe(stderr, msg);
+	zt_escape_fput_safe(stderr, msg);
 	if (len > 0 && fmt[len - 1] == ':')
 		fprintf(stderr, " %s", strerror(saved));
 	fputc('\n', stderr);

@@ -103,7 +103,7 @@ const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n)
 static void put_text(FILE *out, const char *key, const char *value)
 {
 	fprintf(out, ZT_FACT_PREFIX "%s ", key);
-	zt_fput_escaped(out, value, NULL);
+	zt_escape_fput(out, value, NULL);
 	fputc('\n', out);
 }
 
@@ -122,7 +122,7 @@ void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, 
 	put_num(out, ZT_FACT_SAMPLES, d->nsamples);
 	if (d->lost_detail) {
 		fprintf(out, ZT_FACT_PREFIX ZT_FACT_LOST " %" PRIu64 " ", d->lost);
-		zt_fput_escaped(out, d->lost_detail, NULL);
+		zt_escape_fput(out, d->lost_detail, NULL);
 		fputc('\n', out);
 	} else {
 		put_num(out, ZT_FACT_LOST, d->lost);
@@ -152,7 +152,7 @@ void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, 
 		put_text(out, ZT_FACT_EXE, d->exe);
 	for (size_t i = 0; i < d->nthreads; i++) {
 		fprintf(out, ZT_FACT_PREFIX ZT_FACT_THREAD " %" PRIu32 " ", d->threads[i].tid);
-		zt_fput_escaped(out, d->threads[i].name, NULL);
+		zt_escape_fput(out, d->threads[i].name, NULL);
 		fputc('\n', out);
 	}
 	for (size_t i = 0; i < nwarn; i++)

@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 	int c, status = 0;
 
 	zt_setprog(argv[0]);
-	while ((c = zt_getopt(argc, argv, &usage)) != -1) {
+	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
 		case 'h': zt_usage(&usage, stdout); return ZT_EXIT_OK;

@@ -132,7 +132,8 @@ static struct zt_profile *load_profile(const char *path, int strip, char *err,
 		zt_weight_count(&w, it.count);
 		if (strip) {
 			zt_grow(&buf, &cap, it.stacklen * 2 + 8, 1);
-			zt_profile_add_folded(p, buf, zt_strip_hex(it.stack, it.stacklen, buf), it.count);
+			zt_profile_add_folded(p, buf, zt_foldsrc_strip_hex(it.stack, it.stacklen, buf),
+					      it.count);
 		} else {
 			zt_profile_add_folded(p, it.stack, it.stacklen, it.count);
 		}
@@ -360,7 +361,7 @@ int main(int argc, char **argv)
 			argv[i] = sep;
 			break;
 		}
-	while ((c = zt_getopt(argc, argv, &usage)) != -1) {
+	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
 		case 'n': normalize = 1; break;
@@ -375,7 +376,7 @@ int main(int argc, char **argv)
 		case 'r': rep = 1; break;
 		case 's': strip = 1; break;
 		case 't':
-			if (zt_parse_rows("--top", optarg, &rows, err, sizeof err) < 0) {
+			if (zt_usage_rows("--top", optarg, &rows, err, sizeof err) < 0) {
 				zt_warn("%s", err);
 				zt_usage(&usage, stderr);
 				return ZT_EXIT_USAGE;

@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 
 	zt_setprog(argv[0]);
 	zt_flame_defaults(&o);
-	while ((c = zt_getopt(argc, argv, &usage)) != -1) {
+	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'i':
 		case OPT_INVERTED: o.icicle = 1; break;

@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 	int c, declare = 0, status = ZT_EXIT_OK;
 
 	zt_setprog(argv[0]);
-	while ((c = zt_getopt(argc, argv, &usage)) != -1) {
+	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case OPT_ADDRS: o.addrs = 1; break;
 		case OPT_ALL: o.kernel = o.jit = 1; break;

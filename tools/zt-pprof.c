@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 
 	zt_setprog(argv[0]);
 	zt_symargs_init(&args, argc);
-	while ((c = zt_getopt(argc, argv, &usage)) != -1) {
+	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
 		switch (zt_symargs_take(&args, c, optarg, err, sizeof err)) {
 		case 1: continue;
 		case -1:

@@ -535,7 +535,7 @@ int main(int argc, char **argv)
 
 	zt_setprog(argv[0]);
 	st.p = zt_profile_new();
-	while (status == ZT_EXIT_OK && (c = zt_getopt(argc, argv, &usage)) != -1) {
+	while (status == ZT_EXIT_OK && (c = zt_usage_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'b':
 			for (st.by = 0; st.by < 4 && strcmp(optarg, bynames[st.by]) != 0; st.by++)
@@ -547,7 +547,7 @@ int main(int argc, char **argv)
 			break;
 		case 'j': asjson = 1; break;
 		case 'n':
-			if (zt_parse_rows("-n", optarg, &rows, err, sizeof err) < 0) {
+			if (zt_usage_rows("-n", optarg, &rows, err, sizeof err) < 0) {
 				zt_warn("%s", err);
 				status = ZT_EXIT_USAGE;
 			}

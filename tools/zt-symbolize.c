@@ -58,7 +58,7 @@ static struct zt_raw d;
 static void print_srcline(const char *file, unsigned line)
 {
 	fputs("  ", stdout);
-	zt_fput_escaped(stdout, file, NULL);
+	zt_escape_fput(stdout, file, NULL);
 	printf(":%u\n", line);
 }
 
@@ -70,19 +70,19 @@ static void print_frame(uint64_t addr, const struct zt_symres *r)
 {
 	for (size_t k = 0; k < r->ninl; k++) {
 		printf("\t%16" PRIx64 " ", addr);
-		zt_fput_escaped(stdout, r->inl[k].name, NULL);
+		zt_escape_fput(stdout, r->inl[k].name, NULL);
 		fputs(" (inlined)\n", stdout);
 		if (r->inl[k].file)
 			print_srcline(r->inl[k].file, r->inl[k].line);
 	}
 	printf("\t%16" PRIx64 " ", addr);
-	zt_fput_escaped(stdout, r->name, NULL);
+	zt_escape_fput(stdout, r->name, NULL);
 	if (r->have_sym)
 		printf("+0x%" PRIx64, r->offset);
 	/* perf-script readers take the module as the last "(\S*)": no space,
 	 * no parenthesis inside it. */
 	fputs(" (", stdout);
-	zt_fput_escaped(stdout, r->module, " ()");
+	zt_escape_fput(stdout, r->module, " ()");
 	fputs(")\n", stdout);
 	if (r->file)
 		print_srcline(r->file, r->line);
@@ -111,7 +111,7 @@ static void print_record(const struct zt_raw *dp, const struct zt_symres *res,
 	uint64_t pid = dp->have_pid ? dp->pid : st->tid;
 
 	/* A ';' in a thread name would split the folded stack. */
-	zt_fput_escaped(stdout, name && *name ? name : comm, ";");
+	zt_escape_fput(stdout, name && *name ? name : comm, ";");
 	printf(" %" PRIu64 "/%" PRIu32 " %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " zt-samples:\n",
 	       pid, st->tid, ns / 1000000000u, ns % 1000000000u / 1000u, count);
 	for (size_t j = st->first; j < st->first + st->naddr; j++)
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 
 	zt_setprog(argv[0]);
 	zt_symargs_init(&args, argc);
-	while ((c = zt_getopt(argc, argv, &usage)) != -1) {
+	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
 		switch (zt_symargs_take(&args, c, optarg, err, sizeof err)) {
 		case 1: continue;
 		case -1:

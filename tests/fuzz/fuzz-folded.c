@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else if (!zt_folded_parse(line, len, &sl, &count)) {
 			zt_weight_count(&w, count);
 			stripped = malloc(sl * 2 + 8);
-			k = zt_strip_hex(line, sl, stripped);
+			k = zt_foldsrc_strip_hex(line, sl, stripped);
 			if (k > sl * 2 + 8)
 				abort();
 			if (zt_profile_samples(p) <= UINT64_MAX - count)

@@ -12,7 +12,7 @@ UNIT_TEST(unescape_decodes_octal_and_keeps_the_rest)
 {
 	char s[] = "a\\012b\\134c\\000d\\9x\\1\\0412";
 
-	zt_unescape(s);
+	zt_escape_decode(s);
 	CHECK_STR(s, "a\nb\\c\\000d\\9x\\1!2");
 }
 
@@ -23,10 +23,10 @@ UNIT_TEST(escape_then_unescape_gives_the_name_back)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	zt_fput_escaped(f, name, NULL);
+	zt_escape_fput(f, name, NULL);
 	fclose(f);
 	CHECK_STR(buf, "\\012samples\\0121 99 1\\011\\134\\033[2J\\177");
-	zt_unescape(buf);
+	zt_escape_decode(buf);
 	CHECK_STR(buf, name);
 	free(buf);
 }
@@ -37,7 +37,7 @@ UNIT_TEST(escape_takes_extra_characters)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	zt_fput_escaped(f, "/a b (c);d", " ()");
+	zt_escape_fput(f, "/a b (c);d", " ()");
 	fclose(f);
 	CHECK_STR(buf, "/a\\040b\\040\\050c\\051;d");
 	free(buf);
@@ -49,7 +49,7 @@ UNIT_TEST(messages_escape_controls_only)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	zt_fput_safe(f, "a\\b\033[2J\n");
+	zt_escape_fput_safe(f, "a\\b\033[2J\n");
 	fclose(f);
 	CHECK_STR(buf, "a\\b\\033[2J\\012");
 	free(buf);

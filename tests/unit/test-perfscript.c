@@ -101,7 +101,7 @@ UNIT_TEST(perfscript_frame_backtracks_like_perl_when_the_symbol_is_missing)
 static char *names(const char *line, struct zt_collapse_opts o, int java)
 {
 	struct zt_ps_frame f;
-	struct zt_buf b = { 0 };
+	struct zt_collapse_buf b = { 0 };
 	int unknown;
 	static char out[512];
 
@@ -153,7 +153,7 @@ UNIT_TEST(collapse_annotates_kernel_jit_and_inlined_frames)
 
 UNIT_TEST(collapse_srcline_drops_brackets_and_space)
 {
-	struct zt_buf b = { 0 };
+	struct zt_collapse_buf b = { 0 };
 
 	zt_collapse_srcline("  spin.c:12 [inlined]  ", 23, &b);
 	CHECK(b.len == 10 && memcmp(b.buf, ":spin.c:12", 10) == 0);

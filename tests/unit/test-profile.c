@@ -50,7 +50,7 @@ UNIT_TEST(strip_hex_replaces_every_address)
 {
 	char out[64];
 	const char *s = "a;0x7f12ab;b0x;0xZ;0XFF;x0x1f";
-	size_t n = zt_strip_hex(s, strlen(s), out);
+	size_t n = zt_foldsrc_strip_hex(s, strlen(s), out);
 
 	out[n] = '\0';
 	CHECK_STR(out, "a;0x...;b0x;0xZ;0XFF;x0x...");

@@ -41,8 +41,8 @@ static void parse(const char *const *args, int ordered, char *out, size_t n)
 	optind = 0;	/* glibc: start afresh */
 	opterr = 0;
 	out[0] = '\0';
-	while ((c = ordered ? zt_getopt_ordered(argc, argv, &usage)
-			    : zt_getopt(argc, argv, &usage)) != -1)
+	while ((c = ordered ? zt_usage_getopt_ordered(argc, argv, &usage)
+			    : zt_usage_getopt(argc, argv, &usage)) != -1)
 		o += (size_t)snprintf(out + o, n - o, "%d=%s ", c, optarg ? optarg : "");
 	o += (size_t)snprintf(out + o, n - o, "|");
 	for (int i = optind; i < argc; i++)
@@ -114,13 +114,13 @@ UNIT_TEST(usage_rows_are_whole_numbers)
 	char err[256];
 	long rows = -1;
 
-	CHECK(zt_parse_rows("-n", "0", &rows, err, sizeof err) == 0 && rows == 0);
-	CHECK(zt_parse_rows("-n", "25", &rows, err, sizeof err) == 0 && rows == 25);
-	CHECK(zt_parse_rows("-n", "many", &rows, err, sizeof err) == -1);
+	CHECK(zt_usage_rows("-n", "0", &rows, err, sizeof err) == 0 && rows == 0);
+	CHECK(zt_usage_rows("-n", "25", &rows, err, sizeof err) == 0 && rows == 25);
+	CHECK(zt_usage_rows("-n", "many", &rows, err, sizeof err) == -1);
 	CHECK_STR(err, "-n wants a number of rows, not 'many'");
-	CHECK(zt_parse_rows("--top", "-1", &rows, err, sizeof err) == -1);
-	CHECK(zt_parse_rows("--top", "", &rows, err, sizeof err) == -1);
-	CHECK(zt_parse_rows("--top", "+3", &rows, err, sizeof err) == -1);
-	CHECK(zt_parse_rows("--top", "99999999999999999999", &rows, err, sizeof err) == -1);
+	CHECK(zt_usage_rows("--top", "-1", &rows, err, sizeof err) == -1);
+	CHECK(zt_usage_rows("--top", "", &rows, err, sizeof err) == -1);
+	CHECK(zt_usage_rows("--top", "+3", &rows, err, sizeof err) == -1);
+	CHECK(zt_usage_rows("--top", "99999999999999999999", &rows, err, sizeof err) == -1);
 	CHECK(rows == 25);
 }
