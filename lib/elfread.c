@@ -425,6 +425,7 @@ static int read_shdrs(struct zt_elf *e, const Elf64_Ehdr *h, uint64_t **sec_end)
 		if (s.sh_type != SHT_NOBITS && !inside(e, s.sh_offset, s.sh_size)) {
 			e->sections[i].size = 0;
 			e->sections[i].offset = 0;
+			e->sections_cut++;
 		}
 	}
 	if (shstrndx < shnum && e->sections[shstrndx].type == SHT_STRTAB)

@@ -48,6 +48,7 @@ struct zt_elf {
 	int symtab;			/* names came from .symtab, not .dynsym */
 	char buildid[129];		/* hex, "" if none */
 	const char *damage;		/* why sections were left unread, or NULL */
+	uint32_t sections_cut;		/* sections past the end of the file, read as empty */
 	char symproblem[128];		/* what is wrong with .symtab/.dynsym, or "" */
 	const char *debuglink;		/* .gnu_debuglink's file name, or NULL */
 	uint32_t debuglink_crc;		/* its CRC32 of the debug file */

@@ -756,6 +756,16 @@ struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *e
 	/* Only files whose section headers the ELF reader could read whole. */
 	if (e->damage || !zt_elf_section(e, ".debug_info"))
 		return NULL;
+	/*
+	 * libdwarf reads the section headers again itself, and believes the
+	 * sizes of sections cut off by the end of the file: it would ask for
+	 * as much memory as they claim (terabytes, found by fuzz-dwarf).
+	 */
+	if (e->sections_cut) {
+		zt_errf(err, errlen, "%u section%s past the end of the file: DWARF not read",
+			e->sections_cut, e->sections_cut == 1 ? "" : "s");
+		return NULL;
+	}
 	if (zt_dwarfcompat_check_lists(e, err, errlen) < 0)
 		return NULL;
 	/* The same file, looked up the same way: a regular file, in its root. */

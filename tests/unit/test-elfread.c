@@ -1,15 +1,18 @@
 /*
  * test-elfread.c — the ELF reader and the symbolizer on real files built by the
  * test with gcc: every function nm -S lists is found at its start and its
- * last byte, and a return address just past a function's end (a call to a
- * noreturn function) is charged to the caller, not to the next function.
+ * last byte, a return address just past a function's end (a call to a
+ * noreturn function) is charged to the caller, not to the next function, and
+ * a section cut off by the end of the file keeps the file's DWARF unread.
  */
 #include "unit.h"
 #include "elfread.h"
 #include "input.h"
 #include "raw.h"
+#include "srcline.h"
 #include "symbolize.h"
 
+#include <elf.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -237,5 +240,63 @@ UNIT_TEST(symbolize_return_address_past_function_end_names_the_caller)
 	CHECK_STR(r.module, "[unknown]");
 	zt_symbolizer_free(s);
 	zt_raw_free(&d);
+	zt_elf_close(&e);
+}
+
+/*
+ * A section header whose size runs past the end of the file: the ELF
+ * reader reads the section as empty and counts it, and the DWARF reader
+ * refuses the file with a message instead of handing it to libdwarf,
+ * which would believe the size and ask for that much memory.
+ */
+UNIT_TEST(dwarf_refuses_sections_past_the_end_of_the_file)
+{
+	const char *path = build();
+	char cmd[512], copy[160], err[256];
+	struct zt_elf e;
+	struct zt_dwarf *dw;
+	FILE *f;
+	Elf64_Ehdr h;
+	Elf64_Shdr s;
+	const struct zt_section *info;
+
+	if (!path) {
+		CHECK(0);
+		return;
+	}
+	snprintf(copy, sizeof copy, "%s/prog-g", dir);
+	snprintf(cmd, sizeof cmd, "gcc -g -O2 -o %s %s/p.c", copy, dir);
+	CHECK(system(cmd) == 0);
+	CHECK(zt_elf_open(copy, &e, err, sizeof err) == 0);
+	CHECK(e.sections_cut == 0);
+	dw = zt_dwarf_open(copy, &e, err, sizeof err);
+	CHECK(dw != NULL);
+	if (dw)
+		zt_dwarf_close(dw);
+	info = zt_elf_section(&e, ".debug_info");
+	CHECK(info != NULL);
+	if (!info) {
+		zt_elf_close(&e);
+		return;
+	}
+	/* Patch .debug_info's sh_size in place to 1 TiB. */
+	f = fopen(copy, "r+b");
+	CHECK(f && fread(&h, sizeof h, 1, f) == 1);
+	for (unsigned i = 0; f && i < h.e_shnum; i++) {
+		long at = (long)(h.e_shoff + i * sizeof s);
+
+		CHECK(fseek(f, at, SEEK_SET) == 0 && fread(&s, sizeof s, 1, f) == 1);
+		if (s.sh_offset == info->offset && s.sh_type == SHT_PROGBITS) {
+			s.sh_size = (uint64_t)1 << 40;
+			CHECK(fseek(f, at, SEEK_SET) == 0 && fwrite(&s, sizeof s, 1, f) == 1);
+		}
+	}
+	if (f)
+		fclose(f);
+	zt_elf_close(&e);
+	CHECK(zt_elf_open(copy, &e, err, sizeof err) == 0);
+	CHECK(e.sections_cut == 1);
+	CHECK(zt_dwarf_open(copy, &e, err, sizeof err) == NULL);
+	CHECK_STR(err, "1 section past the end of the file: DWARF not read");
 	zt_elf_close(&e);
 }
