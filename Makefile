@@ -66,7 +66,7 @@ LIB_OBJ = \
 	lib/foldsrc.o \
 	lib/profile.o \
 	lib/psprofile.o \
-	lib/ztfacts.o \
+	lib/facts.o \
 	lib/stats.o \
 	lib/compare.o \
 	lib/weight.o \
@@ -99,6 +99,7 @@ UNIT_OBJ = \
 	tests/unit/test-unwind.o \
 	tests/unit/test-escape.o \
 	tests/unit/test-usage.o \
+	tests/unit/test-hex.o \
 	tests/unit/test-raw.o \
 	tests/unit/test-elfread.o \
 	tests/unit/test-symbolize.o \
@@ -113,7 +114,7 @@ UNIT_OBJ = \
 	tests/unit/test-weight.o \
 	tests/unit/test-compare.o \
 	tests/unit/test-filter.o \
-	tests/unit/test-ztfacts.o \
+	tests/unit/test-facts.o \
 	tests/unit/test-symargs.o \
 
 UNIT_EXTRA = collect/unwind.o collect/cfi.o
@@ -172,8 +173,8 @@ lib/%.o: lib/%.c lib/*.h
 lib/flamescript.c: lib/flame.js
 	@echo "  GEN     $@"
 	$(Q){ echo '/* Generated from lib/flame.js by the Makefile. */'; \
-	  echo 'extern const char zt_flame_script[];'; \
-	  echo 'const char zt_flame_script[] ='; \
+	  echo 'extern const char zt_flamescript[];'; \
+	  echo 'const char zt_flamescript[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' lib/flame.js; \
 	  echo ';'; } > $@
 

@@ -116,7 +116,7 @@ static void put(struct zt_archived *e, const char *dir, const char *buildid,
 	struct zt_elf old;
 	char err[256];
 
-	zt_buildid_path(dest, sizeof dest, dir, buildid, suffix);
+	zt_debugfile_buildid_path(dest, sizeof dest, dir, buildid, suffix);
 	e->dest = zt_strdup(dest);
 	if (zt_elf_open(dest, &old, err, sizeof err) == 0 &&
 	    strcmp(old.buildid, buildid) == 0) {
@@ -155,7 +155,7 @@ int zt_archive(const struct zt_raw *d, const char *dir, struct zt_archived **out
 		char why[512], dwarn[600];
 		int seen = 0;
 
-		if (!zt_map_is_file(m))
+		if (!zt_maps_is_file(m))
 			continue;
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = strcmp(d->maps[j].path, m->path) == 0 &&
@@ -181,7 +181,8 @@ int zt_archive(const struct zt_raw *d, const char *dir, struct zt_archived **out
 				m->buildid, f.buildid[0] ? f.buildid : "none");
 		} else {
 			put(e, dir, m->buildid, "", &f);
-			if (zt_find_debug(&f, m->path, sysdirs, NULL, 1, &dbg, dwarn, sizeof dwarn) == 0) {
+			if (zt_debugfile_find(&f, m->path, sysdirs, NULL, 1, &dbg, dwarn,
+					      sizeof dwarn) == 0) {
 				e = add(&a, &n, &cap, dbg.path);
 				put(e, dir, m->buildid, ".debug", &dbg);
 			} else if (dwarn[0]) {

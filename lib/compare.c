@@ -16,8 +16,8 @@
 /* Runs whose expected count is below this say little about dispersion. */
 #define MIN_EXPECTED 5.0
 
-void zt_cmp_one(const uint64_t *k, const uint64_t *n, const int *side, size_t r,
-		struct zt_cmp_test *t, double *x2)
+void zt_compare_one(const uint64_t *k, const uint64_t *n, const int *side, size_t r,
+		    struct zt_compare_test *t, double *x2)
 {
 	double kk[2] = { 0, 0 }, nn[2] = { 0, 0 };
 
@@ -43,7 +43,7 @@ void zt_cmp_one(const uint64_t *k, const uint64_t *n, const int *side, size_t r,
 
 static int byrow(const void *a, const void *b)
 {
-	const struct zt_cmp_row *x = a, *y = b;
+	const struct zt_compare_row *x = a, *y = b;
 	double ax = fabs(x->change), ay = fabs(y->change);
 
 	if (x->significant != y->significant)
@@ -74,12 +74,12 @@ static double common_alpha(const double *x2, const double *mu, const int *ok,
 	return den > 0 && num > 0 ? num / den : 0;
 }
 
-struct zt_cmp *zt_compare(struct zt_profile *const *p, const int *side, size_t r,
-			  double q)
+struct zt_compare *zt_compare(struct zt_profile *const *p, const int *side, size_t r,
+			      double q)
 {
-	struct zt_cmp *c = zt_calloc(1, sizeof *c);
+	struct zt_compare *c = zt_calloc(1, sizeof *c);
 	uint64_t *n = zt_calloc(r, sizeof *n), *k;
-	struct zt_cmp_test *tests;
+	struct zt_compare_test *tests;
 	double *x2, *phi, *pv, *mu, dfr = r > 2 ? (double)(r - 2) : 0, crit;
 	int *ok, *rej;
 	size_t nf, m;
@@ -125,7 +125,7 @@ struct zt_cmp *zt_compare(struct zt_profile *const *p, const int *side, size_t r
 	for (size_t t = 0; t < m; t++) {
 		double pp, nmin = INFINITY;
 
-		zt_cmp_one(k + t * r, n, side, r, &tests[t], &x2[t]);
+		zt_compare_one(k + t * r, n, side, r, &tests[t], &x2[t]);
 		pp = ((double)tests[t].k[0] + (double)tests[t].k[1]) /
 		     ((double)c->samples[0] + (double)c->samples[1]);
 		for (size_t j = 0; j < r; j++)
@@ -136,7 +136,7 @@ struct zt_cmp *zt_compare(struct zt_profile *const *p, const int *side, size_t r
 		ok[t] = pp > 0 && pp < 1 && nmin * pp * (1 - pp) >= MIN_EXPECTED;
 	}
 	c->alpha = 0;
-	c->d0 = ZT_CMP_PRIOR_DF;
+	c->d0 = ZT_COMPARE_PRIOR_DF;
 	c->df = 0;
 	if (c->replicates) {
 		c->alpha = common_alpha(x2, mu, ok, m, dfr);
@@ -144,7 +144,7 @@ struct zt_cmp *zt_compare(struct zt_profile *const *p, const int *side, size_t r
 	}
 	/* The statistic: (|change| - continuity) / (sqrt(phi) * score se). */
 	for (size_t t = 0; t < m; t++) {
-		struct zt_cmp_test *x = &tests[t];
+		struct zt_compare_test *x = &tests[t];
 		double n0 = (double)c->samples[0], n1 = (double)c->samples[1];
 		double pp = ((double)x->k[0] + (double)x->k[1]) / (n0 + n1);
 		double se = sqrt(pp * (1 - pp) * (1 / n0 + 1 / n1)), cc = 0.5 * (1 / n0 + 1 / n1);
@@ -171,7 +171,7 @@ struct zt_cmp *zt_compare(struct zt_profile *const *p, const int *side, size_t r
 		size_t *at = zt_calloc(m + 1, sizeof *at);
 
 		for (size_t t = 0; t < m; t++) {
-			struct zt_cmp_test *x = &tests[t];
+			struct zt_compare_test *x = &tests[t];
 			uint64_t kk = x->k[0] + x->k[1];
 
 			if (kk == 0 || kk == c->samples[0] + c->samples[1])
@@ -197,7 +197,7 @@ struct zt_cmp *zt_compare(struct zt_profile *const *p, const int *side, size_t r
 	c->level = 1 - q * (double)(c->rejections ? c->rejections : 1) / (double)(m ? m : 1);
 	crit = zt_stats_t_crit(1 - c->level, c->df);
 	for (size_t t = 0; t < 2 * (size_t)nf; t++) {
-		struct zt_cmp_test *x = &tests[t];
+		struct zt_compare_test *x = &tests[t];
 		double w = x->lo + crit * x->hi;
 
 		x->lo = x->change - w;
@@ -205,7 +205,7 @@ struct zt_cmp *zt_compare(struct zt_profile *const *p, const int *side, size_t r
 	}
 	c->rows = zt_calloc(nf + 1, sizeof *c->rows);
 	for (uint32_t f = 0; f < nf; f++) {
-		struct zt_cmp_row *row = &c->rows[c->nrows++];
+		struct zt_compare_row *row = &c->rows[c->nrows++];
 
 		row->name = zt_strtab_key(c->names, f, &row->namelen);
 		row->self = tests[2 * f];
@@ -227,7 +227,7 @@ struct zt_cmp *zt_compare(struct zt_profile *const *p, const int *side, size_t r
 	return c;
 }
 
-void zt_cmp_free(struct zt_cmp *c)
+void zt_compare_free(struct zt_compare *c)
 {
 	if (!c)
 		return;

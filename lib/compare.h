@@ -10,8 +10,8 @@
  * Pearson's X^2 within the sides (R - 2 degrees of freedom for R runs),
  * weighed together with a common negative-binomial dispersion estimated
  * from all functions (variance mu (1 + alpha mu), as edgeR and DESeq2 model
- * counts; worth ZT_CMP_PRIOR_DF degrees of freedom), never below sampling
- * variance, and referred to Student's t with R - 2 + ZT_CMP_PRIOR_DF
+ * counts; worth ZT_COMPARE_PRIOR_DF degrees of freedom), never below sampling
+ * variance, and referred to Student's t with R - 2 + ZT_COMPARE_PRIOR_DF
  * degrees of freedom. Benjamini–Hochberg picks the significant tests; every
  * interval is at the level that agrees with that choice (false coverage
  * rate intervals, Benjamini and Yekutieli 2005).
@@ -26,27 +26,27 @@
 
 /* How many degrees of freedom the common dispersion weighs against a
    function's own X^2 (R - 2 of them with R runs). */
-#define ZT_CMP_PRIOR_DF 4.0
+#define ZT_COMPARE_PRIOR_DF 4.0
 
-struct zt_cmp_test {
+struct zt_compare_test {
 	uint64_t k[2];		/* count per side, summed over its runs */
 	double share[2];	/* k / the side's samples */
 	double change;		/* share[1] - share[0] */
 	double p;		/* two-sided p-value */
-	double lo, hi;		/* interval for change, at zt_cmp.level */
+	double lo, hi;		/* interval for change, at zt_compare.level */
 	double phi;		/* variance over sampling variance, >= 1 */
 	int rejected;		/* chosen by Benjamini–Hochberg */
 };
 
-struct zt_cmp_row {
-	const char *name;	/* owned by the zt_cmp */
+struct zt_compare_row {
+	const char *name;	/* owned by the zt_compare */
 	size_t namelen;
-	struct zt_cmp_test self, total;
+	struct zt_compare_test self, total;
 	int significant;	/* self or total rejected */
 	double change;		/* the larger in size of the two changes */
 };
 
-struct zt_cmp {
+struct zt_compare {
 	size_t runs[2];
 	uint64_t samples[2];	/* per side, summed over its runs */
 	int replicates;		/* more than two runs: between-run variation estimated */
@@ -58,7 +58,7 @@ struct zt_cmp {
 	double q;		/* the false discovery rate controlled */
 	size_t ntests, rejections;
 	double level;		/* the intervals' confidence level */
-	struct zt_cmp_row *rows;	/* significant first, then by size of change */
+	struct zt_compare_row *rows;	/* significant first, then by size of change */
 	size_t nrows;
 	struct zt_strtab *names;
 };
@@ -67,18 +67,18 @@ struct zt_cmp {
  * Compare the n profiles p (each one run; side[i] is 0 for before, 1 for
  * after; each side needs a run with samples) at false discovery rate q.
  * Costs time linear in the number of functions times runs, whatever the
- * counts. The caller frees the result with zt_cmp_free and keeps the
+ * counts. The caller frees the result with zt_compare_free and keeps the
  * profiles.
  */
-struct zt_cmp *zt_compare(struct zt_profile *const *p, const int *side, size_t n,
-			  double q);
-void zt_cmp_free(struct zt_cmp *c);
+struct zt_compare *zt_compare(struct zt_profile *const *p, const int *side, size_t n,
+			      double q);
+void zt_compare_free(struct zt_compare *c);
 
 /*
  * The test itself, for unit tests: counts k[j] of n[j] samples in run j,
  * side[j] 0 or 1, r runs. Sets the shares, change and the statistic's parts.
  */
-void zt_cmp_one(const uint64_t *k, const uint64_t *n, const int *side, size_t r,
-		struct zt_cmp_test *t, double *x2);
+void zt_compare_one(const uint64_t *k, const uint64_t *n, const int *side, size_t r,
+		    struct zt_compare_test *t, double *x2);
 
 #endif

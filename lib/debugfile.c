@@ -11,14 +11,14 @@
 #include <string.h>
 #include <zlib.h>
 
-void zt_buildid_path(char *buf, size_t len, const char *dir, const char *buildid,
-		     const char *suffix)
+void zt_debugfile_buildid_path(char *buf, size_t len, const char *dir, const char *buildid,
+			       const char *suffix)
 {
 	snprintf(buf, len, "%s/.build-id/%.2s/%s%s", dir, buildid,
 		 strlen(buildid) > 2 ? buildid + 2 : "", suffix);
 }
 
-uint32_t zt_crc32(const unsigned char *p, size_t n)
+uint32_t zt_debugfile_crc32(const unsigned char *p, size_t n)
 {
 	uLong crc = crc32(0L, Z_NULL, 0);
 
@@ -32,15 +32,15 @@ uint32_t zt_crc32(const unsigned char *p, size_t n)
 	return (uint32_t)crc;
 }
 
-int zt_find_by_buildid(const char *const *dirs, const char *const *roots, size_t ndirs,
-		       const char *buildid, const char *suffix, struct zt_elf *out)
+int zt_debugfile_by_buildid(const char *const *dirs, const char *const *roots, size_t ndirs,
+			    const char *buildid, const char *suffix, struct zt_elf *out)
 {
 	char path[4096], err[256];
 
 	if (!buildid || strlen(buildid) < 3)
 		return -1;
 	for (size_t i = 0; i < ndirs; i++) {
-		zt_buildid_path(path, sizeof path, dirs[i], buildid, suffix);
+		zt_debugfile_buildid_path(path, sizeof path, dirs[i], buildid, suffix);
 		if (zt_elf_open_in(roots ? roots[i] : NULL, path, out, err, sizeof err) == 0 &&
 		    strcmp(out->buildid, buildid) == 0)
 			return 0;
@@ -59,7 +59,7 @@ static int try_link(const struct zt_elf *run, const char *root, const char *cand
 		zt_elf_close(out);
 		return -1;
 	}
-	if (zt_crc32(out->data, out->size) != run->debuglink_crc) {
+	if (zt_debugfile_crc32(out->data, out->size) != run->debuglink_crc) {
 		if (!*warn)
 			zt_errf(warn, warnlen, "debug file '%s' fails its CRC check; not used",
 				out->path);
@@ -76,16 +76,16 @@ static int try_link(const struct zt_elf *run, const char *root, const char *cand
 	return 0;
 }
 
-int zt_find_debug(const struct zt_elf *run, const char *path,
-		  const char *const *dirs, const char *const *roots, size_t ndirs,
-		  struct zt_elf *out, char *warn, size_t warnlen)
+int zt_debugfile_find(const struct zt_elf *run, const char *path,
+		      const char *const *dirs, const char *const *roots, size_t ndirs,
+		      struct zt_elf *out, char *warn, size_t warnlen)
 {
 	char cand[4096], dir[4096];
 	const char *slash;
 
 	*warn = '\0';
 	if (run->buildid[0] &&
-	    zt_find_by_buildid(dirs, roots, ndirs, run->buildid, ".debug", out) == 0)
+	    zt_debugfile_by_buildid(dirs, roots, ndirs, run->buildid, ".debug", out) == 0)
 		return 0;
 	if (!run->debuglink || strchr(run->debuglink, '/'))
 		return -1;

@@ -590,7 +590,7 @@ static int open_in_root(const char *root, const char *path, int flags)
 	return fd;
 }
 
-int zt_open_file(const char *root, const char *path, char *err, size_t errlen)
+int zt_elf_open_file(const char *root, const char *path, char *err, size_t errlen)
 {
 	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
 	struct stat st;
@@ -633,7 +633,7 @@ int zt_elf_open_in(const char *root, const char *path, struct zt_elf *e, char *e
 	} else {
 		e->path = zt_strdup(path);
 	}
-	fd = zt_open_file(root, path, err, errlen);
+	fd = zt_elf_open_file(root, path, err, errlen);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0) {

@@ -69,7 +69,7 @@ struct zt_elf {
  */
 int zt_elf_open(const char *path, struct zt_elf *e, char *err, size_t errlen);
 
-/* zt_elf_open of path inside root (see zt_open_file); root may be NULL. */
+/* zt_elf_open of path inside root (see zt_elf_open_file); root may be NULL. */
 int zt_elf_open_in(const char *root, const char *path, struct zt_elf *e, char *err,
 		   size_t errlen);
 
@@ -85,7 +85,7 @@ int zt_elf_open_in(const char *root, const char *path, struct zt_elf *e, char *e
  * (openat2's RESOLVE_IN_ROOT, Linux 5.6; on older kernels '..' is removed
  * from path by its text, and links are followed as they are).
  */
-int zt_open_file(const char *root, const char *path, char *err, size_t errlen);
+int zt_elf_open_file(const char *root, const char *path, char *err, size_t errlen);
 
 /* Parse an ELF image already in memory (not owned): for tests and fuzzing. */
 int zt_elf_parse(const unsigned char *data, size_t size, struct zt_elf *e,

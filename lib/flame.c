@@ -477,7 +477,7 @@ static void put_label(FILE *out, const char *name, size_t len, double px)
 		fputs("..", out);
 }
 
-extern const char zt_flame_script[];
+extern const char zt_flamescript[];
 
 static void header(FILE *out, const struct zt_flame_opts *o, unsigned height,
 		   uint64_t total, int diff)
@@ -513,7 +513,7 @@ static void header(FILE *out, const struct zt_flame_opts *o, unsigned height,
 		"var XPAD = %d, WIDTH = %u, CHARW = %.2f, ICICLE = %s, TOTAL = %llu, DIFF = %s;\n",
 		XPAD, o->width, FONTSZ * FONTW, o->icicle ? "true" : "false",
 		(unsigned long long)total, diff ? "true" : "false");
-	fputs(zt_flame_script, out);
+	fputs(zt_flamescript, out);
 	fputs("]]></script>\n", out);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"url(#background)\"/>\n",
 		o->width, height);

@@ -57,8 +57,8 @@ uint64_t zt_hash_u64(uint64_t v)
 	return v;
 }
 
-int64_t zt_index_find(const struct zt_index *ix, uint64_t hash, zt_eq_fn eq,
-		      void *ctx, const void *key)
+int64_t zt_hash_index_find(const struct zt_hash_index *ix, uint64_t hash, zt_hash_eq_fn eq,
+			   void *ctx, const void *key)
 {
 	size_t mask, i;
 
@@ -71,7 +71,7 @@ int64_t zt_index_find(const struct zt_index *ix, uint64_t hash, zt_eq_fn eq,
 	return -1;
 }
 
-static void put(struct zt_index *ix, uint64_t hash, uint32_t entry)
+static void put(struct zt_hash_index *ix, uint64_t hash, uint32_t entry)
 {
 	size_t mask = ix->cap - 1, i;
 
@@ -81,13 +81,13 @@ static void put(struct zt_index *ix, uint64_t hash, uint32_t entry)
 	ix->hash[i] = hash;
 }
 
-void zt_index_add(struct zt_index *ix, uint64_t hash, uint32_t entry)
+void zt_hash_index_add(struct zt_hash_index *ix, uint64_t hash, uint32_t entry)
 {
 	/* A slot holds entry + 1 in 32 bits, 0 being empty. */
 	if (entry >= UINT32_MAX - 1)
 		zt_out_of_memory("more than 2^32 distinct keys");
 	if ((ix->used + 1) * 4 >= ix->cap * 3) {
-		struct zt_index old = *ix;
+		struct zt_hash_index old = *ix;
 
 		ix->cap = old.cap ? old.cap * 2 : 64;
 		ix->slot = zt_calloc(ix->cap, sizeof *ix->slot);
@@ -102,7 +102,7 @@ void zt_index_add(struct zt_index *ix, uint64_t hash, uint32_t entry)
 	ix->used++;
 }
 
-void zt_index_free(struct zt_index *ix)
+void zt_hash_index_free(struct zt_hash_index *ix)
 {
 	free(ix->slot);
 	free(ix->hash);

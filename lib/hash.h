@@ -23,24 +23,24 @@ uint64_t zt_hash_u64(uint64_t v);
  * eq, whether entry number i has the key being looked up. The index grows
  * itself. Owns only its slot array.
  */
-struct zt_index {
+struct zt_hash_index {
 	uint32_t *slot;		/* entry + 1, 0 when empty */
 	uint64_t *hash;		/* hash of the entry in the same slot */
 	size_t cap;		/* a power of two */
 	size_t used;
 };
 
-typedef int (*zt_eq_fn)(void *ctx, uint32_t entry, const void *key);
+typedef int (*zt_hash_eq_fn)(void *ctx, uint32_t entry, const void *key);
 
 /* The entry whose key equals key, or -1. */
-int64_t zt_index_find(const struct zt_index *ix, uint64_t hash, zt_eq_fn eq,
-		      void *ctx, const void *key);
+int64_t zt_hash_index_find(const struct zt_hash_index *ix, uint64_t hash, zt_hash_eq_fn eq,
+			   void *ctx, const void *key);
 /*
  * Record that entry has the given hash; the caller checked it is new.
  * entry must be below 2^32 - 2: beyond, it exits as the allocators do when
  * memory runs out (no table in zt gets near it before memory does).
  */
-void zt_index_add(struct zt_index *ix, uint64_t hash, uint32_t entry);
-void zt_index_free(struct zt_index *ix);
+void zt_hash_index_add(struct zt_hash_index *ix, uint64_t hash, uint32_t entry);
+void zt_hash_index_free(struct zt_hash_index *ix);
 
 #endif

@@ -62,7 +62,7 @@ static const char *parse(const char *line, struct zt_map *m)
 	return NULL;
 }
 
-int zt_map_parse(const char *line, struct zt_map *m, char *err, size_t errlen)
+int zt_maps_parse(const char *line, struct zt_map *m, char *err, size_t errlen)
 {
 	const char *why = parse(line, m);
 
@@ -73,7 +73,7 @@ int zt_map_parse(const char *line, struct zt_map *m, char *err, size_t errlen)
 	return 0;
 }
 
-int zt_map_is_file(const struct zt_map *m)
+int zt_maps_is_file(const struct zt_map *m)
 {
 	return m->path && m->path[0] == '/';
 }
@@ -113,7 +113,7 @@ void zt_maps_sort(struct zt_map *maps, size_t n)
 	zt_ranges_link(&MAP_RANGES(maps, n));
 }
 
-const char *zt_basename(const char *path)
+const char *zt_maps_basename(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 

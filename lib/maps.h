@@ -25,10 +25,10 @@ struct zt_map {
  * it). Returns 0, or -1 with err set to what is wrong ("bad offset in maps
  * line"); the caller adds the place.
  */
-int zt_map_parse(const char *line, struct zt_map *m, char *err, size_t errlen);
+int zt_maps_parse(const char *line, struct zt_map *m, char *err, size_t errlen);
 
 /* Whether the mapping is backed by a file (its path starts with '/'). */
-int zt_map_is_file(const struct zt_map *m);
+int zt_maps_is_file(const struct zt_map *m);
 
 /*
  * The mapping that holds addr in maps[0..n), which zt_maps_sort must have
@@ -44,6 +44,6 @@ const struct zt_map *zt_maps_find(const struct zt_map *maps, size_t n,
  */
 void zt_maps_sort(struct zt_map *maps, size_t n);
 
-const char *zt_basename(const char *path);
+const char *zt_maps_basename(const char *path);
 
 #endif

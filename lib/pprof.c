@@ -77,7 +77,7 @@ struct builder {
 	const struct zt_raw *d;
 	struct zt_symbolizer *s;
 	int lines;
-	struct zt_index locix;		/* locations by (address, exact) */
+	struct zt_hash_index locix;		/* locations by (address, exact) */
 	uint8_t *locexact;		/* per location */
 	size_t *locmap;			/* per location: dump map index, or SIZE_MAX */
 	uint64_t *func_of;		/* per string id: function id, 0 if none */
@@ -164,7 +164,7 @@ static uint64_t location(struct builder *b, uint64_t addr, int exact)
 {
 	struct lockey k = { addr, exact != 0 };
 	uint64_t h = zt_hash_u64(addr * 2 + (uint64_t)k.exact);
-	int64_t i = zt_index_find(&b->locix, h, loc_eq, b, &k);
+	int64_t i = zt_hash_index_find(&b->locix, h, loc_eq, b, &k);
 	const struct zt_map *m;
 	struct zt_pprof_location *loc;
 	struct zt_symres r;
@@ -182,7 +182,7 @@ static uint64_t location(struct builder *b, uint64_t addr, int exact)
 			b->mapflags[map] |= MAP_FILES | MAP_LINES;
 	}
 	id = new_location(b, addr, k.exact, map);
-	zt_index_add(&b->locix, h, (uint32_t)(id - 1));
+	zt_hash_index_add(&b->locix, h, (uint32_t)(id - 1));
 	for (size_t j = 0; j < r.ninl; j++)
 		add_line(b, r.inl[j].name, r.inl[j].file, r.inl[j].file ? r.inl[j].line : 0);
 	add_line(b, r.name, r.file, r.file ? r.line : 0);
@@ -243,7 +243,7 @@ static void add_mappings(struct builder *b)
 			pm->start = m->start;
 			pm->limit = m->end;
 			pm->offset = m->offset;
-			pm->file = str(p, zt_map_is_file(m) || m->path[0] ? m->path : "//anon");
+			pm->file = str(p, zt_maps_is_file(m) || m->path[0] ? m->path : "//anon");
 			pm->build_id = m->buildid ? str(p, m->buildid) : 0;
 			/* Every frame has a name, if only "[module]": pprof must not
 			 * symbolize again, from a binary that may not be the one
@@ -328,7 +328,7 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 {
 	struct zt_pprof *p = zt_calloc(1, sizeof *p);
 	struct builder b = { .p = p, .d = d, .s = s, .lines = lines };
-	const char *comm = d->exe && *d->exe ? zt_basename(d->exe) : NULL;
+	const char *comm = d->exe && *d->exe ? zt_maps_basename(d->exe) : NULL;
 
 	p->strtab = zt_strtab_new();
 	str(p, "");
@@ -368,7 +368,7 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 	add_mappings(&b);
 	add_comments(p, d, s);
 
-	zt_index_free(&b.locix);
+	zt_hash_index_free(&b.locix);
 	free(b.locexact);
 	free(b.locmap);
 	free(b.func_of);

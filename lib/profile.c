@@ -28,7 +28,7 @@ struct zt_profile {
 		uint64_t count, stamp;
 	} *edges;
 	size_t nedges, capedges;
-	struct zt_index eix;
+	struct zt_hash_index eix;
 };
 
 struct zt_profile *zt_profile_new(void)
@@ -49,7 +49,7 @@ void zt_profile_free(struct zt_profile *p)
 	free(p->stamp);
 	free(p->ids);
 	free(p->edges);
-	zt_index_free(&p->eix);
+	zt_hash_index_free(&p->eix);
 	free(p);
 }
 
@@ -84,13 +84,13 @@ static void add_edge(struct zt_profile *p, uint32_t caller, uint32_t callee,
 {
 	uint32_t key[2] = { caller, callee };
 	uint64_t h = zt_hash_u64(((uint64_t)caller << 32) | callee);
-	int64_t i = zt_index_find(&p->eix, h, edge_eq, p, key);
+	int64_t i = zt_hash_index_find(&p->eix, h, edge_eq, p, key);
 
 	if (i < 0) {
 		zt_grow(&p->edges, &p->capedges, p->nedges + 1, sizeof *p->edges);
 		i = (int64_t)p->nedges++;
 		p->edges[i] = (struct edge){ caller, callee, 0, 0 };
-		zt_index_add(&p->eix, h, (uint32_t)i);
+		zt_hash_index_add(&p->eix, h, (uint32_t)i);
 	}
 	if (p->edges[i].stamp == p->serial)
 		return;

@@ -123,7 +123,7 @@ static size_t add_stack(struct zt_raw *d, uint32_t tid, int partial, uint64_t co
 	struct zt_stack *s;
 
 	h = zt_hash(exact, n, h);
-	found = zt_index_find(&d->index, h, stack_eq, d, &key);
+	found = zt_hash_index_find(&d->index, h, stack_eq, d, &key);
 	if (found >= 0) {
 		d->stacks[found].count += count;
 		return (size_t)found;
@@ -143,7 +143,7 @@ static size_t add_stack(struct zt_raw *d, uint32_t tid, int partial, uint64_t co
 	s->first = d->naddr;
 	s->count = count;
 	d->naddr += n;
-	zt_index_add(&d->index, h, (uint32_t)d->nstacks);
+	zt_hash_index_add(&d->index, h, (uint32_t)d->nstacks);
 	return d->nstacks++;
 }
 
@@ -305,7 +305,7 @@ static int maps_line(struct reader *r, const char *line)
 	struct zt_map m;
 	char why[ZT_ERR_MAX];
 
-	if (zt_map_parse(line, &m, why, sizeof why) < 0)
+	if (zt_maps_parse(line, &m, why, sizeof why) < 0)
 		return fail(r, "%s", why);
 	zt_escape_decode(m.path);
 	m.seq = d->nmaps;
@@ -371,7 +371,7 @@ static void attach_buildids(struct zt_raw *d)
 		const struct zt_map *m = zt_maps_find(d->maps, d->nmaps,
 						      d->buildids[i].addr);
 
-		if (!m || !zt_map_is_file(m))
+		if (!m || !zt_maps_is_file(m))
 			continue;
 		for (size_t j = 0; j < d->nmaps; j++) {
 			struct zt_map *o = &d->maps[j];
@@ -545,7 +545,7 @@ void zt_raw_free(struct zt_raw *d)
 	free(d->lost_detail);
 	free(d->conflict);
 	free(d->exec);
-	zt_index_free(&d->index);
+	zt_hash_index_free(&d->index);
 	memset(d, 0, sizeof *d);
 }
 

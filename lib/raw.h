@@ -84,7 +84,7 @@ struct zt_raw {
 	uint64_t *addr;			/* the address pool */
 	uint8_t *exact;			/* per address: 1 if an exact pc */
 	size_t naddr, capaddr;
-	struct zt_index index;		/* stacks by content */
+	struct zt_hash_index index;		/* stacks by content */
 };
 
 /*

@@ -769,8 +769,8 @@ struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *e
 	if (zt_dwarfcompat_check_lists(e, err, errlen) < 0)
 		return NULL;
 	/* The same file, looked up the same way: a regular file, in its root. */
-	fd = e->root ? zt_open_file(e->root, e->path + e->rootlen, msg, sizeof msg) :
-		       zt_open_file(NULL, path, msg, sizeof msg);
+	fd = e->root ? zt_elf_open_file(e->root, e->path + e->rootlen, msg, sizeof msg) :
+		       zt_elf_open_file(NULL, path, msg, sizeof msg);
 	if (fd < 0) {
 		zt_errf(err, errlen, "%s, for DWARF", msg);
 		return NULL;

@@ -19,7 +19,7 @@ struct entry {
 };
 
 struct zt_strtab {
-	struct zt_index ix;
+	struct zt_hash_index ix;
 	struct entry *ent;
 	size_t nent, capent;
 	char *arena;
@@ -49,7 +49,7 @@ void zt_strtab_free(struct zt_strtab *t)
 {
 	if (!t)
 		return;
-	zt_index_free(&t->ix);
+	zt_hash_index_free(&t->ix);
 	free(t->ent);
 	free(t->arena);
 	free(t);
@@ -60,14 +60,14 @@ uint32_t zt_strtab_intern(struct zt_strtab *t, const void *key, size_t len,
 {
 	struct key k = { key, len };
 	uint64_t h = zt_hash(key, len, 0);
-	int64_t id = zt_index_find(&t->ix, h, key_eq, t, &k);
+	int64_t id = zt_hash_index_find(&t->ix, h, key_eq, t, &k);
 	struct entry *e;
 
 	if (isnew)
 		*isnew = id < 0;
 	if (id >= 0)
 		return (uint32_t)id;
-	zt_index_add(&t->ix, h, (uint32_t)t->nent);
+	zt_hash_index_add(&t->ix, h, (uint32_t)t->nent);
 	zt_grow(&t->ent, &t->capent, t->nent + 1, sizeof *t->ent);
 	zt_grow(&t->arena, &t->caparena, t->used + len + 1, 1);
 	e = &t->ent[t->nent];
@@ -84,7 +84,7 @@ int64_t zt_strtab_find(const struct zt_strtab *t, const void *key, size_t len)
 {
 	struct key k = { key, len };
 
-	return zt_index_find(&t->ix, zt_hash(key, len, 0), key_eq, (void *)t, &k);
+	return zt_hash_index_find(&t->ix, zt_hash(key, len, 0), key_eq, (void *)t, &k);
 }
 
 const char *zt_strtab_key(const struct zt_strtab *t, uint32_t id, size_t *len)

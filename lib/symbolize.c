@@ -55,13 +55,13 @@ struct zt_symbolizer {
 	size_t ndirs;
 	struct module *mods;
 	size_t nmods, capmods;
-	struct zt_index modix;
+	struct zt_hash_index modix;
 	struct cached *cache;
 	size_t ncache, capcache;
-	struct zt_index cacheix;
+	struct zt_hash_index cacheix;
 	struct demangled *dm;
 	size_t ndm, capdm;
-	struct zt_index dmix;
+	struct zt_hash_index dmix;
 	char **warnings;
 	size_t nwarnings, capwarnings;
 	struct zt_srcframe **chains;	/* the inlined frames of cached results */
@@ -120,7 +120,7 @@ static struct module *module_for(struct zt_symbolizer *s, const struct zt_map *m
 	struct modkey k = { m->path, m->buildid };
 	uint64_t h = zt_hash(m->path, strlen(m->path),
 			     m->buildid ? zt_hash(m->buildid, strlen(m->buildid), 0) : 0);
-	int64_t i = zt_index_find(&s->modix, h, mod_eq, s, &k);
+	int64_t i = zt_hash_index_find(&s->modix, h, mod_eq, s, &k);
 	struct module *mod;
 	const char *base;
 
@@ -130,11 +130,11 @@ static struct module *module_for(struct zt_symbolizer *s, const struct zt_map *m
 	mod = &s->mods[s->nmods];
 	memset(mod, 0, sizeof *mod);
 	mod->path = zt_strdup(m->path);
-	base = zt_basename(m->path);
+	base = zt_maps_basename(m->path);
 	mod->bracket = zt_malloc(strlen(base) + 3);
 	sprintf(mod->bracket, "[%s]", base);
 	mod->buildid = m->buildid;
-	zt_index_add(&s->modix, h, (uint32_t)s->nmods);
+	zt_hash_index_add(&s->modix, h, (uint32_t)s->nmods);
 	return &s->mods[s->nmods++];
 }
 
@@ -184,15 +184,16 @@ static void module_load(struct zt_symbolizer *s, struct module *mod)
 	}
 	/* Not the right file: a copy of the right build, or its debug file. */
 	if (problem && mod->buildid) {
-		if (zt_find_by_buildid(s->dirs, s->roots, s->ndirs, mod->buildid, "", &mod->run) == 0 &&
+		if (zt_debugfile_by_buildid(s->dirs, s->roots, s->ndirs, mod->buildid, "",
+					    &mod->run) == 0 &&
 		    !mod->run.nobits_text) {
 			mod->have_run = 1;
 			problem = NULL;
 		}
 		if (!mod->have_run) {
 			zt_elf_close(&mod->run);
-			if (zt_find_by_buildid(s->dirs, s->roots, s->ndirs, mod->buildid, ".debug",
-					       &mod->dbg) == 0 &&
+			if (zt_debugfile_by_buildid(s->dirs, s->roots, s->ndirs, mod->buildid,
+						    ".debug", &mod->dbg) == 0 &&
 			    module_bias(s, mod, &mod->dbg) == 0) {
 				mod->have_dbg = 1;
 				problem = NULL;
@@ -209,9 +210,9 @@ static void module_load(struct zt_symbolizer *s, struct module *mod)
 	if (mod->have_run && mod->run.damage)
 		warn_once(s, "'%s': %s; no symbols read from it", path, mod->run.damage);
 	if (mod->have_run && (!mod->run.symtab || s->o.lines) &&
-	    zt_find_debug(&mod->run, mod->run.path + mod->run.rootlen, s->dirs, s->roots,
-			  s->ndirs, &mod->dbg,
-			  dwarn, sizeof dwarn) == 0)
+	    zt_debugfile_find(&mod->run, mod->run.path + mod->run.rootlen, s->dirs, s->roots,
+			      s->ndirs, &mod->dbg,
+			      dwarn, sizeof dwarn) == 0)
 		mod->have_dbg = 1;
 	else if (mod->have_run)
 		zt_elf_close(&mod->dbg);
@@ -246,12 +247,12 @@ static const char *display_name(struct zt_symbolizer *s, const char *name)
 	if (s->o.no_demangle)
 		return name;
 	h = zt_hash_u64((uint64_t)(uintptr_t)name);
-	i = zt_index_find(&s->dmix, h, dm_eq, s, name);
+	i = zt_hash_index_find(&s->dmix, h, dm_eq, s, name);
 	if (i < 0) {
 		zt_grow(&s->dm, &s->capdm, s->ndm + 1, sizeof *s->dm);
 		s->dm[s->ndm].mangled = name;
 		s->dm[s->ndm].out = zt_demangle(name);
-		zt_index_add(&s->dmix, h, (uint32_t)s->ndm);
+		zt_hash_index_add(&s->dmix, h, (uint32_t)s->ndm);
 		i = (int64_t)s->ndm++;
 	}
 	return s->dm[i].out ? s->dm[i].out : name;
@@ -326,7 +327,7 @@ static void resolve(struct zt_symbolizer *s, uint64_t addr, int exact,
 	m = zt_maps_find(s->d->maps, s->d->nmaps, look);
 	if (!m)
 		return;
-	if (!zt_map_is_file(m)) {
+	if (!zt_maps_is_file(m)) {
 		if (m->path[0]) {
 			/* [vdso], [heap], [stack], ...: keep the pseudo-name. */
 			r->name = m->path;
@@ -376,7 +377,7 @@ void zt_symbolize(struct zt_symbolizer *s, uint64_t addr, int exact,
 {
 	struct cached key = { .addr = addr, .exact = exact != 0 };
 	uint64_t h = zt_hash_u64(addr * 2 + (uint64_t)key.exact);
-	int64_t i = zt_index_find(&s->cacheix, h, cache_eq, s, &key);
+	int64_t i = zt_hash_index_find(&s->cacheix, h, cache_eq, s, &key);
 
 	if (i >= 0) {
 		*out = s->cache[i].res;
@@ -385,7 +386,7 @@ void zt_symbolize(struct zt_symbolizer *s, uint64_t addr, int exact,
 	resolve(s, addr, key.exact, &key.res);
 	zt_grow(&s->cache, &s->capcache, s->ncache + 1, sizeof *s->cache);
 	s->cache[s->ncache] = key;
-	zt_index_add(&s->cacheix, h, (uint32_t)s->ncache);
+	zt_hash_index_add(&s->cacheix, h, (uint32_t)s->ncache);
 	s->ncache++;
 	*out = key.res;
 }
@@ -420,8 +421,8 @@ void zt_symbolizer_free(struct zt_symbolizer *s)
 	free(s->cache);
 	free(s->dirs);
 	free(s->roots);
-	zt_index_free(&s->modix);
-	zt_index_free(&s->cacheix);
-	zt_index_free(&s->dmix);
+	zt_hash_index_free(&s->modix);
+	zt_hash_index_free(&s->cacheix);
+	zt_hash_index_free(&s->dmix);
 	free(s);
 }

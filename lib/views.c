@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-void zt_view_value(const struct zt_view *v, uint64_t x, char *buf, size_t cap)
+void zt_views_value(const struct zt_view *v, uint64_t x, char *buf, size_t cap)
 {
 	double d = (double)x;
 
@@ -60,7 +60,7 @@ static void edges_text(FILE *out, const struct zt_view *v, const struct zt_edge 
 	const char *s;
 
 	for (size_t i = 0; i < n; i++) {
-		zt_view_value(v, e[i].count, b, sizeof b);
+		zt_views_value(v, e[i].count, b, sizeof b);
 		s = zt_profile_name(v->p, callers ? e[i].caller : e[i].callee, &nl);
 		fprintf(out, "%50s %6.2f%% |   ", b, pct(e[i].count, cum));
 		fwrite(s, 1, nl, out);
@@ -68,8 +68,8 @@ static void edges_text(FILE *out, const struct zt_view *v, const struct zt_edge 
 	}
 }
 
-size_t zt_view_peek(FILE *out, const struct zt_view *v, struct zt_filter *re,
-		    const uint32_t *ids, uint32_t nids)
+size_t zt_views_peek(FILE *out, const struct zt_view *v, struct zt_filter *re,
+		     const uint32_t *ids, uint32_t nids)
 {
 	static const char rule[] = "----------------------------------------------------------+-------------\n";
 	size_t matched = 0, nin, nout, nl;
@@ -103,8 +103,8 @@ size_t zt_view_peek(FILE *out, const struct zt_view *v, struct zt_filter *re,
 		} else {
 			sum += self;
 			edges_text(out, v, in, nin, 1, cum);
-			zt_view_value(v, self, b1, sizeof b1);
-			zt_view_value(v, cum, b2, sizeof b2);
+			zt_views_value(v, self, b1, sizeof b1);
+			zt_views_value(v, cum, b2, sizeof b2);
 			fprintf(out, "%10s %6.2f%% %6.2f%% %10s %6.2f%%                | ", b1,
 				pct(self, v->all), pct(sum, v->all), b2, pct(cum, v->all));
 			s = zt_profile_name(v->p, id, &nl);
@@ -244,8 +244,8 @@ static void list_block(FILE *out, const struct zt_view *v, const struct srcline 
 		fprintf(out, "ROUTINE ======================== ");
 		fwrite(name, 1, nl, out);
 		fprintf(out, " in %s\n", path);
-		zt_view_value(v, self, b1, sizeof b1);
-		zt_view_value(v, cum, b2, sizeof b2);
+		zt_views_value(v, self, b1, sizeof b1);
+		zt_views_value(v, cum, b2, sizeof b2);
 		fprintf(out, "%10s %10s (flat, cum) %.2f%% of total\n", b1, b2, pct(cum, v->all));
 	}
 	k = 0;
@@ -269,11 +269,11 @@ static void list_block(FILE *out, const struct zt_view *v, const struct srcline 
 			fputc('}', out);
 		} else {
 			if (ls)
-				zt_view_value(v, ls, b1, sizeof b1);
+				zt_views_value(v, ls, b1, sizeof b1);
 			else
 				strcpy(b1, ".");
 			if (lt)
-				zt_view_value(v, lt, b2, sizeof b2);
+				zt_views_value(v, lt, b2, sizeof b2);
 			else
 				strcpy(b2, ".");
 			fprintf(out, "%10s %10s %6lu:%s\n", b1, b2, l, t ? t : "");
@@ -286,8 +286,8 @@ static void list_block(FILE *out, const struct zt_view *v, const struct srcline 
 	free(text);
 }
 
-size_t zt_view_list(FILE *out, const struct zt_view *v, struct zt_filter *re,
-		    const struct zt_profile *lp, const char *srcdir)
+size_t zt_views_list(FILE *out, const struct zt_view *v, struct zt_filter *re,
+		     const struct zt_profile *lp, const char *srcdir)
 {
 	uint32_t nk = zt_profile_nkeys(lp);
 	struct srcline *s = zt_calloc(nk ? nk : 1, sizeof *s);

@@ -29,7 +29,7 @@ struct zt_view {
 };
 
 /* One value as the text views show it: a count, or seconds. */
-void zt_view_value(const struct zt_view *v, uint64_t x, char *buf, size_t cap);
+void zt_views_value(const struct zt_view *v, uint64_t x, char *buf, size_t cap);
 
 /*
  * For every key that re (a filter's ZT_FOCUS regex, the peek regex)
@@ -37,8 +37,8 @@ void zt_view_value(const struct zt_view *v, uint64_t x, char *buf, size_t cap);
  * profile made with zt_profile_track_edges), each with its share of the
  * key's cum, as `pprof -peek`. Returns how many keys matched.
  */
-size_t zt_view_peek(FILE *out, const struct zt_view *v, struct zt_filter *re,
-		    const uint32_t *ids, uint32_t nids);
+size_t zt_views_peek(FILE *out, const struct zt_view *v, struct zt_filter *re,
+		     const uint32_t *ids, uint32_t nids);
 
 /*
  * For every function in v->p that re matches: its source lines (from lp,
@@ -49,7 +49,7 @@ size_t zt_view_peek(FILE *out, const struct zt_view *v, struct zt_filter *re,
  * and its lines with samples are shown without text. Lines shown run from
  * 3 before the first line with samples to 3 after the last. Returns how many functions matched.
  */
-size_t zt_view_list(FILE *out, const struct zt_view *v, struct zt_filter *re,
-		    const struct zt_profile *lp, const char *srcdir);
+size_t zt_views_list(FILE *out, const struct zt_view *v, struct zt_filter *re,
+		     const struct zt_profile *lp, const char *srcdir);
 
 #endif

@@ -154,7 +154,7 @@ static struct zt_profile *load_profile(const char *path, int strip, char *err,
 	return p;
 }
 
-static void print_ci(const struct zt_cmp_test *t)
+static void print_ci(const struct zt_compare_test *t)
 {
 	char b[64];
 
@@ -162,7 +162,7 @@ static void print_ci(const struct zt_cmp_test *t)
 	printf(" %-20s", b);
 }
 
-static void json_test(const char *what, const struct zt_cmp_test *t)
+static void json_test(const char *what, const struct zt_compare_test *t)
 {
 	printf(", \"%s_share_before\": ", what);
 	zt_json_number(stdout, t->share[0]);
@@ -178,7 +178,7 @@ static void json_test(const char *what, const struct zt_cmp_test *t)
 	zt_json_number(stdout, t->phi);
 }
 
-static void print_json(const struct zt_cmp *c)
+static void print_json(const struct zt_compare *c)
 {
 	printf("{\"before_runs\": %zu, \"after_runs\": %zu, \"before_samples\": %llu, "
 	       "\"after_samples\": %llu, \"replicates\": %s, \"dispersion\": ",
@@ -193,7 +193,7 @@ static void print_json(const struct zt_cmp *c)
 	zt_json_number(stdout, c->level);
 	printf(", \"tests\": %zu, \"functions\": [", c->ntests);
 	for (size_t i = 0; i < c->nrows; i++) {
-		const struct zt_cmp_row *r = &c->rows[i];
+		const struct zt_compare_row *r = &c->rows[i];
 
 		printf("%s\n  {\"name\": ", i ? "," : "");
 		zt_json_string(stdout, r->name, r->namelen);
@@ -221,7 +221,7 @@ static void print_level(double level)
 }
 
 /* The report as a table. */
-static void print_table(const struct zt_cmp *c, double q, long rows)
+static void print_table(const struct zt_compare *c, double q, long rows)
 {
 	size_t nsig = 0;
 
@@ -254,7 +254,7 @@ static void print_table(const struct zt_cmp *c, double q, long rows)
 	       "self1", "self2", "change", "interval", "total1", "total2",
 	       "change", "interval", "verdict", "function");
 	for (size_t i = 0; i < c->nrows && (rows <= 0 || (long)i < rows); i++) {
-		const struct zt_cmp_row *x = &c->rows[i];
+		const struct zt_compare_row *x = &c->rows[i];
 
 		printf("%7.2f%% %7.2f%% %+7.2f%%", 100 * x->self.share[0],
 		       100 * x->self.share[1], 100 * x->self.change);
@@ -279,7 +279,7 @@ static int report(char **runs, size_t nruns, size_t nbefore, int strip, double q
 {
 	struct zt_profile **prof = zt_calloc(nruns, sizeof *prof);
 	int *side = zt_calloc(nruns, sizeof *side);
-	struct zt_cmp *c;
+	struct zt_compare *c;
 	size_t loaded = 0;
 
 	for (; loaded < nruns; loaded++) {
@@ -293,7 +293,7 @@ static int report(char **runs, size_t nruns, size_t nbefore, int strip, double q
 			print_json(c);
 		else
 			print_table(c, q, rows);
-		zt_cmp_free(c);
+		zt_compare_free(c);
 	}
 	for (size_t j = 0; j < loaded; j++)
 		zt_profile_free(prof[j]);

@@ -10,7 +10,7 @@
  * in lib/profile.c and lib/psprofile.c, what a count weighs in
  * lib/weight.c, the filters in lib/filter.c and the peek and list views in
  * lib/views.c; zt's `# zt` facts (rate, timer, samples lost, CPU time) come
- * from lib/ztfacts.c.
+ * from lib/facts.c.
  */
 #include <getopt.h>
 #include <math.h>
@@ -28,7 +28,7 @@
 #include "util.h"
 #include "views.h"
 #include "weight.h"
-#include "ztfacts.h"
+#include "facts.h"
 
 /* Long-only options: every code below 256 would also be a short one. */
 enum { OPT_FOCUS = 256, OPT_IGNORE, OPT_HIDE, OPT_PEEK, OPT_LIST, OPT_SRCDIR };
@@ -440,11 +440,11 @@ static void json(const struct run *st, const uint32_t *ids, uint32_t k,
 	printf("%s]", k ? "\n" : "");
 	if (st->peekre) {
 		printf(", \"peek\": ");
-		zt_view_peek(stdout, v, st->peekre, ids, k);
+		zt_views_peek(stdout, v, st->peekre, ids, k);
 	}
 	if (st->listre) {
 		printf(", \"list\": ");
-		zt_view_list(stdout, v, st->listre, st->lines, st->srcdir);
+		zt_views_list(stdout, v, st->listre, st->lines, st->srcdir);
 	}
 	printf("}\n");
 }
@@ -464,8 +464,8 @@ static void table(const struct run *st, const uint32_t *ids, uint32_t k, long ro
 		const char *name = zt_profile_name(p, ids[i], &nl);
 
 		sum += self;
-		zt_view_value(v, self, b1, sizeof b1);
-		zt_view_value(v, total, b2, sizeof b2);
+		zt_views_value(v, self, b1, sizeof b1);
+		zt_views_value(v, total, b2, sizeof b2);
 		printf("%10s %6.2f%% %6.2f%% %10s %6.2f%%  ", b1, pct(self, n), pct(sum, n), b2,
 		       pct(total, n));
 		fwrite(name, 1, nl, stdout);
@@ -514,10 +514,10 @@ static void report(const struct run *st, long rows, int asjson, int cum)
 		header(st);
 		if (st->peekre || st->listre) {
 			putchar('\n');
-			if (st->peekre && !zt_view_peek(stdout, &view, st->peekre, ids, nids))
+			if (st->peekre && !zt_views_peek(stdout, &view, st->peekre, ids, nids))
 				zt_warn("--peek: no %s matches", bynames[st->by]);
 			if (st->listre &&
-			    !zt_view_list(stdout, &view, st->listre, st->lines, st->srcdir))
+			    !zt_views_list(stdout, &view, st->listre, st->lines, st->srcdir))
 				zt_warn("--list: no function with source lines matches");
 		} else {
 			table(st, ids, nids, rows, &view);

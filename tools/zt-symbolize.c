@@ -14,7 +14,7 @@
 #include "symbolize.h"
 #include "usage.h"
 #include "util.h"
-#include "ztfacts.h"
+#include "facts.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -43,10 +43,10 @@ static const struct zt_usage usage = {
 static const char *process_name(const struct zt_raw *d)
 {
 	if (d->exe && *d->exe)
-		return zt_basename(d->exe);
+		return zt_maps_basename(d->exe);
 	for (size_t i = 0; i < d->nmaps; i++)
-		if (d->maps[i].offset == 0 && zt_map_is_file(&d->maps[i]))
-			return zt_basename(d->maps[i].path);
+		if (d->maps[i].offset == 0 && zt_maps_is_file(&d->maps[i]))
+			return zt_maps_basename(d->maps[i].path);
 	return "unknown";
 }
 

@@ -1,7 +1,7 @@
 /*
  * fuzz-perfscript.c — libFuzzer target for the perf script reader and the
  * folding behind zt-fold and zt-stat (lib/perfscript.c, lib/collapse.c,
- * lib/fold.c, lib/psprofile.c), the `# zt` facts (lib/ztfacts.c), weights
+ * lib/fold.c, lib/psprofile.c), the `# zt` facts (lib/facts.c), weights
  * (lib/weight.c), filters (lib/filter.c) and zt-stat's views (lib/views.c).
  * Build with `make fuzz`; run
  *   tests/fuzz/bin/fuzz-perfscript tests/fuzz/corpus-perfscript
@@ -20,7 +20,7 @@
 #include "psprofile.h"
 #include "views.h"
 #include "weight.h"
-#include "ztfacts.h"
+#include "facts.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -120,8 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		if (!zt_weight_samples(&w, &div) && div > 1)
 			zt_profile_divide(p, div);
-		zt_view_peek(devnull, &v, peek, ids, n);
-		zt_view_list(devnull, &v, peek, lp, NULL);
+		zt_views_peek(devnull, &v, peek, ids, n);
+		zt_views_list(devnull, &v, peek, lp, NULL);
 		free(ids);
 	}
 	zt_filter_free(pf);

@@ -135,8 +135,8 @@ static void find(const struct zt_raw *d, uint64_t addr)
 	if (m) {
 		CHECK(m->start <= addr && addr < m->end);
 		CHECK(m->path != NULL);
-		(void)zt_basename(m->path);
-		if (zt_map_is_file(m))
+		(void)zt_maps_basename(m->path);
+		if (zt_maps_is_file(m))
 			CHECK(m->path[0] == '/');
 	}
 }

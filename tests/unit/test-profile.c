@@ -1,13 +1,13 @@
 /*
  * test-profile.c — per-key counts (lib/profile.c), the -s address
- * stripping (lib/foldsrc.c), `# zt` facts (lib/ztfacts.c) and JSON strings
+ * stripping (lib/foldsrc.c), `# zt` facts (lib/facts.c) and JSON strings
  * (lib/json.c).
  */
 #include "unit.h"
 #include "foldsrc.h"
 #include "json.h"
 #include "profile.h"
-#include "ztfacts.h"
+#include "facts.h"
 
 #include <stdlib.h>
 

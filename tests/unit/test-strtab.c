@@ -91,20 +91,21 @@ static int u32_eq(void *ctx, uint32_t entry, const void *key)
 UNIT_TEST(index_finds_entries_across_growth_and_equal_hashes)
 {
 	static uint32_t v[5000];
-	struct zt_index ix = { 0 };
+	struct zt_hash_index ix = { 0 };
 	uint32_t missing = 123456789;
 	int bad = 0;
 
 	for (uint32_t i = 0; i < 5000; i++) {
 		v[i] = i * 7919;
 		/* Every tenth entry shares one hash: found by eq, not the hash. */
-		zt_index_add(&ix, i % 10 ? zt_hash_u64(v[i]) : 42, i);
+		zt_hash_index_add(&ix, i % 10 ? zt_hash_u64(v[i]) : 42, i);
 	}
 	for (uint32_t i = 0; i < 5000; i++)
-		bad += zt_index_find(&ix, i % 10 ? zt_hash_u64(v[i]) : 42, u32_eq, v, &v[i]) != i;
+		bad += zt_hash_index_find(&ix, i % 10 ? zt_hash_u64(v[i]) : 42, u32_eq, v,
+					  &v[i]) != i;
 	CHECK_EQ_U(bad, 0);
-	CHECK(zt_index_find(&ix, zt_hash_u64(missing), u32_eq, v, &missing) == -1);
-	CHECK(zt_index_find(&ix, 42, u32_eq, v, &missing) == -1);
-	zt_index_free(&ix);
-	CHECK(zt_index_find(&ix, 42, u32_eq, v, &missing) == -1);	/* empty */
+	CHECK(zt_hash_index_find(&ix, zt_hash_u64(missing), u32_eq, v, &missing) == -1);
+	CHECK(zt_hash_index_find(&ix, 42, u32_eq, v, &missing) == -1);
+	zt_hash_index_free(&ix);
+	CHECK(zt_hash_index_find(&ix, 42, u32_eq, v, &missing) == -1);	/* empty */
 }

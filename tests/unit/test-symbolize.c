@@ -164,21 +164,21 @@ UNIT_TEST(symbols_debuglink_name_and_crc)
 	CHECK(zt_elf_open(path, &e, err, sizeof err) == 0);
 	CHECK_STR(e.debuglink, "d.dbg");
 	CHECK(!e.symtab);
-	CHECK(zt_find_debug(&e, path, NULL, NULL, 0, &d, warn, sizeof warn) == 0);
+	CHECK(zt_debugfile_find(&e, path, NULL, NULL, 0, &d, warn, sizeof warn) == 0);
 	CHECK_STR(d.buildid, e.buildid);
 	CHECK(d.symtab && d.nobits_text);
 	CHECK(zt_elf_lookup(&d, addr_of(&d, "f")) != NULL);
 	zt_elf_close(&d);
 	/* A byte more and the CRC no longer matches. */
 	CHECK(make("x", "", "printf x >> d.dbg") == 0);
-	CHECK(zt_find_debug(&e, path, NULL, NULL, 0, &d, warn, sizeof warn) == -1);
+	CHECK(zt_debugfile_find(&e, path, NULL, NULL, 0, &d, warn, sizeof warn) == -1);
 	CHECK(strstr(warn, "fails its CRC check") != NULL);
 	zt_elf_close(&e);
 }
 
 UNIT_TEST(symbols_crc32_is_zlibs)
 {
-	CHECK_EQ_U(zt_crc32((const unsigned char *)"123456789", 9), 0xcbf43926);
+	CHECK_EQ_U(zt_debugfile_crc32((const unsigned char *)"123456789", 9), 0xcbf43926);
 }
 
 UNIT_TEST(demangle_cxx_rust_and_plain)

@@ -1,8 +1,8 @@
 /*
- * ztfacts.c — `# zt` comment lines: written from a raw dump (zt-symbolize),
+ * facts.c — `# zt` comment lines: written from a raw dump (zt-symbolize),
  * parsed back (zt-stat, through the perf-script reader).
  */
-#include "ztfacts.h"
+#include "facts.h"
 #include "escape.h"
 #include "raw.h"
 #include "rawfmt.h"

@@ -1,10 +1,10 @@
 /*
- * test-ztfacts.c — the `# zt` lines: what zt_facts_write writes from a dump,
+ * test-facts.c — the `# zt` lines: what zt_facts_write writes from a dump,
  * zt_facts_line reads back; and values from the dump cannot forge a line.
  */
 #include "unit.h"
 #include "raw.h"
-#include "ztfacts.h"
+#include "facts.h"
 
 #include <stdlib.h>
 
@@ -35,7 +35,7 @@ static int read_back(char *text, struct zt_facts *f)
 	return 0;
 }
 
-UNIT_TEST(ztfacts_written_lines_parse_back)
+UNIT_TEST(facts_written_lines_parse_back)
 {
 	struct zt_tname threads[] = { { 42, (char *)"main" } };
 	struct zt_raw d = {
@@ -66,7 +66,7 @@ UNIT_TEST(ztfacts_written_lines_parse_back)
 	free(text);
 }
 
-UNIT_TEST(ztfacts_a_dump_value_cannot_forge_a_line)
+UNIT_TEST(facts_a_dump_value_cannot_forge_a_line)
 {
 	const char *warn[] = { "'/x\n# zt hz 1': missing" };
 	struct zt_raw d = {
