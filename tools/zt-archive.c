@@ -34,12 +34,10 @@ static const struct zt_usage usage = {
 	NULL,
 };
 
-/* Reachable when an error exits, so that LeakSanitizer stays quiet. */
-static struct zt_raw d;
-
 int main(int argc, char **argv)
 {
 	const char *dir = NULL;
+	struct zt_raw d = { 0 };
 	struct zt_archived *a;
 	size_t n;
 	char err[ZT_ERR_MAX];
@@ -61,10 +59,12 @@ int main(int argc, char **argv)
 		return ZT_EXIT_USAGE;
 	}
 
-	if (zt_raw_load(argc ? argv[0] : NULL, &d, err, sizeof err) < 0)
-		zt_die(ZT_EXIT_DATA, "%s", err);
-	if (zt_archive(&d, dir, &a, &n, err, sizeof err) < 0)
-		zt_die(1, "%s", err);
+	if (zt_raw_load(argc ? argv[0] : NULL, &d, err, sizeof err) < 0 ||
+	    zt_archive(&d, dir, &a, &n, err, sizeof err) < 0) {
+		zt_warn("%s", err);
+		zt_raw_free(&d);
+		return ZT_EXIT_DATA;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (a[i].status == ZT_ARCH_SKIPPED) {
 			zt_warn("'%s': %s; not archived", a[i].path, a[i].problem);
@@ -74,8 +74,7 @@ int main(int argc, char **argv)
 			       a[i].dest, a[i].path);
 		}
 	}
-	zt_fshut(stdout, "<stdout>");
 	zt_archived_free(a, n);
 	zt_raw_free(&d);
-	return status;
+	return status;	/* stdout is checked at exit (zt_setprog) */
 }

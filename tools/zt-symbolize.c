@@ -50,10 +50,6 @@ static const char *process_name(const struct zt_raw *d)
 	return "unknown";
 }
 
-/* Reachable when an error exits, so that LeakSanitizer stays quiet. */
-static struct zt_symargs args;
-static struct zt_raw d;
-
 /* A source line under its frame, as perf script -F +srcline prints it. */
 static void print_srcline(const char *file, unsigned line)
 {
@@ -144,44 +140,56 @@ static void print_records(struct zt_raw *dp, const struct zt_symres *res, int me
 	}
 }
 
-int main(int argc, char **argv)
+/*
+ * The options, into args and *merge. Returns 0, or -1 when main is to end
+ * at once with *status (--help, --version, a usage error).
+ */
+static int parse_options(int argc, char **argv, struct zt_symargs *args, int *merge,
+			 int *status)
 {
+	char err[ZT_ERR_MAX];
+	int c;
+
+	*status = ZT_EXIT_USAGE;
+	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
+		switch (zt_symargs_take(args, c, optarg, err, sizeof err)) {
+		case 1: continue;
+		case -1:
+			zt_warn("%s", err);
+			zt_usage(&usage, stderr);
+			return -1;
+		}
+		switch (c) {
+		case OPT_MERGE: *merge = 1; break;
+		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
+		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
+		default: zt_usage(&usage, stderr); return -1;
+		}
+	}
+	if (argc - optind > 1) {
+		zt_usage(&usage, stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/* The dump at path (NULL: stdin) as perf script text; the exit status. */
+static int symbolize(const char *path, const struct zt_symargs *args, int merge)
+{
+	struct zt_raw d = { 0 };
 	struct zt_symbolizer *s;
 	struct zt_symres *res;
 	const char *const *warn;
 	size_t nwarn;
 	char err[ZT_ERR_MAX];
-	int c, merge = 0;
 
-	zt_setprog(argv[0]);
-	zt_symargs_init(&args, argc);
-	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
-		switch (zt_symargs_take(&args, c, optarg, err, sizeof err)) {
-		case 1: continue;
-		case -1:
-			zt_warn("%s", err);
-			zt_usage(&usage, stderr);
-			return ZT_EXIT_USAGE;
-		}
-		switch (c) {
-		case OPT_MERGE: merge = 1; break;
-		case 'h': zt_usage(&usage, stdout); return ZT_EXIT_OK;
-		case 'V': zt_version(); return ZT_EXIT_OK;
-		default: zt_usage(&usage, stderr); return ZT_EXIT_USAGE;
-		}
+	if (zt_raw_load(path, &d, err, sizeof err) < 0) {
+		zt_warn("%s", err);
+		zt_raw_free(&d);
+		return ZT_EXIT_DATA;
 	}
-	argc -= optind;
-	argv += optind;
-	if (argc > 1) {
-		zt_usage(&usage, stderr);
-		return ZT_EXIT_USAGE;
-	}
-
-	if (zt_raw_load(argc ? argv[0] : NULL, &d, err, sizeof err) < 0)
-		zt_die(ZT_EXIT_DATA, "%s", err);
-
 	/* Resolve everything first: warnings go before the first record. */
-	s = zt_symbolizer_new(&d, &args.opts);
+	s = zt_symbolizer_new(&d, &args->opts);
 	res = zt_calloc(d.naddr ? d.naddr : 1, sizeof *res);
 	for (size_t i = 0; i < d.naddr; i++)
 		zt_symbolize(s, d.addr[i], d.exact[i], &res[i]);
@@ -191,10 +199,22 @@ int main(int argc, char **argv)
 		zt_warn("%s", warn[i]);
 	zt_facts_write(stdout, &d, warn, nwarn);
 	print_records(&d, res, merge);
-	zt_fshut(stdout, "<stdout>");
 	free(res);
 	zt_symbolizer_free(s);
 	zt_raw_free(&d);
-	zt_symargs_free(&args);
 	return ZT_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct zt_symargs args;
+	int merge = 0, status;
+
+	zt_setprog(argv[0]);
+	zt_symargs_init(&args, argc);
+	/* stdout is checked at exit (zt_setprog). */
+	if (parse_options(argc, argv, &args, &merge, &status) == 0)
+		status = symbolize(optind < argc ? argv[optind] : NULL, &args, merge);
+	zt_symargs_free(&args);
+	return status;
 }
