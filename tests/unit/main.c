@@ -5,6 +5,7 @@
 #include "unit.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 struct unit { const char *name; unit_fn fn; };
 
@@ -22,6 +23,47 @@ void unit_fail(const char *file, int line, const char *expr)
 {
 	fprintf(stderr, "  %s:%d: check failed: %s\n", file, line, expr);
 	failures_now++;
+}
+
+static char dir[64];
+
+static void remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+const char *unit_dir(void)
+{
+	if (!dir[0]) {
+		strcpy(dir, "/tmp/zt-unit-XXXXXX");
+		if (!mkdtemp(dir)) {
+			dir[0] = '\0';
+			return NULL;
+		}
+		atexit(remove_dir);
+	}
+	return dir;
+}
+
+int unit_make(const char *name, const char *text, const char *cmd)
+{
+	char path[256], line[1024];
+	FILE *f;
+
+	if (!unit_dir())
+		return -1;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	fclose(f);
+	snprintf(line, sizeof line, "cd '%s' && %s", dir, cmd);
+	return system(line) == 0 ? 0 : -1;
 }
 
 int main(int argc, char **argv)

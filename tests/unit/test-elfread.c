@@ -27,43 +27,18 @@ static const char program[] =
 	"int __attribute__((weak)) weak_k(int x) { return x - 1; }\n"
 	"int main(int argc, char **argv) { (void)argv; return g(argc) + f(argc) + local_h(argc) + weak_k(argc); }\n";
 
-static char dir[64];
-
-__attribute__((destructor)) static void cleanup(void)
-{
-	char cmd[128];
-
-	if (dir[0]) {
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "cannot remove %s\n", dir);
-	}
-}
-
-/* Build the program once into dir/prog; returns its path. */
+/* Build the program once into unit_dir()/elf-prog; returns its path. */
 static const char *build(void)
 {
 	static char path[128];
-	char cmd[512];
-	FILE *f;
 
 	if (path[0])
 		return path;
-	strcpy(dir, "/tmp/zt-unit-XXXXXX");
-	if (!mkdtemp(dir))
+	if (unit_make("elf-prog.c", program,
+		      "gcc -O2 -fno-align-functions -fno-toplevel-reorder -fno-reorder-functions "
+		      "-o elf-prog elf-prog.c") < 0)
 		return NULL;
-	snprintf(cmd, sizeof cmd, "%s/p.c", dir);
-	f = fopen(cmd, "w");
-	fputs(program, f);
-	fclose(f);
-	snprintf(path, sizeof path, "%s/prog", dir);
-	snprintf(cmd, sizeof cmd,
-		 "gcc -O2 -fno-align-functions -fno-toplevel-reorder -fno-reorder-functions "
-		 "-o %s %s/p.c", path, dir);
-	if (system(cmd) != 0) {
-		path[0] = '\0';
-		return NULL;
-	}
+	snprintf(path, sizeof path, "%s/elf-prog", unit_dir());
 	return path;
 }
 
@@ -252,7 +227,7 @@ UNIT_TEST(symbolize_return_address_past_function_end_names_the_caller)
 UNIT_TEST(dwarf_refuses_sections_past_the_end_of_the_file)
 {
 	const char *path = build();
-	char cmd[512], copy[160], err[256];
+	char copy[160], err[256];
 	struct zt_elf e;
 	struct zt_dwarf *dw;
 	FILE *f;
@@ -264,9 +239,8 @@ UNIT_TEST(dwarf_refuses_sections_past_the_end_of_the_file)
 		CHECK(0);
 		return;
 	}
-	snprintf(copy, sizeof copy, "%s/prog-g", dir);
-	snprintf(cmd, sizeof cmd, "gcc -g -O2 -o %s %s/p.c", copy, dir);
-	CHECK(system(cmd) == 0);
+	snprintf(copy, sizeof copy, "%s/elf-prog-g", unit_dir());
+	CHECK(unit_make("elf-prog-g.c", program, "gcc -g -O2 -o elf-prog-g elf-prog-g.c") == 0);
 	CHECK(zt_elf_open(copy, &e, err, sizeof err) == 0);
 	CHECK(e.sections_cut == 0);
 	dw = zt_dwarf_open(copy, &e, err, sizeof err);

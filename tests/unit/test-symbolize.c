@@ -12,40 +12,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-static char dir[64];
-
-__attribute__((destructor)) static void cleanup(void)
-{
-	char cmd[128];
-
-	if (dir[0]) {
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "cannot remove %s\n", dir);
-	}
-}
-
-/* Write text to dir/name and run cmd (with %s for dir); 0 on success. */
-static int make(const char *name, const char *text, const char *cmd)
-{
-	char path[256], line[1024];
-	FILE *f;
-
-	if (!dir[0]) {
-		strcpy(dir, "/tmp/zt-unit-sym-XXXXXX");
-		if (!mkdtemp(dir))
-			return -1;
-	}
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fputs(text, f);
-	fclose(f);
-	snprintf(line, sizeof line, "cd '%s' && %s", dir, cmd);
-	return system(line) == 0 ? 0 : -1;
-}
-
 static const char aliases[] =
 	"\t.text\n"
 	"\t.globl gsym\n\t.weak wsym\n"
@@ -75,8 +41,8 @@ UNIT_TEST(symbols_global_weak_local_zero_size_ifunc)
 	const struct zt_sym *s;
 	uint64_t g, w2, zs, ifn;
 
-	CHECK(make("a.s", aliases, "gcc -shared -nostdlib -o a.so a.s") == 0);
-	snprintf(path, sizeof path, "%s/a.so", dir);
+	CHECK(unit_make("a.s", aliases, "gcc -shared -nostdlib -o a.so a.s") == 0);
+	snprintf(path, sizeof path, "%s/a.so", unit_dir());
 	CHECK(zt_elf_open(path, &e, err, sizeof err) == 0);
 	g = addr_of(&e, "gsym");
 	w2 = addr_of(&e, "w2");
@@ -111,7 +77,7 @@ static void check_plt(const char *bin)
 	FILE *p;
 	int n = 0;
 
-	snprintf(path, sizeof path, "%s/%s", dir, bin);
+	snprintf(path, sizeof path, "%s/%s", unit_dir(), bin);
 	if (zt_elf_open(path, &e, err, sizeof err) < 0) {
 		CHECK(0);
 		return;
@@ -142,10 +108,10 @@ static void check_plt(const char *bin)
 
 UNIT_TEST(symbols_plt_entries_named_as_objdump_names_them)
 {
-	CHECK(make("p.c", pltprog,
-		   "gcc -O2 -o lazy p.c && "
-		   "gcc -O2 -fcf-protection -Wl,-z,ibtplt -o ibt p.c && "
-		   "gcc -O2 -fcf-protection -Wl,-z,ibtplt -Wl,-z,now -o now p.c") == 0);
+	CHECK(unit_make("plt.c", pltprog,
+			"gcc -O2 -o lazy plt.c && "
+			"gcc -O2 -fcf-protection -Wl,-z,ibtplt -o ibt plt.c && "
+			"gcc -O2 -fcf-protection -Wl,-z,ibtplt -Wl,-z,now -o now plt.c") == 0);
 	check_plt("lazy");
 	check_plt("ibt");
 	check_plt("now");
@@ -156,11 +122,11 @@ UNIT_TEST(symbols_debuglink_name_and_crc)
 	struct zt_elf e, d;
 	char err[256], path[128], warn[512];
 
-	CHECK(make("d.c", "static int f(int x) { return x * 3; }\n"
+	CHECK(unit_make("d.c", "static int f(int x) { return x * 3; }\n"
 			  "int main(int c, char **v) { (void)v; return f(c); }\n",
 		   "gcc -g -o d d.c && objcopy --only-keep-debug d d.dbg && "
 		   "strip d && objcopy --add-gnu-debuglink=d.dbg d") == 0);
-	snprintf(path, sizeof path, "%s/d", dir);
+	snprintf(path, sizeof path, "%s/d", unit_dir());
 	CHECK(zt_elf_open(path, &e, err, sizeof err) == 0);
 	CHECK_STR(e.debuglink, "d.dbg");
 	CHECK(!e.symtab);
@@ -170,7 +136,7 @@ UNIT_TEST(symbols_debuglink_name_and_crc)
 	CHECK(zt_elf_lookup(&d, addr_of(&d, "f")) != NULL);
 	zt_elf_close(&d);
 	/* A byte more and the CRC no longer matches. */
-	CHECK(make("x", "", "printf x >> d.dbg") == 0);
+	CHECK(unit_make("x", "", "printf x >> d.dbg") == 0);
 	CHECK(zt_debugfile_find(&e, path, NULL, NULL, 0, &d, warn, sizeof warn) == -1);
 	CHECK(strstr(warn, "fails its CRC check") != NULL);
 	zt_elf_close(&e);

@@ -15,6 +15,16 @@ typedef void (*unit_fn)(void);
 void unit_register(const char *name, unit_fn fn);
 void unit_fail(const char *file, int line, const char *expr);
 
+/* The run's scratch directory: made at first use, removed at exit; NULL if it cannot be. */
+const char *unit_dir(void);
+
+/*
+ * Write text to unit_dir()/name, then run the shell command cmd in
+ * unit_dir() (to build a program the test reads); 0 on success. Tests
+ * share the directory: each names its files after itself.
+ */
+int unit_make(const char *name, const char *text, const char *cmd);
+
 #define UNIT_TEST(name) \
 	static void name(void); \
 	__attribute__((constructor)) static void name##_register(void) \
