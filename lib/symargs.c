@@ -39,6 +39,22 @@ int zt_symargs_take(struct zt_symargs *a, int c, const char *arg, char *err, siz
 	return 0;
 }
 
+int zt_symargs_getopt(int argc, char **argv, const struct zt_usage *u,
+		      struct zt_symargs *a, char *err, size_t errlen)
+{
+	int c, taken;
+
+	zt_errf(err, errlen, "%s", "");
+	while ((c = zt_usage_getopt(argc, argv, u)) != -1) {
+		taken = zt_symargs_take(a, c, optarg, err, errlen);
+		if (taken < 0)
+			return '?';
+		if (taken == 0)
+			return c;
+	}
+	return -1;
+}
+
 void zt_symargs_free(struct zt_symargs *a)
 {
 	free(a->dirs);

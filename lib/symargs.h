@@ -10,6 +10,7 @@
 #include <getopt.h>
 
 #include "symbolize.h"
+#include "usage.h"
 
 /* The long-only options; a tool's own start at ZT_SYMARGS_NEXT. */
 enum { ZT_SYMARGS_NO_DEMANGLE = 256, ZT_SYMARGS_SYSROOT, ZT_SYMARGS_NEXT };
@@ -39,6 +40,15 @@ void zt_symargs_init(struct zt_symargs *a, int argc);
  * in err when a directory cannot be read (zt_dir_check): bad usage.
  */
 int zt_symargs_take(struct zt_symargs *a, int c, const char *arg, char *err, size_t errlen);
+
+/*
+ * zt_usage_getopt for a tool whose table holds ZT_SYMARGS_ROWS: takes those
+ * options into a and returns the tool's own, -1 after the last. A
+ * directory that cannot be read returns '?' with the message in err;
+ * getopt's own '?' (it has said why) leaves err empty.
+ */
+int zt_symargs_getopt(int argc, char **argv, const struct zt_usage *u,
+		      struct zt_symargs *a, char *err, size_t errlen);
 
 void zt_symargs_free(struct zt_symargs *a);
 

@@ -79,19 +79,16 @@ static int parse_options(int argc, char **argv, struct zt_symargs *args,
 	int c;
 
 	*status = ZT_EXIT_USAGE;
-	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
-		switch (zt_symargs_take(args, c, optarg, err, sizeof err)) {
-		case 1: continue;
-		case -1:
-			zt_warn("%s", err);
-			zt_usage(&usage, stderr);
-			return -1;
-		}
+	while ((c = zt_symargs_getopt(argc, argv, &usage, args, err, sizeof err)) != -1) {
 		switch (c) {
 		case 'o': *output = optarg; break;
 		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
 		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
-		default: zt_usage(&usage, stderr); return -1;
+		default:
+			if (err[0])
+				zt_warn("%s", err);
+			zt_usage(&usage, stderr);
+			return -1;
 		}
 	}
 	if (argc - optind > 1) {

@@ -41,3 +41,33 @@ UNIT_TEST(symargs_refuses_a_directory_it_cannot_read)
 	CHECK(a.opts.sysroot == NULL);
 	zt_symargs_free(&a);
 }
+
+static const struct zt_opt symopts[] = {
+	ZT_SYMARGS_ROWS,
+	{ 'o', "output", required_argument, "FILE", "write there" },
+	{ 0 },
+};
+
+static const struct zt_usage symusage = { "zt-x [-l] [-o FILE]", NULL, symopts, NULL };
+
+UNIT_TEST(symargs_getopt_takes_its_own_and_returns_the_tool_s)
+{
+	char a0[] = "zt-x", a1[] = "-l", a2[] = "-o", a3[] = "f", a4[] = "--no-demangle",
+	     a5[] = "-d", a6[] = "/nonexistent/zt", a7[] = "dump";
+	char *argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, NULL };
+	struct zt_symargs a;
+	char err[256];
+
+	zt_symargs_init(&a, 8);
+	optind = 0;
+	CHECK(zt_symargs_getopt(8, argv, &symusage, &a, err, sizeof err) == 'o');
+	CHECK_STR(optarg, "f");
+	CHECK(a.opts.lines == 1);
+	CHECK(zt_symargs_getopt(8, argv, &symusage, &a, err, sizeof err) == '?');
+	CHECK(a.opts.no_demangle == 1);
+	CHECK_STR(err, "--debug-dir: cannot read '/nonexistent/zt': No such file or directory");
+	CHECK(zt_symargs_getopt(8, argv, &symusage, &a, err, sizeof err) == -1);
+	CHECK_STR(err, "");
+	CHECK_STR(argv[optind], "dump");
+	zt_symargs_free(&a);
+}
