@@ -100,6 +100,7 @@ UNIT_OBJ = \
 	tests/unit/test-escape.o \
 	tests/unit/test-usage.o \
 	tests/unit/test-hex.o \
+	tests/unit/test-hash.o \
 	tests/unit/test-raw.o \
 	tests/unit/test-elfread.o \
 	tests/unit/test-symbolize.o \
