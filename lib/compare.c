@@ -74,22 +74,30 @@ static double common_alpha(const double *x2, const double *mu, const int *ok,
 	return den > 0 && num > 0 ? num / den : 0;
 }
 
-struct zt_compare *zt_compare(struct zt_profile *const *p, const int *side, size_t r,
-			      double q)
-{
-	struct zt_compare *c = zt_calloc(1, sizeof *c);
-	uint64_t *n = zt_calloc(r, sizeof *n), *k;
+/*
+ * The work of one comparison. Test 2f is function f's self count, test
+ * 2f + 1 its total; k[t * r + j] is test t's count in run j.
+ */
+struct work {
+	size_t r, m;
+	const int *side;
+	double dfr;		/* degrees of freedom of the runs about their side */
+	uint64_t *n;		/* samples of each run */
+	uint64_t *k;
 	struct zt_compare_test *tests;
-	double *x2, *phi, *pv, *mu, dfr = r > 2 ? (double)(r - 2) : 0, crit;
-	int *ok, *rej;
-	size_t nf, m;
+	double *x2, *phi, *mu, *pv;
+	double *cc, *scale;	/* continuity correction, standard error (x sqrt phi) */
+	int *ok;		/* enough samples to speak of dispersion */
+};
 
-	c->q = q;
+/* Every function with samples in some run, and each run's and side's samples. */
+static void gather_names(struct zt_compare *c, struct zt_profile *const *p, struct work *w)
+{
 	c->names = zt_strtab_new();
-	for (size_t j = 0; j < r; j++) {
-		n[j] = zt_profile_samples(p[j]);
-		c->runs[side[j]]++;
-		c->samples[side[j]] += n[j];
+	for (size_t j = 0; j < w->r; j++) {
+		w->n[j] = zt_profile_samples(p[j]);
+		c->runs[w->side[j]]++;
+		c->samples[w->side[j]] += w->n[j];
 		for (uint32_t id = 0; id < zt_profile_nkeys(p[j]); id++) {
 			size_t len;
 			const char *name = zt_profile_name(p[j], id, &len);
@@ -98,18 +106,14 @@ struct zt_compare *zt_compare(struct zt_profile *const *p, const int *side, size
 				zt_strtab_intern(c->names, name, len, NULL);
 		}
 	}
-	c->replicates = r > 2;
-	nf = zt_strtab_count(c->names);
-	m = 2 * nf;
-	k = zt_calloc(m * r + 1, sizeof *k);
-	tests = zt_calloc(m + 1, sizeof *tests);
-	x2 = zt_calloc(m + 1, sizeof *x2);
-	phi = zt_calloc(m + 1, sizeof *phi);
-	mu = zt_calloc(m + 1, sizeof *mu);
-	pv = zt_calloc(m + 1, sizeof *pv);
-	ok = zt_calloc(m + 1, sizeof *ok);
-	rej = zt_calloc(m + 1, sizeof *rej);
-	for (uint32_t f = 0; f < nf; f++) {
+}
+
+static void gather_counts(const struct zt_compare *c, struct zt_profile *const *p,
+			  struct work *w)
+{
+	size_t r = w->r;
+
+	for (uint32_t f = 0; f < w->m / 2; f++) {
 		size_t len;
 		const char *name = zt_strtab_key(c->names, f, &len);
 
@@ -117,113 +121,175 @@ struct zt_compare *zt_compare(struct zt_profile *const *p, const int *side, size
 			int64_t id = zt_profile_find(p[j], name, len);
 
 			if (id >= 0) {
-				k[(2 * f) * r + j] = zt_profile_self(p[j], (uint32_t)id);
-				k[(2 * f + 1) * r + j] = zt_profile_total(p[j], (uint32_t)id);
+				w->k[(2 * f) * r + j] = zt_profile_self(p[j], (uint32_t)id);
+				w->k[(2 * f + 1) * r + j] = zt_profile_total(p[j], (uint32_t)id);
 			}
 		}
 	}
-	for (size_t t = 0; t < m; t++) {
+}
+
+/* Each test's shares, change and Pearson X^2 about its side's share. */
+static void test_each(const struct zt_compare *c, struct work *w)
+{
+	size_t r = w->r;
+
+	for (size_t t = 0; t < w->m; t++) {
 		double pp, nmin = INFINITY;
 
-		zt_compare_one(k + t * r, n, side, r, &tests[t], &x2[t]);
-		pp = ((double)tests[t].k[0] + (double)tests[t].k[1]) /
+		zt_compare_one(w->k + t * r, w->n, w->side, r, &w->tests[t], &w->x2[t]);
+		pp = ((double)w->tests[t].k[0] + (double)w->tests[t].k[1]) /
 		     ((double)c->samples[0] + (double)c->samples[1]);
 		for (size_t j = 0; j < r; j++)
-			if ((double)n[j] < nmin)
-				nmin = (double)n[j];
-		phi[t] = dfr > 0 ? x2[t] / dfr : 1;
-		mu[t] = pp * ((double)c->samples[0] + (double)c->samples[1]) / (double)r;
-		ok[t] = pp > 0 && pp < 1 && nmin * pp * (1 - pp) >= MIN_EXPECTED;
+			if ((double)w->n[j] < nmin)
+				nmin = (double)w->n[j];
+		w->phi[t] = w->dfr > 0 ? w->x2[t] / w->dfr : 1;
+		w->mu[t] = pp * ((double)c->samples[0] + (double)c->samples[1]) / (double)r;
+		w->ok[t] = pp > 0 && pp < 1 && nmin * pp * (1 - pp) >= MIN_EXPECTED;
 	}
-	c->alpha = 0;
-	c->d0 = ZT_COMPARE_PRIOR_DF;
-	c->df = 0;
-	if (c->replicates) {
-		c->alpha = common_alpha(x2, mu, ok, m, dfr);
-		c->df = c->d0 + dfr;
-	}
-	/* The statistic: (|change| - continuity) / (sqrt(phi) * score se). */
-	for (size_t t = 0; t < m; t++) {
-		struct zt_compare_test *x = &tests[t];
+}
+
+/* The statistic: (|change| - continuity) / (sqrt(phi) * score se). */
+static void p_values(const struct zt_compare *c, struct work *w)
+{
+	for (size_t t = 0; t < w->m; t++) {
+		struct zt_compare_test *x = &w->tests[t];
 		double n0 = (double)c->samples[0], n1 = (double)c->samples[1];
 		double pp = ((double)x->k[0] + (double)x->k[1]) / (n0 + n1);
 		double se = sqrt(pp * (1 - pp) * (1 / n0 + 1 / n1)), cc = 0.5 * (1 / n0 + 1 / n1);
 		double f = 1, stat;
 
 		if (c->replicates)
-			f = (c->d0 * (1 + c->alpha * mu[t]) + dfr * phi[t]) / (c->d0 + dfr);
+			f = (c->d0 * (1 + c->alpha * w->mu[t]) + w->dfr * w->phi[t]) /
+			    (c->d0 + w->dfr);
 		x->phi = f > 1 ? f : 1;
 		stat = fabs(x->change) - cc;
-		pv[t] = x->p = se > 0 && stat > 0 ? zt_stats_t_p2(stat / (sqrt(x->phi) * se), c->df)
-						  : 1;
-		x->lo = x->hi = sqrt(x->phi) * se;	/* the scale, for now */
-		x->lo = cc;
+		w->pv[t] = x->p = se > 0 && stat > 0 ?
+			zt_stats_t_p2(stat / (sqrt(x->phi) * se), c->df) : 1;
+		w->scale[t] = sqrt(x->phi) * se;
+		w->cc[t] = cc;
 	}
-	/*
-	 * What Benjamini–Hochberg counts as tests: not a share that is 0 or
-	 * 100% in every run (nothing to test), and not a total that equals
-	 * the function's self count in every run (a leaf: the same test).
-	 */
-	{
-		size_t nt = 0;
-		double *pt = zt_calloc(m + 1, sizeof *pt);
-		int *rt = zt_calloc(m + 1, sizeof *rt);
-		size_t *at = zt_calloc(m + 1, sizeof *at);
+}
 
-		for (size_t t = 0; t < m; t++) {
-			struct zt_compare_test *x = &tests[t];
-			uint64_t kk = x->k[0] + x->k[1];
+/* Whether test t (a total) repeats test t - 1 (the self count) in every run. */
+static int same_as_self(const struct work *w, size_t t)
+{
+	return t % 2 == 1 && !memcmp(w->k + t * w->r, w->k + (t - 1) * w->r,
+				     w->r * sizeof *w->k);
+}
 
-			if (kk == 0 || kk == c->samples[0] + c->samples[1])
-				continue;
-			if (t % 2 == 1 && !memcmp(k + t * r, k + (t - 1) * r, r * sizeof *k))
-				continue;
-			pt[nt] = pv[t];
-			at[nt++] = t;
-		}
-		zt_stats_bh(pt, nt, q, rt);
-		for (size_t i = 0; i < nt; i++)
-			c->rejections += (size_t)(tests[at[i]].rejected = rt[i]);
-		for (size_t t = 1; t < m; t += 2)
-			if (!memcmp(k + t * r, k + (t - 1) * r, r * sizeof *k))
-				tests[t].rejected = tests[t - 1].rejected;
-		m = nt;
-		free(pt);
-		free(rt);
-		free(at);
+/*
+ * Benjamini–Hochberg at q over what counts as tests: not a share that is 0
+ * or 100% in every run (nothing to test), and not a total that equals the
+ * function's self count in every run (a leaf: the same test, which then
+ * shares its verdict). Sets c->ntests and c->rejections.
+ */
+static void adjust(struct zt_compare *c, struct work *w, double q)
+{
+	size_t nt = 0;
+	double *pt = zt_calloc(w->m + 1, sizeof *pt);
+	int *rt = zt_calloc(w->m + 1, sizeof *rt);
+	size_t *at = zt_calloc(w->m + 1, sizeof *at);
+
+	for (size_t t = 0; t < w->m; t++) {
+		uint64_t kk = w->tests[t].k[0] + w->tests[t].k[1];
+
+		if (kk == 0 || kk == c->samples[0] + c->samples[1] || same_as_self(w, t))
+			continue;
+		pt[nt] = w->pv[t];
+		at[nt++] = t;
 	}
-	c->ntests = m;
-	/* Intervals at 1 - qR/m exclude 0 exactly for the rejected tests. */
+	zt_stats_bh(pt, nt, q, rt);
+	for (size_t i = 0; i < nt; i++)
+		c->rejections += (size_t)(w->tests[at[i]].rejected = rt[i]);
+	for (size_t t = 1; t < w->m; t += 2)
+		if (same_as_self(w, t))
+			w->tests[t].rejected = w->tests[t - 1].rejected;
+	c->ntests = nt;
+	free(pt);
+	free(rt);
+	free(at);
+}
+
+/* Intervals at 1 - qR/m exclude 0 exactly for the rejected tests. */
+static void intervals(struct zt_compare *c, struct work *w, double q)
+{
+	size_t m = c->ntests;
+	double crit;
+
 	c->level = 1 - q * (double)(c->rejections ? c->rejections : 1) / (double)(m ? m : 1);
 	crit = zt_stats_t_crit(1 - c->level, c->df);
-	for (size_t t = 0; t < 2 * (size_t)nf; t++) {
-		struct zt_compare_test *x = &tests[t];
-		double w = x->lo + crit * x->hi;
+	for (size_t t = 0; t < w->m; t++) {
+		struct zt_compare_test *x = &w->tests[t];
+		double half = w->cc[t] + crit * w->scale[t];
 
-		x->lo = x->change - w;
-		x->hi = x->change + w;
+		x->lo = x->change - half;
+		x->hi = x->change + half;
 	}
+}
+
+/* One row a function, the significant first, then by the size of the change. */
+static void make_rows(struct zt_compare *c, const struct work *w)
+{
+	size_t nf = w->m / 2;
+
 	c->rows = zt_calloc(nf + 1, sizeof *c->rows);
 	for (uint32_t f = 0; f < nf; f++) {
 		struct zt_compare_row *row = &c->rows[c->nrows++];
 
 		row->name = zt_strtab_key(c->names, f, &row->namelen);
-		row->self = tests[2 * f];
-		row->total = tests[2 * f + 1];
+		row->self = w->tests[2 * f];
+		row->total = w->tests[2 * f + 1];
 		row->significant = row->self.rejected || row->total.rejected;
 		row->change = fabs(row->self.change) > fabs(row->total.change) ? row->self.change
 										 : row->total.change;
 	}
 	qsort(c->rows, c->nrows, sizeof *c->rows, byrow);
-	free(n);
-	free(k);
-	free(tests);
-	free(x2);
-	free(phi);
-	free(mu);
-	free(pv);
-	free(ok);
-	free(rej);
+}
+
+struct zt_compare *zt_compare(struct zt_profile *const *p, const int *side, size_t r,
+			      double q)
+{
+	struct zt_compare *c = zt_calloc(1, sizeof *c);
+	struct work w = { .r = r, .side = side, .dfr = r > 2 ? (double)(r - 2) : 0 };
+	size_t m;
+
+	c->q = q;
+	w.n = zt_calloc(r, sizeof *w.n);
+	gather_names(c, p, &w);
+	c->replicates = r > 2;
+	w.m = m = 2 * zt_strtab_count(c->names);
+	w.k = zt_calloc(m * r + 1, sizeof *w.k);
+	w.tests = zt_calloc(m + 1, sizeof *w.tests);
+	w.x2 = zt_calloc(m + 1, sizeof *w.x2);
+	w.phi = zt_calloc(m + 1, sizeof *w.phi);
+	w.mu = zt_calloc(m + 1, sizeof *w.mu);
+	w.pv = zt_calloc(m + 1, sizeof *w.pv);
+	w.cc = zt_calloc(m + 1, sizeof *w.cc);
+	w.scale = zt_calloc(m + 1, sizeof *w.scale);
+	w.ok = zt_calloc(m + 1, sizeof *w.ok);
+	gather_counts(c, p, &w);
+	test_each(c, &w);
+	c->alpha = 0;
+	c->d0 = ZT_COMPARE_PRIOR_DF;
+	c->df = 0;
+	if (c->replicates) {
+		c->alpha = common_alpha(w.x2, w.mu, w.ok, m, w.dfr);
+		c->df = c->d0 + w.dfr;
+	}
+	p_values(c, &w);
+	adjust(c, &w, q);
+	intervals(c, &w, q);
+	make_rows(c, &w);
+	free(w.n);
+	free(w.k);
+	free(w.tests);
+	free(w.x2);
+	free(w.phi);
+	free(w.mu);
+	free(w.pv);
+	free(w.cc);
+	free(w.scale);
+	free(w.ok);
 	return c;
 }
 
