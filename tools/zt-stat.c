@@ -526,76 +526,98 @@ static void report(const struct run *st, long rows, int asjson, int cum)
 	free(ids);
 }
 
-int main(int argc, char **argv)
-{
-	struct run st = { .by = ZT_BY_FUNCTION };
-	long rows = 20;
-	int asjson = 0, cum = 0, c, status = ZT_EXIT_OK;
-	char err[ZT_ERR_MAX];
+/* What the command line asks for, besides what struct run holds. */
+struct asked {
+	long rows;
+	int json, cum;
+};
 
-	zt_setprog(argv[0]);
-	st.p = zt_profile_new();
-	while (status == ZT_EXIT_OK && (c = zt_usage_getopt(argc, argv, &usage)) != -1) {
+/*
+ * The options, into st and *ask. Returns 0, or -1 when main is to end at
+ * once with *status (--help, --version, a usage error).
+ */
+static int parse_options(int argc, char **argv, struct run *st, struct asked *ask,
+			 int *status)
+{
+	char err[ZT_ERR_MAX];
+	int c;
+
+	*status = ZT_EXIT_OK;
+	while (*status == ZT_EXIT_OK && (c = zt_usage_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'b':
-			for (st.by = 0; st.by < 4 && strcmp(optarg, bynames[st.by]) != 0; st.by++)
+			for (st->by = 0; st->by < 4 && strcmp(optarg, bynames[st->by]) != 0; st->by++)
 				;
-			if (st.by == 4) {
+			if (st->by == 4) {
 				zt_warn("--by wants function, module, line or thread, not '%s'", optarg);
-				status = ZT_EXIT_USAGE;
+				*status = ZT_EXIT_USAGE;
 			}
 			break;
-		case 'j': asjson = 1; break;
+		case 'j': ask->json = 1; break;
 		case 'n':
-			if (zt_usage_rows("-n", optarg, &rows, err, sizeof err) < 0) {
+			if (zt_usage_rows("-n", optarg, &ask->rows, err, sizeof err) < 0) {
 				zt_warn("%s", err);
-				status = ZT_EXIT_USAGE;
+				*status = ZT_EXIT_USAGE;
 			}
 			break;
 		case 's':
 			if (strcmp(optarg, "flat") != 0 && strcmp(optarg, "cum") != 0) {
 				zt_warn("--sort wants flat or cum, not '%s'", optarg);
-				status = ZT_EXIT_USAGE;
+				*status = ZT_EXIT_USAGE;
 			}
-			cum = strcmp(optarg, "cum") == 0;
+			ask->cum = strcmp(optarg, "cum") == 0;
 			break;
 		case OPT_FOCUS:
 		case OPT_IGNORE:
 		case OPT_HIDE:
-			if (regex_opt(&st, &st.filter, c == OPT_FOCUS ? ZT_FOCUS :
+			if (regex_opt(st, &st->filter, c == OPT_FOCUS ? ZT_FOCUS :
 				      c == OPT_IGNORE ? ZT_IGNORE : ZT_HIDE,
 				      c == OPT_FOCUS ? "--focus" : c == OPT_IGNORE ? "--ignore" :
 				      "--hide", optarg) < 0)
-				status = ZT_EXIT_USAGE;
+				*status = ZT_EXIT_USAGE;
 			break;
 		case OPT_PEEK:
-			if (regex_opt(&st, &st.peekre, ZT_FOCUS, "--peek", optarg) < 0)
-				status = ZT_EXIT_USAGE;
+			if (regex_opt(st, &st->peekre, ZT_FOCUS, "--peek", optarg) < 0)
+				*status = ZT_EXIT_USAGE;
 			break;
 		case OPT_LIST:
-			if (regex_opt(&st, &st.listre, ZT_FOCUS, "--list", optarg) < 0)
-				status = ZT_EXIT_USAGE;
+			if (regex_opt(st, &st->listre, ZT_FOCUS, "--list", optarg) < 0)
+				*status = ZT_EXIT_USAGE;
 			break;
-		case OPT_SRCDIR: st.srcdir = optarg; break;
-		case 'h': zt_usage(&usage, stdout); goto out;
-		case 'V': zt_version(); goto out;
-		default: status = ZT_EXIT_USAGE; break;
+		case OPT_SRCDIR: st->srcdir = optarg; break;
+		case 'h': zt_usage(&usage, stdout); return -1;
+		case 'V': zt_version(); return -1;
+		default: *status = ZT_EXIT_USAGE; break;
 		}
 	}
+	if (*status == ZT_EXIT_OK && st->listre && st->by != ZT_BY_FUNCTION) {
+		zt_warn("--list shows functions; it cannot go with --by=%s", bynames[st->by]);
+		*status = ZT_EXIT_USAGE;
+	}
+	if (*status == ZT_EXIT_OK && st->srcdir && !st->listre) {
+		zt_warn("--source-dir is for --list");
+		*status = ZT_EXIT_USAGE;
+	}
+	if (*status == ZT_EXIT_USAGE) {
+		zt_usage(&usage, stderr);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct run st = { .by = ZT_BY_FUNCTION };
+	struct asked ask = { .rows = 20 };
+	char err[ZT_ERR_MAX];
+	int status;
+
+	zt_setprog(argv[0]);
+	st.p = zt_profile_new();
+	if (parse_options(argc, argv, &st, &ask, &status) < 0)
+		goto out;
 	argc -= optind;
 	argv += optind;
-	if (status == ZT_EXIT_OK && st.listre && st.by != ZT_BY_FUNCTION) {
-		zt_warn("--list shows functions; it cannot go with --by=%s", bynames[st.by]);
-		status = ZT_EXIT_USAGE;
-	}
-	if (status == ZT_EXIT_OK && st.srcdir && !st.listre) {
-		zt_warn("--source-dir is for --list");
-		status = ZT_EXIT_USAGE;
-	}
-	if (status == ZT_EXIT_USAGE) {
-		zt_usage(&usage, stderr);
-		goto out;
-	}
 
 	zt_profile_set_filter(st.p, st.filter);
 	if (st.peekre)
@@ -611,7 +633,7 @@ int main(int argc, char **argv)
 			if (st.lines)
 				zt_profile_divide(st.lines, st.weight.div);
 		}
-		report(&st, rows, asjson, cum);
+		report(&st, ask.rows, ask.json, ask.cum);
 		zt_fshut(stdout, "<stdout>");
 	} else {
 		zt_warn("%s", err);
