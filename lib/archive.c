@@ -99,13 +99,11 @@ static void problem(struct zt_archived *e, const char *fmt, ...)
 static void problem(struct zt_archived *e, const char *fmt, ...)
 {
 	va_list ap;
-	char buf[1024];
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
 	e->status = ZT_ARCH_SKIPPED;
-	e->problem = zt_strdup(buf);
+	e->problem = zt_vstrdupf(fmt, ap);
+	va_end(ap);
 }
 
 /* Put f (whose build-id is buildid) at dir/.build-id/xx/rest<suffix>. */

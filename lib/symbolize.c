@@ -74,13 +74,11 @@ static void warn_once(struct zt_symbolizer *s, const char *fmt, ...)
 static void warn_once(struct zt_symbolizer *s, const char *fmt, ...)
 {
 	va_list ap;
-	char buf[1024];
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
 	zt_grow(&s->warnings, &s->capwarnings, s->nwarnings + 1, sizeof *s->warnings);
-	s->warnings[s->nwarnings++] = zt_strdup(buf);
+	va_start(ap, fmt);
+	s->warnings[s->nwarnings++] = zt_vstrdupf(fmt, ap);
+	va_end(ap);
 }
 
 struct zt_symbolizer *zt_symbolizer_new(const struct zt_raw *d,

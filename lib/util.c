@@ -174,6 +174,22 @@ char *zt_strndup(const char *s, size_t n)
 	return p;
 }
 
+char *zt_vstrdupf(const char *fmt, va_list ap)
+{
+	va_list again;
+	int n;
+	char *s;
+
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, again);
+	va_end(again);
+	if (n < 0)
+		n = 0;
+	s = zt_malloc((size_t)n + 1);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
+
 void zt_fshut(FILE *f, const char *name)
 {
 	if (fflush(f) == EOF || ferror(f))

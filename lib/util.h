@@ -9,6 +9,7 @@
 #ifndef ZT_UTIL_H
 #define ZT_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,6 +69,8 @@ void *zt_realloc(void *p, size_t n);
 void zt_grow(void *pp, size_t *cap, size_t need, size_t size);
 char *zt_strdup(const char *s);
 char *zt_strndup(const char *s, size_t n);
+/* A new string, printf's text of fmt: for messages kept for later. */
+char *zt_vstrdupf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Flush stdout and exit 1 if anything failed to be written (a full disk). */
 void zt_fshut(FILE *f, const char *name);
