@@ -120,14 +120,13 @@ static void fail(struct zt_input *in, const char *fmt, ...)
 
 static void fail(struct zt_input *in, const char *fmt, ...)
 {
-	char msg[ZT_ERR_MAX];
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	if (!in->error)
-		in->error = zt_strdup(msg);
+	if (!in->error) {
+		va_start(ap, fmt);
+		in->error = zt_vstrdupf(fmt, ap);
+		va_end(ap);
+	}
 	in->eof = 1;
 }
 

@@ -43,13 +43,11 @@ static int fail(struct reader *r, const char *fmt, ...) __attribute__((format(pr
 
 static int fail(struct reader *r, const char *fmt, ...)
 {
-	char msg[ZT_ERR_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	zt_verr_at(r->err, r->errlen, r->name, r->lineno, fmt, ap);
 	va_end(ap);
-	zt_err_at(r->err, r->errlen, r->name, r->lineno, "%s", msg);
 	return -1;
 }
 

@@ -99,12 +99,19 @@ void zt_errf(char *err, size_t errlen, const char *fmt, ...)
 void zt_err_at(char *err, size_t errlen, const char *name, unsigned long line,
 	       const char *fmt, ...)
 {
-	char msg[ZT_ERR_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	zt_verr_at(err, errlen, name, line, fmt, ap);
 	va_end(ap);
+}
+
+void zt_verr_at(char *err, size_t errlen, const char *name, unsigned long line,
+		const char *fmt, va_list ap)
+{
+	char msg[ZT_ERR_MAX];
+
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	if (line == 0)
 		zt_errf(err, errlen, "%s: %s", name, msg);
 	else if (strcmp(name, "<stdin>") == 0)

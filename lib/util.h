@@ -55,6 +55,8 @@ void zt_errf(char *err, size_t errlen, const char *fmt, ...)
  */
 void zt_err_at(char *err, size_t errlen, const char *name, unsigned long line,
 	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void zt_verr_at(char *err, size_t errlen, const char *name, unsigned long line,
+		const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 /*
  * Running out of memory (or of a table's 2^32 entries) is the one failure
