@@ -1,18 +1,22 @@
 /*
  * usage.h — one table per tool for its options: getopt_long's tables and
  * the --help text are both made from it, so an option cannot be parsed
- * without being documented. Every tool's main has the same shape:
+ * without being documented. Every tool has the same shape: main calls
+ * parse_options, which ends the run early for --help, --version and bad
+ * usage,
  *
+ *	*status = ZT_EXIT_USAGE;
  *	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1)
  *		switch (c) {
  *		...
- *		case 'h': zt_usage(&usage, stdout); return ZT_EXIT_OK;
- *		case 'V': zt_version(); return ZT_EXIT_OK;
- *		default: zt_usage(&usage, stderr); return ZT_EXIT_USAGE;
+ *		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
+ *		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
+ *		default: zt_usage(&usage, stderr); return -1;
  *		}
  *
- * Exit statuses everywhere: 0 done, 1 the input or the system failed,
- * 2 the command line was wrong (util.h).
+ * then reads its inputs and writes its output (tools/zt-archive.c is the
+ * shortest). Exit statuses everywhere: 0 done, 1 the input or the system
+ * failed, 2 the command line was wrong (util.h).
  */
 #ifndef ZT_USAGE_H
 #define ZT_USAGE_H

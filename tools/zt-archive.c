@@ -34,6 +34,31 @@ static const struct zt_usage usage = {
 	NULL,
 };
 
+/*
+ * The options, into *dir. Returns 0, or -1 when main is to end at once
+ * with *status (--help, --version, a usage error).
+ */
+static int parse_options(int argc, char **argv, const char **dir, int *status)
+{
+	int c;
+
+	*status = ZT_EXIT_USAGE;
+	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
+		switch (c) {
+		case 'd': *dir = optarg; break;
+		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
+		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
+		default: zt_usage(&usage, stderr); return -1;
+		}
+	}
+	if (argc - optind > 1 || !*dir || !**dir) {
+		zt_usage(&usage, stderr);
+		return -1;
+	}
+	*status = ZT_EXIT_OK;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = NULL;
@@ -41,23 +66,13 @@ int main(int argc, char **argv)
 	struct zt_archived *a;
 	size_t n;
 	char err[ZT_ERR_MAX];
-	int c, status = 0;
+	int status;
 
 	zt_setprog(argv[0]);
-	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
-		switch (c) {
-		case 'd': dir = optarg; break;
-		case 'h': zt_usage(&usage, stdout); return ZT_EXIT_OK;
-		case 'V': zt_version(); return ZT_EXIT_OK;
-		default: zt_usage(&usage, stderr); return ZT_EXIT_USAGE;
-		}
-	}
+	if (parse_options(argc, argv, &dir, &status) < 0)
+		return status;
 	argc -= optind;
 	argv += optind;
-	if (argc > 1 || !dir || !*dir) {
-		zt_usage(&usage, stderr);
-		return ZT_EXIT_USAGE;
-	}
 
 	if (zt_raw_load(argc ? argv[0] : NULL, &d, err, sizeof err) < 0 ||
 	    zt_archive(&d, dir, &a, &n, err, sizeof err) < 0) {

@@ -343,12 +343,58 @@ static const char *check_runs(char **argv, int argc, int *nbefore, int rep, int 
 	return NULL;
 }
 
+/* What the command line asks for. */
+struct asked {
+	int normalize, strip, report, json;
+	double q;
+	long rows;
+};
+
+/*
+ * The options, into ask. Returns 0, or -1 when main is to end at once with
+ * *status (--help, --version, a usage error).
+ */
+static int parse_options(int argc, char **argv, struct asked *ask, int *status)
+{
+	char *end, err[ZT_ERR_MAX];
+	int c;
+
+	*status = ZT_EXIT_USAGE;
+	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
+		switch (c) {
+		case 'j': ask->json = 1; break;
+		case 'n': ask->normalize = 1; break;
+		case 'q':
+			ask->q = strtod(optarg, &end);
+			if (*end || end == optarg || !(ask->q > 0 && ask->q < 1)) {
+				zt_warn("--fdr wants a level between 0 and 1, not '%s'", optarg);
+				zt_usage(&usage, stderr);
+				return -1;
+			}
+			break;
+		case 'r': ask->report = 1; break;
+		case 's': ask->strip = 1; break;
+		case 't':
+			if (zt_usage_rows("--top", optarg, &ask->rows, err, sizeof err) < 0) {
+				zt_warn("%s", err);
+				zt_usage(&usage, stderr);
+				return -1;
+			}
+			break;
+		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
+		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
+		default: zt_usage(&usage, stderr); return -1;
+		}
+	}
+	*status = ZT_EXIT_OK;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int normalize = 0, strip = 0, rep = 0, json = 0, c, nbefore, rc;
-	double q = 0.05;
-	long rows = 20;
-	char *end, err[ZT_ERR_MAX];
+	struct asked ask = { .q = 0.05, .rows = 20 };
+	int nbefore, rc, status;
+	char err[ZT_ERR_MAX];
 	const char *problem;
 	static char obuf[1 << 16];
 	static char sep[] = "\001--";
@@ -361,47 +407,23 @@ int main(int argc, char **argv)
 			argv[i] = sep;
 			break;
 		}
-	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
-		switch (c) {
-		case 'j': json = 1; break;
-		case 'n': normalize = 1; break;
-		case 'q':
-			q = strtod(optarg, &end);
-			if (*end || end == optarg || !(q > 0 && q < 1)) {
-				zt_warn("--fdr wants a level between 0 and 1, not '%s'", optarg);
-				zt_usage(&usage, stderr);
-				return ZT_EXIT_USAGE;
-			}
-			break;
-		case 'r': rep = 1; break;
-		case 's': strip = 1; break;
-		case 't':
-			if (zt_usage_rows("--top", optarg, &rows, err, sizeof err) < 0) {
-				zt_warn("%s", err);
-				zt_usage(&usage, stderr);
-				return ZT_EXIT_USAGE;
-			}
-			break;
-		case 'h': zt_usage(&usage, stdout); return ZT_EXIT_OK;
-		case 'V': zt_version(); return ZT_EXIT_OK;
-		default: zt_usage(&usage, stderr); return ZT_EXIT_USAGE;
-		}
-	}
+	if (parse_options(argc, argv, &ask, &status) < 0)
+		return status;
 	argc -= optind;
 	argv += optind;
 	argc = split_runs(argc, argv, sep, &nbefore);
-	if ((problem = check_runs(argv, argc, &nbefore, rep, json))) {
+	if ((problem = check_runs(argv, argc, &nbefore, ask.report, ask.json))) {
 		zt_warn("%s", problem);
 		zt_usage(&usage, stderr);
 		return ZT_EXIT_USAGE;
 	}
 
 	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-	if (rep)
-		rc = report(argv, (size_t)argc, (size_t)nbefore, strip, q, rows, json, err,
-			    sizeof err);
+	if (ask.report)
+		rc = report(argv, (size_t)argc, (size_t)nbefore, ask.strip, ask.q, ask.rows,
+			    ask.json, err, sizeof err);
 	else
-		rc = difffolded(argv[0], argv[1], normalize, strip, err, sizeof err);
+		rc = difffolded(argv[0], argv[1], ask.normalize, ask.strip, err, sizeof err);
 	if (rc < 0)
 		zt_die(ZT_EXIT_DATA, "%s", err);
 	zt_fshut(stdout, "<stdout>");

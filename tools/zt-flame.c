@@ -94,6 +94,57 @@ static int read_input(struct zt_flame *flame, const char *path, char *err, size_
 	return got;
 }
 
+/*
+ * The options, into o. Returns 0, or -1 when main is to end at once with
+ * *status (--help, --version, a usage error).
+ */
+static int parse_options(int argc, char **argv, struct zt_flame_opts *o, int *status)
+{
+	uint64_t v;
+	char *end;
+	int c;
+
+	*status = ZT_EXIT_USAGE;
+	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
+		switch (c) {
+		case 'i':
+		case OPT_INVERTED: o->icicle = 1; break;
+		case 'm':
+			o->minwidth = strtod(optarg, &end);
+			o->minwidth_pct = *end == '%';
+			if (end == optarg || *(end + o->minwidth_pct) != '\0' || !(o->minwidth >= 0) ||
+			    (o->minwidth_pct && o->minwidth > 100)) {
+				zt_warn("--minwidth wants pixels or a percentage, not '%s'", optarg);
+				zt_usage(&usage, stderr);
+				return -1;
+			}
+			break;
+		case OPT_NEGATE: o->negate = 1; break;
+		case 't': o->title = optarg; break;
+		case 'w':
+			if (zt_parse_u64(optarg, 10, &v) != 0 || v < 100 || v > 1000000) {
+				zt_warn("--width wants pixels from 100 to 1000000, not '%s'", optarg);
+				zt_usage(&usage, stderr);
+				return -1;
+			}
+			o->width = (unsigned)v;
+			break;
+		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
+		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
+		default: zt_usage(&usage, stderr); return -1;
+		}
+	}
+	for (int i = optind; i < argc; i++)
+		for (int j = i + 1; j < argc && strcmp(argv[i], "-") == 0; j++)
+			if (strcmp(argv[j], "-") == 0) {
+				zt_warn("stdin can be read only once");
+				zt_usage(&usage, stderr);
+				return -1;
+			}
+	*status = ZT_EXIT_OK;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct zt_flame_opts o;
@@ -101,50 +152,14 @@ int main(int argc, char **argv)
 	static char obuf[1 << 16];
 	char err[ZT_ERR_MAX];
 	const char *problem;
-	uint64_t v;
-	char *end;
-	int c, status = ZT_EXIT_OK;
+	int status;
 
 	zt_setprog(argv[0]);
 	zt_flame_defaults(&o);
-	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
-		switch (c) {
-		case 'i':
-		case OPT_INVERTED: o.icicle = 1; break;
-		case 'm':
-			o.minwidth = strtod(optarg, &end);
-			o.minwidth_pct = *end == '%';
-			if (end == optarg || *(end + o.minwidth_pct) != '\0' || !(o.minwidth >= 0) ||
-			    (o.minwidth_pct && o.minwidth > 100)) {
-				zt_warn("--minwidth wants pixels or a percentage, not '%s'", optarg);
-				zt_usage(&usage, stderr);
-				return ZT_EXIT_USAGE;
-			}
-			break;
-		case OPT_NEGATE: o.negate = 1; break;
-		case 't': o.title = optarg; break;
-		case 'w':
-			if (zt_parse_u64(optarg, 10, &v) != 0 || v < 100 || v > 1000000) {
-				zt_warn("--width wants pixels from 100 to 1000000, not '%s'", optarg);
-				zt_usage(&usage, stderr);
-				return ZT_EXIT_USAGE;
-			}
-			o.width = (unsigned)v;
-			break;
-		case 'h': zt_usage(&usage, stdout); return ZT_EXIT_OK;
-		case 'V': zt_version(); return ZT_EXIT_OK;
-		default: zt_usage(&usage, stderr); return ZT_EXIT_USAGE;
-		}
-	}
+	if (parse_options(argc, argv, &o, &status) < 0)
+		return status;
 	argc -= optind;
 	argv += optind;
-	for (int i = 0; i < argc; i++)
-		for (int j = i + 1; j < argc && strcmp(argv[i], "-") == 0; j++)
-			if (strcmp(argv[j], "-") == 0) {
-				zt_warn("stdin can be read only once");
-				zt_usage(&usage, stderr);
-				return ZT_EXIT_USAGE;
-			}
 
 	flame = zt_flame_new();
 	for (int i = 0; i < (argc ? argc : 1) && status == ZT_EXIT_OK; i++)

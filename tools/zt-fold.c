@@ -134,50 +134,72 @@ static void write_folded(struct zt_fold *fold, int declare)
 	zt_fshut(stdout, "<stdout>");
 }
 
-int main(int argc, char **argv)
-{
-	static const char *const reopt[3] = { "--focus", "--ignore", "--hide" };
-	const char *re[3] = { NULL, NULL, NULL };
-	struct zt_collapse_opts o = { 0 };
-	struct events ev = { 0 };
-	struct zt_fold *fold;
-	char err[ZT_ERR_MAX];
-	int c, declare = 0, status = ZT_EXIT_OK;
+/* What the command line asks for. */
+struct asked {
+	struct zt_collapse_opts o;
+	const char *re[3];	/* --focus, --ignore, --hide */
+	int declare;		/* --weight given: write the weight line */
+};
 
-	zt_setprog(argv[0]);
+/*
+ * The options, into ask. Returns 0, or -1 when main is to end at once with
+ * *status (--help, --version, a usage error).
+ */
+static int parse_options(int argc, char **argv, struct asked *ask, int *status)
+{
+	int c;
+
+	*status = ZT_EXIT_USAGE;
 	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
-		case OPT_ADDRS: o.addrs = 1; break;
-		case OPT_ALL: o.kernel = o.jit = 1; break;
-		case OPT_JIT: o.jit = 1; break;
-		case OPT_KERNEL: o.kernel = 1; break;
-		case OPT_PID: o.pid = 1; break;
-		case OPT_SRCLINE: o.srcline = 1; break;
-		case OPT_TID: o.tid = 1; break;
+		case OPT_ADDRS: ask->o.addrs = 1; break;
+		case OPT_ALL: ask->o.kernel = ask->o.jit = 1; break;
+		case OPT_JIT: ask->o.jit = 1; break;
+		case OPT_KERNEL: ask->o.kernel = 1; break;
+		case OPT_PID: ask->o.pid = 1; break;
+		case OPT_SRCLINE: ask->o.srcline = 1; break;
+		case OPT_TID: ask->o.tid = 1; break;
 		case OPT_WEIGHT:
 			if (strcmp(optarg, "count") != 0 && strcmp(optarg, "period") != 0) {
 				zt_warn("--weight wants period or count, not '%s'", optarg);
 				zt_usage(&usage, stderr);
-				return ZT_EXIT_USAGE;
+				return -1;
 			}
-			o.count = strcmp(optarg, "count") == 0;
-			declare = 1;
+			ask->o.count = strcmp(optarg, "count") == 0;
+			ask->declare = 1;
 			break;
-		case OPT_FOCUS: re[ZT_FOCUS] = optarg; break;
-		case OPT_IGNORE: re[ZT_IGNORE] = optarg; break;
-		case OPT_HIDE: re[ZT_HIDE] = optarg; break;
-		case 'h': zt_usage(&usage, stdout); return ZT_EXIT_OK;
-		case 'V': zt_version(); return ZT_EXIT_OK;
-		default: zt_usage(&usage, stderr); return ZT_EXIT_USAGE;
+		case OPT_FOCUS: ask->re[ZT_FOCUS] = optarg; break;
+		case OPT_IGNORE: ask->re[ZT_IGNORE] = optarg; break;
+		case OPT_HIDE: ask->re[ZT_HIDE] = optarg; break;
+		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
+		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
+		default: zt_usage(&usage, stderr); return -1;
 		}
 	}
+	*status = ZT_EXIT_OK;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const reopt[3] = { "--focus", "--ignore", "--hide" };
+	struct asked ask = { 0 };
+	struct events ev = { 0 };
+	struct zt_fold *fold;
+	char err[ZT_ERR_MAX];
+	int status;
+
+	zt_setprog(argv[0]);
+	if (parse_options(argc, argv, &ask, &status) < 0)
+		return status;
 	argc -= optind;
 	argv += optind;
 
-	fold = zt_fold_new(&o);
+	fold = zt_fold_new(&ask.o);
 	for (int k = 0; k < 3; k++) {
-		if (re[k] && zt_filter_set(zt_fold_filter(fold), k, re[k], err, sizeof err) < 0) {
-			zt_warn("%s: bad regex '%s': %s", reopt[k], re[k], err);
+		if (ask.re[k] &&
+		    zt_filter_set(zt_fold_filter(fold), k, ask.re[k], err, sizeof err) < 0) {
+			zt_warn("%s: bad regex '%s': %s", reopt[k], ask.re[k], err);
 			zt_usage(&usage, stderr);
 			zt_fold_free(fold);
 			return ZT_EXIT_USAGE;
@@ -194,7 +216,7 @@ int main(int argc, char **argv)
 		status = ZT_EXIT_DATA;
 	}
 	if (status == ZT_EXIT_OK)
-		write_folded(fold, declare);
+		write_folded(fold, ask.declare);
 	else
 		zt_warn("%s", err);
 	zt_fold_free(fold);
