@@ -529,8 +529,8 @@ static void header(FILE *out, const struct zt_flame_opts *o, unsigned height,
 		o->width - XPAD, height - YPAD2 / 2);
 }
 
-const char *zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o,
-			   FILE *out)
+int zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o, FILE *out,
+		   char *err, size_t errlen)
 {
 	struct layout L = { 0 };
 	double wpt, mintime, maxdelta = 1;
@@ -538,8 +538,10 @@ const char *zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o,
 	unsigned height;
 	size_t kept = 0;
 
-	if (f->total == 0)
-		return "no samples: every count is 0";
+	if (f->total == 0) {
+		zt_errf(err, errlen, "no samples: every count is 0");
+		return -1;
+	}
 	lay_out(f, &L);
 	wpt = (double)(o->width - 2 * XPAD) / (double)f->total;
 	mintime = o->minwidth_pct ? (double)f->total * o->minwidth / 100 : o->minwidth / wpt;
@@ -623,5 +625,5 @@ const char *zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o,
 	free(L.fr);
 	free(L.path);
 	free(L.next);
-	return NULL;
+	return 0;
 }

@@ -52,11 +52,11 @@ const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
 int zt_flame_differential(const struct zt_flame *f);
 
 /*
- * Lay out the stacks and write the SVG to out. Returns NULL, or what is
- * wrong ("no samples: every count is 0"). Write errors are the caller's
- * to check (zt_fshut).
+ * Lay out the stacks and write the SVG to out. Returns 0, or -1 with what
+ * is wrong in err ("no samples: every count is 0"). Write errors are the
+ * caller's to check (zt_fshut).
  */
-const char *zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o,
-			   FILE *out);
+int zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o, FILE *out,
+		   char *err, size_t errlen);
 
 #endif

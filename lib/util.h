@@ -40,7 +40,9 @@ void zt_die(int status, const char *fmt, ...)
  * function that fails returns -1 (or NULL) and writes the whole message,
  * place first, into a buffer the caller gives (char *err, size_t errlen;
  * ZT_ERR_MAX bytes is always enough). The tool prints it and decides the
- * exit status; only tools/ and zt-collect's launcher exit.
+ * exit status; only tools/ and zt-collect's launcher exit. A check of one
+ * line or item, which cannot know the place, returns NULL or a constant
+ * text of what is wrong; its caller places it with zt_err_at.
  */
 #define ZT_ERR_MAX 1024
 

@@ -151,7 +151,6 @@ int main(int argc, char **argv)
 	struct zt_flame *flame;
 	static char obuf[1 << 16];
 	char err[ZT_ERR_MAX];
-	const char *problem;
 	int status;
 
 	zt_setprog(argv[0]);
@@ -167,10 +166,8 @@ int main(int argc, char **argv)
 			status = ZT_EXIT_DATA;
 	if (status == ZT_EXIT_OK) {
 		setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-		if ((problem = zt_flame_write(flame, &o, stdout))) {
-			zt_errf(err, sizeof err, "%s", problem);
+		if (zt_flame_write(flame, &o, stdout, err, sizeof err) < 0)
 			status = ZT_EXIT_DATA;
-		}
 	}
 	if (status != ZT_EXIT_OK)
 		zt_warn("%s", err);
