@@ -157,6 +157,21 @@ void zt_stats_diff_ci(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2, double
 	*hi = d + sqrt((u2 - p2) * (u2 - p2) + (p1 - l1) * (p1 - l1));
 }
 
+/* One step of Lentz's method: the term aa into c and d; returns their product. */
+static double lentz(double aa, double *c, double *d)
+{
+	const double tiny = 1e-300;
+
+	*d = 1 + aa * *d;
+	if (fabs(*d) < tiny)
+		*d = tiny;
+	*c = 1 + aa / *c;
+	if (fabs(*c) < tiny)
+		*c = tiny;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
 /* Lentz's continued fraction for I_x(a, b) (Numerical Recipes' betacf). */
 static double betacf(double a, double b, double x)
 {
@@ -168,26 +183,10 @@ static double betacf(double a, double b, double x)
 	d = 1 / d;
 	h = d;
 	for (int m = 1; m <= 100000; m++) {
-		double m2 = 2.0 * m, aa, del;
+		double m2 = 2.0 * m, del;
 
-		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		del = d * c;
+		h *= lentz(m * (b - m) * x / ((a + m2 - 1) * (a + m2)), &c, &d);
+		del = lentz(-(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)), &c, &d);
 		h *= del;
 		if (fabs(del - 1) < 1e-15)
 			break;
