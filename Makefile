@@ -52,6 +52,7 @@ LIB_OBJ = \
 	lib/ranges.o \
 	lib/elfread.o \
 	lib/symbolize.o \
+	lib/symstream.o \
 	lib/debugfile.o \
 	lib/demangle.o \
 	lib/archive.o \

@@ -1,0 +1,61 @@
+/*
+ * symstream.h — a raw dump's samples as zt-symbolize's stream (the perf
+ * script text layout, formats/symbolized.md), once its addresses are
+ * resolved. zt-symbolize writes it; lib/stage.c feeds the same lines to
+ * the readers of every analysis tool, so that a tool reading a raw dump
+ * sees exactly what it would read from zt-symbolize.
+ */
+#ifndef ZT_SYMSTREAM_H
+#define ZT_SYMSTREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "raw.h"
+#include "symbolize.h"
+
+/*
+ * Every address of d's pool resolved by s, in pool order (res[i] is
+ * d->addr[i]'s). The caller frees the array.
+ */
+struct zt_symres *zt_symstream_resolve(struct zt_symbolizer *s, const struct zt_raw *d);
+
+/* The process name the records carry: the exe's basename, else the first file mapped. */
+const char *zt_symstream_comm(const struct zt_raw *d);
+
+/*
+ * The lines of one address, each ending in '\n': its inlined frames first,
+ * as perf prints them ("(inlined)" for the module), then the frame itself;
+ * each with its source line.
+ */
+void zt_symstream_frame(FILE *out, uint64_t addr, const struct zt_symres *r);
+
+/* A record's header line: "comm pid/tid seconds: count zt-samples:\n". */
+void zt_symstream_header(FILE *out, const struct zt_raw *d, const char *comm, size_t stack,
+			 uint64_t ns, uint64_t count);
+
+/* The root line of a partial stack, "[truncated]", which ends its frames. */
+void zt_symstream_truncated(FILE *out);
+
+/*
+ * The order of the records. Without merge, when every sample line has its
+ * time, one record per sample line in time order (d's timed lines are
+ * sorted here); otherwise one record per distinct stack, time 0, in the
+ * dump's order.
+ */
+struct zt_symstream_order {
+	int timed;	/* records are d's timed lines */
+	size_t n;	/* their number */
+};
+
+void zt_symstream_order(struct zt_raw *d, int merge, struct zt_symstream_order *o);
+
+/* Record k of order o: its stack (an index into d->stacks), time and period. */
+void zt_symstream_record(const struct zt_raw *d, const struct zt_symstream_order *o,
+			 size_t k, size_t *stack, uint64_t *ns, uint64_t *count);
+
+/* Every record of d, resolved into res, to out: the whole stream after its facts. */
+void zt_symstream_write(FILE *out, struct zt_raw *d, const struct zt_symres *res, int merge);
+
+#endif
