@@ -73,31 +73,64 @@ static void parse_notes(struct zt_elf *e, uint64_t off, uint64_t size, uint64_t 
 	}
 }
 
-static int bind_rank(uint8_t bind)
+/* How many '_' a name starts with. */
+static size_t leading_underscores(const char *name)
 {
-	switch (bind) {
-	case STB_GLOBAL:
-		return 0;
-	case STB_WEAK:
-		return 1;
-	default:
-		return 2;
-	}
+	size_t n = 0;
+
+	while (name[n] == '_')
+		n++;
+	return n;
 }
 
+/*
+ * By address, and at one address the best name first, by perf's rule
+ * (tools/perf/util/symbol.c, choose_best_symbol): a symbol with a size over
+ * one without; not WEAK over WEAK; GLOBAL over not GLOBAL (so GLOBAL, then
+ * LOCAL, then WEAK); fewer leading underscores; the longer name; then the
+ * one earlier in the table. Names are compared as the table spells them,
+ * versions included, as perf compares them.
+ */
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct zt_sym *x = a, *y = b;
-	int c;
+	size_t ux, uy, nx, ny;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	if (bind_rank(x->bind) != bind_rank(y->bind))
-		return bind_rank(x->bind) - bind_rank(y->bind);
-	if (x->size != y->size)
-		return x->size > y->size ? -1 : 1;
-	c = strcmp(x->name, y->name);
-	return c;
+	if (x->zero_size != y->zero_size)
+		return x->zero_size ? 1 : -1;
+	if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
+		return x->bind == STB_WEAK ? 1 : -1;
+	if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
+		return x->bind == STB_GLOBAL ? -1 : 1;
+	ux = leading_underscores(x->name);
+	uy = leading_underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	nx = strlen(x->name);
+	ny = strlen(y->name);
+	if (nx != ny)
+		return nx > ny ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * The length of name without its symbol version ("@GLIBC_2.2.5", the
+ * default "@@GLIBC_2.34"), which a debug file's .symtab keeps in the name:
+ * perf and gdb show the function without it. A name with no version, or an
+ * '@' that does not start one, keeps its length.
+ */
+static size_t unversioned_len(const char *name)
+{
+	const char *at = strchr(name, '@'), *v;
+
+	if (!at || at == name)
+		return strlen(name);
+	v = at[1] == '@' ? at + 2 : at + 1;
+	if (!*v || strchr(v, '@'))
+		return strlen(name);
+	return (size_t)(at - name);
 }
 
 /* Whether symbol or PLT entry p holds vaddr (no overflow at the top). */
@@ -130,7 +163,7 @@ static size_t read_symbols(struct zt_elf *e, const struct zt_section *tab,
 			   const struct zt_section *strtab,
 			   const uint64_t *sec_end, size_t nsec_end)
 {
-	size_t n = tab->size / sizeof(Elf64_Sym), out = 0, bad = 0;
+	size_t n = tab->size / sizeof(Elf64_Sym), out = 0, bad = 0, namelen = 0;
 
 	e->syms = zt_calloc(n ? n : 1, sizeof *e->syms);
 	for (size_t i = 1; i < n; i++) {
@@ -154,6 +187,7 @@ static size_t read_symbols(struct zt_elf *e, const struct zt_section *tab,
 		e->syms[out].bind = ELF64_ST_BIND(s.st_info);
 		e->syms[out].type = type;
 		e->syms[out].zero_size = s.st_size == 0;
+		e->syms[out].index = (uint32_t)i;
 		/* A sized-zero symbol ends at its section's end, at most. */
 		if (s.st_size == 0 && s.st_shndx < nsec_end && sec_end[s.st_shndx] > s.st_value)
 			e->syms[out].size = sec_end[s.st_shndx] - s.st_value;
@@ -162,13 +196,30 @@ static size_t read_symbols(struct zt_elf *e, const struct zt_section *tab,
 		out++;
 	}
 	qsort(e->syms, out, sizeof *e->syms, cmp_sym);
-	/* One symbol per address: the best-ranked, with the largest size. */
+	/* One symbol per address: the best-ranked, its version dropped. */
 	n = out;
 	out = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (out > 0 && e->syms[out - 1].addr == e->syms[i].addr)
 			continue;
 		e->syms[out++] = e->syms[i];
+		if (unversioned_len(e->syms[i].name) != strlen(e->syms[i].name))
+			namelen += unversioned_len(e->syms[i].name) + 1;
+	}
+	if (namelen) {
+		e->symnames = zt_malloc(namelen);
+		namelen = 0;
+		for (size_t i = 0; i < out; i++) {
+			size_t len = unversioned_len(e->syms[i].name);
+			char *copy = e->symnames + namelen;
+
+			if (len == strlen(e->syms[i].name))
+				continue;
+			memcpy(copy, e->syms[i].name, len);
+			copy[len] = '\0';
+			namelen += len + 1;
+			e->syms[i].name = copy;
+		}
 	}
 	/* A zero-size symbol was widened to its section; stop it at the next one. */
 	for (size_t i = 0; i + 1 < out; i++)
@@ -669,6 +720,7 @@ void zt_elf_close(struct zt_elf *e)
 	free(e->loads);
 	free(e->sections);
 	free(e->syms);
+	free(e->symnames);
 	free(e->plt);
 	free(e->pltnames);
 	memset(e, 0, sizeof *e);

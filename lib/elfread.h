@@ -17,9 +17,10 @@ struct zt_load {
 
 struct zt_sym {
 	uint64_t addr, size;
-	const char *name;	/* points into the mapped file */
+	const char *name;	/* into the mapped file, or its symnames */
 	uint8_t bind, type;
 	uint8_t zero_size;	/* st_size was 0: size runs to the next symbol */
+	uint32_t index;		/* its index in the symbol table */
 	uint32_t up;		/* the enclosing symbol's link (ranges.h) */
 };
 
@@ -44,6 +45,7 @@ struct zt_elf {
 	struct zt_section *sections;
 	size_t nsections;
 	struct zt_sym *syms;		/* functions, sorted by address */
+	char *symnames;			/* storage of names without their version */
 	size_t nsyms;
 	int symtab;			/* names came from .symtab, not .dynsym */
 	char buildid[129];		/* hex, "" if none */
@@ -97,8 +99,11 @@ void zt_elf_close(struct zt_elf *e);
 int zt_elf_offset_to_vaddr(const struct zt_elf *e, uint64_t off, uint64_t *vaddr);
 
 /*
- * The function holding vaddr, or NULL. At one address GLOBAL beats WEAK
- * beats LOCAL. A symbol of size zero holds everything up to the next symbol.
+ * The function holding vaddr, or NULL. Of the names at one address, the one
+ * perf chooses (a size over none, not WEAK over WEAK, GLOBAL over LOCAL,
+ * fewer leading underscores, the longer name, the earlier in the table),
+ * without its symbol version ("memcpy@GLIBC_2.2.5" is "memcpy"). A symbol
+ * of size zero holds everything up to the next symbol.
  * Where sized symbols nest, the innermost (the last to start) holds it, the
  * rule of lib/ranges.h.
  */

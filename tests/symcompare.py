@@ -18,7 +18,9 @@ A chain is compared frame by frame: names, then file:line. A name or file
 that a tool does not know ("??", "[unknown]", a [basename]) counts as
 unknown. The outermost frame is zt's symbol-table name: it agrees with the
 other tool's name when both name the same address in SYMFILE's symbol
-table (aliases such as __GI_memcpy and memcpy), or the other has no name.
+table (aliases such as __GI_memcpy and memcpy; zt's name without its
+version, glob64 for glob64@@GLIBC_2.27, names every version's address), or
+the other has no name.
 With "nofiles", addr2line's lines are compared by number only: binutils
 2.40's addr2line starts a DWARF 5 line program's file register at 0, not 1
 (as libdwarf 20210528 does, which zt corrects), so it names the wrong file
@@ -148,6 +150,10 @@ def symbols(path):
         f = line.split(" ", 2)
         if len(f) == 3:
             ADDR.setdefault(f[2], set()).add(int(f[0], 16))
+            # zt prints a name without its version (glob64@@GLIBC_2.27 is
+            # glob64): that name holds every version's address.
+            if "@" in f[2][1:]:
+                ADDR.setdefault(f[2].split("@")[0], set()).add(int(f[0], 16))
 
 
 def base(name):

@@ -1,6 +1,7 @@
 /*
- * test-symbolize.c — choosing among symbols (GLOBAL over WEAK over LOCAL at
- * one address, zero-size symbols, STT_GNU_IFUNC), PLT entries named
+ * test-symbolize.c — choosing among symbols (perf's rule at one address:
+ * GLOBAL, then LOCAL, then WEAK, fewer leading underscores, the longer name;
+ * symbol versions dropped; zero-size symbols, STT_GNU_IFUNC), PLT entries named
  * "func@plt" as objdump names them in the lazy, IBT (.plt.sec) and BIND_NOW
  * layouts, .gnu_debuglink, and the demangler.
  */
@@ -39,20 +40,20 @@ UNIT_TEST(symbols_global_weak_local_zero_size_ifunc)
 	struct zt_elf e;
 	char err[256], path[128];
 	const struct zt_sym *s;
-	uint64_t g, w2, zs, ifn;
+	uint64_t g, l2, zs, ifn;
 
 	CHECK(unit_make("a.s", aliases, "gcc -shared -nostdlib -o a.so a.s") == 0);
 	snprintf(path, sizeof path, "%s/a.so", unit_dir());
 	CHECK(zt_elf_open(path, &e, err, sizeof err) == 0);
 	g = addr_of(&e, "gsym");
-	w2 = addr_of(&e, "w2");
+	l2 = addr_of(&e, "l2");
 	zs = addr_of(&e, "zs");
 	ifn = addr_of(&e, "ifn");
-	CHECK(g && w2 && zs && ifn);
+	CHECK(g && l2 && zs && ifn);
 	s = zt_elf_lookup(&e, g + 2);
 	CHECK(s && strcmp(s->name, "gsym") == 0);	/* not wsym, not lsym */
-	s = zt_elf_lookup(&e, w2 + 1);
-	CHECK(s && strcmp(s->name, "w2") == 0);		/* not l2 */
+	s = zt_elf_lookup(&e, l2 + 1);
+	CHECK(s && strcmp(s->name, "l2") == 0);		/* not WEAK w2, as perf says */
 	s = zt_elf_lookup(&e, zs + 4);
 	CHECK(s && strcmp(s->name, "zs") == 0);		/* size 0: up to the next */
 	CHECK(s && s->zero_size);
@@ -60,6 +61,48 @@ UNIT_TEST(symbols_global_weak_local_zero_size_ifunc)
 	CHECK(s && strcmp(s->name, "ifn") == 0);	/* an IFUNC counts */
 	CHECK(zt_elf_lookup(&e, ifn + 2) == NULL ||
 	      strcmp(zt_elf_lookup(&e, ifn + 2)->name, "last") == 0);
+	zt_elf_close(&e);
+}
+
+static const char versioned[] =
+	"\t.text\n"
+	"\t.type first,@function\nfirst:\n\tret\n\t.size first,1\n"
+	/* A LOCAL definition with two GLOBAL versioned names, as glibc's
+	 * __libc_start_main_impl: the longer GLOBAL wins, version dropped. */
+	"\t.type vfn_impl,@function\nvfn_impl:\n\tnop\n\tret\n\t.size vfn_impl,2\n"
+	"\t.symver vfn_impl, vfn@@V1\n\t.symver vfn_impl, vfn@V0\n\t.globl \"vfn@@V1\"\n"
+	/* All LOCAL: fewer leading underscores, then the longer name. */
+	"\t.type __u0,@function\n\t.type _u1,@function\n\t.type u,@function\n"
+	"__u0:\n_u1:\nu:\n\tret\n\t.size __u0,1\n\t.size _u1,1\n\t.size u,1\n"
+	"\t.type ab,@function\n\t.type abc,@function\n\t.type _abcdef,@function\n"
+	"_abcdef:\nab:\nabc:\n\tret\n\t.size ab,1\n\t.size abc,1\n\t.size _abcdef,1\n"
+	/* A sized symbol over one of size zero, whatever its binding. */
+	"\t.globl zg\n\t.type zg,@function\n\t.type sized,@function\n"
+	"zg:\nsized:\n\tret\n\t.size sized,1\n"
+	/* An '@' that starts no version stays. */
+	"\t.type \"at@\",@function\n\"at@\":\n\tret\n\t.size \"at@\",1\n";
+
+UNIT_TEST(symbols_perf_s_choice_among_aliases_and_no_versions)
+{
+	struct zt_elf e;
+	char err[256], path[128];
+	const struct zt_sym *s;
+
+	CHECK(unit_make("v.s", versioned, "gcc -c -o v.o v.s") == 0);
+	snprintf(path, sizeof path, "%s/v.o", unit_dir());
+	CHECK(zt_elf_open(path, &e, err, sizeof err) == 0);
+	s = zt_elf_lookup(&e, 1);
+	CHECK(s && strcmp(s->name, "vfn") == 0);
+	s = zt_elf_lookup(&e, 3);
+	CHECK(s && strcmp(s->name, "u") == 0);
+	s = zt_elf_lookup(&e, 4);
+	CHECK(s && strcmp(s->name, "abc") == 0);
+	s = zt_elf_lookup(&e, 5);
+	CHECK(s && strcmp(s->name, "sized") == 0);
+	s = zt_elf_lookup(&e, 6);
+	CHECK(s && strcmp(s->name, "at@") == 0);
+	for (size_t i = 0; i < e.nsyms; i++)
+		CHECK(strcmp(e.syms[i].name, "vfn@@V1") != 0);
 	zt_elf_close(&e);
 }
 
