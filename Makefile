@@ -141,6 +141,9 @@ SAMPLES = \
 	samples/vdso \
 	samples/churn \
 	samples/slower \
+	samples/coroutine \
+	samples/splitstack \
+	samples/altstack \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \
@@ -242,6 +245,11 @@ samples/earlythread: samples/earlythread.c samples/libearly.so
 samples/omitfp: samples/omitfp.c
 	@echo "  CC      $@"
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -o $@ $<
+
+# Split stacks: gcc's segmented stacks, __morestack and all.
+samples/splitstack: samples/splitstack.c
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -fsplit-stack -o $@ $<
 
 samples/%: samples/%.c
 	@echo "  CC      $@"

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -77,6 +78,47 @@ int zt_prof_owner(void)
 }
 
 /*
+ * The stacks a walk from r->sp may read: the thread's own (from the
+ * interrupted stack pointer up, when it is there), zt's alternate signal
+ * stack, and, when the stack pointer is on neither (a coroutine's stack, a
+ * split stack's segment, the program's own alternate stack), a copy of up
+ * to ZT_WINDOW bytes above it. The copy is made by process_vm_readv, one
+ * page per element, so it stops at the first unmapped page instead of
+ * faulting; its frames are unwound as far as the copy goes, and back into
+ * the thread's stack if they lead there.
+ */
+static void stacks_of(struct zt_thread *t, struct zt_regs *r)
+{
+	struct iovec local = { t->window, ZT_WINDOW }, remote[ZT_WINDOW / 4096 + 1];
+	uintptr_t a = r->sp & ~(uintptr_t)7, to = a + ZT_WINDOW;
+	int in_thread = r->sp >= t->stack_lo && r->sp < t->stack_hi, n = 0;
+	long got;
+
+	r->low = in_thread ? r->sp : t->stack_lo;
+	r->high = t->stack_hi;
+	if (t->alt) {
+		r->extra[0].lo = (uintptr_t)t->alt;
+		r->extra[0].hi = (uintptr_t)t->alt + ZT_ALTSTACK;
+	}
+	if (in_thread || zt_thread_on_alt(t, r->sp) || to < a)
+		return;
+	while (a < to) {
+		uintptr_t next = (a | 4095) + 1;
+
+		remote[n].iov_base = (void *)a;
+		remote[n].iov_len = (next < to ? next : to) - a;
+		a += remote[n++].iov_len;
+	}
+	got = syscall(SYS_process_vm_readv, zt_state.pid, &local, 1UL, remote,
+		      (unsigned long)n, 0UL);
+	if (got > 0) {
+		r->extra[1].lo = r->sp & ~(uintptr_t)7;
+		r->extra[1].hi = r->extra[1].lo + (uintptr_t)got;
+		r->extra[1].copy = t->window;
+	}
+}
+
+/*
  * The six rules: do little; call only async-signal-safe functions (write is
  * the only call, in zt_store_flush); keep errno; the buffer is this thread's
  * own, and "busy" tells the stopping thread to wait for it; shared counters
@@ -88,7 +130,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	int saved = errno;
 	struct zt_thread *t = zt_thread_self();
 	ucontext_t *uc = ucv;
-	uint64_t addr[ZT_MAX_DEPTH];
+	uint64_t *addr;
 	struct zt_regs r;
 	enum zt_unwind_end end;
 	size_t n;
@@ -109,21 +151,15 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	__atomic_store_n(&t->busy, 1, __ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&zt_state.active, __ATOMIC_SEQ_CST) || t->closed)
 		goto out;
+	addr = t->addr;
+	memset(&r, 0, sizeof r);
 	r.pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	r.rbp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
 	r.sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
 	r.rbx = (uintptr_t)uc->uc_mcontext.gregs[REG_RBX];
 	if (t->adopted && !t->stack_hi)
 		zt_thread_find_stack(t, r.sp);
-	/*
-	 * Frames lie between the interrupted stack pointer and the top of the
-	 * thread's stack, all of it mapped. Code running on another stack
-	 * (a coroutine, an alternate signal stack) gets its pc only.
-	 */
-	r.low = r.sp;
-	r.high = t->stack_hi;
-	if (r.sp < t->stack_lo || r.sp >= t->stack_hi)
-		r.low = t->stack_hi;
+	stacks_of(t, &r);
 	n = zt_unwind(&r, zt_tables_enter(), zt_state.unwind, addr, ZT_MAX_DEPTH, &end);
 	zt_tables_leave();
 	if (end == ZT_UNWIND_DEPTH)
@@ -143,7 +179,8 @@ void zt_prof_install_handler(void)
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_sigprof;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	/* On the thread's alternate stack: never on a stack it could overflow. */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	/*
 	 * The endings' handler must never run on top of this one on the same
 	 * thread: it would wait for a buffer this handler holds.

@@ -32,6 +32,8 @@ enum {
 	ZT_LINE_MAX = 24 + 22 + ZT_MAX_DEPTH * 18 + 2,	/* one sample line */
 	ZT_MAX_NAMES = 65536,	/* thread names remembered */
 	ZT_MAX_BUILDIDS = 1024,	/* ELF objects whose build-id is kept */
+	ZT_ALTSTACK = 64 * 1024,	/* each thread's alternate signal stack, a guard page below */
+	ZT_WINDOW = 16 * 1024,	/* bytes of a foreign stack copied for one walk */
 };
 
 /* Why samples were lost; each has a counter and a name in the dump. */
@@ -59,8 +61,11 @@ struct zt_thread {
 	ino_t perf_ino;		/* its inode, to know it is still ours */
 	int has_timer;
 	timer_t timer;
+	unsigned char *alt;	/* zt's alternate signal stack, ZT_ALTSTACK bytes; NULL if none */
 	size_t len;
 	char buf[ZT_BUF_SIZE];
+	uint64_t addr[ZT_MAX_DEPTH];	/* the handler's frames: kept off the interrupted stack */
+	unsigned char window[ZT_WINDOW];	/* a copy of a stack zt does not know */
 };
 
 /*
@@ -147,6 +152,7 @@ ZT_HIDDEN void zt_thread_adopt_running(void);
 ZT_HIDDEN struct zt_thread *zt_thread_by_fd(int fd);
 ZT_HIDDEN void zt_thread_find_stack(struct zt_thread *t, uintptr_t sp);
 ZT_HIDDEN void zt_thread_note_sigprof_blocked(void);
+ZT_HIDDEN int zt_thread_on_alt(const struct zt_thread *t, uintptr_t sp);
 
 /* timer.c */
 ZT_HIDDEN int zt_timer_start(struct zt_thread *t);

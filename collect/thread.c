@@ -17,10 +17,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* This thread's record; initial-exec TLS, so reading it never allocates. */
 static __thread struct zt_thread *self __attribute__((tls_model("initial-exec")));
+
+/*
+ * The thread's alternate signal stack. zt installs one of its own in every
+ * thread it samples, so that its handler never runs on a stack it could
+ * overflow (a coroutine's, a split stack's segment). A program that sets
+ * its own with sigaltstack gets it for real: the kernel runs the program's
+ * handlers, and zt's, on it, and it is unwound through. zt's comes back
+ * when the program disables its own. zt_alt_on: zt's is the kernel's now;
+ * prog_alt_on: the program's is.
+ */
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1 << 31)	/* linux/signal.h's; glibc 2.36 does not define it */
+#endif
+
+static __thread int zt_alt_on __attribute__((tls_model("initial-exec")));
+static __thread int prog_alt_on __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t exit_key;
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *,
@@ -80,6 +97,16 @@ static struct zt_thread *claim_slot(void)
 		t->live = 1;
 		__atomic_store_n(&zt_state.threads[slot], t, __ATOMIC_RELEASE);
 	}
+	if (!t->alt) {
+		/* A guard page below: an overflow faults instead of writing past. */
+		unsigned char *a = mmap(NULL, ZT_ALTSTACK + 4096, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (a != MAP_FAILED && mprotect(a, 4096, PROT_NONE) == 0)
+			t->alt = a + 4096;
+		else if (a != MAP_FAILED)
+			munmap(a, ZT_ALTSTACK + 4096);
+	}
 	t->perf_fd = -1;
 	t->has_timer = 0;
 	t->len = 0;
@@ -88,6 +115,79 @@ static struct zt_thread *claim_slot(void)
 	t->adopted = 0;
 	t->stack_lo = t->stack_hi = 0;
 	return t;
+}
+
+static int raw_sigaltstack(const stack_t *ss, stack_t *old)
+{
+	return (int)syscall(SYS_sigaltstack, ss, old);
+}
+
+/* Give the calling thread zt's alternate stack, unless it has one already. */
+static void alt_install(struct zt_thread *t)
+{
+	stack_t cur, ss;
+
+	if (!t->alt || raw_sigaltstack(NULL, &cur) < 0)
+		return;
+	if (!(cur.ss_flags & SS_DISABLE)) {
+		prog_alt_on = 1;	/* set before zt started (a constructor): it stays */
+		return;
+	}
+	ss.ss_sp = t->alt;
+	ss.ss_size = ZT_ALTSTACK;
+	ss.ss_flags = 0;
+	zt_alt_on = raw_sigaltstack(&ss, NULL) == 0;
+}
+
+/* The calling thread gives zt's stack back (before its slot can be reused). */
+static void alt_remove(struct zt_thread *t)
+{
+	stack_t ss = { .ss_flags = SS_DISABLE };
+
+	if (!zt_alt_on)
+		return;
+	if (raw_sigaltstack(&ss, NULL) < 0)
+		t->alt = NULL;	/* still in use (never here: not called in a handler): not reused */
+	zt_alt_on = 0;
+}
+
+int zt_thread_on_alt(const struct zt_thread *t, uintptr_t sp)
+{
+	return t->alt && sp >= (uintptr_t)t->alt && sp < (uintptr_t)t->alt + ZT_ALTSTACK;
+}
+
+/*
+ * The program's sigaltstack. Its view is what it set: no stack until it
+ * sets one (zt's is not shown), then its own, for real.
+ */
+ZT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	stack_t none = { .ss_sp = NULL, .ss_flags = SS_DISABLE, .ss_size = 0 };
+
+	if (!self || (!zt_alt_on && !prog_alt_on))
+		return raw_sigaltstack(ss, old);
+	if (prog_alt_on) {
+		if (!ss || !(ss->ss_flags & SS_DISABLE))
+			return raw_sigaltstack(ss, old);
+		if (raw_sigaltstack(ss, old) < 0)
+			return -1;	/* EPERM while on it, as without zt */
+		prog_alt_on = 0;
+		alt_install(self);
+		return 0;
+	}
+	/* zt's is installed: the program has none. */
+	if (ss && !(ss->ss_flags & SS_DISABLE)) {
+		if (raw_sigaltstack(ss, NULL) < 0)
+			return -1;	/* EINVAL, ENOMEM as the kernel says */
+		zt_alt_on = 0;
+		prog_alt_on = 1;
+	} else if (ss && (ss->ss_flags & ~SS_AUTODISARM) != SS_DISABLE) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (old)
+		*old = none;
+	return 0;
 }
 
 /*
@@ -102,6 +202,7 @@ struct zt_thread *zt_thread_attach(void)
 		return NULL;
 	t->tid = zt_prof_gettid();
 	stack_bounds(t);
+	alt_install(t);
 	self = t;
 	return t;
 }
@@ -258,8 +359,10 @@ void zt_thread_close(struct zt_thread *t)
 		zt_thread_name_record(t->tid);
 		zt_store_flush(t);
 	}
-	if (self == t)
+	if (self == t) {
+		alt_remove(t);
 		self = NULL;
+	}
 	__atomic_store_n(&t->live, 0, __ATOMIC_RELEASE);
 }
 

@@ -20,12 +20,55 @@
 enum { UC_RBP = 40 + 10 * 8, UC_RBX = 40 + 11 * 8, UC_RSP = 40 + 15 * 8,
        UC_RIP = 40 + 16 * 8 };
 
-/* The 8-byte word at a, if it lies inside [low, high) and is aligned. */
+/* The region of r that holds the 8 bytes at a: 0 for [low, high), 1 + i for extra[i]; -1 if none. */
+static int region_of(const struct zt_regs *r, uintptr_t a)
+{
+	if (a >= r->low && a < r->high && r->high - a >= 8)
+		return 0;
+	for (int i = 0; i < ZT_UNWIND_EXTRA; i++)
+		if (a >= r->extra[i].lo && a < r->extra[i].hi && r->extra[i].hi - a >= 8)
+			return 1 + i;
+	return -1;
+}
+
+/* The 8-byte word at a, if it lies inside one of r's regions and is aligned. */
 static int load(const struct zt_regs *r, uintptr_t a, uintptr_t *v)
 {
-	if (a % 8 != 0 || a < r->low || a >= r->high || r->high - a < 8)
+	int i = a % 8 == 0 ? region_of(r, a) : -1;
+	const struct zt_stack_range *x;
+
+	if (i < 0)
 		return 0;
-	*v = *(const uintptr_t *)a;
+	if (i == 0) {
+		*v = *(const uintptr_t *)a;
+		return 1;
+	}
+	x = &r->extra[i - 1];
+	if (x->copy)
+		__builtin_memcpy(v, x->copy + (a - x->lo), sizeof *v);
+	else
+		*v = *(const uintptr_t *)a;
+	return 1;
+}
+
+/*
+ * Whether the walk may go from stack pointer sp to next (the caller's
+ * frame): up within sp's region (or to sp itself when same is set), or into
+ * a region not visited yet (*seen has a bit per region). next must itself
+ * lie in a region.
+ */
+static int may_step(const struct zt_regs *r, uintptr_t sp, uintptr_t next, int same,
+		    unsigned *seen)
+{
+	int from = region_of(r, sp), to = region_of(r, next);
+
+	if (to < 0)
+		return 0;
+	if (to == from)
+		return next > sp || (same && next == sp);
+	if (*seen >> to & 1)
+		return 0;
+	*seen |= 1u << to;
 	return 1;
 }
 
@@ -34,7 +77,8 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 		 enum zt_unwind_end *end)
 {
 	uintptr_t pc = r->pc, sp = r->sp, rbp = r->rbp, rbx = r->rbx;
-	int rbp_ok = 1, rbx_ok = 1, exact = 1;
+	int rbp_ok = 1, rbx_ok = 1, exact = 1, first = region_of(r, r->sp);
+	unsigned seen = first >= 0 ? 1u << first : 0;
 	size_t n = 0;
 
 	*end = ZT_UNWIND_PARTIAL;
@@ -73,7 +117,7 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 				if (row->kind == ZT_CFA_PLT && (at & 15) >= (uintptr_t)row->arg)
 					cfa += 8;
 			}
-			if (cfa <= sp || !load(r, cfa - 8, &ra))
+			if (!may_step(r, sp, cfa - 8, 1, &seen) || !load(r, cfa - 8, &ra))
 				break;
 			if (row->rbp == ZT_RBP_SAVED)
 				next_ok = load(r, cfa + (uintptr_t)(intptr_t)row->arg, &next_rbp);
@@ -87,7 +131,7 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 		} else if (row && row->kind == ZT_CFA_SIGNAL) {
 			/* The handler returned here: the registers it interrupted. */
 			if (!load(r, sp + UC_RIP, &ra) || !load(r, sp + UC_RSP, &next_sp) ||
-			    !load(r, sp + UC_RBP, &next_rbp) || next_sp <= sp)
+			    !load(r, sp + UC_RBP, &next_rbp) || !may_step(r, sp, next_sp, 0, &seen))
 				break;
 			next_ok = 1;
 			next_rbx_ok = load(r, sp + UC_RBX, &next_rbx);
@@ -102,7 +146,7 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			break;
 		} else {
 			/* No usable row: one frame-pointer step. */
-			if (!rbp_ok || rbp < sp || !load(r, rbp, &next_rbp) ||
+			if (!rbp_ok || !may_step(r, sp, rbp, 1, &seen) || !load(r, rbp, &next_rbp) ||
 			    !load(r, rbp + 8, &ra))
 				break;
 			next_sp = rbp + 16;

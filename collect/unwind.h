@@ -31,20 +31,40 @@ enum zt_unwind_end {
  */
 #define ZT_UNWIND_EXACT ((uint64_t)1 << 63)
 
+/* Stack regions a walk may read besides [low, high). */
+enum { ZT_UNWIND_EXTRA = 2 };
+
+/*
+ * A region of stack memory: [lo, hi), read in place when copy is NULL, or
+ * from copy, which holds the bytes [lo, hi) had when they were copied (a
+ * stack zt does not know the bounds of, copied with a call that cannot
+ * fault).
+ */
+struct zt_stack_range {
+	uintptr_t lo, hi;
+	const unsigned char *copy;
+};
+
 /* The interrupted registers and the stack that may be read. */
 struct zt_regs {
 	uintptr_t pc, sp, rbp;
-	uintptr_t low, high;	/* readable stack: [low, high) */
+	uintptr_t low, high;	/* readable stack: [low, high), read in place */
 	uintptr_t rbx;		/* for the rare CFA kept in rbx */
+	/* More stacks (an alternate signal stack, a coroutine's): unused when hi is 0. */
+	struct zt_stack_range extra[ZT_UNWIND_EXTRA];
 };
 
 /*
  * Unwind from r into out[0..max), leaf first: r->pc (tagged exact), then a
- * return address per frame. Every read is 8-byte aligned, inside
- * [low, high), and every frame's stack pointer is strictly above the one
- * before, so garbage, loops and downward pointers end the walk instead of
- * faulting. set may be NULL (frame pointers only). Returns how many were
- * stored; *end says why it stopped.
+ * return address per frame. Every read is 8-byte aligned and inside one of
+ * r's regions ([low, high) or an extra one). Within a region every frame's
+ * stack pointer is strictly above the one before; a frame may move to
+ * another region (a signal frame back to the interrupted stack, a split
+ * stack's __morestack back to the previous segment) only to one it has not
+ * been in yet. So garbage, loops and downward pointers end the walk instead
+ * of faulting, and a frame outside every region ends it as partial.
+ * set may be NULL (frame pointers only). Returns how many were stored;
+ * *end says why it stopped.
  *
  * Async-signal-safe: no calls but the table lookups, no globals.
  */

@@ -11,7 +11,7 @@
 static size_t zt_walk(uintptr_t pc, uintptr_t fp, uintptr_t low, uintptr_t high,
 		      uint64_t *out, size_t max, int *truncated)
 {
-	struct zt_regs r = { pc, low, fp, low, high, 0 };
+	struct zt_regs r = { pc, low, fp, low, high, 0, { { 0 } } };
 	enum zt_unwind_end end;
 	size_t n = zt_unwind(&r, NULL, ZT_UNWIND_FP, out, max, &end);
 
@@ -121,4 +121,49 @@ UNIT_TEST(walk_stops_at_a_zero_return_address)
 	stack[0] = base + 4 * W;
 	stack[1] = 0;
 	CHECK_EQ_U(zt_walk(0x1000, base, base, high, out, 8, &trunc), 1);
+}
+
+/*
+ * Two stacks: a copied one (a coroutine's, read from its copy at a fake
+ * address) whose frames lead into the thread's, which is read in place.
+ */
+UNIT_TEST(walk_goes_from_a_copied_stack_into_the_thread_stack_once)
+{
+	uintptr_t thread[8] = { 0 }, copy[8] = { 0 };
+	uintptr_t base = (uintptr_t)thread, high = base + sizeof thread;
+	uintptr_t fake = 0x7000000;	/* where the copied stack "was"; never read */
+	struct zt_regs r = { 0x1000, fake, fake, base, high, 0, { { 0 } } };
+	uint64_t out[8];
+	enum zt_unwind_end end;
+	size_t n;
+
+	r.extra[1].lo = fake;
+	r.extra[1].hi = fake + sizeof copy;
+	r.extra[1].copy = (const unsigned char *)copy;
+	copy[0] = fake + 4 * W;		/* leaf's frame: caller's at word 4 of the copy */
+	copy[1] = 0x2000;
+	copy[4] = base + 2 * W;		/* then into the thread's stack */
+	copy[5] = 0x3000;
+	thread[2] = 0;			/* the outermost frame */
+	thread[3] = 0x4000;
+	n = zt_unwind(&r, NULL, ZT_UNWIND_FP, out, 8, &end);
+	CHECK_EQ_U(n, 4);
+	CHECK_EQ_U(out[1], 0x2000);
+	CHECK_EQ_U(out[2], 0x3000);
+	CHECK_EQ_U(out[3], 0x4000);
+	CHECK(end == ZT_UNWIND_COMPLETE);
+
+	/* Back into the copy from the thread's stack: a region seen already. */
+	thread[2] = fake + 6 * W;
+	copy[6] = 0;
+	copy[7] = 0x5000;
+	n = zt_unwind(&r, NULL, ZT_UNWIND_FP, out, 8, &end);
+	CHECK_EQ_U(n, 4);	/* 0x4000, then the frame in the copy is refused */
+	CHECK(end == ZT_UNWIND_PARTIAL);
+
+	/* A frame outside every region ends the walk as partial. */
+	thread[2] = 0x9000000;
+	n = zt_unwind(&r, NULL, ZT_UNWIND_FP, out, 8, &end);
+	CHECK_EQ_U(n, 4);
+	CHECK(end == ZT_UNWIND_PARTIAL);
 }

@@ -1,0 +1,24 @@
+#!/usr/bin/env bats
+# A program built with -fsplit-stack runs on segments with little room
+# below the stack pointer; zt's handler runs on its own alternate stack and
+# never writes there, and a sample on a segment zt does not know is unwound
+# from a copy, as far as it goes, never by reading where it could fault.
+# (Issue 17, item 1.)
+
+load helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+@test "a split-stack program: nothing written below its stack pointer, same output in every run" {
+	expect=$("$SAMPLES/splitstack")
+	for i in 1 2 3 4; do
+		run --separate-stderr zt-collect -o split.raw "$SAMPLES/splitstack"
+		assert_success
+		assert_output "$expect"
+		grep -qx end split.raw
+		zt-symbolize split.raw > split.sym
+		grep -q 'spin+0x' split.sym
+	done
+}
