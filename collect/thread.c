@@ -448,6 +448,13 @@ static void after_fork_child(void)
 			t->live = 0;
 		}
 	}
+	/* The parent's stack of zt's, copied: given back, the slot may go to another thread. */
+	if (zt_alt_on) {
+		stack_t off = { .ss_flags = SS_DISABLE };
+
+		raw_sigaltstack(&off, NULL);
+		zt_alt_on = 0;
+	}
 	self = NULL;
 	zt_state.samples = 0;
 	zt_state.truncated = 0;
