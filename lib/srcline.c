@@ -539,6 +539,61 @@ static int cmp_scope(const void *a, const void *b)
 	return x->depth < y->depth ? -1 : x->depth > y->depth;
 }
 
+struct block {
+	uint64_t addr;
+	uint32_t seq;
+	size_t first, n;
+};
+
+static int cmp_block(const void *a, const void *b)
+{
+	const struct block *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * The rows in address order, equal addresses in table order (cmp_row, a
+ * total order: the result is the one qsort gives). A table is a few
+ * sequences, each in address order already: they are put in order as
+ * blocks, by their first rows, and the rows are sorted one by one only
+ * when that leaves them out of order (sequences that overlap, or a
+ * sequence that goes back).
+ */
+static void sort_rows(struct cu *cu)
+{
+	struct block *b = NULL;
+	struct row *out;
+	size_t nb = 0, capb = 0, k = 0, start = 0;
+	int sorted = 1;
+
+	if (cu->nrows < 2)
+		return;
+	for (size_t i = 0; i < cu->nrows; i++) {
+		if (i + 1 < cu->nrows && !cu->rows[i].end)
+			continue;
+		zt_grow(&b, &capb, nb + 1, sizeof *b);
+		b[nb++] = (struct block){ cu->rows[start].addr, cu->rows[start].seq, start,
+					  i + 1 - start };
+		start = i + 1;
+	}
+	qsort(b, nb, sizeof *b, cmp_block);
+	out = zt_malloc(cu->nrows * sizeof *out);
+	for (size_t j = 0; j < nb; j++) {
+		memcpy(out + k, cu->rows + b[j].first, b[j].n * sizeof *out);
+		k += b[j].n;
+	}
+	free(b);
+	free(cu->rows);
+	cu->rows = out;
+	for (size_t i = 1; i < cu->nrows && sorted; i++)
+		sorted = cmp_row(&out[i - 1], &out[i]) < 0;
+	if (!sorted)
+		qsort(cu->rows, cu->nrows, sizeof *cu->rows, cmp_row);
+}
+
 static void read_lines(struct zt_dwarf *dw, struct cu *cu, Dwarf_Die cudie)
 {
 	Dwarf_Error e = NULL;
@@ -588,8 +643,7 @@ static void read_lines(struct zt_dwarf *dw, struct cu *cu, Dwarf_Die cudie)
 	}
 	cu->lversion = (int)version;
 	dwarf_srclines_dealloc_b(ctx);
-	if (cu->nrows)
-		qsort(cu->rows, cu->nrows, sizeof *cu->rows, cmp_row);
+	sort_rows(cu);
 	res = dwarf_srcfiles(cudie, &cu->files, &cu->nfiles, &e);
 	if (res != DW_DLV_OK) {
 		if (res == DW_DLV_ERROR)
@@ -929,6 +983,11 @@ static struct cu *cu_for(struct zt_dwarf *dw, uint64_t vaddr)
 	if (cu->state == 0)
 		load_cu(dw, cu);
 	return cu->state == 1 ? cu : NULL;
+}
+
+void zt_dwarf_load(struct zt_dwarf *dw, uint64_t vaddr)
+{
+	cu_for(dw, vaddr);
 }
 
 size_t zt_dwarf_lookup(struct zt_dwarf *dw, uint64_t vaddr, struct zt_srcframe *out,

@@ -44,6 +44,12 @@ void zt_dwarf_close(struct zt_dwarf *dw);
 size_t zt_dwarf_lookup(struct zt_dwarf *dw, uint64_t vaddr, struct zt_srcframe *out,
 		       size_t max);
 
+/*
+ * Read the CU that holds vaddr now, if it is not read yet (its problems
+ * are then kept): zt_dwarf_lookup would read it when first asked.
+ */
+void zt_dwarf_load(struct zt_dwarf *dw, uint64_t vaddr);
+
 /* The first problem met in the DWARF, or NULL; for one warning per file. */
 const char *zt_dwarf_problem(const struct zt_dwarf *dw);
 

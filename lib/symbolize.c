@@ -274,24 +274,30 @@ static struct zt_dwarf *module_dwarf(struct zt_symbolizer *s, struct module *mod
 	return mod->dw;
 }
 
+/* The first problem in mod's DWARF, said once. */
+static void dwarf_warn(struct zt_symbolizer *s, struct module *mod, const struct zt_dwarf *dw)
+{
+	const char *problem = zt_dwarf_problem(dw);
+
+	if (problem && !mod->dw_warned) {
+		mod->dw_warned = 1;
+		warn_once(s, "'%s': %s; lines from it may be missing",
+			  mod->have_dbg ? mod->dbg.path : mod->run.path, problem);
+	}
+}
+
 /* Source lines and inlined frames of vaddr in mod, into r. */
 static void add_lines(struct zt_symbolizer *s, struct module *mod, uint64_t vaddr,
 		      struct zt_symres *r)
 {
 	struct zt_srcframe f[64];
 	struct zt_dwarf *dw = module_dwarf(s, mod);
-	const char *problem;
 	size_t n;
 
 	if (!dw)
 		return;
 	n = zt_dwarf_lookup(dw, vaddr, f, 64);
-	problem = zt_dwarf_problem(dw);
-	if (problem && !mod->dw_warned) {
-		mod->dw_warned = 1;
-		warn_once(s, "'%s': %s; lines from it may be missing",
-			  mod->have_dbg ? mod->dbg.path : mod->run.path, problem);
-	}
+	dwarf_warn(s, mod, dw);
 	if (n == 0)
 		return;
 	r->file = f[n - 1].file;
@@ -311,18 +317,28 @@ static void add_lines(struct zt_symbolizer *s, struct module *mod, uint64_t vadd
 	r->inl = s->chains[s->nchains++];
 }
 
-static void resolve(struct zt_symbolizer *s, uint64_t addr, int exact,
-		    struct zt_symres *r)
+/* Where an address is: its module (loaded) and link-time address. */
+struct place {
+	struct module *mod;	/* NULL: r is already the whole answer */
+	uint64_t look, vaddr;
+};
+
+/*
+ * The first half of resolving addr: its mapping, its module (opened, with
+ * its warnings) and its link-time address. r gets what is known so far.
+ */
+static void locate(struct zt_symbolizer *s, uint64_t addr, int exact, struct zt_symres *r,
+		   struct place *pl)
 {
 	const struct zt_map *m;
 	struct module *mod;
-	uint64_t look = exact ? addr : addr - 1, vaddr;
-	const struct zt_sym *sym = NULL;
 
 	memset(r, 0, sizeof *r);
+	pl->mod = NULL;
+	pl->look = exact ? addr : addr - 1;
 	r->name = "[unknown]";
 	r->module = "[unknown]";
-	m = zt_maps_find(s->d->maps, s->d->nmaps, look);
+	m = zt_maps_find(s->d->maps, s->d->nmaps, pl->look);
 	if (!m)
 		return;
 	if (!zt_maps_is_file(m)) {
@@ -343,23 +359,37 @@ static void resolve(struct zt_symbolizer *s, uint64_t addr, int exact,
 	if (mod->state != MOD_OK)
 		return;
 	if (mod->have_run) {
-		if (zt_elf_offset_to_vaddr(&mod->run, look - m->start + m->offset, &vaddr))
+		if (zt_elf_offset_to_vaddr(&mod->run, pl->look - m->start + m->offset,
+					   &pl->vaddr))
 			return;
-		sym = zt_elf_lookup_plt(&mod->run, vaddr);
 	} else {
-		vaddr = look - mod->bias;
+		pl->vaddr = pl->look - mod->bias;
 	}
+	pl->mod = mod;
+}
+
+/* The second half: the symbol at the place, and its lines with --lines. */
+static void finish(struct zt_symbolizer *s, uint64_t addr, const struct place *pl,
+		   struct zt_symres *r)
+{
+	struct module *mod = pl->mod;
+	const struct zt_sym *sym = NULL;
+
+	if (!mod)
+		return;
+	if (mod->have_run)
+		sym = zt_elf_lookup_plt(&mod->run, pl->vaddr);
 	if (!sym)
-		sym = zt_elf_lookup(mod->names, vaddr);
+		sym = zt_elf_lookup(mod->names, pl->vaddr);
 	if (!sym && mod->have_run && mod->names != &mod->run)
-		sym = zt_elf_lookup(&mod->run, vaddr);
+		sym = zt_elf_lookup(&mod->run, pl->vaddr);
 	if (sym) {
 		r->name = display_name(s, sym->name);
 		r->have_sym = 1;
-		r->offset = vaddr + (addr - look) - sym->addr;
+		r->offset = pl->vaddr + (addr - pl->look) - sym->addr;
 	}
 	if (s->o.lines)
-		add_lines(s, mod, vaddr, r);
+		add_lines(s, mod, pl->vaddr, r);
 }
 
 static int cache_eq(void *ctx, uint32_t i, const void *key)
@@ -370,23 +400,156 @@ static int cache_eq(void *ctx, uint32_t i, const void *key)
 	return s->cache[i].addr == k->addr && s->cache[i].exact == k->exact;
 }
 
+static void cache_add(struct zt_symbolizer *s, uint64_t h, const struct cached *c)
+{
+	zt_grow(&s->cache, &s->capcache, s->ncache + 1, sizeof *s->cache);
+	s->cache[s->ncache] = *c;
+	zt_hash_index_add(&s->cacheix, h, (uint32_t)s->ncache);
+	s->ncache++;
+}
+
+static uint64_t cache_hash(const struct cached *k)
+{
+	return zt_hash_u64(k->addr * 2 + (uint64_t)k->exact);
+}
+
 void zt_symbolize(struct zt_symbolizer *s, uint64_t addr, int exact,
 		  struct zt_symres *out)
 {
 	struct cached key = { .addr = addr, .exact = exact != 0 };
-	uint64_t h = zt_hash_u64(addr * 2 + (uint64_t)key.exact);
+	uint64_t h = cache_hash(&key);
 	int64_t i = zt_hash_index_find(&s->cacheix, h, cache_eq, s, &key);
+	struct place pl;
 
 	if (i >= 0) {
 		*out = s->cache[i].res;
 		return;
 	}
-	resolve(s, addr, key.exact, &key.res);
-	zt_grow(&s->cache, &s->capcache, s->ncache + 1, sizeof *s->cache);
-	s->cache[s->ncache] = key;
-	zt_hash_index_add(&s->cacheix, h, (uint32_t)s->ncache);
-	s->ncache++;
+	locate(s, addr, key.exact, &key.res, &pl);
+	finish(s, addr, &pl, &key.res);
+	cache_add(s, h, &key);
 	*out = key.res;
+}
+
+/* An address of zt_symbolize_all's: sorted by (addr, exact), then first seen. */
+struct todo {
+	uint64_t addr;
+	uint32_t i;		/* its index in the caller's arrays */
+	int exact;
+};
+
+/*
+ * Sort t by (addr, exact), keeping the order of equal ones: a radix sort,
+ * least significant byte first, each pass stable, passes skipped where
+ * every element has the same byte (the high bytes of user addresses).
+ */
+static void sort_todo(struct todo *t, size_t n)
+{
+	struct todo *tmp = zt_malloc(n * sizeof *tmp), *src = t, *dst = tmp;
+
+	for (int pass = -1; pass < 8; pass++) {
+		size_t count[256] = { 0 }, pos = 0;
+
+		for (size_t i = 0; i < n; i++)
+			count[pass < 0 ? (unsigned)src[i].exact : (src[i].addr >> (8 * pass)) & 0xff]++;
+		if (count[pass < 0 ? (unsigned)src[0].exact : (src[0].addr >> (8 * pass)) & 0xff] == n)
+			continue;
+		for (int c = 0; c < 256; c++) {
+			size_t k = count[c];
+
+			count[c] = pos;
+			pos += k;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[pass < 0 ? (unsigned)src[i].exact :
+					     (src[i].addr >> (8 * pass)) & 0xff]++] = src[i];
+		src = dst;
+		dst = src == t ? tmp : t;
+	}
+	if (src != t)
+		memcpy(t, src, n * sizeof *t);
+	free(tmp);
+}
+
+void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8_t *exact,
+		      size_t n, struct zt_symres *out)
+{
+	struct todo *t;
+	struct place *pl;
+	uint32_t *first;	/* per index: the sorted position of its first copy */
+	uint32_t *ci;		/* per first copy's position: its cache entry */
+	char *fresh;		/* per first copy's position: resolved here */
+	size_t i, p;
+
+	if (n == 0)
+		return;
+	if (n >= UINT32_MAX)
+		zt_out_of_memory("more than 2^32 addresses at once");
+	t = zt_malloc(n * sizeof *t);
+	first = zt_malloc(n * sizeof *first);
+	ci = zt_malloc(n * sizeof *ci);
+	fresh = zt_calloc(n, 1);
+	pl = zt_malloc(n * sizeof *pl);
+	for (i = 0; i < n; i++) {
+		t[i].addr = addr[i];
+		t[i].exact = exact[i] != 0;
+		t[i].i = (uint32_t)i;
+	}
+	sort_todo(t, n);
+	/* The head of each run of equal addresses is its first copy. */
+	for (p = 0; p < n; p++)
+		first[t[p].i] = p > 0 && t[p].addr == t[p - 1].addr &&
+					t[p].exact == t[p - 1].exact ?
+				first[t[p - 1].i] : (uint32_t)p;
+	/*
+	 * Modules are opened, and their DWARF's CUs read, in the caller's
+	 * order, so that warnings come in the order that one zt_symbolize per
+	 * address gives them; symbols and lines are then looked up in address
+	 * order, a CU's rows and scopes while they are in the processor's
+	 * cache.
+	 */
+	for (i = 0; i < n; i++) {
+		struct cached key = { .addr = addr[i], .exact = exact[i] != 0 };
+		int64_t c;
+
+		p = first[i];
+		if (t[p].i != i)
+			continue;	/* a later copy */
+		c = zt_hash_index_find(&s->cacheix, cache_hash(&key), cache_eq, s, &key);
+		if (c >= 0) {
+			ci[p] = (uint32_t)c;
+			continue;
+		}
+		fresh[p] = 1;
+		locate(s, key.addr, key.exact, &out[i], &pl[p]);
+		if (s->o.lines && pl[p].mod) {
+			struct zt_dwarf *dw = module_dwarf(s, pl[p].mod);
+
+			if (dw) {
+				zt_dwarf_load(dw, pl[p].vaddr);
+				dwarf_warn(s, pl[p].mod, dw);
+			}
+		}
+	}
+	for (p = 0; p < n; p++) {
+		struct cached key;
+
+		if (!fresh[p])
+			continue;
+		key.addr = t[p].addr;
+		key.exact = t[p].exact;
+		key.res = out[t[p].i];
+		finish(s, key.addr, &pl[p], &key.res);
+		ci[p] = (uint32_t)s->ncache;
+		cache_add(s, cache_hash(&key), &key);
+	}
+	for (i = 0; i < n; i++)
+		out[i] = s->cache[ci[first[i]]].res;
+	free(t);
+	free(first);
+	free(ci);
+	free(fresh);
+	free(pl);
 }
 
 const char *const *zt_symbolizer_warnings(const struct zt_symbolizer *s, size_t *n)

@@ -61,6 +61,15 @@ void zt_symbolizer_free(struct zt_symbolizer *s);
 void zt_symbolize(struct zt_symbolizer *s, uint64_t addr, int exact,
 		  struct zt_symres *out);
 
+/*
+ * Resolve the n addresses addr[i] (exact[i] as above) into out[i]: the
+ * same answers and warnings as zt_symbolize on each in turn, but each
+ * distinct address once and in address order, which reads each DWARF
+ * line table and scope list while it is in the processor's cache.
+ */
+void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8_t *exact,
+		      size_t n, struct zt_symres *out);
+
 /* Warnings so far, one per line, each without "zt-symbolize: ". */
 const char *const *zt_symbolizer_warnings(const struct zt_symbolizer *s,
 					  size_t *n);

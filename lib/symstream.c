@@ -14,8 +14,7 @@ struct zt_symres *zt_symstream_resolve(struct zt_symbolizer *s, const struct zt_
 {
 	struct zt_symres *res = zt_calloc(d->naddr ? d->naddr : 1, sizeof *res);
 
-	for (size_t i = 0; i < d->naddr; i++)
-		zt_symbolize(s, d->addr[i], d->exact[i], &res[i]);
+	zt_symbolize_all(s, d->addr, d->exact, d->naddr, res);
 	return res;
 }
 
