@@ -2,7 +2,7 @@
  * collapse.c — frame naming as stackcollapse-perf.pl (FlameGraph 41fee1f)
  * does it: offsets stripped, [unknown] replaced by the module, names tidied,
  * Java names condensed, annotations appended. The rules are listed in
- * shared/data/perf-script/README.md and formats/folded.md.
+ * tests/data/perf-script/README.md and formats/folded.md.
  */
 #include "collapse.h"
 #include "util.h"

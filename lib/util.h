@@ -1,8 +1,8 @@
 /*
  * util.h — error reporting and allocation helpers shared by every zt tool.
  *
- * Messages follow the conventions of ../shared/DESIGN.md (the design, kept
- * beside the repository): "prog: place: problem", lowercase, no full stop.
+ * Messages follow the README's HACKING section (the error policy):
+ * "prog: place: problem", lowercase, no full stop.
  * The die* functions exit; the e* allocators exit on failure, so callers never
  * check for NULL.
  */

@@ -1,5 +1,5 @@
 # 0300-fold-perf.bats — zt-fold against stackcollapse-perf.pl's own output on
-# seven real perf script captures (shared/data/perf-script/), for the default
+# seven real perf script captures (tests/data/perf-script/), for the default
 # and each of --pid --tid --kernel --jit --all --addrs: 49 cases, byte for byte.
 load helper
 bats_require_minimum_version 1.5.0

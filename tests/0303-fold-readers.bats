@@ -1,10 +1,10 @@
 # 0303-fold-readers.bats — what zt-fold and stackcollapse-perf.pl write,
-# zt-stat and zt-diff read: every folded file of the shared cases, whose
+# zt-stat and zt-diff read: every folded file of the stackcollapse-perf.pl cases, whose
 # frames include odd ones such as a frame named " ".
 load helper
 bats_require_minimum_version 1.5.0
 
-@test "zt-stat reads every shared folded file and counts all its samples" {
+@test "zt-stat reads every folded file of the stackcollapse-perf.pl cases and counts all its samples" {
 	# The dd case's counts are perf's periods (each a multiple of 10101010):
 	# undeclared, they are shown as a sum of periods, never as samples.
 	for f in "$DATA"/perf-script/*.folded; do
@@ -20,7 +20,7 @@ bats_require_minimum_version 1.5.0
 	done
 }
 
-@test "zt-diff of a shared folded file with itself keeps every stack and count" {
+@test "zt-diff of a stackcollapse-perf.pl folded file with itself keeps every stack and count" {
 	for f in "$DATA"/perf-script/*.folded; do
 		run zt-diff "$f" "$f"
 		assert_success

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # flamecmp.py — compare the frames of two flame graph SVGs, as
-# ../shared/data/flamegraph/README.md asks: the same set of frames, each with
+# tests/data/flamegraph/README.md asks: the same set of frames, each with
 # the same <title> text, the same y, and x and width within 0.1 px. With
 # --fills, the same fill too for every frame whose name is not "[module]".
 #

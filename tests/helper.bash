@@ -1,12 +1,13 @@
 # helper.bash — loaded by every bats file: assertions, PATH to the built
-# tools, and the shared data directory.
+# tools, and the directory of third-party test inputs.
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 
 ZT_TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 export PATH="$ZT_TOP/tools:$ZT_TOP/collect:$PATH"
-# ../shared beside the checkout holds third-party inputs (DESIGN.md).
-DATA=$(cd "$ZT_TOP/../shared/data" 2>/dev/null && pwd)
+# Third-party inputs live in the tree (tests/data/README.md names each
+# file's source, version and licence), so a clone anywhere has them.
+DATA=$ZT_TOP/tests/data
 SAMPLES="$ZT_TOP/samples"
 bats_require_minimum_version 1.5.0
 

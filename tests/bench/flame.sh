@@ -1,7 +1,7 @@
 #!/bin/sh
 # flame.sh [RUNS] — zt-flame's time against flamegraph.pl's on the same folded
 # input (issue 12's target: 10x flamegraph.pl's speed or better on
-# ../shared/data/flamegraph/example.folded.gz).
+# tests/data/flamegraph/example.folded.gz).
 #
 # flamegraph.pl is not packaged in Debian: set FLAMEGRAPH_PL to its path, or
 # put it on PATH; without it only zt-flame's times are printed. Both are run
@@ -13,7 +13,7 @@
 # (710 stacks) and the same stacks under 50 different roots (35,500).
 cd "$(dirname "$0")/../.." || exit 1
 runs=${1:-10}
-data=../shared/data/flamegraph/example.folded.gz
+data=tests/data/flamegraph/example.folded.gz
 [ -r "$data" ] || { echo "flame.sh: cannot read '$data'" >&2; exit 1; }
 [ -x tools/zt-flame ] || { echo "flame.sh: build tools/zt-flame first (make)" >&2; exit 1; }
 fg=${FLAMEGRAPH_PL:-$(command -v flamegraph.pl)}

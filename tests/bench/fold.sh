@@ -2,13 +2,13 @@
 # fold.sh — zt-fold's throughput on perf script text (DESIGN.md: at least
 # 180 MiB/s on one core, memory bounded by distinct stacks).
 #
-# Input: shared/data/perf-script/example-perf-stacks.txt.gz, unpacked and
+# Input: tests/data/perf-script/example-perf-stacks.txt.gz, unpacked and
 # concatenated until it is at least 200 MB, in a plain file so that the
 # figure is about folding, not inflating. The reference is `wc -l` on the
 # same file: a pass that only finds line ends. Prints MiB/s, the ratio to
 # wc -l, and zt-fold's peak RSS. Best of three runs of each.
 cd "$(dirname "$0")/../.." || exit 1
-data=../shared/data/perf-script/example-perf-stacks.txt.gz
+data=tests/data/perf-script/example-perf-stacks.txt.gz
 [ -r "$data" ] || { echo "fold.sh: cannot read '$data'" >&2; exit 1; }
 [ -x tools/zt-fold ] || { echo "fold.sh: build tools/zt-fold first (make)" >&2; exit 1; }
 tmp=$(mktemp -d) || exit 1
