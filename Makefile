@@ -26,10 +26,12 @@ ifdef SANITIZE
 SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
-# Debian packages every target needs. `make deps` installs the missing ones.
-DEBS = libdwarf-dev zlib1g-dev libiberty-dev bats bats-assert bats-support linux-perf \
-       binutils gcc make libc6-dev procps util-linux python3-minimal perl xz-utils gzip \
-       libc6-dbg llvm chromium libxml2-utils golang-go
+# Debian packages to build zt (all `make demo` needs), and those the tests
+# add. `make deps` installs the missing ones of both.
+BUILD_DEBS = libdwarf-dev zlib1g-dev libiberty-dev binutils gcc make libc6-dev
+TEST_DEBS = bats bats-assert bats-support linux-perf procps util-linux python3-minimal \
+	    perl xz-utils gzip libc6-dbg llvm chromium libxml2-utils golang-go
+DEBS = $(BUILD_DEBS) $(TEST_DEBS)
 # Only for `make bench`: the collectors zt is compared with.
 BENCH_DEBS = google-perftools libprotobuf-c-dev protobuf-c-compiler
 
@@ -282,7 +284,8 @@ unit: tests/unit/run
 bats: all
 	bats --tap tests
 
-demo: deps
+demo:
+	@sh tests/deps.sh $(BUILD_DEBS)
 	@$(MAKE) --no-print-directory all
 	@sh samples/demo.sh
 

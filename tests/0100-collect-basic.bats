@@ -26,7 +26,7 @@ setup() {
 
 # Sum of counts of folded lines whose stack ends in the given frames.
 count() {
-	awk -v suffix="$1" '{ n = $NF; $NF = ""; sub(/ $/, "");
+	SUFFIX=$1 awk '{ suffix = ENVIRON["SUFFIX"]; n = $NF; $NF = ""; sub(/ $/, "");
 		if (substr($0, length($0) - length(suffix) + 1) == suffix) s += n }
 		END { print s + 0 }' spin.folded
 }

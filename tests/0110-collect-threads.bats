@@ -39,7 +39,7 @@ setup() {
 
 @test "the dump names every thread and tags every sample with its thread" {
 	for w in worker1 worker2 worker3 worker4; do
-		tid=$(awk -v w="$w" '$1 == w { print $2 }' th.out)
+		tid=$(W=$w awk '$1 == ENVIRON["W"] { print $2 }' th.out)
 		grep -qx "$tid $w" th.raw
 		grep -q "^$w [0-9]*/$tid [0-9]*\.[0-9]*: " th.sym
 		grep -qx "# zt thread $tid $w" th.sym
@@ -50,7 +50,7 @@ setup() {
 @test "threads that exit before the program keep their samples and names" {
 	# The workers end long before main returns; their buffers were flushed.
 	for w in worker1 worker2 worker3 worker4; do
-		n=$(awk -v w="$w" '$1 == w && /zt-samples:$/ { s += $(NF-1) } END { print s + 0 }' th.sym)
+		n=$(W=$w awk '$1 == ENVIRON["W"] && /zt-samples:$/ { s += $(NF-1) } END { print s + 0 }' th.sym)
 		[ "$n" -gt 50 ]
 	done
 }

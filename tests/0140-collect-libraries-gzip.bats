@@ -32,7 +32,7 @@ buildid() {
 	for f in "$SAMPLES/dlopener" "$SAMPLES/libplugin.so" "$libc"; do
 		id=$(buildid "$f")
 		[ -n "$id" ]
-		awk -v id="$id" '$2 == id { found = 1 } END { exit !found }' \
+		ID=$id awk '$2 == ENVIRON["ID"] { found = 1 } END { exit !found }' \
 			<(sed -n '/^buildids$/,/^threads$/p' d.raw)
 	done
 }

@@ -9,7 +9,7 @@ load helper
 setup_file() {
 	cd "$BATS_FILE_TMPDIR"
 	gcc -O0 -fno-omit-frame-pointer -no-pie -o spin "$SAMPLES/spin.c"
-	addr() { nm spin | awk -v f="$1" '$3 == f { print $1 }'; }
+	addr() { nm spin | F=$1 awk '$3 == ENVIRON["F"] { print $1 }'; }
 	a=$(addr hot_a) b=$(addr hot_b) w=$(addr work) m=$(addr main)
 	{
 		echo "zt-prof 1"

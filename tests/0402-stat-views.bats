@@ -48,9 +48,14 @@ X
 # Sums over folded stacks in file $1 (frames root first, ';'-joined).
 # flat NAME: stacks whose leaf is NAME; cum NAME: stacks holding it, once;
 # edge A B: stacks where A calls B (adjacent), once; with FILTER, only
-# stacks that match the awk regex FILTER on their text.
+# stacks that match the extended regex FILTER on their text, and with NEG,
+# none that match NEG. Names and regexes reach awk through the environment
+# (`awk -v` would process backslashes, differently in gawk and mawk).
 fsum() {
-	awk -v what="$2" -v a="$3" -v b="$4" -v filter="${FILTER:-}" '{
+	WHAT=$2 A=$3 B=${4:-} FILTER=${FILTER:-} NEG=${NEG:-} awk 'BEGIN {
+		what = ENVIRON["WHAT"]; a = ENVIRON["A"]; b = ENVIRON["B"]
+		filter = ENVIRON["FILTER"]; neg = ENVIRON["NEG"]
+	} {
 		c = $NF; s = $0; sub(/ [0-9]+$/, "", s)
 		if (filter != "" && s !~ filter) next
 		if (neg != "" && s ~ neg) next
@@ -62,12 +67,12 @@ fsum() {
 			if (what == "all") hit = 1
 		}
 		if (hit) t += c
-	} END { print t + 0 }' neg="${NEG:-}" "$1"
+	} END { print t + 0 }' "$1"
 }
 
 # The flat and cum of a row of zt-stat's table.
 row() {
-	awk -v name="$2" '$NF == name && NF == 6 { print $1, $4; exit }' <<< "$1"
+	NAME=$2 awk '$NF == ENVIRON["NAME"] && NF == 6 { print $1, $4; exit }' <<< "$1"
 }
 
 @test "stat --sort=cum orders by cum, and every row's numbers are zt-fold's" {
@@ -159,7 +164,7 @@ row() {
 	for l in 3 4; do
 		flat=$(fsum "$T/p.lines" flat "hot:$T/src.c:$l")
 		cum=$(fsum "$T/p.lines" cum "hot:$T/src.c:$l")
-		got=$(awk -v l="$l:" '$3 ~ "^" l { print $1, $2 }' <<< "$output")
+		got=$(L="$l:" awk 'index($3, ENVIRON["L"]) == 1 { print $1, $2 }' <<< "$output")
 		assert_equal "$got" "$flat $cum"
 	done
 	# The text is the file's, with lines around the ones sampled.

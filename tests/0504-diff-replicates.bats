@@ -31,8 +31,12 @@ setup() {
 @test "unchanged: 2 + 2 of 8 runs show no significant function in at least 19 of 20 seeded random splits" {
 	fp=0
 	for s in $(seq 1 20); do
-		set -- $(awk -v s=$s 'BEGIN { srand(s); for (i = 1; i <= 8; i++) a[i] = i
-			for (i = 8; i > 1; i--) { j = int(rand() * i) + 1; t = a[i]; a[i] = a[j]; a[j] = t }
+		# A Fisher-Yates shuffle by the Park-Miller generator, not awk's
+		# rand(): gawk and mawk draw different numbers from one seed.
+		set -- $(awk -v s=$s 'BEGIN { x = s; for (i = 0; i < 10; i++) x = (x * 16807) % 2147483647
+			for (i = 1; i <= 8; i++) a[i] = i
+			for (i = 8; i > 1; i--) { x = (x * 16807) % 2147483647
+				j = int(x / 2147483647 * i) + 1; t = a[i]; a[i] = a[j]; a[j] = t }
 			print a[1], a[2], a[3], a[4] }')
 		run zt-diff --report "$T/u$1.folded" "$T/u$2.folded" -- "$T/u$3.folded" "$T/u$4.folded"
 		assert_success

@@ -8,7 +8,9 @@ load helper
 
 setup_file() {
 	cd "$BATS_FILE_TMPDIR"
+	date +%s%N > spin.wall
 	zt-collect -o spin.raw "$SAMPLES/spin" 100 2>/dev/null
+	date +%s%N >> spin.wall
 	zt-collect -o threads.raw "$SAMPLES/threads" 60 >/dev/null 2>&1
 }
 
@@ -17,7 +19,7 @@ setup() {
 }
 
 # share NAME FILE: NAME's share in viewers.py output FILE
-share() { awk -v n="$1" '$1 == n { print $2 }' "$2"; }
+share() { N=$1 awk '$1 == ENVIRON["N"] { print $2 }' "$2"; }
 
 @test "every sample line has its time, and the dump says which clock" {
 	grep -qx 'clock monotonic' spin.raw
@@ -32,12 +34,17 @@ share() { awk -v n="$1" '$1 == n { print $2 }' "$2"; }
 	n=$(sed -n 's/^samples \([0-9]*\)$/\1/p' spin.raw)
 	[ "$(grep -c ' zt-samples:$' spin.sym)" = "$n" ]
 	[ -z "$(grep ' zt-samples:$' spin.sym | grep -v ': 1 zt-samples:$')" ]
-	# Times rise, and span about the run's CPU time (a CPU-bound thread).
+	# Times rise. They span at least most of the run's CPU time (one
+	# CPU-bound thread, a sample per 1/997 s of it) and at most the
+	# wall-clock time around zt-collect: a loaded machine stretches the
+	# span toward the latter, so no closer bound holds.
 	grep ' zt-samples:$' spin.sym | awk '{ t = $3; sub(/:$/, "", t); if (t + 0 < last) bad = 1; last = t + 0 }
 		END { exit bad }'
 	first=$(grep -m1 ' zt-samples:$' spin.sym | awk '{ print $3 + 0 }')
 	last=$(grep ' zt-samples:$' spin.sym | tail -1 | awk '{ print $3 + 0 }')
-	awk -v a="$first" -v b="$last" -v n="$n" 'BEGIN { d = b - a; exit !(d > 0.8 * n / 1000 && d < 3 * n / 1000) }'
+	wall=$(awk 'NR == 1 { a = $1 } NR == 2 { print ($1 - a) / 1e9 }' spin.wall)
+	echo "span $first..$last, $n samples, wall $wall s"
+	awk -v a="$first" -v b="$last" -v n="$n" -v w="$wall" 'BEGIN { d = b - a; exit !(d > 0.8 * n / 997 && d < w) }'
 }
 
 @test "zt-fold and zt-stat give the same results on the per-sample and the --merge stream" {
@@ -61,10 +68,28 @@ share() { awk -v n="$1" '$1 == n { print $2 }' "$2"; }
 	cat want firefox speedscope
 	# One record per sample: counting records is counting samples.
 	cmp want firefox
-	# Time to the next sample: CPU-bound, so within 2 points.
+	# speedscope weighs each record by the wall-clock time to the next one.
+	# A CPU-bound thread's samples are 1/997 CPU-s apart, but on a shared
+	# machine a gap grows whenever the thread waits for a CPU, at random with
+	# respect to the function it is in. The time-weighted share is then the
+	# count share re-weighted at random: over n samples it differs from it by
+	# a standard error of cv * sqrt(p(1-p)/n), the binomial error of the
+	# share p times the gaps' coefficient of variation cv (their spread over
+	# their mean). A fixed bound of 2 points failed on a loaded machine (by
+	# 4.2 points, n about 1000, where the binomial error alone is 1.3); the
+	# bound here is 4 errors, taking cv as at least 1 (a gap that is as
+	# likely short as long): a fail means the times do not follow the
+	# samples (a 1.5 times longer gap after every hot_a sample moves its
+	# share by 6 points, 4 errors on an idle machine are 5.2).
+	n=$(awk '{ s += $NF } END { print s }' spin.folded)
+	cv=$(grep ' zt-samples:$' spin.sym | awk '{ t = $3 + 0; if (NR > 1) { g = t - l; s += g; q += g * g; m++ } l = t }
+		END { mu = s / m; v = q / m - mu * mu; print (v > 0 ? sqrt(v) / mu : 0) }')
 	for f in hot_a hot_b; do
-		awk -v a="$(share $f want)" -v b="$(share $f speedscope)" \
-			'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 2) }'
+		awk -v a="$(share $f want)" -v b="$(share $f speedscope)" -v n="$n" -v cv="$cv" \
+			'BEGIN { p = a / 100; if (cv < 1) cv = 1; se = cv * 100 * sqrt(p * (1 - p) / n)
+				d = a - b; if (d < 0) d = -d
+				printf "%.2f points apart, cv %.3f, 4 errors %.2f\n", d, cv, 4 * se
+				exit !(n >= 500 && d <= 4 * se) }'
 	done
 	[ "$(share hot_a want | cut -d. -f1)" -ge 65 ]
 }

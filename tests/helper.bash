@@ -3,6 +3,10 @@
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 
+# Tests run in the C locale wherever they are started (as git's test-lib
+# does): awk, sed, grep and sort then read bytes, and sort in byte order.
+export LC_ALL=C
+
 ZT_TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 export PATH="$ZT_TOP/tools:$ZT_TOP/collect:$PATH"
 # Third-party inputs live in the tree (tests/data/README.md names each

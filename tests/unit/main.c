@@ -70,6 +70,8 @@ int main(int argc, char **argv)
 {
 	int passed = 0, failed = 0;
 
+	/* One line per unit as it ends, also through make check's pipe. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (int i = 0; i < nunits; i++) {
 		if (argc > 1 && !strstr(units[i].name, argv[1]))
 			continue;
