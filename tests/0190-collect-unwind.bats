@@ -165,7 +165,10 @@ setup() {
 	handler=$(count g.folded 'on_alarm;handler_spin$')
 	through=$(count g.folded "^$ROOT;interrupted_work;__restore_rt;on_alarm;handler_spin\$")
 	anywhere=$(count g.folded "^$ROOT;([^;]+;)*__restore_rt;on_alarm;handler_spin\$")
-	trunc=$(count g.folded '\[truncated\]')
+	# A sample may land in the loader running the libraries' constructors
+	# (zt's own among them) before main: ld.so's entry code has no CFI, so
+	# such a stack ends partial, and it is not what this test is about.
+	trunc=$(( $(count g.folded '\[truncated\]') - $(count g.folded '^\[truncated\];([^;]+;)*_dl_init;') ))
 	echo "all $all in handler $handler through interrupted_work $through complete $anywhere truncated $trunc"
 	[ "$handler" -ge 20 ]
 	# Every one is complete, and nearly all interrupted interrupted_work.
