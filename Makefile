@@ -55,6 +55,7 @@ LIB_OBJ = \
 	lib/elfread.o \
 	lib/symbolize.o \
 	lib/symstream.o \
+	lib/stage.o \
 	lib/debugfile.o \
 	lib/demangle.o \
 	lib/archive.o \

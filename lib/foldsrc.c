@@ -58,7 +58,8 @@ static int load(struct zt_foldsrc *s, struct zt_input *in, int strip, char *err,
 	size_t cap = 0, cnt = 0;
 	int got;
 
-	s->tab = zt_strtab_new();
+	if (!s->tab)
+		s->tab = zt_strtab_new();
 	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
 		const char *key = it.stack;
 		size_t klen = it.stacklen;
@@ -86,13 +87,26 @@ static int load(struct zt_foldsrc *s, struct zt_input *in, int strip, char *err,
 		s->counts[id] += it.count;
 	}
 	free(buf);
-	if (got < 0)
-		return -1;
+	return got < 0 ? -1 : 0;
+}
+
+/* The loaded stacks in zt_folded_cmp's order, and their total. */
+static int sort_loaded(struct zt_foldsrc *s, const char *name, uint64_t *total, char *err,
+		       size_t errlen)
+{
 	s->n = zt_strtab_count(s->tab);
 	s->order = zt_calloc(s->n ? s->n : 1, sizeof *s->order);
 	for (uint32_t i = 0; i < s->n; i++)
 		s->order[i] = i;
 	qsort_r(s->order, s->n, sizeof *s->order, bykey, s->tab);
+	*total = 0;
+	for (uint32_t i = 0; i < s->n; i++) {
+		if (*total > UINT64_MAX - s->counts[i]) {
+			zt_err_at(err, errlen, name, 0, "total count does not fit in 64 bits");
+			return -1;
+		}
+		*total += s->counts[i];
+	}
 	return 0;
 }
 
@@ -132,48 +146,68 @@ static int check(struct zt_input *in, uint64_t *total, int *sorted, char *err,
 	return got;
 }
 
-struct zt_foldsrc *zt_foldsrc_open(const char *path, int strip, uint64_t *total,
-				   char *err, size_t errlen)
+struct zt_foldsrc *zt_foldsrc_from(struct zt_input *in, const char *reopen, int strip,
+				   uint64_t *total, char *err, size_t errlen)
 {
 	struct zt_foldsrc *s = zt_calloc(1, sizeof *s);
-	int is_stdin = !path || strcmp(path, "-") == 0;
-	struct zt_input *in = zt_input_open(path, err, errlen);
+	struct zt_input *again = NULL;
 	int sorted;
 
 	*total = 0;
-	if (!in)
-		goto fail;
-	if (is_stdin || strip) {
-		if (load(s, in, strip, err, errlen) < 0)
+	if (!reopen || strip) {
+		if (load(s, in, strip, err, errlen) < 0 ||
+		    sort_loaded(s, zt_input_name(in), total, err, errlen) < 0)
 			goto fail;
-		for (uint32_t i = 0; i < s->n; i++) {
-			if (*total > UINT64_MAX - s->counts[i]) {
-				zt_err_at(err, errlen, zt_input_name(in), 0,
-					  "total count does not fit in 64 bits");
-				goto fail;
-			}
-			*total += s->counts[i];
-		}
-		zt_input_close(in);
 		return s;
 	}
 	if (check(in, total, &sorted, err, errlen) < 0)
 		goto fail;
-	zt_input_close(in);
-	if (!(in = zt_input_open(path, err, errlen)))
+	if (!(again = zt_input_open(reopen, err, errlen)))
 		goto fail;
 	if (sorted) {
-		s->in = in;
+		s->in = again;
 		return s;
 	}
-	if (load(s, in, 0, err, errlen) < 0)
+	if (load(s, again, 0, err, errlen) < 0 ||
+	    sort_loaded(s, zt_input_name(again), total, err, errlen) < 0)
 		goto fail;
-	zt_input_close(in);
+	zt_input_close(again);
 	return s;
 fail:
-	zt_input_close(in);
+	zt_input_close(again);
 	zt_foldsrc_close(s);
 	return NULL;
+}
+
+struct zt_foldsrc *zt_foldsrc_sum(struct zt_input **in, size_t n, uint64_t *total,
+				  char *err, size_t errlen)
+{
+	struct zt_foldsrc *s = zt_calloc(1, sizeof *s);
+
+	for (size_t i = 0; i < n; i++)
+		if (load(s, in[i], 0, err, errlen) < 0)
+			goto fail;
+	if (sort_loaded(s, n ? zt_input_name(in[0]) : "", total, err, errlen) < 0)
+		goto fail;
+	return s;
+fail:
+	zt_foldsrc_close(s);
+	return NULL;
+}
+
+struct zt_foldsrc *zt_foldsrc_open(const char *path, int strip, uint64_t *total,
+				   char *err, size_t errlen)
+{
+	int is_stdin = !path || strcmp(path, "-") == 0;
+	struct zt_input *in = zt_input_open(path, err, errlen);
+	struct zt_foldsrc *s;
+
+	*total = 0;
+	if (!in)
+		return NULL;
+	s = zt_foldsrc_from(in, is_stdin ? NULL : path, strip, total, err, errlen);
+	zt_input_close(in);
+	return s;
 }
 
 int zt_foldsrc_next(struct zt_foldsrc *s, const char **stack, size_t *len,

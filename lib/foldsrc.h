@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct zt_input;
+
 struct zt_foldsrc;
 
 /*
@@ -23,6 +25,22 @@ struct zt_foldsrc;
  */
 struct zt_foldsrc *zt_foldsrc_open(const char *path, int strip, uint64_t *total,
 				   char *err, size_t errlen);
+
+/*
+ * The same for an input already open (the caller still owns it and closes
+ * it after this returns): reopen names the file again for streaming, or is
+ * NULL when the input cannot be read twice (stdin, stacks folded in
+ * memory), which then is loaded.
+ */
+struct zt_foldsrc *zt_foldsrc_from(struct zt_input *in, const char *reopen, int strip,
+				   uint64_t *total, char *err, size_t errlen);
+
+/*
+ * The stacks of n inputs (the caller's), summed and sorted in memory, as
+ * one: zt-fold's folded inputs.
+ */
+struct zt_foldsrc *zt_foldsrc_sum(struct zt_input **in, size_t n, uint64_t *total,
+				  char *err, size_t errlen);
 
 /*
  * The next stack in zt_folded_cmp's order, each once: 1, or 0 at the end.

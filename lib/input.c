@@ -316,6 +316,18 @@ char *zt_input_line(struct zt_input *in, size_t *len)
 	return line;
 }
 
+const char *zt_input_peek(struct zt_input *in, size_t want, size_t *n)
+{
+	if (want > in->max_line)
+		want = in->max_line;
+	while (!in->error && in->end - in->start < want && fill(in) > 0)
+		;
+	*n = in->end - in->start;
+	if (*n > want)
+		*n = want;
+	return in->buf + in->start;
+}
+
 unsigned long zt_input_lineno(const struct zt_input *in)
 {
 	return in->lineno;

@@ -48,6 +48,16 @@ struct zt_input *zt_input_fdopen(int fd, const char *name);
  */
 char *zt_input_line(struct zt_input *in, size_t *len);
 
+/*
+ * The next bytes of the input (inflated when it is gzip), at most want
+ * (capped at the line limit), without reading them: the next
+ * zt_input_line still starts there. *n is how many there are, fewer only
+ * at the end of the input or on an error (zt_input_error). For telling
+ * formats apart by their content (lib/stage.c). The bytes are valid until
+ * the next call.
+ */
+const char *zt_input_peek(struct zt_input *in, size_t want, size_t *n);
+
 /* The error that ended the input, or NULL (the input ended as it should). */
 const char *zt_input_error(const struct zt_input *in);
 

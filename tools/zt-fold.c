@@ -18,18 +18,20 @@
 
 #include "filter.h"
 #include "fold.h"
-#include "input.h"
-#include "perfscript.h"
+#include "foldsrc.h"
+#include "stage.h"
+#include "symargs.h"
 #include "usage.h"
 #include "util.h"
 
 /* Long-only options: every code below 256 would also be a short one. */
 enum {
-	OPT_PID = 256, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_SRCLINE,
+	OPT_PID = ZT_SYMARGS_NEXT, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_SRCLINE,
 	OPT_WEIGHT, OPT_FOCUS, OPT_IGNORE, OPT_HIDE,
 };
 
 static const struct zt_opt options[] = {
+	ZT_SYMARGS_ROWS,
 	{ OPT_PID, "pid", no_argument, NULL, "root frame comm-PID" },
 	{ OPT_TID, "tid", no_argument, NULL, "root frame comm-PID/TID" },
 	{ OPT_KERNEL, "kernel", no_argument, NULL, "_[k] after kernel frames" },
@@ -61,60 +63,25 @@ static const struct zt_usage usage = {
 	"frame (the command) is not matched.",
 };
 
-/* The event every input's records must have: several inputs are one stream. */
-struct events {
-	char *event;		/* the first one seen rules */
-	char *skipped_event;	/* the first one skipped */
-	unsigned long skipped;
-};
-
-/* Fold every record of one input; -1 with the message in err. */
-static int fold_input(struct zt_fold *fold, const char *path, struct events *ev,
-		      char *err, size_t errlen)
+/* zt-fold: 'f': 12 MiB read, on a terminal. */
+static void progress(void *ctx, const char *name, uint64_t bytes, int done)
 {
-	struct zt_input *in = zt_input_open(path, err, errlen);
-	int tty = isatty(STDERR_FILENO), shown = 0, got;
-	struct zt_ps_reader *r;
-	struct zt_ps_item it;
-	const char *problem, *skipped;
-	unsigned long n;
-
-	if (!in)
-		return -1;
-	r = zt_ps_reader_new(in);
-	if (ev->event)
-		zt_ps_reader_set_event(r, ev->event, strlen(ev->event));
-	for (unsigned long k = 1; (got = zt_ps_next(r, &it, err, errlen)) > 0; k++) {
-		if ((problem = zt_fold_item(fold, &it))) {
-			zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
-			got = -1;
-			break;
-		}
-		if (tty && k % (1UL << 22) == 0 && ++shown)
-			fprintf(stderr, "\rzt-fold: %s: %llu MiB read", zt_input_name(in),
-				(unsigned long long)(zt_ps_reader_bytes(r) >> 20));
-	}
-	if (shown)
+	(void)ctx;
+	if (done)
 		fputs("\r\033[K", stderr);
-	if (got == 0 && it.lineno == 0) {
-		zt_err_at(err, errlen, zt_input_name(in), 0, "empty file");
-		got = -1;
-	}
-	if (got == 0) {
-		if (it.unterminated)
-			zt_warn("%s: line %lu: last record has no blank line after it; "
-				"dropped, as stackcollapse-perf.pl drops it",
-				zt_input_name(in), it.unterminated);
-		if (!ev->event && zt_ps_reader_event(r))
-			ev->event = zt_strdup(zt_ps_reader_event(r));
-		n = zt_ps_reader_skipped(r, &skipped);
-		if (n && !ev->skipped_event)
-			ev->skipped_event = zt_strdup(skipped);
-		ev->skipped += n;
-	}
-	zt_ps_reader_free(r);
-	zt_input_close(in);
-	return got;
+	else
+		fprintf(stderr, "\rzt-fold: %s: %llu MiB read", name,
+			(unsigned long long)(bytes >> 20));
+}
+
+static void print_warnings(const struct zt_stage *st)
+{
+	const char *const *w;
+	size_t n;
+
+	w = zt_stage_warnings(st, &n);
+	for (size_t i = 0; i < n; i++)
+		zt_warn("%s", w[i]);
 }
 
 /* The folded stacks, after the weight line when --weight asked for it. */
@@ -139,6 +106,8 @@ struct asked {
 	struct zt_collapse_opts o;
 	const char *re[3];	/* --focus, --ignore, --hide */
 	int declare;		/* --weight given: write the weight line */
+	const char *naming;	/* the first option that names records anew, or NULL */
+	struct zt_symargs sym;	/* for raw dumps */
 };
 
 /*
@@ -147,10 +116,14 @@ struct asked {
  */
 static int parse_options(int argc, char **argv, struct asked *ask, int *status)
 {
+	char err[ZT_ERR_MAX];
 	int c;
 
 	*status = ZT_EXIT_USAGE;
-	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
+	while ((c = zt_symargs_getopt(argc, argv, &usage, &ask->sym, err, sizeof err)) != -1) {
+		for (const struct zt_opt *o = options; o->name && !ask->naming; o++)
+			if (o->val == c && c != 'h' && c != 'V')
+				ask->naming = o->name;
 		switch (c) {
 		case OPT_ADDRS: ask->o.addrs = 1; break;
 		case OPT_ALL: ask->o.kernel = ask->o.jit = 1; break;
@@ -173,25 +146,98 @@ static int parse_options(int argc, char **argv, struct asked *ask, int *status)
 		case OPT_HIDE: ask->re[ZT_HIDE] = optarg; break;
 		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
 		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
-		default: zt_usage(&usage, stderr); return -1;
+		default:
+			if (err[0])
+				zt_warn("%s", err);
+			zt_usage(&usage, stderr);
+			return -1;
 		}
 	}
 	*status = ZT_EXIT_OK;
 	return 0;
 }
 
+/*
+ * Records of every input that has them, folded into one fold as one
+ * stream; the exit status.
+ */
+static int fold_records(struct zt_stage **st, int n, const struct asked *ask,
+			struct zt_fold *fold, char *err, size_t errlen)
+{
+	struct zt_stage_events ev = { 0 };
+	int tty = isatty(STDERR_FILENO), rc = 0;
+	char *msg;
+
+	for (int i = 0; i < n && rc == 0; i++) {
+		if (tty)
+			zt_stage_set_progress(st[i], progress, NULL);
+		rc = zt_stage_records(st[i], &ask->sym.opts, err, errlen);
+		if (rc == 0)
+			rc = zt_stage_fold(st[i], fold, &ev, err, errlen);
+		print_warnings(st[i]);
+	}
+	msg = zt_stage_events_end(&ev);
+	if (rc == 0 && msg)
+		zt_warn("%s", msg);
+	free(msg);
+	if (rc == 0 && zt_fold_records(fold) == 0) {
+		zt_errf(err, errlen, "no samples in the input");
+		rc = -1;
+	}
+	if (rc == 0)
+		write_folded(fold, ask->declare);
+	return rc < 0 ? ZT_EXIT_DATA : ZT_EXIT_OK;
+}
+
+/*
+ * Folded stacks among the inputs: every input as folded stacks (records
+ * folded with the default options), summed and sorted as one.
+ */
+static int sum_folded(struct zt_stage **st, int n, const struct asked *ask, char *err,
+		      size_t errlen)
+{
+	struct zt_input **in = zt_calloc((size_t)n, sizeof *in);
+	static char obuf[1 << 16];
+	struct zt_foldsrc *src = NULL;
+	uint64_t total, count;
+	const char *stack;
+	size_t len;
+	int rc = 0, got;
+
+	for (int i = 0; i < n && rc == 0; i++) {
+		if (!(in[i] = zt_stage_folded(st[i], &ask->sym.opts, err, errlen)))
+			rc = -1;
+		print_warnings(st[i]);
+	}
+	if (rc == 0 && !(src = zt_foldsrc_sum(in, (size_t)n, &total, err, errlen)))
+		rc = -1;
+	if (rc == 0) {
+		setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+		while ((got = zt_foldsrc_next(src, &stack, &len, &count, err, errlen)) > 0) {
+			fwrite(stack, 1, len, stdout);
+			printf(" %llu\n", (unsigned long long)count);
+		}
+		rc = got;
+		zt_fshut(stdout, "<stdout>");
+	}
+	zt_foldsrc_close(src);
+	free(in);
+	return rc < 0 ? ZT_EXIT_DATA : ZT_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const reopt[3] = { "--focus", "--ignore", "--hide" };
 	struct asked ask = { 0 };
-	struct events ev = { 0 };
-	struct zt_fold *fold;
-	char err[ZT_ERR_MAX];
-	int status;
+	struct zt_stage **st;
+	struct zt_fold *fold = NULL;
+	char err[ZT_ERR_MAX] = "";
+	int status, n, folded = -1;
 
 	zt_setprog(argv[0]);
+	zt_symargs_init(&ask.sym, argc);
 	if (parse_options(argc, argv, &ask, &status) < 0)
-		return status;
+		goto out;
 	argc -= optind;
 	argv += optind;
 
@@ -201,26 +247,36 @@ int main(int argc, char **argv)
 		    zt_filter_set(zt_fold_filter(fold), k, ask.re[k], err, sizeof err) < 0) {
 			zt_warn("%s: bad regex '%s': %s", reopt[k], ask.re[k], err);
 			zt_usage(&usage, stderr);
-			zt_fold_free(fold);
-			return ZT_EXIT_USAGE;
+			status = ZT_EXIT_USAGE;
+			goto out;
 		}
 	}
-	for (int i = 0; i < (argc ? argc : 1) && status == ZT_EXIT_OK; i++)
-		if (fold_input(fold, argc ? argv[i] : "-", &ev, err, sizeof err) < 0)
+	n = argc ? argc : 1;
+	st = zt_calloc((size_t)n, sizeof *st);
+	for (int i = 0; i < n && status == ZT_EXIT_OK; i++) {
+		if (!(st[i] = zt_stage_open(argc ? argv[i] : "-", err, sizeof err)) ||
+		    zt_stage_refuse_diff(st[i], err, sizeof err) < 0)
 			status = ZT_EXIT_DATA;
-	if (status == ZT_EXIT_OK && ev.skipped)
-		zt_warn("skipped %lu records of other events than '%s' (the first was '%s')",
-			ev.skipped, ev.event, ev.skipped_event);
-	if (status == ZT_EXIT_OK && zt_fold_records(fold) == 0) {
-		zt_errf(err, sizeof err, "no samples in the input");
+		else if (zt_stage_kind(st[i]) == ZT_STAGE_FOLDED && folded < 0)
+			folded = i;
+	}
+	/* Folded stacks are names already: what names records cannot apply. */
+	if (status == ZT_EXIT_OK && folded >= 0 && ask.naming) {
+		zt_errf(err, sizeof err, "%s: folded stacks have no records to name again; --%s "
+			"needs perf script text or a raw dump", zt_stage_name(st[folded]),
+			ask.naming);
 		status = ZT_EXIT_DATA;
 	}
 	if (status == ZT_EXIT_OK)
-		write_folded(fold, ask.declare);
-	else
+		status = folded >= 0 ? sum_folded(st, n, &ask, err, sizeof err)
+				     : fold_records(st, n, &ask, fold, err, sizeof err);
+	if (status != ZT_EXIT_OK)
 		zt_warn("%s", err);
+	for (int i = 0; i < n; i++)
+		zt_stage_close(st[i]);
+	free(st);
+out:
 	zt_fold_free(fold);
-	free(ev.event);
-	free(ev.skipped_event);
+	zt_symargs_free(&ask.sym);
 	return status;
 }

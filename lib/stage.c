@@ -1,0 +1,602 @@
+/*
+ * stage.c — telling a tool's input apart by its content, and handing it
+ * out at the stage the tool reads: records (perf script items) or folded
+ * stacks.
+ *
+ * A raw dump becomes the lines of its symbolized stream without a pipe:
+ * each distinct address's frame lines are formatted once (lib/symstream.c,
+ * zt-symbolize's writer), and a record is its header and those lines, fed
+ * to the perf script reader zt-symbolize's stream would go through. The
+ * records are one per distinct stack (zt-symbolize --merge): every reader
+ * sums records, so the result is the per-sample stream's. What issue 21
+ * would lift next: hand the reader's items for a frame out of the cache,
+ * parsed once, instead of parsing the cached line again per record.
+ */
+#include "stage.h"
+#include "facts.h"
+#include "folded.h"
+#include "hash.h"
+#include "input.h"
+#include "rawfmt.h"
+#include "symstream.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* The distinct addresses of a dump, each with its frame lines. */
+struct frames {
+	char *text;		/* every address's lines, one after the other */
+	size_t *off;		/* address k's lines: text[off[k] .. off[k + 1]) */
+	uint32_t *of;		/* per address of the pool: its k */
+	uint64_t *addr;		/* per k */
+	uint8_t *exact;
+	size_t n, cap;
+	struct zt_hash_index ix;
+};
+
+struct zt_stage {
+	struct zt_input *in;
+	enum zt_stage_kind kind;
+	int started;			/* zt_stage_records was called */
+	struct zt_ps_reader *r;
+	/* A raw dump: */
+	struct zt_raw d;
+	int have_raw;
+	struct zt_symbolizer *sym;
+	struct zt_symres *res;
+	struct frames fr;
+	int have_frames;
+	const char *comm;
+	struct zt_symstream_order order;
+	size_t next;			/* the next record */
+	FILE *out;			/* the chunk being handed out, */
+	char *chunk;			/* its lines ('\n' made NUL) */
+	size_t chunklen, pos;
+	int facts_done;
+	unsigned long lineno;		/* in the stream */
+	/* Folded here: */
+	struct zt_input *folded;
+	/* Progress and warnings: */
+	void (*progress)(void *, const char *, uint64_t, int);
+	void *pctx;
+	uint64_t items;
+	int shown;
+	char **warn;
+	size_t nwarn, capwarn;
+};
+
+static void add_warning(struct zt_stage *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void add_warning(struct zt_stage *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	zt_grow(&s->warn, &s->capwarn, s->nwarn + 1, sizeof *s->warn);
+	va_start(ap, fmt);
+	s->warn[s->nwarn++] = zt_vstrdupf(fmt, ap);
+	va_end(ap);
+}
+
+/* ------------------------------------------------------------------ */
+/* What the input is. */
+
+static int has_prefix(const char *p, size_t n, const char *pre)
+{
+	size_t k = strlen(pre);
+
+	return n >= k && memcmp(p, pre, k) == 0;
+}
+
+static int has_prefix_ci(const char *p, size_t n, const char *pre)
+{
+	size_t k = strlen(pre);
+
+	return n >= k && strncasecmp(p, pre, k) == 0;
+}
+
+/* Whether the first line (or 512 bytes) holds bytes no text has. */
+static int binary(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n && i < 512 && p[i] != '\n'; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c == 0 || (c < 0x20 && c != '\t' && c != '\r' && c != '\f' && c != '\v'))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * What no tool of zt reads, and what does: NULL when the bytes are none of
+ * the known kinds. gz: the bytes were inflated from gzip.
+ */
+static const char *foreign(const char *p, size_t n, int gz)
+{
+	size_t i = 0;
+
+	if (has_prefix(p, n, "PERFILE2") || has_prefix(p, n, "PERFFILE"))
+		return "a perf.data file (perf record's): perf script turns it into the text "
+		       "zt reads (perf script -i FILE | zt-fold)";
+	if (has_prefix(p, n, "\177ELF"))
+		return "an ELF file, not a profile: zt-collect runs a program and profiles it";
+	if (n > 1 && p[0] == 0x0a && binary(p + 1, n - 1))
+		return gz ? "a pprof profile.proto (gzipped; zt-pprof writes them): go tool pprof "
+			    "reads it"
+			  : "a pprof profile.proto: go tool pprof reads it";
+	if (binary(p, n))
+		return "binary data, not a zt raw dump, perf script text or folded stacks";
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+		i++;
+	p += i;
+	n -= i;
+	if (has_prefix(p, n, "<svg") || (has_prefix(p, n, "<?xml") && memmem(p, n, "<svg", 4)))
+		return "an SVG image (a flame graph?): a web browser shows it";
+	if (has_prefix(p, n, "<?xml"))
+		return "an XML document, not a profile zt reads";
+	if (has_prefix_ci(p, n, "<!doctype html") || has_prefix_ci(p, n, "<html"))
+		return "an HTML page: a web browser shows it";
+	if (n > 0 && (p[0] == '{' || p[0] == '['))
+		return "JSON (a report of zt-stat --json or zt-diff --report --json, or a "
+		       "speedscope profile?): no zt tool reads it; speedscope opens its own";
+	return NULL;
+}
+
+/* The line at p (up to '\n' or the end), its length in *len; *more: more follow. */
+static const char *line_at(const char *p, size_t n, size_t *len, int *complete)
+{
+	const char *nl = memchr(p, '\n', n);
+
+	*complete = nl != NULL;
+	*len = nl ? (size_t)(nl - p) : n;
+	return p;
+}
+
+enum { UNDECIDED = -1 };
+
+/*
+ * The kind from the first record line (not blank, not a '#' comment) of
+ * the n bytes at p; UNDECIDED when they do not say yet and at_end is 0.
+ * A record header that also parses as folded is a header when the next
+ * line is a frame.
+ */
+static int decide(const char *p, size_t n, int at_end)
+{
+	size_t len, stacklen, sl;
+	uint64_t count;
+	int complete, header, weight = 0;
+	struct zt_ps_header h;
+	const char *s;
+
+	if (has_prefix(p, n, ZT_RAW_MAGIC) &&
+	    (n == strlen(ZT_RAW_MAGIC) || p[strlen(ZT_RAW_MAGIC)] == ' ' ||
+	     p[strlen(ZT_RAW_MAGIC)] == '\n'))
+		return ZT_STAGE_RAW;
+	for (;;) {
+		s = line_at(p, n, &len, &complete);
+		if (!complete && !at_end)
+			return UNDECIDED;
+		if (n == 0)	/* comments only: zt-symbolize's facts, or a weight line */
+			return weight ? ZT_STAGE_FOLDED : ZT_STAGE_SCRIPT;
+		if (len > 0 && s[0] != '#')
+			break;
+		weight |= has_prefix(s, len, "# zt weight");
+		p += len + complete;
+		n -= len + complete;
+	}
+	if (s[0] == ' ' || s[0] == '\t')
+		return ZT_STAGE_SCRIPT;
+	header = zt_ps_parse_header(s, len, &h) != 0;
+	if (zt_folded_parse(s, len, &stacklen, &count) != NULL)
+		return header ? ZT_STAGE_SCRIPT : ZT_STAGE_FOLDED;
+	if (header) {
+		const char *t = s + len + complete;
+		size_t m = n - len - complete, tlen;
+
+		while (m > 0 && *t == '\n')
+			t++, m--;
+		line_at(t, m, &tlen, &complete);
+		if (!complete && !at_end)
+			return UNDECIDED;
+		if (m > 0 && (t[0] == ' ' || t[0] == '\t'))
+			return ZT_STAGE_SCRIPT;
+	}
+	/* "stack before after": the stack before the last count ends in one. */
+	if (stacklen > 0 && s[stacklen - 1] >= '0' && s[stacklen - 1] <= '9' &&
+	    zt_folded_parse(s, stacklen, &sl, &count) == NULL)
+		return ZT_STAGE_DIFF;
+	return ZT_STAGE_FOLDED;
+}
+
+struct zt_stage *zt_stage_open(const char *path, char *err, size_t errlen)
+{
+	struct zt_input *in = zt_input_open(path, err, errlen);
+	struct zt_stage *s;
+	const char *p, *what;
+	size_t want = 4096, n;
+	int kind = UNDECIDED;
+
+	if (!in)
+		return NULL;
+	for (;;) {
+		int at_end;
+
+		p = zt_input_peek(in, want, &n);
+		at_end = n < want;
+		if (zt_input_error(in) && n < want) {
+			zt_errf(err, errlen, "%s", zt_input_error(in));
+			goto fail;
+		}
+		if (n == 0) {
+			zt_err_at(err, errlen, zt_input_name(in), 0, "empty file");
+			goto fail;
+		}
+		if ((what = foreign(p, n, zt_input_gzipped(in)))) {
+			zt_err_at(err, errlen, zt_input_name(in), 0, "%s", what);
+			goto fail;
+		}
+		kind = decide(p, n, at_end || want >= ZT_LINE_MAX);
+		if (kind != UNDECIDED)
+			break;
+		want = want * 8 < ZT_LINE_MAX ? want * 8 : ZT_LINE_MAX;
+	}
+	s = zt_calloc(1, sizeof *s);
+	s->in = in;
+	s->kind = (enum zt_stage_kind)kind;
+	return s;
+fail:
+	zt_input_close(in);
+	return NULL;
+}
+
+enum zt_stage_kind zt_stage_kind(const struct zt_stage *s)
+{
+	return s->kind;
+}
+
+const char *zt_stage_name(const struct zt_stage *s)
+{
+	return zt_input_name(s->in);
+}
+
+int zt_stage_refuse_diff(const struct zt_stage *s, char *err, size_t errlen)
+{
+	if (s->kind != ZT_STAGE_DIFF)
+		return 0;
+	zt_err_at(err, errlen, zt_input_name(s->in), 0,
+		  "differential folded stacks (zt-diff's output, two counts a line): zt-flame "
+		  "draws them; this wants one profile");
+	return -1;
+}
+
+struct zt_input *zt_stage_input(struct zt_stage *s)
+{
+	return s->in;
+}
+
+/* ------------------------------------------------------------------ */
+/* Records. */
+
+int zt_stage_records(struct zt_stage *s, const struct zt_symopts *o, char *err,
+		     size_t errlen)
+{
+	const char *const *w;
+	size_t n;
+
+	s->started = 1;
+	s->r = zt_ps_reader_new(s->in);
+	if (s->kind != ZT_STAGE_RAW)
+		return 0;
+	s->have_raw = 1;
+	if (zt_raw_read(s->in, &s->d, err, errlen) < 0)
+		return -1;
+	s->sym = zt_symbolizer_new(&s->d, o);
+	s->res = zt_symstream_resolve(s->sym, &s->d);
+	w = zt_symbolizer_warnings(s->sym, &n);
+	for (size_t i = 0; i < n; i++)
+		add_warning(s, "%s", w[i]);
+	s->comm = zt_symstream_comm(&s->d);
+	zt_symstream_order(&s->d, 1, &s->order);
+	return 0;
+}
+
+struct zt_ps_reader *zt_stage_reader(struct zt_stage *s)
+{
+	return s->r;
+}
+
+struct zt_raw *zt_stage_raw(struct zt_stage *s)
+{
+	return s->have_raw ? &s->d : NULL;
+}
+
+struct zt_symbolizer *zt_stage_symbolizer(struct zt_stage *s)
+{
+	return s->sym;
+}
+
+static int frame_eq(void *ctx, uint32_t i, const void *key)
+{
+	const struct frames *fr = ctx;
+	const uint64_t *k = key;
+
+	return fr->addr[i] == k[0] && fr->exact[i] == k[1];
+}
+
+/* Each distinct address's lines, formatted once as zt-symbolize writes them. */
+static void make_frames(struct zt_stage *s)
+{
+	struct frames *fr = &s->fr;
+	const struct zt_raw *d = &s->d;
+	FILE *f;
+	char *text = NULL;
+	size_t textlen = 0;
+
+	f = open_memstream(&text, &textlen);
+	if (!f)
+		zt_out_of_memory("the frames of a raw dump");
+	fr->of = zt_calloc(d->naddr ? d->naddr : 1, sizeof *fr->of);
+	for (size_t i = 0; i < d->naddr; i++) {
+		uint64_t key[2] = { d->addr[i], d->exact[i] != 0 };
+		uint64_t h = zt_hash_u64(key[0] * 2 + key[1]);
+		int64_t k = zt_hash_index_find(&fr->ix, h, frame_eq, fr, key);
+
+		if (k < 0) {
+			size_t cap = fr->cap;
+
+			zt_grow(&fr->addr, &cap, fr->n + 1, sizeof *fr->addr);
+			cap = fr->cap;
+			zt_grow(&fr->exact, &cap, fr->n + 1, sizeof *fr->exact);
+			cap = fr->cap;
+			zt_grow(&fr->off, &cap, fr->n + 2, sizeof *fr->off);
+			fr->cap = cap;
+			fr->addr[fr->n] = key[0];
+			fr->exact[fr->n] = (uint8_t)key[1];
+			fflush(f);
+			fr->off[fr->n] = (size_t)ftello(f);
+			zt_symstream_frame(f, d->addr[i], &s->res[i]);
+			zt_hash_index_add(&fr->ix, h, (uint32_t)fr->n);
+			k = (int64_t)fr->n++;
+		}
+		fr->of[i] = (uint32_t)k;
+	}
+	if (fflush(f) != 0)
+		zt_out_of_memory("the frames of a raw dump");
+	fr->off[fr->n] = (size_t)ftello(f);
+	fclose(f);
+	fr->text = text;
+	s->have_frames = 1;
+}
+
+/* The next chunk of the stream: its facts, then one record. 0 after the last. */
+static int next_chunk(struct zt_stage *s)
+{
+	const struct zt_raw *d = &s->d;
+
+	if (!s->out && !(s->out = open_memstream(&s->chunk, &s->chunklen)))
+		zt_out_of_memory("a record of a raw dump");
+	rewind(s->out);
+	if (!s->facts_done) {
+		const char *const *w = (const char *const *)s->warn;
+
+		s->facts_done = 1;
+		zt_facts_write(s->out, d, w, s->nwarn);
+	} else if (s->next < s->order.n) {
+		const struct zt_stack *st;
+		uint64_t ns, count;
+		size_t stack;
+
+		if (!s->have_frames)
+			make_frames(s);
+		zt_symstream_record(d, &s->order, s->next++, &stack, &ns, &count);
+		st = &d->stacks[stack];
+		zt_symstream_header(s->out, d, s->comm, stack, ns, count);
+		for (size_t j = st->first; j < st->first + st->naddr; j++) {
+			uint32_t k = s->fr.of[j];
+
+			fwrite(s->fr.text + s->fr.off[k], 1, s->fr.off[k + 1] - s->fr.off[k],
+			       s->out);
+		}
+		if (st->partial)
+			zt_symstream_truncated(s->out);
+		putc('\n', s->out);
+	} else {
+		return 0;
+	}
+	if (fflush(s->out) != 0)
+		zt_out_of_memory("a record of a raw dump");
+	s->chunklen = (size_t)ftello(s->out);
+	s->pos = 0;
+	return 1;
+}
+
+/* The next item of a raw dump's stream. */
+static int next_raw(struct zt_stage *s, struct zt_ps_item *it, char *err, size_t errlen)
+{
+	for (;;) {
+		while (s->pos < s->chunklen) {
+			char *line = s->chunk + s->pos, *nl;
+			size_t len;
+			int got;
+
+			nl = memchr(line, '\n', s->chunklen - s->pos);
+			len = nl ? (size_t)(nl - line) : s->chunklen - s->pos;
+			line[len] = '\0';
+			s->pos += len + 1;
+			s->lineno++;
+			got = zt_ps_line(s->r, line, len, s->lineno, it, err, errlen);
+			if (got != 0)
+				return got;
+		}
+		if (!next_chunk(s))
+			break;
+	}
+	zt_ps_finish(s->r, s->lineno, it);
+	return 0;
+}
+
+int zt_stage_next(struct zt_stage *s, struct zt_ps_item *it, char *err, size_t errlen)
+{
+	int got = s->kind == ZT_STAGE_RAW ? next_raw(s, it, err, errlen)
+					  : zt_ps_next(s->r, it, err, errlen);
+
+	if (s->progress) {
+		if (got > 0 && ++s->items % (1UL << 22) == 0) {
+			s->shown = 1;
+			s->progress(s->pctx, zt_input_name(s->in), zt_ps_reader_bytes(s->r), 0);
+		} else if (got <= 0 && s->shown) {
+			s->shown = 0;
+			s->progress(s->pctx, zt_input_name(s->in), zt_ps_reader_bytes(s->r), 1);
+		}
+	}
+	if (got == 0 && it->unterminated)
+		add_warning(s, "%s: line %lu: last record has no blank line after it; "
+			    "dropped, as stackcollapse-perf.pl drops it",
+			    zt_input_name(s->in), it->unterminated);
+	return got;
+}
+
+void zt_stage_set_progress(struct zt_stage *s,
+			   void (*fn)(void *ctx, const char *name, uint64_t bytes, int done),
+			   void *ctx)
+{
+	s->progress = fn;
+	s->pctx = ctx;
+}
+
+const char *const *zt_stage_warnings(const struct zt_stage *s, size_t *n)
+{
+	*n = s->nwarn;
+	return (const char *const *)s->warn;
+}
+
+/* ------------------------------------------------------------------ */
+/* Folding. */
+
+int zt_stage_fold(struct zt_stage *s, struct zt_fold *f, struct zt_stage_events *ev,
+		  char *err, size_t errlen)
+{
+	struct zt_ps_item it;
+	const char *problem, *skipped;
+	unsigned long n;
+	int got;
+
+	if (ev->event)
+		zt_ps_reader_set_event(s->r, ev->event, strlen(ev->event));
+	while ((got = zt_stage_next(s, &it, err, errlen)) > 0) {
+		if ((problem = zt_fold_item(f, &it))) {
+			zt_err_at(err, errlen, zt_input_name(s->in), it.lineno, "%s", problem);
+			return -1;
+		}
+	}
+	if (got < 0)
+		return -1;
+	if (!ev->event && zt_ps_reader_event(s->r))
+		ev->event = zt_strdup(zt_ps_reader_event(s->r));
+	n = zt_ps_reader_skipped(s->r, &skipped);
+	if (n && !ev->skipped_event)
+		ev->skipped_event = zt_strdup(skipped);
+	ev->skipped += n;
+	return 0;
+}
+
+char *zt_stage_events_end(struct zt_stage_events *ev)
+{
+	char *msg = NULL;
+	char buf[ZT_ERR_MAX];
+
+	if (ev->skipped) {
+		snprintf(buf, sizeof buf, "skipped %lu records of other events than '%s' "
+			 "(the first was '%s')", ev->skipped, ev->event, ev->skipped_event);
+		msg = zt_strdup(buf);
+	}
+	free(ev->event);
+	free(ev->skipped_event);
+	*ev = (struct zt_stage_events){ 0 };
+	return msg;
+}
+
+struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
+				 char *err, size_t errlen)
+{
+	struct zt_collapse_opts co = { 0 };
+	struct zt_stage_events ev = { 0 };
+	struct zt_fold *f;
+	char *msg;
+	FILE *tmp;
+	int fd, rc;
+
+	if (s->kind == ZT_STAGE_FOLDED || s->kind == ZT_STAGE_DIFF)
+		return s->in;
+	if (s->folded)
+		return s->folded;
+	if (!s->started && zt_stage_records(s, o, err, errlen) < 0)
+		return NULL;
+	f = zt_fold_new(&co);
+	rc = zt_stage_fold(s, f, &ev, err, errlen);
+	msg = zt_stage_events_end(&ev);
+	if (msg) {
+		add_warning(s, "%s", msg);
+		free(msg);
+	}
+	if (rc == 0 && zt_fold_records(f) == 0) {
+		zt_err_at(err, errlen, zt_input_name(s->in), 0, "no samples in the input");
+		rc = -1;
+	}
+	if (rc < 0) {
+		zt_fold_free(f);
+		return NULL;
+	}
+	/* zt-fold's bytes, in a file of their own, read back as any folded input. */
+	fd = memfd_create("zt-folded", MFD_CLOEXEC);
+	if (fd < 0 || !(tmp = fdopen(dup(fd), "w"))) {
+		zt_errf(err, errlen, "%s: cannot make a temporary file for its folded stacks: %s",
+			zt_input_name(s->in), strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		zt_fold_free(f);
+		return NULL;
+	}
+	zt_fold_write(f, tmp);
+	zt_fold_free(f);
+	if (fclose(tmp) != 0 || lseek(fd, 0, SEEK_SET) != 0) {
+		zt_errf(err, errlen, "%s: cannot write its folded stacks: %s",
+			zt_input_name(s->in), strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	s->folded = zt_input_fdopen(fd, zt_input_name(s->in));
+	return s->folded;
+}
+
+void zt_stage_close(struct zt_stage *s)
+{
+	if (!s)
+		return;
+	zt_input_close(s->folded);
+	zt_ps_reader_free(s->r);
+	zt_input_close(s->in);
+	if (s->out)
+		fclose(s->out);
+	free(s->chunk);
+	free(s->fr.text);
+	free(s->fr.off);
+	free(s->fr.of);
+	free(s->fr.addr);
+	free(s->fr.exact);
+	zt_hash_index_free(&s->fr.ix);
+	free(s->res);
+	zt_symbolizer_free(s->sym);
+	if (s->have_raw)
+		zt_raw_free(&s->d);
+	for (size_t i = 0; i < s->nwarn; i++)
+		free(s->warn[i]);
+	free(s->warn);
+	free(s);
+}

@@ -1,0 +1,141 @@
+/*
+ * stage.h — one reader for every analysis tool (zt-stat, zt-fold,
+ * zt-flame, zt-diff, zt-pprof): a raw dump (plain or gzip), zt-symbolize's
+ * stream or any perf script output, folded stacks, or differential folded
+ * stacks, told apart by their content, never by their names.
+ *
+ * A raw dump is symbolized here with lib/symbolize.c and the options the
+ * tool took (lib/symargs.h), and its records are the lines zt-symbolize
+ * would write (lib/symstream.c), handed to the same perf script reader:
+ * whatever a tool computes from a raw dump is what it computes from
+ * `zt-symbolize dump |`. Records are folded as zt-fold folds them with its
+ * default options for the tools that want folded stacks. An input of a
+ * kind no tool reads (a pprof profile, a perf.data file, an SVG) is
+ * refused with one line saying what it looks like and what reads it.
+ */
+#ifndef ZT_STAGE_H
+#define ZT_STAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fold.h"
+#include "perfscript.h"
+#include "raw.h"
+#include "symbolize.h"
+
+enum zt_stage_kind {
+	ZT_STAGE_RAW,		/* a zt raw dump (formats/raw.md) */
+	ZT_STAGE_SCRIPT,	/* perf script text, or zt-symbolize's stream */
+	ZT_STAGE_FOLDED,	/* folded stacks (formats/folded.md) */
+	ZT_STAGE_DIFF,		/* differential folded stacks (formats/diff.md) */
+};
+
+struct zt_stage;
+
+/*
+ * Open path (NULL or "-": stdin) and tell what it holds from its first
+ * bytes and lines. Returns NULL with the message in err: the input cannot
+ * be opened or read, is empty, or holds what no tool reads ("'f': a
+ * perf.data file: ..."). The caller frees the result with zt_stage_close.
+ */
+struct zt_stage *zt_stage_open(const char *path, char *err, size_t errlen);
+void zt_stage_close(struct zt_stage *s);
+
+enum zt_stage_kind zt_stage_kind(const struct zt_stage *s);
+
+/* "'f'" or "<stdin>", as messages name the input. */
+const char *zt_stage_name(const struct zt_stage *s);
+
+/*
+ * Refuse differential folded stacks where one profile is wanted: -1 with
+ * the message ("'f': differential folded stacks (zt-diff's output): ...")
+ * in err, else 0.
+ */
+int zt_stage_refuse_diff(const struct zt_stage *s, char *err, size_t errlen);
+
+/*
+ * The input itself, not yet read, for folded and differential stacks
+ * (zt_folded_next, lib/folded.h). s keeps owning it.
+ */
+struct zt_input *zt_stage_input(struct zt_stage *s);
+
+/*
+ * Get ready to hand out the records of a raw dump or perf script text:
+ * a raw dump is read whole and every address resolved with options o
+ * (NULL: the defaults), which must outlive s. Returns 0, or -1 with the
+ * message in err. Call once, before zt_stage_next.
+ */
+int zt_stage_records(struct zt_stage *s, const struct zt_symopts *o, char *err,
+		     size_t errlen);
+
+/* The perf script reader the records go through (its event, the records it skipped). */
+struct zt_ps_reader *zt_stage_reader(struct zt_stage *s);
+
+/*
+ * The next item, as zt_ps_next gives it (lib/perfscript.h): 1, 0 at the
+ * end, -1 with the message in err. A raw dump's items are those of its
+ * stream: its `# zt` facts as comments, then one record per distinct stack
+ * (zt-symbolize --merge's records, which every reader sums as it sums one
+ * record per sample), with line numbers as in that stream.
+ */
+int zt_stage_next(struct zt_stage *s, struct zt_ps_item *it, char *err, size_t errlen);
+
+/*
+ * Call fn every few million items (fn(ctx, bytes of text read, 0)), and
+ * once with done set after the last, if it was called before: for a tool's
+ * progress on a terminal.
+ */
+void zt_stage_set_progress(struct zt_stage *s,
+			   void (*fn)(void *ctx, const char *name, uint64_t bytes, int done),
+			   void *ctx);
+
+/*
+ * What zt-fold warns about without stopping: the symbolizer's warnings
+ * (zt_symbolizer_warnings), a last record with no blank line after it.
+ * Each without the tool's name; valid while s is.
+ */
+const char *const *zt_stage_warnings(const struct zt_stage *s, size_t *n);
+
+/* The event records are kept for across inputs: several inputs are one stream. */
+struct zt_stage_events {
+	char *event;		/* the first one seen rules */
+	char *skipped_event;	/* the first one skipped */
+	unsigned long skipped;
+};
+
+/*
+ * Fold every record of s into f, as zt-fold does: call zt_stage_records
+ * first. ev (zeroed by the caller before the first input) carries the
+ * event from one input to the next. Returns 0, or -1 with the message in
+ * err.
+ */
+int zt_stage_fold(struct zt_stage *s, struct zt_fold *f, struct zt_stage_events *ev,
+		  char *err, size_t errlen);
+
+/*
+ * The warning about records of other events, or NULL, once every input
+ * is folded; frees ev's strings either way. The caller frees the result.
+ */
+char *zt_stage_events_end(struct zt_stage_events *ev);
+
+/*
+ * s as folded stacks, for the tools that draw, compare or encode them:
+ * folded and differential stacks as they are; records (a raw dump,
+ * symbolized with o, or perf script text) folded with zt-fold's default
+ * options into the bytes `zt-fold` would write, read back through a
+ * temporary file. Returns the input to read with zt_folded_next (s keeps
+ * owning it), or NULL with the message in err. Whether the stacks were
+ * folded here: zt_stage_kind is then still the input's.
+ */
+struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
+				 char *err, size_t errlen);
+
+/*
+ * The raw dump of a ZT_STAGE_RAW input after zt_stage_records, and its
+ * symbolizer (zt-pprof builds its profile from them); NULL for others.
+ */
+struct zt_raw *zt_stage_raw(struct zt_stage *s);
+struct zt_symbolizer *zt_stage_symbolizer(struct zt_stage *s);
+
+#endif
