@@ -86,7 +86,7 @@ setup() {
 @test "stat --by=module on folded stacks says they carry no modules" {
 	printf 'a;b 1\n' > "$T/f"
 	run -1 --separate-stderr zt-stat --by=module "$T/f"
-	assert_equal "$stderr" "zt-stat: '$T/f': folded stacks carry no modules; --by=module needs perf script input"
+	assert_equal "$stderr" "zt-stat: '$T/f': folded stacks carry no modules; --by=module needs perf script input or a raw dump"
 }
 
 @test "stat --by=line without source lines says how to get them" {

@@ -20,6 +20,8 @@
 
 #include "folded.h"
 #include "input.h"
+#include "stage.h"
+#include "symargs.h"
 #include "json.h"
 #include "perfscript.h"
 #include "profile.h"
@@ -31,9 +33,10 @@
 #include "facts.h"
 
 /* Long-only options: every code below 256 would also be a short one. */
-enum { OPT_FOCUS = 256, OPT_IGNORE, OPT_HIDE, OPT_PEEK, OPT_LIST, OPT_SRCDIR };
+enum { OPT_FOCUS = ZT_SYMARGS_NEXT, OPT_IGNORE, OPT_HIDE, OPT_PEEK, OPT_LIST, OPT_SRCDIR };
 
 static const struct zt_opt options[] = {
+	ZT_SYMARGS_ROWS,
 	{ 'n', "nodes", required_argument, "N", "rows of the table (default 20, 0 for all)" },
 	{ 'b', "by", required_argument, "KEY", "function, module, line or thread" },
 	{ 's', "sort", required_argument, "ORDER", "flat (default) or cum" },
@@ -88,16 +91,16 @@ struct run {
 	struct zt_profile *lines;	/* --list: per source line */
 	struct zt_filter *filter, *peekre, *listre;
 	const char *srcdir;
+	struct zt_symargs sym;		/* for raw dumps */
 	struct zt_facts facts;
 	struct weight weight;
 };
 
-/* One input as it is read: its format, once a record line says, and counts. */
+/* One input as it is read, and what it added. */
 struct reading {
-	struct zt_input *in;
-	int folded;			/* -1 until the first record line */
-	struct zt_ps_reader *r;		/* perf script */
-	struct zt_psprof *pp;
+	struct zt_stage *sg;
+	int raw;			/* a raw dump, symbolized here */
+	struct zt_psprof *pp;		/* records */
 	struct zt_weight w;
 	uint64_t stacks;
 	unsigned long records;
@@ -149,136 +152,123 @@ static int agree(struct weight *weight, struct zt_weight *w, const char *path, c
 	return -1;
 }
 
-/*
- * The first record line decides the format: folded when it parses as
- * folded, or fails as neither format (then the folded reader says what is
- * wrong).
- */
-static int start_format(struct run *st, struct reading *rd, const char *s, size_t len,
-			char *err, size_t errlen)
+/* Count the folded stacks of the input; -1 with the message in err. */
+static int read_folded(struct run *st, struct reading *rd, char *err, size_t errlen)
 {
-	struct zt_ps_header h;
-	size_t sl;
-	uint64_t c;
-
-	rd->folded = s[0] != ' ' && s[0] != '\t' &&
-		     (!zt_folded_parse(s, len, &sl, &c) || !zt_ps_parse_header(s, len, &h));
-	if (rd->folded && st->by != ZT_BY_FUNCTION) {
-		zt_errf(err, errlen, "%s: folded stacks carry no %ss; --by=%s needs perf "
-			"script input", zt_input_name(rd->in), bynames[st->by], bynames[st->by]);
-		return -1;
-	}
-	if (!rd->folded) {
-		rd->r = zt_ps_reader_new(rd->in);
-		rd->pp = zt_psprof_new(st->p, st->by);
-		if (st->lines)
-			zt_psprof_set_lines(rd->pp, st->lines);
-		rd->w = (struct zt_weight){ 0 };	/* records say */
-	}
-	return 0;
-}
-
-/* Count one line of the input; -1 with the message in err. */
-static int read_line(struct run *st, struct reading *rd, const char *s, size_t len,
-		     char *err, size_t errlen)
-{
-	unsigned long ln = zt_input_lineno(rd->in);
+	struct zt_input *in = zt_stage_input(rd->sg);
 	const char *problem = NULL;
-	struct zt_ps_item it;
-	size_t sl;
+	size_t len, sl;
 	uint64_t c;
-	int got;
+	char *s;
 
-	if (len > 0 && s[0] == '#') {
-		if (!(problem = zt_facts_line(&st->facts, s, len)) && rd->folded != 0)
-			problem = zt_weight_comment(&rd->w, s, len);
-		goto out;
-	}
-	if (rd->folded < 0 && len > 0 && start_format(st, rd, s, len, err, errlen) < 0)
+	if (st->by != ZT_BY_FUNCTION) {
+		zt_errf(err, errlen, "%s: folded stacks carry no %ss; --by=%s needs perf "
+			"script input or a raw dump", zt_input_name(in), bynames[st->by],
+			bynames[st->by]);
 		return -1;
-	if (rd->folded > 0) {
-		if (!(problem = zt_folded_parse(s, len, &sl, &c)) &&
-		    zt_profile_samples(st->p) > UINT64_MAX - c)
+	}
+	while (!problem && (s = zt_input_line(in, &len))) {
+		if (len > 0 && s[0] == '#') {
+			if (!(problem = zt_facts_line(&st->facts, s, len)))
+				problem = zt_weight_comment(&rd->w, s, len);
+		} else if (!(problem = zt_folded_parse(s, len, &sl, &c)) &&
+			   zt_profile_samples(st->p) > UINT64_MAX - c) {
 			problem = "total count does not fit in 64 bits";
-		if (!problem) {
+		} else if (!problem) {
 			zt_profile_add_folded(st->p, s, sl, c);
 			zt_weight_count(&rd->w, c);
 			rd->stacks++;
 		}
-	} else if (rd->folded == 0) {
-		if ((got = zt_ps_line(rd->r, s, len, ln, &it, err, errlen)) <= 0)
-			return got;
+	}
+	if (problem) {
+		zt_err_at(err, errlen, zt_input_name(in), zt_input_lineno(in), "%s", problem);
+		return -1;
+	}
+	if (zt_input_error(in)) {
+		zt_errf(err, errlen, "%s", zt_input_error(in));
+		return -1;
+	}
+	if (st->lines) {
+		zt_errf(err, errlen, "%s: folded stacks carry no source lines; --list needs "
+			"perf script -F +srcline or zt-symbolize --lines", zt_input_name(in));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Count the records of perf script text, or of a raw dump symbolized with
+ * o; -1 with the message in err.
+ */
+static int read_records(struct run *st, struct reading *rd, const struct zt_symopts *o,
+			char *err, size_t errlen)
+{
+	const char *name = zt_stage_name(rd->sg), *problem = NULL;
+	const char *const *warn;
+	struct zt_ps_item it;
+	size_t nwarn;
+	int got;
+
+	if (zt_stage_records(rd->sg, o, err, errlen) < 0)
+		return -1;
+	rd->pp = zt_psprof_new(st->p, st->by);
+	if (st->lines)
+		zt_psprof_set_lines(rd->pp, st->lines);
+	while (!problem && (got = zt_stage_next(rd->sg, &it, err, errlen)) > 0) {
+		if (it.kind == ZT_PS_COMMENT)
+			problem = zt_facts_line(&st->facts, it.text.p, it.text.n);
 		if (it.kind == ZT_PS_END)
 			rd->records++;
 		if (it.kind == ZT_PS_HEADER)
 			zt_weight_record(&rd->w, it.header.event.p, it.header.event.n,
 					 it.header.period);
-		problem = zt_psprof_item(rd->pp, &it);
+		if (!problem)
+			problem = zt_psprof_item(rd->pp, &it);
 	}
-	/* else: blank lines before the first record */
-out:
 	if (problem) {
-		zt_err_at(err, errlen, zt_input_name(rd->in), ln, "%s", problem);
+		zt_err_at(err, errlen, name, it.lineno, "%s", problem);
+		return -1;
+	}
+	warn = zt_stage_warnings(rd->sg, &nwarn);
+	for (size_t i = 0; i < nwarn; i++)
+		zt_warn("%s", warn[i]);
+	if (got < 0)
+		return -1;
+	if ((st->by == ZT_BY_LINE || st->lines) && !zt_psprof_saw_lines(rd->pp)) {
+		if (rd->raw && !o->lines)
+			zt_errf(err, errlen, "%s: a raw dump read without --lines gives no source "
+				"lines; --%s needs --lines", name, st->lines ? "list" : "by=line");
+		else
+			zt_errf(err, errlen, "%s: no source lines in the input; --%s needs "
+				"perf script -F +srcline or zt-symbolize --lines", name,
+				st->lines ? "list" : "by=line");
 		return -1;
 	}
 	return 0;
 }
 
-/* After the last line: what the input must have held. */
-static int end_input(struct run *st, struct reading *rd, const char *path, char *err,
-		     size_t errlen)
+/* Read one input into the run, whichever stage it is. */
+static int read_input(struct run *st, const char *path, const struct zt_symopts *o,
+		      char *err, size_t errlen)
 {
-	const char *name = zt_input_name(rd->in);
-	struct zt_ps_item it;
+	struct reading rd = { 0 };
+	int rc;
 
-	if (zt_input_lineno(rd->in) == 0) {
-		zt_err_at(err, errlen, name, 0, "empty file");
+	if (!(rd.sg = zt_stage_open(path, err, errlen)))
 		return -1;
-	}
-	if (rd->r) {
-		zt_ps_finish(rd->r, zt_input_lineno(rd->in), &it);
-		if (it.unterminated)
-			zt_warn("%s: line %lu: last record has no blank line after it; "
-				"dropped, as stackcollapse-perf.pl drops it", name, it.unterminated);
-		if ((st->by == ZT_BY_LINE || st->lines) && !zt_psprof_saw_lines(rd->pp)) {
-			zt_errf(err, errlen, "%s: no source lines in the input; --%s needs "
-				"perf script -F +srcline or zt-symbolize --lines",
-				name, st->lines ? "list" : "by=line");
-			return -1;
-		}
-	} else if (st->lines) {
-		zt_errf(err, errlen, "%s: folded stacks carry no source lines; --list needs "
-			"perf script -F +srcline or zt-symbolize --lines", name);
-		return -1;
-	}
-	if (rd->stacks == 0 && rd->records == 0) {
-		zt_err_at(err, errlen, name, 0, "no samples");
-		return -1;
-	}
-	return agree(&st->weight, &rd->w, path, err, errlen);
-}
-
-/* Read one input into the run, whichever of the two formats it is. */
-static int read_input(struct run *st, const char *path, char *err, size_t errlen)
-{
-	struct reading rd = { .folded = -1 };
-	int rc = 0;
-	size_t len;
-	char *s;
-
-	if (!(rd.in = zt_input_open(path, err, errlen)))
-		return -1;
-	while (rc == 0 && (s = zt_input_line(rd.in, &len)))
-		rc = read_line(st, &rd, s, len, err, errlen);
-	if (rc == 0 && zt_input_error(rd.in)) {
-		zt_errf(err, errlen, "%s", zt_input_error(rd.in));
+	rd.raw = zt_stage_kind(rd.sg) == ZT_STAGE_RAW;
+	rc = zt_stage_refuse_diff(rd.sg, err, errlen);
+	if (rc == 0)
+		rc = zt_stage_kind(rd.sg) == ZT_STAGE_FOLDED ? read_folded(st, &rd, err, errlen)
+							     : read_records(st, &rd, o, err, errlen);
+	if (rc == 0 && rd.stacks == 0 && rd.records == 0) {
+		zt_err_at(err, errlen, zt_stage_name(rd.sg), 0, "no samples");
 		rc = -1;
 	}
 	if (rc == 0)
-		rc = end_input(st, &rd, path, err, errlen);
+		rc = agree(&st->weight, &rd.w, path, err, errlen);
 	zt_psprof_free(rd.pp);
-	zt_ps_reader_free(rd.r);
-	zt_input_close(rd.in);
+	zt_stage_close(rd.sg);
 	return rc;
 }
 
@@ -543,7 +533,8 @@ static int parse_options(int argc, char **argv, struct run *st, struct asked *as
 	int c;
 
 	*status = ZT_EXIT_OK;
-	while (*status == ZT_EXIT_OK && (c = zt_usage_getopt(argc, argv, &usage)) != -1) {
+	while (*status == ZT_EXIT_OK &&
+	       (c = zt_symargs_getopt(argc, argv, &usage, &st->sym, err, sizeof err)) != -1) {
 		switch (c) {
 		case 'b':
 			for (st->by = 0; st->by < 4 && strcmp(optarg, bynames[st->by]) != 0; st->by++)
@@ -587,7 +578,11 @@ static int parse_options(int argc, char **argv, struct run *st, struct asked *as
 		case OPT_SRCDIR: st->srcdir = optarg; break;
 		case 'h': zt_usage(&usage, stdout); return -1;
 		case 'V': zt_version(); return -1;
-		default: *status = ZT_EXIT_USAGE; break;
+		default:
+			if (err[0])
+				zt_warn("%s", err);
+			*status = ZT_EXIT_USAGE;
+			break;
 		}
 	}
 	if (*status == ZT_EXIT_OK && st->listre && st->by != ZT_BY_FUNCTION) {
@@ -614,6 +609,7 @@ int main(int argc, char **argv)
 
 	zt_setprog(argv[0]);
 	st.p = zt_profile_new();
+	zt_symargs_init(&st.sym, argc);
 	if (parse_options(argc, argv, &st, &ask, &status) < 0)
 		goto out;
 	argc -= optind;
@@ -625,7 +621,7 @@ int main(int argc, char **argv)
 	if (st.listre)
 		st.lines = zt_profile_new();
 	for (int i = 0; i < (argc ? argc : 1) && status == ZT_EXIT_OK; i++)
-		if (read_input(&st, argc ? argv[i] : "-", err, sizeof err) < 0)
+		if (read_input(&st, argc ? argv[i] : "-", &st.sym.opts, err, sizeof err) < 0)
 			status = ZT_EXIT_DATA;
 	if (status == ZT_EXIT_OK) {
 		if (st.weight.samples && st.weight.div > 1) {
@@ -644,5 +640,6 @@ out:
 	zt_filter_free(st.listre);
 	zt_profile_free(st.lines);
 	zt_profile_free(st.p);
+	zt_symargs_free(&st.sym);
 	return status;
 }
