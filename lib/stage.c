@@ -101,16 +101,22 @@ static int has_prefix_ci(const char *p, size_t n, const char *pre)
 	return n >= k && strncasecmp(p, pre, k) == 0;
 }
 
-/* Whether the first line (or 512 bytes) holds bytes no text has. */
+/*
+ * Whether the first 512 bytes look like no text: control bytes (NUL among
+ * them) more than one in 32. A line with one of them is text, and its
+ * reader says which line holds what.
+ */
 static int binary(const char *p, size_t n)
 {
-	for (size_t i = 0; i < n && i < 512 && p[i] != '\n'; i++) {
+	size_t ctl = 0, m = n < 512 ? n : 512;
+
+	for (size_t i = 0; i < m; i++) {
 		unsigned char c = (unsigned char)p[i];
 
-		if (c == 0 || (c < 0x20 && c != '\t' && c != '\r' && c != '\f' && c != '\v'))
-			return 1;
+		ctl += c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' &&
+		       c != '\v' && c != 0x1b;
 	}
-	return 0;
+	return ctl >= 4 && ctl * 32 > m;
 }
 
 /*

@@ -19,13 +19,16 @@
 #include "flame.h"
 #include "folded.h"
 #include "input.h"
+#include "stage.h"
+#include "symargs.h"
 #include "usage.h"
 #include "util.h"
 
 /* Long-only options: every code below 256 would also be a short one. */
-enum { OPT_INVERTED = 256, OPT_NEGATE };
+enum { OPT_INVERTED = ZT_SYMARGS_NEXT, OPT_NEGATE };
 
 static const struct zt_opt options[] = {
+	ZT_SYMARGS_ROWS,
 	{ 'i', "icicle", no_argument, NULL, "roots at the top (an icicle graph)" },
 	{ OPT_INVERTED, "inverted", no_argument, NULL, "--icicle, as flamegraph.pl names it" },
 	{ 't', "title", required_argument, "TITLE",
@@ -70,18 +73,28 @@ static const char *add_stack(struct zt_flame *flame, const struct zt_folded_item
 	return zt_flame_add(flame, it->stack, len, stacklen, 1, before, it->count);
 }
 
-/* Add every stack of one input; -1 with the message in err. */
-static int read_input(struct zt_flame *flame, const char *path, char *err, size_t errlen)
+/*
+ * Add every stack of one input, records folded as zt-fold folds them (a
+ * raw dump symbolized with o first); -1 with the message in err.
+ */
+static int read_input(struct zt_flame *flame, const char *path, const struct zt_symopts *o,
+		      char *err, size_t errlen)
 {
-	struct zt_input *in = zt_input_open(path, err, errlen);
+	struct zt_stage *sg = zt_stage_open(path, err, errlen);
+	struct zt_input *in = sg ? zt_stage_folded(sg, o, err, errlen) : NULL;
+	const char *const *warn;
 	struct zt_folded_item it;
 	uint64_t stacks = 0;
 	const char *problem;
-	int got;
+	size_t nwarn;
+	int got = -1;
 
-	if (!in)
-		return -1;
-	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
+	if (sg) {
+		warn = zt_stage_warnings(sg, &nwarn);
+		for (size_t i = 0; i < nwarn; i++)
+			zt_warn("%s", warn[i]);
+	}
+	while (in && (got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
 		if (it.kind != ZT_FOLDED_STACK)
 			continue;
 		if ((problem = add_stack(flame, &it))) {
@@ -90,7 +103,7 @@ static int read_input(struct zt_flame *flame, const char *path, char *err, size_
 			break;
 		}
 	}
-	zt_input_close(in);
+	zt_stage_close(sg);
 	return got;
 }
 
@@ -98,14 +111,15 @@ static int read_input(struct zt_flame *flame, const char *path, char *err, size_
  * The options, into o. Returns 0, or -1 when main is to end at once with
  * *status (--help, --version, a usage error).
  */
-static int parse_options(int argc, char **argv, struct zt_flame_opts *o, int *status)
+static int parse_options(int argc, char **argv, struct zt_flame_opts *o,
+			 struct zt_symargs *sym, int *status)
 {
+	char *end, err[ZT_ERR_MAX];
 	uint64_t v;
-	char *end;
 	int c;
 
 	*status = ZT_EXIT_USAGE;
-	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
+	while ((c = zt_symargs_getopt(argc, argv, &usage, sym, err, sizeof err)) != -1) {
 		switch (c) {
 		case 'i':
 		case OPT_INVERTED: o->icicle = 1; break;
@@ -131,7 +145,11 @@ static int parse_options(int argc, char **argv, struct zt_flame_opts *o, int *st
 			break;
 		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
 		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
-		default: zt_usage(&usage, stderr); return -1;
+		default:
+			if (err[0])
+				zt_warn("%s", err);
+			zt_usage(&usage, stderr);
+			return -1;
 		}
 	}
 	for (int i = optind; i < argc; i++)
@@ -148,6 +166,7 @@ static int parse_options(int argc, char **argv, struct zt_flame_opts *o, int *st
 int main(int argc, char **argv)
 {
 	struct zt_flame_opts o;
+	struct zt_symargs sym;
 	struct zt_flame *flame;
 	static char obuf[1 << 16];
 	char err[ZT_ERR_MAX];
@@ -155,14 +174,17 @@ int main(int argc, char **argv)
 
 	zt_setprog(argv[0]);
 	zt_flame_defaults(&o);
-	if (parse_options(argc, argv, &o, &status) < 0)
+	zt_symargs_init(&sym, argc);
+	if (parse_options(argc, argv, &o, &sym, &status) < 0) {
+		zt_symargs_free(&sym);
 		return status;
+	}
 	argc -= optind;
 	argv += optind;
 
 	flame = zt_flame_new();
 	for (int i = 0; i < (argc ? argc : 1) && status == ZT_EXIT_OK; i++)
-		if (read_input(flame, argc ? argv[i] : NULL, err, sizeof err) < 0)
+		if (read_input(flame, argc ? argv[i] : NULL, &sym.opts, err, sizeof err) < 0)
 			status = ZT_EXIT_DATA;
 	if (status == ZT_EXIT_OK) {
 		setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
@@ -172,6 +194,7 @@ int main(int argc, char **argv)
 	if (status != ZT_EXIT_OK)
 		zt_warn("%s", err);
 	zt_flame_free(flame);
+	zt_symargs_free(&sym);
 	if (status == ZT_EXIT_OK)
 		zt_fshut(stdout, "<stdout>");
 	return status;
