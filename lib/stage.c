@@ -176,7 +176,7 @@ static int decide(const char *p, size_t n, int at_end)
 {
 	size_t len, stacklen, sl;
 	uint64_t count;
-	int complete, header, weight = 0;
+	int complete, header, facts = 0, weight = 0;
 	struct zt_ps_header h;
 	const char *s;
 
@@ -188,10 +188,12 @@ static int decide(const char *p, size_t n, int at_end)
 		s = line_at(p, n, &len, &complete);
 		if (!complete && !at_end)
 			return UNDECIDED;
-		if (n == 0)	/* comments only: zt-symbolize's facts, or a weight line */
-			return weight ? ZT_STAGE_FOLDED : ZT_STAGE_SCRIPT;
+		/* Comments only: zt-symbolize's facts of a dump without samples? */
+		if (n == 0)
+			return facts && !weight ? ZT_STAGE_SCRIPT : ZT_STAGE_FOLDED;
 		if (len > 0 && s[0] != '#')
 			break;
+		facts |= has_prefix(s, len, "# zt ");
 		weight |= has_prefix(s, len, "# zt weight");
 		p += len + complete;
 		n -= len + complete;
@@ -277,7 +279,7 @@ int zt_stage_refuse_diff(const struct zt_stage *s, char *err, size_t errlen)
 		return 0;
 	zt_err_at(err, errlen, zt_input_name(s->in), 0,
 		  "differential folded stacks (zt-diff's output, two counts a line): zt-flame "
-		  "draws them; this wants one profile");
+		  "draws them; this tool reads one profile");
 	return -1;
 }
 

@@ -15,10 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "folded.h"
 #include "foldsrc.h"
 #include "input.h"
+#include "stage.h"
+#include "symargs.h"
 #include "json.h"
 #include "profile.h"
 #include "compare.h"
@@ -27,6 +30,7 @@
 #include "util.h"
 
 static const struct zt_opt options[] = {
+	ZT_SYMARGS_ROWS,
 	{ 'n', "normalize", no_argument, NULL,
 	  "scale before's counts to after's total (difffolded.pl -n)" },
 	{ 's', "strip-hex", no_argument, NULL,
@@ -64,13 +68,56 @@ static uint64_t scale(uint64_t c, uint64_t t1, uint64_t t2)
 	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
+/*
+ * The folded stacks of path, whichever stage it holds (a raw dump
+ * symbolized with o, records folded as zt-fold folds them), into *sg (the
+ * caller closes it); its symbolizer's warnings said. NULL with the message
+ * in err.
+ */
+static struct zt_input *open_folded(const char *path, const struct zt_symopts *o,
+				    struct zt_stage **sg, char *err, size_t errlen)
+{
+	struct zt_input *in = NULL;
+	const char *const *warn;
+	size_t nwarn;
+
+	if (!(*sg = zt_stage_open(path, err, errlen)))
+		return NULL;
+	if (zt_stage_refuse_diff(*sg, err, errlen) == 0)
+		in = zt_stage_folded(*sg, o, err, errlen);
+	warn = zt_stage_warnings(*sg, &nwarn);
+	for (size_t i = 0; i < nwarn; i++)
+		zt_warn("%s", warn[i]);
+	return in;
+}
+
+/*
+ * One side of the merge-join: a folded file streamed when it can be read
+ * twice (a regular file, not a pipe), otherwise loaded.
+ */
+static struct zt_foldsrc *open_side(const char *path, int strip, const struct zt_symopts *o,
+				    uint64_t *total, char *err, size_t errlen)
+{
+	struct zt_stage *sg;
+	struct zt_input *in = open_folded(path, o, &sg, err, errlen);
+	struct zt_foldsrc *src = NULL;
+	struct stat sb;
+	int again = sg && zt_stage_kind(sg) == ZT_STAGE_FOLDED && strcmp(path, "-") != 0 &&
+		    stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+
+	if (in)
+		src = zt_foldsrc_from(in, again ? path : NULL, strip, total, err, errlen);
+	zt_stage_close(sg);
+	return src;
+}
+
 /* difffolded.pl's output: both files merge-joined in byte order. */
-static int difffolded(const char *a, const char *b, int normalize, int strip, char *err,
-		      size_t errlen)
+static int difffolded(const char *a, const char *b, int normalize, int strip,
+		      const struct zt_symopts *o, char *err, size_t errlen)
 {
 	uint64_t t1, t2, c1 = 0, c2 = 0;
-	struct zt_foldsrc *s1 = zt_foldsrc_open(a, strip, &t1, err, errlen);
-	struct zt_foldsrc *s2 = s1 ? zt_foldsrc_open(b, strip, &t2, err, errlen) : NULL;
+	struct zt_foldsrc *s1 = open_side(a, strip, o, &t1, err, errlen);
+	struct zt_foldsrc *s2 = s1 ? open_side(b, strip, o, &t2, err, errlen) : NULL;
 	const char *k1 = NULL, *k2 = NULL;
 	size_t n1 = 0, n2 = 0;
 	int h1 = -1, h2 = -1;
@@ -102,10 +149,11 @@ static int difffolded(const char *a, const char *b, int normalize, int strip, ch
  * of perf periods is divided by its period, or refused when it has none.
  * NULL with the message in err.
  */
-static struct zt_profile *load_profile(const char *path, int strip, char *err,
-				       size_t errlen)
+static struct zt_profile *load_profile(const char *path, int strip,
+				       const struct zt_symopts *o, char *err, size_t errlen)
 {
-	struct zt_input *in = zt_input_open(path, err, errlen);
+	struct zt_stage *sg;
+	struct zt_input *in = open_folded(path, o, &sg, err, errlen);
 	struct zt_profile *p;
 	struct zt_weight w = { 0 };
 	struct zt_folded_item it;
@@ -115,8 +163,10 @@ static struct zt_profile *load_profile(const char *path, int strip, char *err,
 	size_t cap = 0;
 	int got;
 
-	if (!in)
+	if (!in) {
+		zt_stage_close(sg);
 		return NULL;
+	}
 	p = zt_profile_new();
 	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
 		if (it.kind == ZT_FOLDED_COMMENT)
@@ -146,7 +196,7 @@ static struct zt_profile *load_profile(const char *path, int strip, char *err,
 	}
 	if (got == 0 && problem)
 		zt_err_at(err, errlen, zt_input_name(in), 0, "%s", problem);
-	zt_input_close(in);
+	zt_stage_close(sg);
 	if (got < 0 || problem) {
 		zt_profile_free(p);
 		return NULL;
@@ -275,7 +325,7 @@ static void print_table(const struct zt_compare *c, double q, long rows)
  * the message in err when a run cannot be read.
  */
 static int report(char **runs, size_t nruns, size_t nbefore, int strip, double q,
-		  long rows, int json, char *err, size_t errlen)
+		  long rows, int json, const struct zt_symopts *o, char *err, size_t errlen)
 {
 	struct zt_profile **prof = zt_calloc(nruns, sizeof *prof);
 	int *side = zt_calloc(nruns, sizeof *side);
@@ -284,7 +334,7 @@ static int report(char **runs, size_t nruns, size_t nbefore, int strip, double q
 
 	for (; loaded < nruns; loaded++) {
 		side[loaded] = loaded >= nbefore;
-		if (!(prof[loaded] = load_profile(runs[loaded], strip, err, errlen)))
+		if (!(prof[loaded] = load_profile(runs[loaded], strip, o, err, errlen)))
 			break;
 	}
 	if (loaded == nruns) {
@@ -345,6 +395,7 @@ static const char *check_runs(char **argv, int argc, int *nbefore, int rep, int 
 
 /* What the command line asks for. */
 struct asked {
+	struct zt_symargs sym;	/* for raw dumps */
 	int normalize, strip, report, json;
 	double q;
 	long rows;
@@ -360,7 +411,7 @@ static int parse_options(int argc, char **argv, struct asked *ask, int *status)
 	int c;
 
 	*status = ZT_EXIT_USAGE;
-	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
+	while ((c = zt_symargs_getopt(argc, argv, &usage, &ask->sym, err, sizeof err)) != -1) {
 		switch (c) {
 		case 'j': ask->json = 1; break;
 		case 'n': ask->normalize = 1; break;
@@ -383,7 +434,11 @@ static int parse_options(int argc, char **argv, struct asked *ask, int *status)
 			break;
 		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
 		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
-		default: zt_usage(&usage, stderr); return -1;
+		default:
+			if (err[0])
+				zt_warn("%s", err);
+			zt_usage(&usage, stderr);
+			return -1;
 		}
 	}
 	*status = ZT_EXIT_OK;
@@ -407,23 +462,29 @@ int main(int argc, char **argv)
 			argv[i] = sep;
 			break;
 		}
-	if (parse_options(argc, argv, &ask, &status) < 0)
+	zt_symargs_init(&ask.sym, argc);
+	if (parse_options(argc, argv, &ask, &status) < 0) {
+		zt_symargs_free(&ask.sym);
 		return status;
+	}
 	argc -= optind;
 	argv += optind;
 	argc = split_runs(argc, argv, sep, &nbefore);
 	if ((problem = check_runs(argv, argc, &nbefore, ask.report, ask.json))) {
 		zt_warn("%s", problem);
 		zt_usage(&usage, stderr);
+		zt_symargs_free(&ask.sym);
 		return ZT_EXIT_USAGE;
 	}
 
 	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 	if (ask.report)
 		rc = report(argv, (size_t)argc, (size_t)nbefore, ask.strip, ask.q, ask.rows,
-			    ask.json, err, sizeof err);
+			    ask.json, &ask.sym.opts, err, sizeof err);
 	else
-		rc = difffolded(argv[0], argv[1], ask.normalize, ask.strip, err, sizeof err);
+		rc = difffolded(argv[0], argv[1], ask.normalize, ask.strip, &ask.sym.opts, err,
+				sizeof err);
+	zt_symargs_free(&ask.sym);
 	if (rc < 0)
 		zt_die(ZT_EXIT_DATA, "%s", err);
 	zt_fshut(stdout, "<stdout>");
