@@ -376,6 +376,86 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 	return p;
 }
 
+struct zt_pprof_folded {
+	struct builder b;
+	uint64_t *loc_of;	/* per function id: its location id, 0 if none */
+	size_t caploc_of;
+};
+
+struct zt_pprof_folded *zt_pprof_folded_new(const char *note)
+{
+	struct zt_pprof_folded *f = zt_calloc(1, sizeof *f);
+	struct zt_pprof *p = zt_calloc(1, sizeof *p);
+
+	f->b.p = p;
+	p->strtab = zt_strtab_new();
+	str(p, "");
+	p->sample_type[0][0] = str(p, "samples");
+	p->sample_type[0][1] = str(p, "count");
+	p->nsample_types = 1;
+	p->key_tid = str(p, "tid");
+	p->key_thread = str(p, "thread");
+	if (note)
+		comment(p, strf(p, "zt: %s", note));
+	return f;
+}
+
+void zt_pprof_folded_add(struct zt_pprof_folded *f, const char *stack, size_t n,
+			 uint64_t count)
+{
+	struct zt_pprof *p = f->b.p;
+	struct zt_pprof_sample *sm;
+	size_t end = n, first;
+
+	zt_grow(&p->samples, &p->capsamples, p->nsamples + 1, sizeof *p->samples);
+	sm = &p->samples[p->nsamples++];
+	*sm = (struct zt_pprof_sample){ .first_loc = p->nlocids };
+	/* Leaf first: the frames from the end. */
+	while (end > 0) {
+		char *name;
+		uint64_t fn;
+
+		for (first = end; first > 0 && stack[first - 1] != ';'; first--)
+			;
+		name = zt_strndup(stack + first, end - first);
+		fn = function(&f->b, name, NULL);
+		free(name);
+		if (fn >= f->caploc_of) {
+			size_t old = f->caploc_of;
+
+			zt_grow(&f->loc_of, &f->caploc_of, fn + 1, sizeof *f->loc_of);
+			memset(f->loc_of + old, 0, (f->caploc_of - old) * sizeof *f->loc_of);
+		}
+		if (!f->loc_of[fn]) {
+			struct zt_pprof_location *loc;
+
+			f->loc_of[fn] = new_location(&f->b, 0, 0, SIZE_MAX);
+			zt_grow(&p->lines, &p->caplines, p->nlines + 1, sizeof *p->lines);
+			p->lines[p->nlines++] = (struct zt_pprof_line){ .function_id = fn };
+			loc = &p->locations[f->loc_of[fn] - 1];
+			loc->nlines = 1;
+		}
+		push_locid(p, f->loc_of[fn]);
+		end = first > 0 ? first - 1 : 0;
+	}
+	sm->nlocs = p->nlocids - sm->first_loc;
+	sm->value[0] = count > INT64_MAX ? INT64_MAX : (int64_t)count;
+}
+
+struct zt_pprof *zt_pprof_folded_end(struct zt_pprof_folded *f, uint64_t div)
+{
+	struct zt_pprof *p = f->b.p;
+
+	for (size_t i = 0; i < p->nsamples && div > 1; i++)
+		p->samples[i].value[0] /= (int64_t)div;
+	free(f->b.locexact);
+	free(f->b.locmap);
+	free(f->b.func_of);
+	free(f->loc_of);
+	free(f);
+	return p;
+}
+
 void zt_pprof_free(struct zt_pprof *p)
 {
 	if (!p)

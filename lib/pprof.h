@@ -82,6 +82,22 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 				int lines);
 void zt_pprof_free(struct zt_pprof *p);
 
+/*
+ * A profile of stacks that are names already (folded stacks, records
+ * folded by zt-fold's rules): one Function and one Location per distinct
+ * frame name, with no address, mapping or line, so pprof aggregates by
+ * name as zt-stat does; samples counted in samples. note, when not NULL,
+ * is the profile's first comment ("zt: note"). Add the stacks, then end
+ * the build with zt_pprof_folded_end, which divides every count by div
+ * (perf periods into samples, lib/weight.h) and returns the profile.
+ */
+struct zt_pprof_folded;
+struct zt_pprof_folded *zt_pprof_folded_new(const char *note);
+/* count samples of stack "root;...;leaf" (n bytes). */
+void zt_pprof_folded_add(struct zt_pprof_folded *f, const char *stack, size_t n,
+			 uint64_t count);
+struct zt_pprof *zt_pprof_folded_end(struct zt_pprof_folded *f, uint64_t div);
+
 /* The profile in the wire format, uncompressed; *len is its size. */
 unsigned char *zt_pprof_encode(const struct zt_pprof *p, size_t *len);
 

@@ -10,11 +10,15 @@
  * no output, and no output file.
  */
 #include "pprof.h"
+#include "folded.h"
+#include "input.h"
 #include "raw.h"
+#include "stage.h"
 #include "symargs.h"
 #include "symbolize.h"
 #include "usage.h"
 #include "util.h"
+#include "weight.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -104,37 +108,97 @@ static int parse_options(int argc, char **argv, struct zt_symargs *args,
 	return 0;
 }
 
-/* The dump at path (NULL: stdin) as a profile in output; the exit status. */
-static int pprof(const char *path, const struct zt_symargs *args, const char *output)
+static void print_warnings(const char *const *warn, size_t n)
 {
-	struct zt_raw d = { 0 };
+	for (size_t i = 0; i < n; i++)
+		zt_warn("%s", warn[i]);
+}
+
+/* A raw dump's profile: every address with its mapping, names and lines. */
+static struct zt_pprof *from_raw(struct zt_stage *sg, const struct zt_symargs *args,
+				 char *err, size_t errlen)
+{
 	struct zt_symbolizer *s;
 	struct zt_pprof *p;
 	const char *const *warn;
-	unsigned char *buf;
-	size_t len, nwarn;
-	char err[ZT_ERR_MAX];
-	int status = ZT_EXIT_OK;
+	size_t nwarn;
 
-	if (zt_raw_load(path, &d, err, sizeof err) < 0) {
-		zt_warn("%s", err);
-		zt_raw_free(&d);
-		return ZT_EXIT_DATA;
-	}
-	s = zt_symbolizer_new(&d, &args->opts);
-	p = zt_pprof_build(&d, s, args->opts.lines);
+	if (zt_stage_records(sg, &args->opts, err, errlen) < 0)
+		return NULL;
+	s = zt_stage_symbolizer(sg);
+	p = zt_pprof_build(zt_stage_raw(sg), s, args->opts.lines);
 	warn = zt_symbolizer_warnings(s, &nwarn);
-	for (size_t i = 0; i < nwarn; i++)
-		zt_warn("%s", warn[i]);
-	buf = zt_pprof_encode(p, &len);
-	if (write_profile(buf, len, output, err, sizeof err) < 0) {
-		zt_warn("%s", err);
-		status = ZT_EXIT_DATA;
+	print_warnings(warn, nwarn);
+	return p;
+}
+
+/*
+ * The profile of folded stacks, or of records folded as zt-fold folds
+ * them: names only. Counts of perf periods become samples, as zt-diff
+ * --report takes them, or the input is refused.
+ */
+static struct zt_pprof *from_folded(struct zt_stage *sg, const struct zt_symargs *args,
+				    char *err, size_t errlen)
+{
+	struct zt_input *in = zt_stage_folded(sg, &args->opts, err, errlen);
+	struct zt_pprof_folded *f;
+	struct zt_folded_item it;
+	struct zt_weight w = { 0 };
+	const char *const *warn, *problem = NULL;
+	uint64_t stacks = 0, div = 1;
+	size_t nwarn;
+	int got;
+
+	warn = zt_stage_warnings(sg, &nwarn);
+	print_warnings(warn, nwarn);
+	if (!in)
+		return NULL;
+	/* The same profile as from zt-fold's output: the same note. */
+	f = zt_pprof_folded_new("from folded stacks: names only, no addresses or lines");
+	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
+		if (it.kind == ZT_FOLDED_COMMENT) {
+			if ((problem = zt_weight_comment(&w, it.stack, it.stacklen)))
+				break;
+			continue;
+		}
+		zt_weight_count(&w, it.count);
+		zt_pprof_folded_add(f, it.stack, it.stacklen, it.count);
 	}
-	free(buf);
+	if (problem)
+		zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
+	else if (got == 0 && (problem = zt_weight_samples(&w, &div)))
+		zt_err_at(err, errlen, zt_input_name(in), 0, "%s", problem);
+	if (got < 0 || problem) {
+		zt_pprof_free(zt_pprof_folded_end(f, 1));
+		return NULL;
+	}
+	return zt_pprof_folded_end(f, div);
+}
+
+/* The input at path (NULL: stdin) as a profile in output; the exit status. */
+static int pprof(const char *path, const struct zt_symargs *args, const char *output)
+{
+	char err_buf[ZT_ERR_MAX];
+	struct zt_stage *sg = zt_stage_open(path, err_buf, sizeof err_buf);
+	struct zt_pprof *p = NULL;
+	unsigned char *buf;
+	size_t len;
+	int status = ZT_EXIT_DATA;
+
+	if (sg && zt_stage_refuse_diff(sg, err_buf, sizeof err_buf) == 0)
+		p = zt_stage_kind(sg) == ZT_STAGE_RAW
+		    ? from_raw(sg, args, err_buf, sizeof err_buf)
+		    : from_folded(sg, args, err_buf, sizeof err_buf);
+	if (p) {
+		buf = zt_pprof_encode(p, &len);
+		if (write_profile(buf, len, output, err_buf, sizeof err_buf) == 0)
+			status = ZT_EXIT_OK;
+		free(buf);
+	}
+	if (status != ZT_EXIT_OK)
+		zt_warn("%s", err_buf);
 	zt_pprof_free(p);
-	zt_symbolizer_free(s);
-	zt_raw_free(&d);
+	zt_stage_close(sg);
 	return status;
 }
 
