@@ -147,6 +147,8 @@ SAMPLES = \
 	samples/coroutine \
 	samples/splitstack \
 	samples/altstack \
+	samples/libfdelib.so \
+	samples/badfde \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \
@@ -171,7 +173,7 @@ endif
 .PHONY: all check unit bats install uninstall clean deps demo bench fuzz
 .DELETE_ON_ERROR:
 
-all: lib/libzt.a $(TOOLS) collect/libzt-prof.so collect/zt-collect $(SAMPLES) tests/unit/run tests/cputime tests/noperf tests/cfidump
+all: lib/libzt.a $(TOOLS) collect/libzt-prof.so collect/zt-collect $(SAMPLES) tests/unit/run tests/cputime tests/noperf tests/cfidump tests/patchfde
 
 lib/%.o: lib/%.c lib/*.h
 	@echo "  CC      $@"
@@ -249,6 +251,21 @@ samples/omitfp: samples/omitfp.c
 	@echo "  CC      $@"
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -o $@ $<
 
+# A library whose lib_bad claims 2 GiB in its FDE, and a program using it.
+samples/libfdelib.so: samples/fdelib.c tests/patchfde
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -shared -fPIC -o $@.tmp $<
+	$(Q)tests/patchfde $@.tmp $@ $$(nm $@.tmp | sed -n 's/^\([0-9a-f]*\) T lib_bad$$/\1/p') 7ffff000
+	$(Q)rm -f $@.tmp
+
+samples/badfde: samples/badfde.c samples/libfdelib.so
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -o $@ $< -Lsamples -lfdelib -Wl,-rpath,'$$ORIGIN'
+
+tests/patchfde: tests/patchfde.c
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
+
 # Split stacks: gcc's segmented stacks, __morestack and all.
 samples/splitstack: samples/splitstack.c
 	@echo "  CC      $@"
@@ -313,5 +330,5 @@ uninstall:
 
 clean:
 	rm -f lib/*.o lib/libzt.a lib/flamescript.c collect/*.lo collect/*.o collect/libzt-prof.so \
-	      collect/zt-collect $(TOOLS) $(SAMPLES) tests/unit/*.o tests/unit/run tests/cputime tests/noperf tests/cfidump
+	      collect/zt-collect $(TOOLS) $(SAMPLES) tests/unit/*.o tests/unit/run tests/cputime tests/noperf tests/cfidump tests/patchfde
 	rm -rf tests/fuzz/bin

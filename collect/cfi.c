@@ -545,6 +545,7 @@ advance:
 /* An FDE found in .eh_frame, before it is compiled. */
 struct fde {
 	uintptr_t begin, end;
+	int untrusted;		/* rejected: its range left its object's code */
 	const unsigned char *cie;	/* its CIE's length field */
 	const unsigned char *insns, *insns_end;
 };
@@ -583,6 +584,26 @@ static const unsigned char *eh_frame_start(const struct zt_cfi_image *img)
 	if (c.bad || at < img->addr || at - img->addr >= img->len)
 		return NULL;
 	return img->mem + (at - img->addr);
+}
+
+/* The end of img's executable segment that holds pc; 0 if none does. */
+static uintptr_t text_end(const struct zt_cfi_image *img, uintptr_t pc)
+{
+	for (uint32_t i = 0; i < img->ntext && i < ZT_CFI_MAX_TEXT; i++)
+		if (pc >= img->text[i].lo && pc < img->text[i].hi)
+			return img->text[i].hi;
+	return 0;
+}
+
+/* Whether [begin, end) lies inside one executable segment of img (or img has none listed). */
+static int in_text(const struct zt_cfi_image *img, uintptr_t begin, uintptr_t end)
+{
+	if (img->ntext == 0)
+		return 1;
+	for (uint32_t i = 0; i < img->ntext && i < ZT_CFI_MAX_TEXT; i++)
+		if (begin >= img->text[i].lo && end <= img->text[i].hi)
+			return 1;
+	return 0;
 }
 
 /*
@@ -651,6 +672,21 @@ static struct fde *collect_fdes(const struct zt_cfi_image *img, size_t *nout,
 			p = next;
 			continue;
 		}
+		x.untrusted = !in_text(img, x.begin, x.end);
+		if (x.untrusted) {
+			/*
+			 * Its range runs out of the object's code: rejected,
+			 * but where it starts in the code, its pcs get a row
+			 * that says no rule is trusted there (up to the next
+			 * FDE), so that a walk through them is marked partial.
+			 */
+			st->skipped++;
+			x.end = text_end(img, x.begin);
+			if (!x.end) {
+				p = next;
+				continue;
+			}
+		}
 		x.insns = c.p;
 		x.insns_end = next;
 		if (n == cap) {
@@ -688,6 +724,20 @@ int zt_cfi_image_of(const struct dl_phdr_info *info, struct zt_cfi_image *img)
 	}
 	if (!seg)
 		return -1;
+	img->ntext = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (img->ntext == ZT_CFI_MAX_TEXT)
+			return -1;
+		img->text[img->ntext].lo = info->dlpi_addr + ph->p_vaddr;
+		img->text[img->ntext].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+		img->ntext++;
+	}
+	if (img->ntext == 0)
+		return -1;	/* no code: nothing to unwind */
 	img->addr = info->dlpi_addr + seg->p_vaddr;
 	img->mem = (const unsigned char *)img->addr;
 	img->len = seg->p_filesz;
@@ -715,6 +765,20 @@ struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_
 		uintptr_t loc = f[i].begin;
 		size_t mark = rs.n;
 
+		if (f[i].untrusted) {
+			static const struct state none = { .cfa = ZT_CFA_BAD, .ra = 2 };
+			uintptr_t to = f[i].end;
+
+			if (i + 1 < n && f[i + 1].begin > f[i].begin && f[i + 1].begin < to)
+				to = f[i + 1].begin;
+			if (f[i].begin < last_end || to - rs.lo > UINT32_MAX)
+				continue;	/* counted when it was rejected */
+			if (rs.n > 0 && last_end < f[i].begin)
+				emit(&rs, last_end, NULL, 0, st);
+			emit(&rs, f[i].begin, &none, 0, st);
+			last_end = to;
+			continue;
+		}
 		/* Overlapping FDEs, or pcs too far for 32-bit rows: skipped. */
 		if (f[i].begin < last_end || f[i].end - rs.lo > UINT32_MAX ||
 		    read_cie(img, f[i].cie, &ci) < 0) {

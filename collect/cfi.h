@@ -66,7 +66,7 @@ struct zt_cfi_table {
 /* What a build read and skipped, for the dump's summary and for tests. */
 struct zt_cfi_stats {
 	uint32_t fdes;		/* FDEs compiled */
-	uint32_t skipped;	/* CIEs or FDEs skipped as malformed or unsupported */
+	uint32_t skipped;	/* CIEs or FDEs skipped as malformed or unsupported, or outside the object's code */
 	uint32_t bad_rows;	/* rows with a rule zt does not follow */
 };
 
@@ -76,19 +76,31 @@ struct zt_cfi_stats {
  * [mem, mem + len); addr is mem[0]'s run-time address, which pc-relative and
  * data-relative pointers are computed from.
  */
+enum { ZT_CFI_MAX_TEXT = 8 };	/* executable PT_LOADs of one object kept */
+
 struct zt_cfi_image {
 	const unsigned char *mem;
 	size_t len;
 	uintptr_t addr;
 	uintptr_t hdr;		/* run-time address of .eh_frame_hdr */
+	/*
+	 * The object's executable PT_LOADs, [lo, hi) at run time: an FDE
+	 * whose range is not inside one of them is rejected (counted as
+	 * skipped), so that one object's bad data never covers another's
+	 * code. ntext 0: not checked (a buffer in tests).
+	 */
+	uint32_t ntext;
+	struct { uintptr_t lo, hi; } text[ZT_CFI_MAX_TEXT];
 };
 
 struct dl_phdr_info;
 
 /*
  * The image of a loaded object (from dl_iterate_phdr): the PT_LOAD segment
- * that holds its .eh_frame_hdr (PT_GNU_EH_FRAME), in memory. Returns 0, or
- * -1 when the object has none.
+ * that holds its .eh_frame_hdr (PT_GNU_EH_FRAME), in memory, and its
+ * executable PT_LOADs. Returns 0, or -1 when the object has none (or more
+ * than ZT_CFI_MAX_TEXT executable segments: then its FDEs could not be
+ * checked).
  */
 int zt_cfi_image_of(const struct dl_phdr_info *info, struct zt_cfi_image *img);
 

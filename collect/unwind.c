@@ -12,7 +12,9 @@
  * A walk is complete when it reaches a frame whose return address is
  * undefined (the CFI of _start and of a new thread's clone say so), or a
  * frame-pointer frame whose saved rbp is 0 (the ABI's mark of the outermost
- * frame, set by _start and clone).
+ * frame, set by _start and clone), and no frame on the way was a guess: a
+ * frame-pointer step at a pc whose row is BAD (a rule zt does not follow,
+ * or an FDE rejected as outside its object's code) marks it partial.
  */
 #include "unwind.h"
 
@@ -79,6 +81,7 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 	uintptr_t pc = r->pc, sp = r->sp, rbp = r->rbp, rbx = r->rbx;
 	int rbp_ok = 1, rbx_ok = 1, exact = 1, first = region_of(r, r->sp);
 	unsigned seen = first >= 0 ? 1u << first : 0;
+	int guessed = 0;
 	size_t n = 0;
 
 	*end = ZT_UNWIND_PARTIAL;
@@ -97,6 +100,15 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 
 			if (t)
 				row = zt_cfi_row_at(t, at);
+			/*
+			 * A pc whose FDE was rejected, or has a rule zt does
+			 * not follow, is walked by frame pointers below: a
+			 * guess where the object's own data said otherwise, so
+			 * the stack is marked partial however it ends. (Code
+			 * without any FDE is not: frame pointers are its rule.)
+			 */
+			if (row && row->kind == ZT_CFA_BAD)
+				guessed = 1;
 		}
 		if (row && row->kind == ZT_CFA_END) {
 			*end = ZT_UNWIND_COMPLETE;
@@ -181,5 +193,7 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 		rbx_ok = next_rbx_ok;
 		exact = next_exact;
 	}
+	if (guessed && *end == ZT_UNWIND_COMPLETE)
+		*end = ZT_UNWIND_PARTIAL;
 	return n;
 }

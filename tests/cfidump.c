@@ -61,6 +61,13 @@ int main(int argc, char **argv)
 	if (!load || load->p_offset > (uint64_t)sb.st_size ||
 	    load->p_filesz > (uint64_t)sb.st_size - load->p_offset)
 		return fail(argv[1], "no PT_LOAD holds .eh_frame_hdr");
+	img.ntext = 0;
+	for (int i = 0; i < eh->e_phnum && img.ntext < ZT_CFI_MAX_TEXT; i++)
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+			img.text[img.ntext].lo = ph[i].p_vaddr;
+			img.text[img.ntext].hi = ph[i].p_vaddr + ph[i].p_memsz;
+			img.ntext++;
+		}
 	img.mem = m + load->p_offset;
 	img.len = load->p_filesz;
 	img.addr = load->p_vaddr;

@@ -120,6 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	memcpy(copy, data + 4, size);
+	img.ntext = 0;
 	img.mem = copy;
 	img.len = size;
 	img.addr = IMAGE_ADDR;

@@ -116,7 +116,7 @@ static size_t fde(struct blob *x, size_t c, uint32_t pc, uint32_t len,
 
 static struct zt_cfi_table *build(struct blob *x, struct zt_cfi_stats *st)
 {
-	struct zt_cfi_image img = { x->b, x->n, ADDR, ADDR };
+	struct zt_cfi_image img = { x->b, x->n, ADDR, ADDR, 0, { { 0, 0 } } };
 
 	return zt_cfi_build(&img, st);
 }
@@ -191,6 +191,44 @@ UNIT_TEST(cfi_frame_pointer_function_and_leaf)
 	CHECK(row_is(t, 0x104f, ZT_CFA_RSP, 8, ZT_RBP_SAME, 0));
 	/* Rows: 0x1000, 0x1001, 0x1004, 0x101c, the gap, the leaf, the end. */
 	CHECK_EQ_U(t->nrows, 7);
+	zt_cfi_free(t);
+}
+
+/* An FDE that claims 2 GiB, past its object's code: rejected, counted, the rest kept. */
+UNIT_TEST(cfi_fde_outside_the_object_s_code_is_rejected)
+{
+	struct blob x;
+	struct zt_cfi_stats st;
+	struct zt_cfi_image img;
+	struct zt_cfi_table *t;
+	size_t c;
+
+	hdr(&x);
+	c = std_cie(&x);
+	fde(&x, c, 0x1000, 0x20, fp_insns, sizeof fp_insns);
+	fde(&x, c, 0x1040, 0x7ffff000u, NULL, 0);	/* the patched one: 2 GiB */
+	fde(&x, c, 0x1080, 0x10, NULL, 0);
+	fde(&x, c, 0x0800, 0x10, NULL, 0);		/* below the code */
+	put32(&x, 0);
+	img = (struct zt_cfi_image){ x.b, x.n, ADDR, ADDR, 1, { { 0x1000, 0x2000 } } };
+	t = zt_cfi_build(&img, &st);
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK_EQ_U(st.fdes, 2);
+	CHECK_EQ_U(st.skipped, 2);
+	CHECK_EQ_U(t->lo, 0x1000);
+	CHECK_EQ_U(t->hi, 0x1090);
+	/* Where the rejected one starts, up to the next: a row that trusts nothing. */
+	CHECK(zt_cfi_row_at(t, 0x1040) && zt_cfi_row_at(t, 0x1040)->kind == ZT_CFA_BAD);
+	CHECK(zt_cfi_row_at(t, 0x107f) && zt_cfi_row_at(t, 0x107f)->kind == ZT_CFA_BAD);
+	CHECK(zt_cfi_row_at(t, 0x1030) == NULL);
+	CHECK(row_is(t, 0x1080, ZT_CFA_RSP, 8, ZT_RBP_SAME, 0));
+	zt_cfi_free(t);
+	/* Without the segments (ntext 0) nothing is checked: the 2 GiB one stays. */
+	img.ntext = 0;
+	t = zt_cfi_build(&img, &st);
+	CHECK(t != NULL && t->hi == 0x1040 + 0x7ffff000u);
 	zt_cfi_free(t);
 }
 
@@ -458,10 +496,10 @@ UNIT_TEST(cfi_unusable_images_give_no_table)
 
 	two_functions(&x);
 	put32(&x, 0);
-	img = (struct zt_cfi_image){ x.b, x.n, ADDR, ADDR + x.n };	/* hdr outside */
+	img = (struct zt_cfi_image){ x.b, x.n, ADDR, ADDR + x.n, 0, { { 0, 0 } } };	/* hdr outside */
 	CHECK(zt_cfi_build(&img, &st) == NULL);
 	x.b[0] = 2;							/* version */
-	img = (struct zt_cfi_image){ x.b, x.n, ADDR, ADDR };
+	img = (struct zt_cfi_image){ x.b, x.n, ADDR, ADDR, 0, { { 0, 0 } } };
 	CHECK(zt_cfi_build(&img, &st) == NULL);
 	x.b[0] = 1;
 	put32_at(&x, 4, 0x10000);					/* eh_frame outside */
@@ -469,10 +507,10 @@ UNIT_TEST(cfi_unusable_images_give_no_table)
 	hdr(&x);							/* no FDEs */
 	std_cie(&x);
 	put32(&x, 0);
-	img = (struct zt_cfi_image){ x.b, x.n, ADDR, ADDR };
+	img = (struct zt_cfi_image){ x.b, x.n, ADDR, ADDR, 0, { { 0, 0 } } };
 	CHECK(zt_cfi_build(&img, &st) == NULL);
 	CHECK_EQ_U(st.fdes, 0);
-	img = (struct zt_cfi_image){ x.b, 3, ADDR, ADDR };		/* cut hdr */
+	img = (struct zt_cfi_image){ x.b, 3, ADDR, ADDR, 0, { { 0, 0 } } };		/* cut hdr */
 	CHECK(zt_cfi_build(&img, &st) == NULL);
 }
 
