@@ -53,6 +53,7 @@ LIB_OBJ = \
 	lib/maps.o \
 	lib/ranges.o \
 	lib/elfread.o \
+	lib/ehframe.o \
 	lib/symbolize.o \
 	lib/symstream.o \
 	lib/stage.o \
@@ -108,6 +109,7 @@ UNIT_OBJ = \
 	tests/unit/test-raw.o \
 	tests/unit/test-elfread.o \
 	tests/unit/test-symbolize.o \
+	tests/unit/test-ehframe.o \
 	tests/unit/test-input.o \
 	tests/unit/test-strtab.o \
 	tests/unit/test-ranges.o \

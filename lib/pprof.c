@@ -280,7 +280,7 @@ static void fact(char *buf, size_t size, const char *fmt, ...)
  * above every report: one line, then one per warning.
  */
 static void add_comments(struct zt_pprof *p, const struct zt_raw *d,
-			 const struct zt_symbolizer *s)
+			 struct zt_symbolizer *s)
 {
 	const char *const *warn;
 	char buf[1024] = "";

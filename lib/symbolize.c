@@ -11,12 +11,15 @@
 #include "symbolize.h"
 #include "debugfile.h"
 #include "demangle.h"
+#include "ehframe.h"
 #include "elfread.h"
 #include "hash.h"
 #include "srcline.h"
 #include "util.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +37,11 @@ struct module {
 	uint64_t bias;		/* without run: vaddr = address - bias */
 	struct zt_dwarf *dw;	/* with --lines, opened on first use */
 	int dw_tried, dw_warned;
+	struct zt_ehframe cfi;	/* its FDEs, read when an address has no symbol */
+	int cfi_read;
+	char **fdename;		/* "[basename+0xSTART]" per FDE, made on first use */
+	uint64_t unnamed;	/* samples with a frame here that no symbol names */
+	size_t last_stack;	/* 1 + the last stack counted in unnamed */
 };
 
 struct cached {
@@ -66,6 +74,7 @@ struct zt_symbolizer {
 	size_t nwarnings, capwarnings;
 	struct zt_srcframe **chains;	/* the inlined frames of cached results */
 	size_t nchains, capchains;
+	int summarized;		/* the warnings about unnamed samples are made */
 };
 
 static void warn_once(struct zt_symbolizer *s, const char *fmt, ...)
@@ -368,12 +377,50 @@ static void locate(struct zt_symbolizer *s, uint64_t addr, int exact, struct zt_
 	pl->mod = mod;
 }
 
-/* The second half: the symbol at the place, and its lines with --lines. */
+/*
+ * The name of the FDE of mod's file that holds vaddr, "[basename+0xSTART]",
+ * with *start set; NULL when none does. The FDEs are read on first use, so
+ * a file whose every address has a symbol never has its .eh_frame read.
+ */
+static const char *fde_name(struct zt_symbolizer *s, struct module *mod, uint64_t vaddr,
+			    uint64_t *start)
+{
+	const struct zt_fde *f;
+	const char *base;
+	size_t i;
+
+	if (!mod->cfi_read) {
+		mod->cfi_read = 1;
+		zt_ehframe_read(&mod->run, &mod->cfi);
+		if (mod->cfi.problem[0])
+			warn_once(s, "'%s': corrupt .eh_frame_hdr: %s; .eh_frame read instead",
+				  mod->run.path, mod->cfi.problem);
+		mod->fdename = zt_calloc(mod->cfi.n ? mod->cfi.n : 1, sizeof *mod->fdename);
+	}
+	f = zt_ehframe_lookup(&mod->cfi, vaddr);
+	if (!f)
+		return NULL;
+	i = (size_t)(f - mod->cfi.fdes);
+	if (!mod->fdename[i]) {
+		base = zt_maps_basename(mod->path);
+		mod->fdename[i] = zt_malloc(strlen(base) + 22);
+		sprintf(mod->fdename[i], "[%s+0x%" PRIx64 "]", base, f->start);
+	}
+	*start = f->start;
+	return mod->fdename[i];
+}
+
+/*
+ * The second half: the symbol at the place, else its FDE's name, and its
+ * lines with --lines.
+ */
 static void finish(struct zt_symbolizer *s, uint64_t addr, const struct place *pl,
 		   struct zt_symres *r)
 {
 	struct module *mod = pl->mod;
 	const struct zt_sym *sym = NULL;
+	const char *fname;
+	uint64_t fstart;
 
 	if (!mod)
 		return;
@@ -387,6 +434,10 @@ static void finish(struct zt_symbolizer *s, uint64_t addr, const struct place *p
 		r->name = display_name(s, sym->name);
 		r->have_sym = 1;
 		r->offset = pl->vaddr + (addr - pl->look) - sym->addr;
+	} else if (mod->have_run && (fname = fde_name(s, mod, pl->vaddr, &fstart))) {
+		r->name = fname;
+		r->fde = 1;
+		r->offset = pl->vaddr + (addr - pl->look) - fstart;
 	}
 	if (s->o.lines)
 		add_lines(s, mod, pl->vaddr, r);
@@ -552,8 +603,76 @@ void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8
 	free(pl);
 }
 
-const char *const *zt_symbolizer_warnings(const struct zt_symbolizer *s, size_t *n)
+/*
+ * One warning per file that no symbol names in at least ZT_UNNAMED_PCT
+ * percent of the dump's samples (a sample counts once per file, however
+ * many of its frames are there), in the order the files were first seen:
+ * the share, how its frames are named instead, and where names would come
+ * from. A file that could not be used, or whose section headers are
+ * damaged, has said so already, and gets no second warning.
+ */
+static void unnamed_warnings(struct zt_symbolizer *s)
 {
+	const struct zt_raw *d = s->d;
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < d->nstacks; i++) {
+		const struct zt_stack *st = &d->stacks[i];
+
+		total += st->count;
+		for (size_t j = st->first; j < st->first + st->naddr; j++) {
+			const struct zt_map *m;
+			struct zt_symres r;
+			struct module *mod;
+
+			zt_symbolize(s, d->addr[j], d->exact[j], &r);
+			if (r.have_sym)
+				continue;
+			m = zt_maps_find(d->maps, d->nmaps, d->exact[j] ? d->addr[j] : d->addr[j] - 1);
+			if (!m || !zt_maps_is_file(m))
+				continue;
+			mod = module_for(s, m);
+			if (mod->last_stack == i + 1)
+				continue;
+			mod->last_stack = i + 1;
+			mod->unnamed += st->count;
+		}
+	}
+	for (size_t i = 0; i < s->nmods && total; i++) {
+		const struct module *mod = &s->mods[i];
+		const char *id = mod->buildid ? mod->buildid :
+				 mod->have_run && mod->run.buildid[0] ? mod->run.buildid : NULL;
+		const char *base = zt_maps_basename(mod->path);
+		char file[200];
+
+		if ((double)mod->unnamed * 100 < ZT_UNNAMED_PCT * (double)total)
+			continue;
+		/* A file that could not be used, or whose symbols could not be
+		 * read, has its warning already. */
+		if (mod->state != MOD_OK || (mod->have_run && mod->run.damage))
+			continue;
+		if (id && strlen(id) > 2 && strlen(id) < 160)
+			snprintf(file, sizeof file, ".build-id/%.2s/%s.debug", id, id + 2);
+		else
+			snprintf(file, sizeof file, "(found by build-id)");
+		warn_once(s, "'%s': no symbol for %.1f%% of the samples: their frames in it are "
+			  "named [%s%s] %s; for names, put its debug file %s under /usr/lib/debug "
+			  "or a --debug-dir (on Debian, install the -dbgsym package of the package "
+			  "that 'dpkg -S %s' names)",
+			  mod->path, (double)mod->unnamed * 100 / (double)total, base,
+			  mod->cfi.n ? "+0xSTART" : "",
+			  mod->cfi.n ? "by the .eh_frame function that holds them" :
+				       "(it has no .eh_frame)",
+			  file, mod->path);
+	}
+}
+
+const char *const *zt_symbolizer_warnings(struct zt_symbolizer *s, size_t *n)
+{
+	if (!s->summarized) {
+		s->summarized = 1;
+		unnamed_warnings(s);
+	}
 	*n = s->nwarnings;
 	return (const char *const *)s->warnings;
 }
@@ -566,6 +685,10 @@ void zt_symbolizer_free(struct zt_symbolizer *s)
 		free(s->mods[i].path);
 		free(s->mods[i].bracket);
 		zt_dwarf_close(s->mods[i].dw);
+		for (size_t k = 0; s->mods[i].fdename && k < s->mods[i].cfi.n; k++)
+			free(s->mods[i].fdename[k]);
+		free(s->mods[i].fdename);
+		zt_ehframe_free(&s->mods[i].cfi);
 		zt_elf_close(&s->mods[i].run);
 		zt_elf_close(&s->mods[i].dbg);
 	}

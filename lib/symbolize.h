@@ -29,6 +29,9 @@ struct zt_symopts {
 struct zt_symres {
 	const char *name;	/* function, "[basename]", "[vdso]" or "[unknown]" */
 	int have_sym;		/* name is a symbol; offset is meaningful */
+	int fde;		/* no symbol: name is "[basename+0xSTART]", the start
+				   of the .eh_frame FDE that holds the address, in
+				   the file's link-time addresses; offset from it */
 	uint64_t offset;	/* address - symbol start */
 	const char *module;	/* mapped path, pseudo-name, or "[unknown]" */
 	/* With lines (DWARF): */
@@ -70,8 +73,17 @@ void zt_symbolize(struct zt_symbolizer *s, uint64_t addr, int exact,
 void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8_t *exact,
 		      size_t n, struct zt_symres *out);
 
-/* Warnings so far, one per line, each without "zt-symbolize: ". */
-const char *const *zt_symbolizer_warnings(const struct zt_symbolizer *s,
-					  size_t *n);
+/* The share of the samples below which no warning says a file lacks names. */
+#define ZT_UNNAMED_PCT 1.0
+
+/*
+ * Warnings so far, one per line, each without "zt-symbolize: ". The first
+ * call resolves every address of the dump and ends the list with one
+ * warning per file that no symbol names in ZT_UNNAMED_PCT percent or more
+ * of the samples (a sample counts once per file), saying the share and
+ * where names would come from (not for a file that has a warning already
+ * for being unusable or damaged).
+ */
+const char *const *zt_symbolizer_warnings(struct zt_symbolizer *s, size_t *n);
 
 #endif

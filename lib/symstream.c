@@ -47,7 +47,7 @@ void zt_symstream_frame(FILE *out, uint64_t addr, const struct zt_symres *r)
 	}
 	fprintf(out, "\t%16" PRIx64 " ", addr);
 	zt_escape_fput(out, r->name, NULL);
-	if (r->have_sym)
+	if (r->have_sym || r->fde)
 		fprintf(out, "+0x%" PRIx64, r->offset);
 	/* perf-script readers take the module as the last "(\S*)": no space,
 	 * no parenthesis inside it. */

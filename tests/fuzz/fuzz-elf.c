@@ -8,8 +8,11 @@
  * at the edges of every segment, zt_elf_section for ".text" and for every
  * section's own name, and across the PLT sections. The answers are checked
  * against what the tables say, and against a plain scan for the last entry
- * that holds the address.
+ * that holds the address. Its FDEs are read (lib/ehframe.c, through
+ * .eh_frame_hdr or .eh_frame) and looked up around each one's edges, checked
+ * the same way.
  */
+#include "ehframe.h"
 #include "elfread.h"
 
 #include <stdint.h>
@@ -47,6 +50,42 @@ static void check_name(const char *name)
 	CHECK(memchr(name, '\0', (size_t)(base + cur->size - name)) != NULL);
 }
 
+/* A symbol's name: in the file, or a copy without its version in symnames. */
+static void check_sym_name(const char *name)
+{
+	const char *base = (const char *)cur->data;
+
+	CHECK(name != NULL);
+	if (name >= base && name < base + cur->size) {
+		check_name(name);
+		return;
+	}
+	CHECK(cur->symnames != NULL && name >= cur->symnames);
+	CHECK(*name != '\0' && strchr(name, '@') == NULL);
+}
+
+static const struct zt_ehframe *fdes;
+
+/* The last FDE that holds vaddr, by a plain scan. */
+static const struct zt_fde *scan_fde(uint64_t vaddr)
+{
+	const struct zt_fde *found = NULL;
+
+	for (size_t i = 0; i < fdes->n && fdes->fdes[i].start <= vaddr; i++)
+		if (vaddr - fdes->fdes[i].start < fdes->fdes[i].size)
+			found = &fdes->fdes[i];
+	return found;
+}
+
+static void lookup_fde(uint64_t vaddr)
+{
+	const struct zt_fde *f = zt_ehframe_lookup(fdes, vaddr);
+
+	CHECK(f == scan_fde(vaddr));
+	if (f)
+		CHECK(f->start <= vaddr && vaddr - f->start < f->size);
+}
+
 /* What the lookups must find: the last entry of t[0..n) that holds vaddr. */
 static const struct zt_sym *scan(const struct zt_sym *t, size_t n, uint64_t vaddr)
 {
@@ -67,7 +106,7 @@ static void lookup(uint64_t vaddr)
 		return;
 	CHECK(s >= cur->syms && s < cur->syms + cur->nsyms);
 	CHECK(s->addr <= vaddr && vaddr - s->addr < s->size);
-	check_name(s->name);
+	check_sym_name(s->name);
 }
 
 static void lookup_plt(uint64_t vaddr)
@@ -123,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(s->size > 0);
 		if (i > 0)
 			CHECK(e.syms[i - 1].addr < s->addr);
-		check_name(s->name);
+		check_sym_name(s->name);
 		lookup(s->addr);
 		lookup(s->addr - 1);
 		lookup(s->addr + s->size / 2);
@@ -173,6 +212,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(strcmp(text->name, ".text") == 0);
 		for (uint64_t k = 0; k <= 16; k++)
 			lookup(text->addr + text->size / 16 * k);
+	}
+	{
+		struct zt_ehframe t;
+
+		zt_ehframe_read(&e, &t);
+		fdes = &t;
+		CHECK(memchr(t.problem, '\0', sizeof t.problem) != NULL);
+		CHECK(!t.problem[0] || !t.from_hdr);
+		for (size_t i = 0; i < t.n; i++) {
+			const struct zt_fde *f = &t.fdes[i];
+
+			CHECK(f->size > 0 && f->start > 0);
+			if (i > 0)
+				CHECK(t.fdes[i - 1].start <= f->start);
+			lookup_fde(f->start);
+			lookup_fde(f->start - 1);
+			lookup_fde(f->start + f->size - 1);
+			lookup_fde(f->start + f->size);
+		}
+		for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+			lookup_fde(fixed[i]);
+		zt_ehframe_free(&t);
+		fdes = NULL;
 	}
 	zt_elf_close(&e);
 	cur = NULL;
