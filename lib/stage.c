@@ -36,7 +36,7 @@ struct frames {
 	uint32_t *of;		/* per address of the pool: its k */
 	uint64_t *addr;		/* per k */
 	uint8_t *exact;
-	size_t n, cap;
+	size_t n, capaddr, capexact, capoff;	/* each array has its own */
 	struct zt_hash_index ix;
 };
 
@@ -356,14 +356,9 @@ static void make_frames(struct zt_stage *s)
 		int64_t k = zt_hash_index_find(&fr->ix, h, frame_eq, fr, key);
 
 		if (k < 0) {
-			size_t cap = fr->cap;
-
-			zt_grow(&fr->addr, &cap, fr->n + 1, sizeof *fr->addr);
-			cap = fr->cap;
-			zt_grow(&fr->exact, &cap, fr->n + 1, sizeof *fr->exact);
-			cap = fr->cap;
-			zt_grow(&fr->off, &cap, fr->n + 2, sizeof *fr->off);
-			fr->cap = cap;
+			zt_grow(&fr->addr, &fr->capaddr, fr->n + 1, sizeof *fr->addr);
+			zt_grow(&fr->exact, &fr->capexact, fr->n + 1, sizeof *fr->exact);
+			zt_grow(&fr->off, &fr->capoff, fr->n + 2, sizeof *fr->off);
 			fr->addr[fr->n] = key[0];
 			fr->exact[fr->n] = (uint8_t)key[1];
 			fflush(f);

@@ -75,6 +75,11 @@ check_fdes() {
 	zt-fold x.sym | grep -o "\[${lzma##*/}+0x[0-9a-f]*\]" | sort -u > folded
 	diff names folded
 	zt-fold --addrs x.sym | grep -o "\[${lzma##*/}+0x[0-9a-f]*\]" | sort -u | diff names -
+	# A tool reading the raw dump symbolizes it the same way, and warns the same.
+	run --separate-stderr zt-stat x.raw
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"zt-stat: '$lzma': no symbol for "* ]]
+	zt-fold x.raw 2>/dev/null | grep -o "\[${lzma##*/}+0x[0-9a-f]*\]" | sort -u | diff names -
 }
 
 @test "the names are the same from a second run: link-time FDE starts, not run-time addresses" {
