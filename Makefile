@@ -81,6 +81,7 @@ LIB_OBJ = \
 	lib/flame.o \
 	lib/flamescript.o \
 	lib/escape.o \
+	lib/out.o \
 	lib/pprof.o \
 	lib/usage.o \
 	lib/symargs.o \

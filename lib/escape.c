@@ -52,3 +52,22 @@ void zt_escape_fput(FILE *f, const char *s, const char *extra)
 			putc(c, f);
 	}
 }
+
+void zt_escape_out(struct zt_out *o, const char *s, const char *extra)
+{
+	const char *run = s;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\' || (extra && strchr(extra, c))) {
+			zt_out_write(o, run, (size_t)(s - run));
+			zt_out_byte(o, '\\');
+			zt_out_byte(o, (char)('0' + (c >> 6)));
+			zt_out_byte(o, (char)('0' + (c >> 3 & 7)));
+			zt_out_byte(o, (char)('0' + (c & 7)));
+			run = s + 1;
+		}
+	}
+	zt_out_write(o, run, (size_t)(s - run));
+}

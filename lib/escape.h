@@ -13,6 +13,8 @@
 
 #include <stdio.h>
 
+#include "out.h"
+
 /*
  * Decode each \ooo (000 excepted: a C string cannot hold it) in s, in place.
  * Any other backslash is left as it is.
@@ -24,6 +26,12 @@ void zt_escape_decode(char *s);
  * of extra (may be NULL) as \ooo.
  */
 void zt_escape_fput(FILE *f, const char *s, const char *extra);
+
+/*
+ * The same into o, the runs between escaped bytes copied whole: for text
+ * written once and kept (zt-symbolize's frames).
+ */
+void zt_escape_out(struct zt_out *o, const char *s, const char *extra);
 
 /*
  * Write s to f with its control characters and DEL as \ooo, backslashes as

@@ -36,6 +36,20 @@ struct reader {
 	uint64_t *tmp;		/* addresses of the line being read */
 	uint8_t *tmpx;
 	size_t captmp, captmpx;
+	const char *lineend;	/* of the line being read */
+	/* Sample lines seen, by their text from the thread's first address
+	   on: a line seen before is its stack again, without parsing. */
+	struct seen *seen;
+	size_t nseen, capseen;
+	struct zt_hash_index seenix;
+	char *seentext;
+	size_t nseentext, capseentext;
+};
+
+struct seen {
+	uint32_t tid;
+	size_t off, len;	/* in seentext */
+	size_t stack;
 };
 
 /* A message about the line being read, place first (util.h's zt_err_at). */
@@ -77,18 +91,46 @@ static int parse_hex(const char *t, uint64_t *v)
 	return zt_hex(t, end, v) == end ? 0 : -1;
 }
 
+/*
+ * The digits from s up to end (a space, a tab or the NUL after them) as a
+ * number; returns the first byte not parsed, or NULL when there is no
+ * digit, another byte follows them, or the value may not fit 64 bits.
+ */
+static const char *dec_digits(const char *s, uint64_t *v)
+{
+	const char *start = s;
+	uint64_t x = 0;
+	unsigned c;
+
+	/* 19 digits always fit; past them, each is checked. */
+	for (; (c = (unsigned)(unsigned char)*s - '0') < 10; s++) {
+		if (s - start >= 19 && x > (UINT64_MAX - 9) / 10)
+			return NULL;
+		x = x * 10 + c;
+	}
+	if (s == start || (*s && *s != ' ' && *s != '\t'))
+		return NULL;
+	*v = x;
+	return s;
+}
+
 static int parse_dec(const char *t, uint64_t *v)
 {
-	uint64_t x = 0;
+	const char *end = dec_digits(t, v);
 
-	if (!*t)
+	return end && !*end ? 0 : -1;
+}
+
+/* The next word of *s as a number (parse_dec's), *s moved past it. */
+static int dec_word(char **s, uint64_t *v)
+{
+	const char *end;
+
+	while (**s == ' ' || **s == '\t')
+		(*s)++;
+	if (!(end = dec_digits(*s, v)))
 		return -1;
-	for (; *t; t++) {
-		if (*t < '0' || *t > '9' || x > (UINT64_MAX - 9) / 10)
-			return -1;
-		x = x * 10 + (uint64_t)(*t - '0');
-	}
-	*v = x;
+	*s += end - *s;
 	return 0;
 }
 
@@ -145,18 +187,70 @@ static size_t add_stack(struct zt_raw *d, uint32_t tid, int partial, uint64_t co
 	return d->nstacks++;
 }
 
+/* A byte's value as a hex digit (either case), 16 when it is none. */
+static inline unsigned hexdigit(unsigned char c)
+{
+	unsigned v = (unsigned)c - '0';
+
+	if (v < 10)
+		return v;
+	v = (unsigned)(c | 0x20) - 'a';
+	return v < 6 ? v + 10 : 16;
+}
+
+static int seen_eq(void *ctx, uint32_t i, const void *key)
+{
+	const struct reader *r = ctx;
+	const struct seen *k = key, *e = &r->seen[i];
+
+	return e->tid == k->tid && e->len == k->len &&
+	       memcmp(r->seentext + e->off, r->lineend - k->len, k->len) == 0;
+}
+
+/*
+ * The entry of a sample line whose text from words to the line's end, for
+ * thread tid, was read before, or -1; *h is that text's hash either way.
+ */
+static int64_t seen_before(struct reader *r, uint32_t tid, const char *words, uint64_t *h)
+{
+	struct seen key = { .tid = tid, .len = (size_t)(r->lineend - words) };
+
+	*h = zt_hash(words, key.len, tid);
+	return zt_hash_index_find(&r->seenix, *h, seen_eq, r, &key);
+}
+
+static void remember(struct reader *r, uint32_t tid, const char *words, uint64_t h,
+		     size_t stack)
+{
+	struct seen *e;
+	size_t len = (size_t)(r->lineend - words);
+
+	zt_grow(&r->seentext, &r->capseentext, r->nseentext + len, 1);
+	memcpy(r->seentext + r->nseentext, words, len);
+	zt_grow(&r->seen, &r->capseen, r->nseen + 1, sizeof *r->seen);
+	e = &r->seen[r->nseen];
+	e->tid = tid;
+	e->off = r->nseentext;
+	e->len = len;
+	e->stack = stack;
+	r->nseentext += len;
+	zt_hash_index_add(&r->seenix, h, (uint32_t)r->nseen++);
+}
+
 static int sample_line(struct reader *r, char *s)
 {
 	struct zt_raw *d = r->d;
 	uint64_t tid = 0, count = 1, a, ns = 0;
-	size_t n = 0;
+	size_t n = 0, st;
 	int partial = 0, timed = 0;
-	char *t;
+	int64_t hit;
+	uint64_t h;
+	char *words = NULL;
 
 	if (d->version >= 2) {
-		if (!(t = token(&s)) || parse_dec(t, &tid) || tid > UINT32_MAX)
+		if (dec_word(&s, &tid) || tid > UINT32_MAX)
 			return fail(r, "sample: thread id is not a number");
-		if (!(t = token(&s)) || parse_dec(t, &count))
+		if (dec_word(&s, &count))
 			return fail(r, "sample: count is not a number");
 		if (count == 0)
 			return fail(r, "sample: count is zero");
@@ -164,41 +258,73 @@ static int sample_line(struct reader *r, char *s)
 	while (*s == ' ' || *s == '\t')
 		s++;
 	if (d->version >= 3 && *s == ZT_RAW_TIME_MARK) {
-		if (!(t = token(&s)) || parse_dec(t + 1, &ns))
+		const char *end = dec_digits(s + 1, &ns);
+
+		if (!end)
 			return fail(r, "sample: time is not a number");
+		s += end - s;
 		timed = 1;
 	}
-	while ((t = token(&s))) {
+	if (r->store && (hit = seen_before(r, (uint32_t)tid, s, &h)) >= 0)
+		goto counted;
+	words = s;
+	/* The addresses, the bulk of a dump: one pass over each word. */
+	for (;;) {
+		char *w, *digits;
 		int exact = n == 0;
+		unsigned v;
 
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		w = s;
 		if (partial)
 			return fail(r, "sample: '-' is not the last word");
-		if (d->version >= 3 && t[0] == ZT_RAW_PARTIAL_MARK && !t[1]) {
+		if (d->version >= 3 && w[0] == ZT_RAW_PARTIAL_MARK &&
+		    (!w[1] || w[1] == ' ' || w[1] == '\t')) {
 			partial = 1;
+			s++;
 			continue;
 		}
-		if (*t == ZT_RAW_EXACT_MARK) {
+		if (*w == ZT_RAW_EXACT_MARK) {
 			exact = 1;
-			t++;
+			w++;
 		}
-		if (parse_hex(t, &a))
-			return fail(r, "sample: bad address '%.40s'", t);
-		zt_grow(&r->tmp, &r->captmp, n + 1, sizeof *r->tmp);
-		zt_grow(&r->tmpx, &r->captmpx, n + 1, 1);
+		a = 0;
+		for (s = digits = w; (v = hexdigit((unsigned char)*s)) < 16; s++)
+			a = a << 4 | v;
+		if (s == digits || s - digits > 16 || (*s && *s != ' ' && *s != '\t')) {
+			while (*s && *s != ' ' && *s != '\t')
+				s++;
+			return fail(r, "sample: bad address '%.*s'",
+				    (int)(s - w < 40 ? s - w : 40), w);
+		}
+		if (n == r->captmp || n == r->captmpx) {
+			zt_grow(&r->tmp, &r->captmp, n + 1, sizeof *r->tmp);
+			zt_grow(&r->tmpx, &r->captmpx, n + 1, 1);
+		}
 		r->tmp[n] = a;
 		r->tmpx[n] = (uint8_t)exact;
 		n++;
 	}
 	if (n == 0)
 		return fail(r, "sample has no addresses");
+	hit = -1;
+counted:
 	if (d->nsamples > UINT64_MAX - count)
 		return fail(r, "sample: count overflows");
 	d->nsamples += count;
 	if (!timed)
 		d->nuntimed += count;
 	if (r->store) {
-		size_t st = add_stack(d, (uint32_t)tid, partial, count, r->tmp, r->tmpx, n);
-
+		if (hit < 0) {
+			st = add_stack(d, (uint32_t)tid, partial, count, r->tmp, r->tmpx, n);
+			remember(r, (uint32_t)tid, words, h, st);
+		} else {
+			st = r->seen[hit].stack;
+			d->stacks[st].count += count;
+		}
 		if (timed) {
 			zt_grow(&d->timed, &d->captimed, d->ntimed + 1, sizeof *d->timed);
 			d->timed[d->ntimed].ns = ns;
@@ -398,6 +524,10 @@ static int magic_line(struct reader *r, const char *line)
 /* The section a line starts, or S_HEADER when it starts none. */
 static enum section section_of(const char *line)
 {
+	/* Every section's name starts with a letter, every sample line with
+	   a digit: most lines need no comparison. */
+	if (*line >= '0' && *line <= '9')
+		return S_HEADER;
 	for (int i = S_SAMPLES; i <= S_END; i++)
 		if (strcmp(line, section_names[i]) == 0)
 			return (enum section)i;
@@ -430,6 +560,7 @@ static int dump_line(struct reader *r, char *line, size_t len)
 {
 	enum section next;
 
+	r->lineend = line + len;
 	if (memchr(line, '\0', len))
 		return fail(r, "binary data, not a zt raw dump");
 	if (len > 0 && line[len - 1] == '\r')
@@ -493,6 +624,9 @@ static int read_dump(struct zt_input *in, struct zt_raw *d, char *err,
 		rc = dump_end(&r, in);
 	free(r.tmp);
 	free(r.tmpx);
+	free(r.seen);
+	free(r.seentext);
+	zt_hash_index_free(&r.seenix);
 	return rc;
 }
 

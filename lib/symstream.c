@@ -2,13 +2,22 @@
  * symstream.c — zt-symbolize's stream: records of resolved addresses in
  * the perf script text layout. The one writer of that layout, for
  * zt-symbolize and for the readers of raw dumps in lib/stage.c.
+ *
+ * What a record holds repeats: the same addresses in sample after sample,
+ * the same thread in record after record. zt_symstream_write formats each
+ * distinct address's frame lines (names, modules and paths escaped) once,
+ * each stack's frames and its header's "thread pid/tid " once, into an
+ * arena, and then a record costs its time and count in decimal and a copy
+ * of those bytes, written in blocks (lib/out.h): no per-byte stdio.
  */
 #include "symstream.h"
 #include "escape.h"
+#include "hash.h"
+#include "out.h"
 #include "util.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct zt_symres *zt_symstream_resolve(struct zt_symbolizer *s, const struct zt_raw *d)
 {
@@ -29,53 +38,98 @@ const char *zt_symstream_comm(const struct zt_raw *d)
 }
 
 /* A source line under its frame, as perf script -F +srcline prints it. */
-static void print_srcline(FILE *out, const char *file, unsigned line)
+static void srcline(struct zt_out *o, const char *file, unsigned line)
 {
-	fputs("  ", out);
-	zt_escape_fput(out, file, NULL);
-	fprintf(out, ":%u\n", line);
+	zt_out_write(o, "  ", 2);
+	zt_escape_out(o, file, NULL);
+	zt_out_byte(o, ':');
+	zt_out_dec(o, line, 0);
+	zt_out_byte(o, '\n');
 }
+
+/* zt_symstream_frame's lines, into o. */
+static void format_frame(struct zt_out *o, uint64_t addr, const struct zt_symres *r)
+{
+	for (size_t k = 0; k < r->ninl; k++) {
+		zt_out_byte(o, '\t');
+		zt_out_hex(o, addr, 16);
+		zt_out_byte(o, ' ');
+		zt_escape_out(o, r->inl[k].name, NULL);
+		zt_out_str(o, " (inlined)\n");
+		if (r->inl[k].file)
+			srcline(o, r->inl[k].file, r->inl[k].line);
+	}
+	zt_out_byte(o, '\t');
+	zt_out_hex(o, addr, 16);
+	zt_out_byte(o, ' ');
+	zt_escape_out(o, r->name, NULL);
+	if (r->have_sym || r->fde) {
+		zt_out_write(o, "+0x", 3);
+		zt_out_hex(o, r->offset, 0);
+	}
+	/* perf-script readers take the module as the last "(\S*)": no space,
+	 * no parenthesis inside it. */
+	zt_out_write(o, " (", 2);
+	zt_escape_out(o, r->module, " ()");
+	zt_out_write(o, ")\n", 2);
+	if (r->file)
+		srcline(o, r->file, r->line);
+}
+
+/* The start of a header line: "thread pid/tid ". */
+static void format_start(struct zt_out *o, const struct zt_raw *d, const char *comm,
+			 size_t stack)
+{
+	const struct zt_stack *st = &d->stacks[stack];
+	const char *name = zt_raw_thread_name(d, st->tid);
+
+	/* A ';' in a thread name would split the folded stack. */
+	zt_escape_out(o, name && *name ? name : comm, ";");
+	zt_out_byte(o, ' ');
+	zt_out_dec(o, d->have_pid ? d->pid : st->tid, 0);
+	zt_out_byte(o, '/');
+	zt_out_dec(o, st->tid, 0);
+	zt_out_byte(o, ' ');
+}
+
+/* The rest of it: "seconds: count zt-samples:\n". */
+static void format_time(struct zt_out *o, uint64_t ns, uint64_t count)
+{
+	zt_out_dec(o, ns / 1000000000u, 0);
+	zt_out_byte(o, '.');
+	zt_out_dec(o, ns % 1000000000u / 1000u, 6);
+	zt_out_write(o, ": ", 2);
+	zt_out_dec(o, count, 0);
+	zt_out_write(o, " zt-samples:\n", 13);
+}
+
+/* The unwinder stopped short: say so at the root, never pass the stack off
+ * as whole. */
+static const char truncated[] = "\t               0 [truncated] ([unknown])\n";
 
 void zt_symstream_frame(FILE *out, uint64_t addr, const struct zt_symres *r)
 {
-	for (size_t k = 0; k < r->ninl; k++) {
-		fprintf(out, "\t%16" PRIx64 " ", addr);
-		zt_escape_fput(out, r->inl[k].name, NULL);
-		fputs(" (inlined)\n", out);
-		if (r->inl[k].file)
-			print_srcline(out, r->inl[k].file, r->inl[k].line);
-	}
-	fprintf(out, "\t%16" PRIx64 " ", addr);
-	zt_escape_fput(out, r->name, NULL);
-	if (r->have_sym || r->fde)
-		fprintf(out, "+0x%" PRIx64, r->offset);
-	/* perf-script readers take the module as the last "(\S*)": no space,
-	 * no parenthesis inside it. */
-	fputs(" (", out);
-	zt_escape_fput(out, r->module, " ()");
-	fputs(")\n", out);
-	if (r->file)
-		print_srcline(out, r->file, r->line);
+	struct zt_out o = { 0 };
+
+	format_frame(&o, addr, r);
+	fwrite(o.buf, 1, o.len, out);
+	zt_out_free(&o);
 }
 
 void zt_symstream_header(FILE *out, const struct zt_raw *d, const char *comm, size_t stack,
 			 uint64_t ns, uint64_t count)
 {
-	const struct zt_stack *st = &d->stacks[stack];
-	const char *name = zt_raw_thread_name(d, st->tid);
-	uint64_t pid = d->have_pid ? d->pid : st->tid;
+	struct zt_out o = { 0 };
 
-	/* A ';' in a thread name would split the folded stack. */
-	zt_escape_fput(out, name && *name ? name : comm, ";");
-	fprintf(out, " %" PRIu64 "/%" PRIu32 " %" PRIu64 ".%06" PRIu64 ": %" PRIu64
-		" zt-samples:\n", pid, st->tid, ns / 1000000000u, ns % 1000000000u / 1000u, count);
+	format_start(&o, d, comm, stack);
+	format_time(&o, ns, count);
+	fwrite(o.buf, 1, o.len, out);
+	zt_out_free(&o);
 }
 
 void zt_symstream_truncated(FILE *out)
 {
-	/* The unwinder stopped short: say so at the root, never pass the
-	 * stack off as whole. */
-	fprintf(out, "\t%16x [truncated] ([unknown])\n", 0);
+	fputs(truncated, out);
 }
 
 /* Sample lines by time; lines with the same time keep their file order. */
@@ -98,8 +152,15 @@ void zt_symstream_order(struct zt_raw *d, int merge, struct zt_symstream_order *
 	 */
 	o->timed = !merge && d->ntimed > 0 && d->nuntimed == 0;
 	o->n = o->timed ? d->ntimed : d->nstacks;
-	if (o->timed)
-		qsort_r(d->timed, d->ntimed, sizeof *d->timed, by_time, NULL);
+	if (o->timed) {
+		size_t k = 1;
+
+		/* One thread's lines come in time order: often nothing to sort. */
+		while (k < d->ntimed && d->timed[k - 1].ns <= d->timed[k].ns)
+			k++;
+		if (k < d->ntimed)
+			qsort_r(d->timed, d->ntimed, sizeof *d->timed, by_time, NULL);
+	}
 }
 
 void zt_symstream_record(const struct zt_raw *d, const struct zt_symstream_order *o,
@@ -116,24 +177,123 @@ void zt_symstream_record(const struct zt_raw *d, const struct zt_symstream_order
 	}
 }
 
+struct span {
+	size_t off, len;	/* in the writer's arena */
+};
+
+struct text {
+	uint64_t addr;
+	int exact;
+	struct span s;
+};
+
+/* The caches of one zt_symstream_write. */
+struct writer {
+	struct zt_out arena;	/* every piece formatted once */
+	struct span *frame;	/* per pool address: its frame lines */
+	struct span *start;	/* per stack: "thread pid/tid ", len 0 until made */
+	struct span *body;	/* per stack: its frames and blank line, len 0 until made */
+	struct text *texts;	/* distinct (address, exact) pairs */
+	size_t ntexts, captexts;
+	struct zt_hash_index textix;
+};
+
+static int text_eq(void *ctx, uint32_t i, const void *key)
+{
+	const struct writer *w = ctx;
+	const struct text *k = key;
+
+	return w->texts[i].addr == k->addr && w->texts[i].exact == k->exact;
+}
+
+/* Address j's frame lines, formatted on the first address of its value. */
+static void frame_text(struct writer *w, const struct zt_raw *d, size_t j,
+		       const struct zt_symres *r)
+{
+	struct text key = { .addr = d->addr[j], .exact = d->exact[j] != 0 };
+	uint64_t h = zt_hash_u64(key.addr * 2 + (uint64_t)key.exact);
+	int64_t i = zt_hash_index_find(&w->textix, h, text_eq, w, &key);
+
+	if (i < 0) {
+		key.s.off = w->arena.len;
+		format_frame(&w->arena, key.addr, r);
+		key.s.len = w->arena.len - key.s.off;
+		zt_grow(&w->texts, &w->captexts, w->ntexts + 1, sizeof *w->texts);
+		w->texts[w->ntexts] = key;
+		zt_hash_index_add(&w->textix, h, (uint32_t)w->ntexts);
+		i = (int64_t)w->ntexts++;
+	}
+	w->frame[j] = w->texts[i].s;
+}
+
+/* A stack's frame lines, the [truncated] root of a partial one, the blank line. */
+static struct span body_of(struct writer *w, const struct zt_raw *d, size_t stack)
+{
+	const struct zt_stack *st = &d->stacks[stack];
+	struct span *b = &w->body[stack];
+	size_t need = sizeof truncated + 1;
+
+	if (b->len)
+		return *b;
+	/* Room first: the frames are copied from the arena into itself. */
+	for (size_t j = st->first; j < st->first + st->naddr; j++)
+		need += w->frame[j].len;
+	zt_out_room(&w->arena, need);
+	b->off = w->arena.len;
+	for (size_t j = st->first; j < st->first + st->naddr; j++)
+		zt_out_write(&w->arena, w->arena.buf + w->frame[j].off, w->frame[j].len);
+	if (st->partial)
+		zt_out_write(&w->arena, truncated, sizeof truncated - 1);
+	zt_out_byte(&w->arena, '\n');
+	b->len = w->arena.len - b->off;
+	return *b;
+}
+
+static struct span start_of(struct writer *w, const struct zt_raw *d, const char *comm,
+			    size_t stack)
+{
+	struct span *s = &w->start[stack];
+
+	if (!s->len) {
+		s->off = w->arena.len;
+		format_start(&w->arena, d, comm, stack);
+		s->len = w->arena.len - s->off;
+	}
+	return *s;
+}
+
 void zt_symstream_write(FILE *out, struct zt_raw *d, const struct zt_symres *res, int merge)
 {
 	const char *comm = zt_symstream_comm(d);
-	struct zt_symstream_order o;
+	struct zt_symstream_order order;
+	struct writer w = { 0 };
+	struct zt_out o;
 	uint64_t ns, count;
 	size_t stack;
 
-	zt_symstream_order(d, merge, &o);
-	for (size_t k = 0; k < o.n; k++) {
-		const struct zt_stack *st;
+	zt_out_init(&o, out);
+	zt_out_init(&w.arena, NULL);
+	w.frame = zt_calloc(d->naddr ? d->naddr : 1, sizeof *w.frame);
+	w.start = zt_calloc(d->nstacks ? d->nstacks : 1, sizeof *w.start);
+	w.body = zt_calloc(d->nstacks ? d->nstacks : 1, sizeof *w.body);
+	for (size_t j = 0; j < d->naddr; j++)
+		frame_text(&w, d, j, &res[j]);
+	zt_symstream_order(d, merge, &order);
+	for (size_t k = 0; k < order.n; k++) {
+		struct span s, b;
 
-		zt_symstream_record(d, &o, k, &stack, &ns, &count);
-		st = &d->stacks[stack];
-		zt_symstream_header(out, d, comm, stack, ns, count);
-		for (size_t j = st->first; j < st->first + st->naddr; j++)
-			zt_symstream_frame(out, d->addr[j], &res[j]);
-		if (st->partial)
-			zt_symstream_truncated(out);
-		putc('\n', out);
+		zt_symstream_record(d, &order, k, &stack, &ns, &count);
+		s = start_of(&w, d, comm, stack);
+		b = body_of(&w, d, stack);
+		zt_out_write(&o, w.arena.buf + s.off, s.len);
+		format_time(&o, ns, count);
+		zt_out_write(&o, w.arena.buf + b.off, b.len);
 	}
+	zt_out_free(&o);
+	zt_out_free(&w.arena);
+	free(w.frame);
+	free(w.start);
+	free(w.body);
+	free(w.texts);
+	zt_hash_index_free(&w.textix);
 }
