@@ -98,6 +98,7 @@ COLLECT_LO = \
 	collect/dump.lo \
 	collect/thread.lo \
 	collect/intercept.lo \
+	collect/sigmask.lo \
 
 # Unit tests for lib/ and collect/, linked into one runner.
 UNIT_OBJ = \

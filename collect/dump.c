@@ -26,6 +26,7 @@
 static const char *const loss_names[ZT_NLOSS] = {
 	[ZT_LOST_WRITE] = ZT_RAW_LOST_WRITE,
 	[ZT_LOST_FD] = ZT_RAW_LOST_FD,
+	[ZT_LOST_WAIT] = ZT_RAW_LOST_WAIT,
 };
 
 /* The dump's descriptor while the header or the end is written. */
@@ -391,6 +392,8 @@ static void put_summary(void)
 		put_key(dfd, ZT_RAW_UNSAMPLED, zt_state.unsampled);
 	if (zt_state.sigprof_blocked)
 		put_key(dfd, ZT_RAW_SIGPROF_BLOCKED, zt_state.sigprof_blocked);
+	if (zt_state.unsampled_cpu_ns)
+		put_key(dfd, ZT_RAW_UNSAMPLED_CPU_NS, zt_state.unsampled_cpu_ns);
 	if (zt_state.timers_lost)
 		put_key(dfd, ZT_RAW_TIMERS_LOST, zt_state.timers_lost);
 	if (zt_state.fd_reopened)

@@ -67,8 +67,11 @@ static struct sigaction program_sigprof;
 
 static void note_program_sigprof(int why)
 {
-	if (zt_prof_owner())
+	if (zt_prof_owner()) {
 		__atomic_or_fetch(&zt_state.program_sigprof, why, __ATOMIC_RELAXED);
+		/* Its masks are real from now on (sigmask.c). */
+		zt_sigmask_reveal();
+	}
 }
 
 /*
@@ -277,6 +280,8 @@ static void before_exec(const char *path)
 	memcpy(zt_state.exec_path, path, n);
 	zt_state.exec_path[n] = '\0';
 	zt_prof_stop();
+	/* The new image inherits the mask the program asked for. */
+	zt_sigmask_reveal();
 }
 
 static void after_failed_exec(void)
@@ -285,7 +290,8 @@ static void after_failed_exec(void)
 
 	if (zt_state.pid == getpid() && zt_state.dump.fd < 0) {
 		zt_state.exec_path[0] = '\0';
-		zt_prof_begin();
+		if (zt_prof_begin() == 0)
+			zt_sigmask_thread_start(0);
 	}
 	errno = saved;
 }

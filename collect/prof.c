@@ -143,7 +143,8 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 			goto done;
 	} else if (!(si->si_code == SI_TIMER && t && t->has_timer &&
 		     si->si_timerid == (int)(intptr_t)t->timer)) {
-		zt_intercept_sigprof_foreign(sig, si, ucv);
+		if (!zt_sigmask_foreign(si, uc))
+			zt_intercept_sigprof_foreign(sig, si, ucv);
 		goto done;
 	}
 	if (!__atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE))
@@ -167,6 +168,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	if (end != ZT_UNWIND_COMPLETE)
 		__atomic_fetch_add(&zt_state.partial, 1, __ATOMIC_RELAXED);
 	zt_store_sample(t, zt_prof_clock_ns(CLOCK_MONOTONIC), addr, n, end != ZT_UNWIND_COMPLETE);
+	t->nsamples++;
 out:
 	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
 done:
@@ -343,11 +345,14 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	strcpy(zt_state.base, out);
 	zt_files_status_init();
 	zt_intercept_init();
+	zt_sigmask_init();
 	zt_tables_update();
 	zt_thread_init();
 	zt_prof_install_handler();
 	if (zt_prof_begin() < 0)
 		return;
+	/* A mask inherited through exec. */
+	zt_sigmask_thread_start(0);
 	zt_thread_adopt_running();
 	zt_dump_buildids_scan();
 	install_fatal_handlers();
@@ -401,7 +406,7 @@ void zt_prof_stop(void)
 	/* The thread that ends the program: did it block zt's signal? (A fatal
 	 * signal's handler runs with everything blocked: not counted.) */
 	if (!zt_prof_fatal_depth)
-		zt_thread_note_sigprof_blocked();
+		zt_sigmask_thread_end(zt_thread_self());
 	n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 	for (int i = 0; i < n; i++) {
 		struct zt_thread *t = zt_state.threads[i];

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include <ucontext.h>
 
 #include "unwind.h"
 
@@ -37,7 +38,7 @@ enum {
 };
 
 /* Why samples were lost; each has a counter and a name in the dump. */
-enum zt_loss { ZT_LOST_WRITE, ZT_LOST_FD, ZT_NLOSS };
+enum zt_loss { ZT_LOST_WRITE, ZT_LOST_FD, ZT_LOST_WAIT, ZT_NLOSS };
 
 /* A descriptor zt opened, with the identity of what it opened (files.c). */
 struct zt_owned {
@@ -62,6 +63,7 @@ struct zt_thread {
 	int has_timer;
 	timer_t timer;
 	unsigned char *alt;	/* zt's alternate signal stack, ZT_ALTSTACK bytes; NULL if none */
+	uint64_t nsamples;	/* samples taken of this thread */
 	size_t len;
 	char buf[ZT_BUF_SIZE];
 	uint64_t addr[ZT_MAX_DEPTH];	/* the handler's frames: kept off the interrupted stack */
@@ -119,6 +121,7 @@ struct zt_state {
 	uint64_t cfi_objects, cfi_rows, cfi_bytes;	/* the unwind tables published last */
 	uint64_t cfi_build_ns, cfi_skipped;	/* CPU time spent building, FDEs skipped */
 	volatile uint64_t unsampled;	/* threads that got no buffer or timer */
+	volatile uint64_t unsampled_cpu_ns;	/* CPU time of threads while zt could not sample them */
 	volatile uint64_t lost[ZT_NLOSS];
 	volatile int nthreads;	/* slots used in threads[] */
 	struct zt_thread *threads[ZT_MAX_THREADS];
@@ -153,6 +156,20 @@ ZT_HIDDEN struct zt_thread *zt_thread_by_fd(int fd);
 ZT_HIDDEN void zt_thread_find_stack(struct zt_thread *t, uintptr_t sp);
 ZT_HIDDEN void zt_thread_note_sigprof_blocked(void);
 ZT_HIDDEN int zt_thread_on_alt(const struct zt_thread *t, uintptr_t sp);
+ZT_HIDDEN int zt_thread_counter_is_ours(int fd);
+
+/* sigmask.c */
+ZT_HIDDEN void zt_sigmask_init(void);
+/* The calling thread starts being sampled; inherit: its creator hid SIGPROF. */
+ZT_HIDDEN void zt_sigmask_thread_start(int inherit);
+/* Whether the program asked the calling thread to block SIGPROF and zt hides it. */
+ZT_HIDDEN int zt_sigmask_hidden(void);
+/* Block SIGPROF for real where the program asked for it (exec, fork, SIGPROF used). */
+ZT_HIDDEN void zt_sigmask_reveal(void);
+/* The calling thread ends (t its record, or NULL): count what was not sampled. */
+ZT_HIDDEN void zt_sigmask_thread_end(const struct zt_thread *t);
+/* In the handler, a SIGPROF not zt's: 1 when it was kept pending for the program. */
+ZT_HIDDEN int zt_sigmask_foreign(siginfo_t *si, ucontext_t *uc);
 
 /* timer.c */
 ZT_HIDDEN int zt_timer_start(struct zt_thread *t);

@@ -336,17 +336,18 @@ void zt_thread_name_record(pid_t tid)
 	zt_state.names[i].name[len] = '\0';
 }
 
-/*
- * A thread that blocks SIGPROF is not sampled while it does; one that still
- * blocks it when it ends is counted, so that a program that blocks it
- * everywhere gets a warning instead of an empty profile.
- */
-void zt_thread_note_sigprof_blocked(void)
+/* Whether fd is the sampling counter of one of zt's threads. */
+int zt_thread_counter_is_ours(int fd)
 {
-	sigset_t cur;
+	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 
-	if (pthread_sigmask(SIG_SETMASK, NULL, &cur) == 0 && sigismember(&cur, SIGPROF))
-		__atomic_fetch_add(&zt_state.sigprof_blocked, 1, __ATOMIC_RELAXED);
+	for (int i = 0; fd >= 0 && i < n; i++) {
+		struct zt_thread *t = zt_state.threads[i];
+
+		if (t && t->live && t->perf_fd == fd)
+			return 1;
+	}
+	return 0;
 }
 
 /* The calling thread is done: stop its timer, flush, free its slot. */
@@ -354,7 +355,7 @@ void zt_thread_close(struct zt_thread *t)
 {
 	zt_timer_stop(t);
 	if (self == t)
-		zt_thread_note_sigprof_blocked();
+		zt_sigmask_thread_end(t);
 	if (!__atomic_exchange_n(&t->closed, 1, __ATOMIC_SEQ_CST)) {
 		zt_thread_name_record(t->tid);
 		zt_store_flush(t);
@@ -375,6 +376,7 @@ static void on_thread_exit(void *p)
 struct start {
 	void *(*fn)(void *);
 	void *arg;
+	int hidden;	/* the creator hid SIGPROF from its mask: so does the thread */
 };
 
 static void *trampoline(void *p)
@@ -383,6 +385,7 @@ static void *trampoline(void *p)
 	struct zt_thread *t;
 
 	free(p);
+	zt_sigmask_thread_start(s.hidden);
 	if (zt_prof_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE) &&
 	    (t = zt_thread_attach())) {
 		if (zt_timer_start(t) == 0) {
@@ -413,6 +416,7 @@ ZT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		return EAGAIN;
 	s->fn = fn;
 	s->arg = arg;
+	s->hidden = zt_sigmask_hidden();
 	return real_pthread_create(th, attr, trampoline, s);
 }
 
@@ -428,6 +432,8 @@ static void after_fork_child(void)
 	if (zt_state.dump.fd < 0)
 		return;
 	__atomic_store_n(&zt_state.active, 0, __ATOMIC_SEQ_CST);
+	if (!zt_state.follow)
+		zt_sigmask_reveal();
 	/* The parent's dump stays the parent's: only the copies are closed. */
 	zt_files_close(&zt_state.dump);
 	zt_files_close(&zt_state.maps);
@@ -436,6 +442,7 @@ static void after_fork_child(void)
 	zt_state.write_errno = 0;
 	zt_state.sigprof_blocked = 0;
 	zt_state.timers_lost = 0;
+	zt_state.unsampled_cpu_ns = 0;
 	for (int i = 0; i < n; i++) {
 		struct zt_thread *t = zt_state.threads[i];
 

@@ -65,6 +65,7 @@
 #define ZT_RAW_CFI_SKIPPED "cfi-skipped"
 #define ZT_RAW_UNSAMPLED "unsampled-threads"
 #define ZT_RAW_SIGPROF_BLOCKED "sigprof-blocked"
+#define ZT_RAW_UNSAMPLED_CPU_NS "unsampled-cpu-ns"	/* CPU time no sample covers */
 #define ZT_RAW_TIMERS_LOST "timers-lost"
 #define ZT_RAW_DUMP_REOPENED "dump-reopened"
 #define ZT_RAW_PROGRAM_SIGPROF "program-sigprof"
@@ -84,6 +85,7 @@
 #define ZT_RAW_CLOCK_MONOTONIC "monotonic"
 #define ZT_RAW_LOST_WRITE "write-error"
 #define ZT_RAW_LOST_FD "descriptor-lost"
+#define ZT_RAW_LOST_WAIT "sigwait"	/* zt's signal taken by a sigwait of the program's */
 #define ZT_RAW_SIGPROF_HANDLER "handler"
 #define ZT_RAW_SIGPROF_ITIMER "itimer-prof"
 #define ZT_RAW_NO_NAME "?"		/* a thread whose name is unknown */
@@ -104,6 +106,7 @@
 #define ZT_FACT_UNWIND ZT_RAW_UNWIND
 #define ZT_FACT_PARTIAL ZT_RAW_PARTIAL
 #define ZT_FACT_UNSAMPLED ZT_RAW_UNSAMPLED
+#define ZT_FACT_UNSAMPLED_CPU_NS ZT_RAW_UNSAMPLED_CPU_NS
 #define ZT_FACT_PROGRAM_SIGPROF ZT_RAW_PROGRAM_SIGPROF
 #define ZT_FACT_EXEC ZT_RAW_EXEC
 #define ZT_FACT_CPU_NS ZT_RAW_CPU_NS
