@@ -394,7 +394,7 @@ static int report(const char *out, const char *prog, struct rusage *ru,
 {
 	struct zt_input *in;
 	struct zt_raw d;
-	char err[512], split[96];
+	char err[512], split[96], unsampled[128];
 	double cpu, rate, user, sys;
 	int useronly;
 
@@ -441,12 +441,17 @@ static int report(const char *out, const char *prog, struct rusage *ru,
 			 sys, 100 * sys / (user + sys));
 	else
 		split[0] = '\0';
+	if (d.unsampled_cpu_ns)
+		snprintf(unsampled, sizeof unsampled, ", %.3f CPU-s in threads zt could not sample "
+			 "(SIGPROF blocked, no timer)", (double)d.unsampled_cpu_ns / 1e9);
+	else
+		unsampled[0] = '\0';
 	/* The kernel's own account of the program (wait4), for comparison. */
 	fprintf(stderr, "%s: %" PRIu64 " samples in %.3f %sCPU-s: %.1f Hz of %u requested, "
-		"timer %s%s, %" PRIu64 " lost%s, wrote '%s'; rusage: user %.3f s, system %.3f s\n",
+		"timer %s%s, %" PRIu64 " lost%s%s, wrote '%s'; rusage: user %.3f s, system %.3f s\n",
 		zt_prog, d.nsamples, cpu, useronly ? "user " : "", rate, d.hz,
 		d.timer ? d.timer : "unknown",
-		d.rate_cap ? " (rate capped by the kernel tick)" : "", d.lost, split, out,
+		d.rate_cap ? " (rate capped by the kernel tick)" : "", d.lost, unsampled, split, out,
 		(double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6,
 		(double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6);
 	if (d.conflict)

@@ -85,6 +85,10 @@ const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n)
 		*(user ? &f->cpu_user_ns : &f->cpu_sys_ns) += x;
 		f->cpu_split_seen |= user ? 1u : 2u;
 		f->have_cpu_split = f->cpu_split_seen == 3;
+	} else if (IS(ZT_FACT_UNSAMPLED_CPU_NS)) {
+		if (num(v, vlen, &x) < 0)
+			return "'# zt " ZT_FACT_UNSAMPLED_CPU_NS "' wants a number";
+		f->unsampled_cpu_ns += x;
 	} else if (IS(ZT_FACT_RATE_CAP)) {
 		/* Why the rate is capped: "kernel-tick" (the POSIX timer). */
 		if (!f->rate_cap[0])
@@ -135,6 +139,8 @@ void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, 
 		put_num(out, ZT_FACT_PARTIAL, d->partial);
 	if (d->unsampled)
 		put_num(out, ZT_FACT_UNSAMPLED, d->unsampled);
+	if (d->unsampled_cpu_ns)
+		put_num(out, ZT_FACT_UNSAMPLED_CPU_NS, d->unsampled_cpu_ns);
 	if (d->conflict)
 		put_text(out, ZT_FACT_PROGRAM_SIGPROF, d->conflict);
 	if (d->exec)

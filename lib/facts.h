@@ -27,13 +27,14 @@ struct zt_facts {
 	int have_cpu_split;	/* both cpu-user-ns and cpu-sys-ns were given */
 	uint64_t cpu_user_ns, cpu_sys_ns;	/* the program's user and system time */
 	unsigned cpu_split_seen;	/* 1: user seen, 2: system seen */
+	uint64_t unsampled_cpu_ns;	/* CPU time no sample covers, 0 when none */
 };
 
 /*
  * Take in one comment line (with its '#'). Lines that are not `# zt` facts,
  * and facts this version does not know, are ignored. Returns NULL, or what
  * is wrong with a known fact's value. Facts from several inputs add up
- * (samples, lost, cpu-ns, cpu-user-ns, cpu-sys-ns); hz and the timer keep the first value.
+ * (samples, lost, cpu-ns, cpu-user-ns, cpu-sys-ns, unsampled-cpu-ns); hz and the timer keep the first value.
  */
 const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n);
 

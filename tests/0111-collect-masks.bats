@@ -150,3 +150,146 @@ same_shares() {
 	# The worker has nearly all the work: it was sampled.
 	awk '$1 == "xz" && $2 > 50 { ok = 1 } END { exit !ok }' xz.both
 }
+
+# Burns CPU time (ns, by the thread's own clock); shared by the programs below.
+burn_c() {
+	cat <<'C'
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+static void burn(long ns)
+{
+	struct timespec ts, t0;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do {
+		for (int i = 0; i < 100000; i++)
+			sink += i;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	} while ((ts.tv_sec - t0.tv_sec) * 1000000000L + ts.tv_nsec - t0.tv_nsec < ns);
+}
+C
+}
+
+@test "a thread that blocks SIGPROF with a raw system call is counted with its CPU time: in the dump, on zt-collect's line, in zt-stat's header" {
+	{ burn_c; cat <<'C'
+int main(void)
+{
+	unsigned long prof = 1UL << (SIGPROF - 1);
+
+	burn(300000000);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &prof, NULL, 8);
+	burn(600000000);
+	return 0;
+}
+C
+	} > raw.c
+	cc -O1 -o raw raw.c
+	run --separate-stderr zt-collect -o r.raw ./raw
+	assert_success
+	echo "$stderr"
+	grep -qx 'sigprof-blocked 1' r.raw
+	ns=$(sed -n 's/^unsampled-cpu-ns \([0-9]*\)$/\1/p' r.raw)
+	echo "unsampled $ns ns of 600000000"
+	[ "$ns" -ge 450000000 ] && [ "$ns" -le 750000000 ]
+	[[ $stderr == *" lost, 0."[4-7]*" CPU-s in threads zt could not sample (SIGPROF blocked, no timer)"* ]]
+	zt-symbolize r.raw > r.sym
+	run zt-stat r.sym
+	assert_line --regexp '^not sampled: 0\.[4-7][0-9]* s of CPU time that no sample covers'
+}
+
+# own ORDER: a program with its own SIGPROF handler and ITIMER_PROF, and a
+# worker created under a full mask that burns 0.5 s; the handler is
+# installed before the worker is created, or after (the worker then starts
+# with zt hiding SIGPROF). The program's SIGPROF must never run on the
+# worker, and its main thread must get them.
+own_program() {
+	{ burn_c; cat <<'C'
+static volatile pid_t worker_tid;
+static volatile sig_atomic_t on_worker, ticks;
+
+static void on_prof(int sig)
+{
+	(void)sig;
+	if (syscall(SYS_gettid) == worker_tid)
+		on_worker = 1;
+	ticks++;
+}
+
+static void *worker(void *p)
+{
+	(void)p;
+	worker_tid = (pid_t)syscall(SYS_gettid);
+	burn(500000000);
+	return NULL;
+}
+
+static void own_timer(void)
+{
+	struct sigaction sa;
+	struct itimerval it = { { 0, 5000 }, { 0, 5000 } };
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_prof;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGPROF, &sa, NULL);
+	setitimer(ITIMER_PROF, &it, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	sigset_t all, old;
+	pthread_t t;
+	int before = argc > 1 && strcmp(argv[1], "before") == 0;
+
+	if (before)
+		own_timer();
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_create(&t, NULL, worker, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!before)
+		own_timer();
+	burn(500000000);
+	pthread_join(t, NULL);
+	printf("own handler on the worker: %s, on main: %s\n", on_worker ? "yes" : "no",
+	       ticks ? "yes" : "no");
+	return on_worker;
+}
+C
+	} > own.c
+	cc -O1 -pthread -o own own.c
+}
+
+@test "a program that blocks SIGPROF for its own handler keeps that behaviour; the worker it blocks in is counted as not sampled" {
+	own_program
+	run ./own before
+	assert_success
+	assert_output 'own handler on the worker: no, on main: yes'
+	run --separate-stderr zt-collect -o o.raw ./own before
+	assert_success
+	assert_output 'own handler on the worker: no, on main: yes'
+	grep -qx 'program-sigprof handler itimer-prof' o.raw
+	ns=$(sed -n 's/^unsampled-cpu-ns \([0-9]*\)$/\1/p' o.raw)
+	echo "unsampled $ns ns of the worker's 500000000"
+	[ "$ns" -ge 400000000 ] && [ "$ns" -le 600000000 ]
+}
+
+@test "a program that sets its own SIGPROF handler after its worker started with zt hiding SIGPROF still never gets it on the worker" {
+	own_program
+	for i in 1 2 3; do
+		run --separate-stderr zt-collect -o a.raw ./own after
+		assert_success
+		assert_output 'own handler on the worker: no, on main: yes'
+	done
+}
