@@ -79,40 +79,96 @@ static int event_at(const char *s, size_t len, size_t i, struct zt_span *ev,
 	return 0;
 }
 
+/*
+ * Whether a perf script field that follows the thread id starts at s[j]:
+ * the CPU `[N]` or the time `N.N:`.
+ */
+static int cpu_or_time_at(const char *s, size_t len, size_t j)
+{
+	size_t k = j;
+
+	if (j < len && s[j] == '[')
+		return j + 1 < len && is_digit((unsigned char)s[j + 1]);
+	while (k < len && is_digit((unsigned char)s[k]))
+		k++;
+	if (k == j || k >= len || s[k] != '.')
+		return 0;
+	j = ++k;
+	while (k < len && is_digit((unsigned char)s[k]))
+		k++;
+	return k > j && k < len && s[k] == ':';
+}
+
+/*
+ * The ids after a command that ends at s[e] (a space):
+ * \s+(\d+)\/ * (\d+)*\s+ (no space before the star). Sets the digits'
+ * bounds and *next to the first byte after the spaces that end them.
+ */
+static int ids_at(const char *s, size_t len, size_t e, size_t *d1, size_t *d1end,
+		  size_t *d2, size_t *d2end, size_t *next)
+{
+	size_t j = e;
+
+	while (j < len && is_ws((unsigned char)s[j]))
+		j++;
+	*d1 = j;
+	while (j < len && is_digit((unsigned char)s[j]))
+		j++;
+	if (j == *d1)
+		return 0;
+	*d1end = j;
+	while (j < len && s[j] == '/')
+		j++;
+	*d2 = j;
+	while (j < len && is_digit((unsigned char)s[j]))
+		j++;
+	*d2end = j;
+	if (j == len || !is_ws((unsigned char)s[j]))
+		return 0;
+	while (j < len && is_ws((unsigned char)s[j]))
+		j++;
+	*next = j;
+	return 1;
+}
+
 int zt_ps_parse_header(const char *s, size_t len, struct zt_ps_header *h)
 {
-	size_t e, j, d1, d1end, d2, d2end;
+	size_t e, first = 0, d1 = 0, d1end = 0, d2 = 0, d2end = 0, next;
+	size_t f1 = 0, f1end = 0, f2 = 0, f2end = 0;
 
-	/* ^(\S.+?)\s+(\d+)\/ * (\d+)*\s+ (no space before the star) — the
-	   shortest command that works. */
+	/* ^(\S.+?)\s+(\d+)\/ * (\d+)*\s+ — the shortest command that works,
+	   as Perl splits it. But a thread name may hold spaces and numbers
+	   (`io worker 1 1234/1235 10.5: ...`), where that command stops at
+	   `io worker` and takes the name's 1 for the thread id: when a longer
+	   command is followed by ids and then by the CPU or the time, perf
+	   script's next fields, that split is the header's, and Perl's is
+	   wrong. The two agree on every header whose command has no ` N `. */
 	if (len < 4 || is_ws((unsigned char)s[0]))
 		return 0;
 	for (e = 2; e < len; e++) {
+		size_t a, aend, b, bend;
+
 		if (!is_ws((unsigned char)s[e]))
 			continue;
 		if (e > 2 && is_ws((unsigned char)s[e - 1]))
 			continue;	/* the same tail was tried one byte ago */
-		j = e;
-		while (j < len && is_ws((unsigned char)s[j]))
-			j++;
-		d1 = j;
-		while (j < len && is_digit((unsigned char)s[j]))
-			j++;
-		if (j == d1)
+		if (!ids_at(s, len, e, &a, &aend, &b, &bend, &next))
 			continue;
-		d1end = j;
-		while (j < len && s[j] == '/')
-			j++;
-		d2 = j;
-		while (j < len && is_digit((unsigned char)s[j]))
-			j++;
-		d2end = j;
-		if (j == len || !is_ws((unsigned char)s[j]))
-			continue;
-		break;
+		if (!first) {
+			first = e;
+			f1 = a, f1end = aend, f2 = b, f2end = bend;
+		}
+		if (cpu_or_time_at(s, len, next)) {
+			d1 = a, d1end = aend, d2 = b, d2end = bend;
+			break;
+		}
 	}
-	if (e >= len)
+	if (!first)
 		return 0;
+	if (e >= len) {
+		e = first;
+		d1 = f1, d1end = f1end, d2 = f2, d2end = f2end;
+	}
 
 	memset(h, 0, sizeof *h);
 	h->comm.p = s;
