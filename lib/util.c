@@ -75,6 +75,13 @@ void zt_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void zt_stdin_note(void)
+{
+	if (isatty(STDIN_FILENO))
+		zt_warn("reading standard input from the terminal "
+			"(name a file, or end the input with Ctrl-D)");
+}
+
 void zt_die(int status, const char *fmt, ...)
 {
 	va_list ap;

@@ -30,6 +30,12 @@ void zt_setprog(const char *argv0);
  * is appended, as in sbase's eprintf.
  */
 void zt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * For a tool started with no file, which reads standard input: when that is
+ * a terminal, say so on stderr (a user who forgot the file name sees why
+ * nothing happens). Silent when stdin is a pipe or a file.
+ */
+void zt_stdin_note(void);
 /* zt_warn, then exit(status). */
 void zt_die(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));

@@ -74,6 +74,8 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
+	if (!argc)
+		zt_stdin_note();
 	if (zt_raw_load(argc ? argv[0] : NULL, &d, err, sizeof err) < 0 ||
 	    zt_archive(&d, dir, &a, &n, err, sizeof err) < 0) {
 		zt_warn("%s", err);

@@ -183,6 +183,8 @@ int main(int argc, char **argv)
 	argv += optind;
 
 	flame = zt_flame_new();
+	if (!argc)
+		zt_stdin_note();
 	for (int i = 0; i < (argc ? argc : 1) && status == ZT_EXIT_OK; i++)
 		if (read_input(flame, argc ? argv[i] : NULL, &sym.opts, err, sizeof err) < 0)
 			status = ZT_EXIT_DATA;

@@ -253,6 +253,8 @@ int main(int argc, char **argv)
 	}
 	n = argc ? argc : 1;
 	st = zt_calloc((size_t)n, sizeof *st);
+	if (!argc)
+		zt_stdin_note();
 	for (int i = 0; i < n && status == ZT_EXIT_OK; i++) {
 		if (!(st[i] = zt_stage_open(argc ? argv[i] : "-", err, sizeof err)) ||
 		    zt_stage_refuse_diff(st[i], err, sizeof err) < 0)

@@ -211,8 +211,11 @@ int main(int argc, char **argv)
 	zt_setprog(argv[0]);
 	zt_symargs_init(&args, argc);
 	/* stdout is checked at exit (zt_setprog). */
-	if (parse_options(argc, argv, &args, &output, &status) == 0)
+	if (parse_options(argc, argv, &args, &output, &status) == 0) {
+		if (optind == argc)
+			zt_stdin_note();
 		status = pprof(optind < argc ? argv[optind] : NULL, &args, output);
+	}
 	zt_symargs_free(&args);
 	return status;
 }

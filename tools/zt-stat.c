@@ -623,6 +623,8 @@ int main(int argc, char **argv)
 		zt_profile_track_edges(st.p);
 	if (st.listre)
 		st.lines = zt_profile_new();
+	if (!argc)
+		zt_stdin_note();
 	for (int i = 0; i < (argc ? argc : 1) && status == ZT_EXIT_OK; i++)
 		if (read_input(&st, argc ? argv[i] : "-", &st.sym.opts, err, sizeof err) < 0)
 			status = ZT_EXIT_DATA;

@@ -107,8 +107,11 @@ int main(int argc, char **argv)
 	zt_setprog(argv[0]);
 	zt_symargs_init(&args, argc);
 	/* stdout is checked at exit (zt_setprog). */
-	if (parse_options(argc, argv, &args, &merge, &status) == 0)
+	if (parse_options(argc, argv, &args, &merge, &status) == 0) {
+		if (optind == argc)
+			zt_stdin_note();
 		status = symbolize(optind < argc ? argv[optind] : NULL, &args, merge);
+	}
 	zt_symargs_free(&args);
 	return status;
 }
