@@ -22,8 +22,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile.h"
-
 /* How many degrees of freedom the common dispersion weighs against a
    function's own X^2 (R - 2 of them with R runs). */
 #define ZT_COMPARE_PRIOR_DF 4.0
@@ -39,12 +37,40 @@ struct zt_compare_test {
 };
 
 struct zt_compare_row {
-	const char *name;	/* owned by the zt_compare */
+	const char *name;	/* owned by the runs compared */
 	size_t namelen;
 	struct zt_compare_test self, total;
 	int significant;	/* self or total rejected */
 	double change;		/* the larger in size of the two changes */
 };
+
+/*
+ * The runs of a comparison, read a stack at a time: one table of function
+ * names for all runs, and per function a self and a total count per run.
+ * Memory grows with functions times runs, never with stacks or lines.
+ * side[j] is 0 for a run before, 1 for a run after (copied).
+ */
+struct zt_compare_runs;
+
+struct zt_compare_runs *zt_compare_runs_new(const int *side, size_t r);
+void zt_compare_runs_free(struct zt_compare_runs *m);
+
+/*
+ * Add count samples of the folded stack s ("root;...;leaf", n bytes) to run
+ * j. Runs are read one after another: j never goes back. Returns 0, or -1
+ * when the run's total would not fit in 64 bits (nothing is added).
+ */
+int zt_compare_runs_add(struct zt_compare_runs *m, size_t j, const char *s, size_t n,
+			uint64_t count);
+
+/* Run j's samples so far. */
+uint64_t zt_compare_runs_samples(const struct zt_compare_runs *m, size_t j);
+
+/*
+ * Divide every count of run j by d (perf periods into samples: weight.h);
+ * the caller has checked that each was a multiple of d.
+ */
+void zt_compare_runs_divide(struct zt_compare_runs *m, size_t j, uint64_t d);
 
 struct zt_compare {
 	size_t runs[2];
@@ -58,21 +84,30 @@ struct zt_compare {
 	double q;		/* the false discovery rate controlled */
 	size_t ntests, rejections;
 	double level;		/* the intervals' confidence level */
-	struct zt_compare_row *rows;	/* significant first, then by size of change */
-	size_t nrows;
-	struct zt_strtab *names;
+	size_t nrows;		/* functions with samples: zt_compare_row 0 .. nrows - 1 */
+	/* zt_compare_row's: */
+	const struct zt_compare_runs *m;
+	double threshold;	/* Benjamini-Hochberg's: rejected when p <= it */
+	double crit;		/* the intervals' critical value */
+	uint32_t *order;	/* the rows' functions, in report order */
+	uint64_t *scratch;	/* one test's counts */
 };
 
 /*
- * Compare the n profiles p (each one run; side[i] is 0 for before, 1 for
- * after; each side needs a run with samples) at false discovery rate q.
- * Costs time linear in the number of functions times runs, whatever the
- * counts. The caller frees the result with zt_compare_free and keeps the
- * profiles.
+ * Compare the runs m (each side needs a run with samples) at false
+ * discovery rate q. Costs time linear in the number of functions times
+ * runs, whatever the counts; memory for a few numbers per function (each
+ * row's tests are worked out again when asked for). m must outlive the
+ * result, which the caller frees with zt_compare_free.
  */
-struct zt_compare *zt_compare(struct zt_profile *const *p, const int *side, size_t n,
-			      double q);
+struct zt_compare *zt_compare(const struct zt_compare_runs *m, double q);
 void zt_compare_free(struct zt_compare *c);
+
+/*
+ * Row i (below c->nrows) of the report: significant first, then by the
+ * size of the change, then by name.
+ */
+void zt_compare_row(const struct zt_compare *c, size_t i, struct zt_compare_row *row);
 
 /*
  * The test itself, for unit tests: counts k[j] of n[j] samples in run j,

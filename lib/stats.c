@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double logpmf(uint64_t x, uint64_t n, double lp, double lq)
 {
@@ -95,37 +96,36 @@ double zt_stats_share_test(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2)
 	return zt_stats_binom_test(k1, k1 + k2, (double)n1 / ((double)n1 + (double)n2));
 }
 
-struct ranked {
-	double p;
-	size_t i;
-};
-
-static int byp(const void *a, const void *b)
+static int byvalue(const void *a, const void *b)
 {
-	const struct ranked *x = a, *y = b;
+	double x = *(const double *)a, y = *(const double *)b;
 
-	if (x->p != y->p)
-		return x->p < y->p ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
+	return (x > y) - (x < y);
+}
+
+double zt_stats_bh_threshold(double *p, size_t m, double q, size_t *rejections)
+{
+	size_t last = 0;
+
+	qsort(p, m, sizeof *p, byvalue);
+	for (size_t k = 1; k <= m; k++)
+		if (p[k - 1] <= (double)k / (double)m * q)
+			last = k;
+	*rejections = last;
+	return last ? p[last - 1] : -1;
 }
 
 void zt_stats_bh(const double *p, size_t m, double q, int *reject)
 {
-	struct ranked *r = zt_calloc(m ? m : 1, sizeof *r);
-	size_t last = 0;
+	double *sorted = zt_malloc((m ? m : 1) * sizeof *sorted);
+	size_t n;
+	double thr;
 
-	for (size_t i = 0; i < m; i++) {
-		r[i].p = p[i];
-		r[i].i = i;
-		reject[i] = 0;
-	}
-	qsort(r, m, sizeof *r, byp);
-	for (size_t k = 1; k <= m; k++)
-		if (r[k - 1].p <= (double)k / (double)m * q)
-			last = k;
-	for (size_t k = 0; k < last; k++)
-		reject[r[k].i] = 1;
-	free(r);
+	memcpy(sorted, p, m * sizeof *p);
+	thr = zt_stats_bh_threshold(sorted, m, q, &n);
+	for (size_t i = 0; i < m; i++)
+		reject[i] = p[i] <= thr;
+	free(sorted);
 }
 
 void zt_stats_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi)

@@ -32,6 +32,13 @@ double zt_stats_share_test(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2);
  */
 void zt_stats_bh(const double *p, size_t m, double q, int *reject);
 
+/*
+ * The same in memory for the p-values alone: sorts p[0..m) and returns the
+ * largest p-value rejected (those <= it are the discoveries: equal p-values
+ * are rejected together), or -1 when none is; *rejections is their number.
+ */
+double zt_stats_bh_threshold(double *p, size_t m, double q, size_t *rejections);
+
 /* Wilson score interval for k of n at normal quantile z. */
 void zt_stats_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi);
 

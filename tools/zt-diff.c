@@ -23,7 +23,6 @@
 #include "stage.h"
 #include "symargs.h"
 #include "json.h"
-#include "profile.h"
 #include "compare.h"
 #include "usage.h"
 #include "weight.h"
@@ -145,16 +144,15 @@ static int difffolded(const char *a, const char *b, int normalize, int strip,
 }
 
 /*
- * Read a whole folded file into a profile of functions, in samples: a file
- * of perf periods is divided by its period, or refused when it has none.
- * NULL with the message in err.
+ * Read a whole folded file into run j of m, in samples: a file of perf
+ * periods is divided by its period, or refused when it has none. -1 with
+ * the message in err.
  */
-static struct zt_profile *load_profile(const char *path, int strip,
-				       const struct zt_symopts *o, char *err, size_t errlen)
+static int load_run(struct zt_compare_runs *m, size_t j, const char *path, int strip,
+		    const struct zt_symopts *o, char *err, size_t errlen)
 {
 	struct zt_stage *sg;
 	struct zt_input *in = open_folded(path, o, &sg, err, errlen);
-	struct zt_profile *p;
 	struct zt_weight w = { 0 };
 	struct zt_folded_item it;
 	uint64_t stacks = 0, div;
@@ -165,43 +163,39 @@ static struct zt_profile *load_profile(const char *path, int strip,
 
 	if (!in) {
 		zt_stage_close(sg);
-		return NULL;
+		return -1;
 	}
-	p = zt_profile_new();
 	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
+		const char *stack = it.stack;
+		size_t len = it.stacklen;
+
 		if (it.kind == ZT_FOLDED_COMMENT)
 			problem = zt_weight_comment(&w, it.stack, it.stacklen);
-		else if (zt_profile_samples(p) > UINT64_MAX - it.count)
+		if (!problem && it.kind == ZT_FOLDED_STACK && strip) {
+			zt_grow(&buf, &cap, it.stacklen * 2 + 8, 1);
+			len = zt_foldsrc_strip_hex(it.stack, it.stacklen, buf);
+			stack = buf;
+		}
+		if (!problem && it.kind == ZT_FOLDED_STACK &&
+		    zt_compare_runs_add(m, j, stack, len, it.count) < 0)
 			problem = "total count does not fit in 64 bits";
 		if (problem) {
 			zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
 			break;
 		}
-		if (it.kind != ZT_FOLDED_STACK)
-			continue;
-		zt_weight_count(&w, it.count);
-		if (strip) {
-			zt_grow(&buf, &cap, it.stacklen * 2 + 8, 1);
-			zt_profile_add_folded(p, buf, zt_foldsrc_strip_hex(it.stack, it.stacklen, buf),
-					      it.count);
-		} else {
-			zt_profile_add_folded(p, it.stack, it.stacklen, it.count);
-		}
+		if (it.kind == ZT_FOLDED_STACK)
+			zt_weight_count(&w, it.count);
 	}
 	free(buf);
 	if (got == 0 && !problem && !(problem = zt_weight_samples(&w, &div))) {
-		zt_profile_divide(p, div);
-		if (zt_profile_samples(p) == 0)
+		zt_compare_runs_divide(m, j, div);
+		if (zt_compare_runs_samples(m, j) == 0)
 			problem = "holds no samples";
 	}
 	if (got == 0 && problem)
 		zt_err_at(err, errlen, zt_input_name(in), 0, "%s", problem);
 	zt_stage_close(sg);
-	if (got < 0 || problem) {
-		zt_profile_free(p);
-		return NULL;
-	}
-	return p;
+	return got < 0 || problem ? -1 : 0;
 }
 
 static void print_ci(const struct zt_compare_test *t)
@@ -243,8 +237,10 @@ static void print_json(const struct zt_compare *c)
 	zt_json_number(stdout, c->level);
 	printf(", \"tests\": %zu, \"functions\": [", c->ntests);
 	for (size_t i = 0; i < c->nrows; i++) {
-		const struct zt_compare_row *r = &c->rows[i];
+		struct zt_compare_row row;
+		const struct zt_compare_row *r = &row;
 
+		zt_compare_row(c, i, &row);
 		printf("%s\n  {\"name\": ", i ? "," : "");
 		zt_json_string(stdout, r->name, r->namelen);
 		printf(", \"self_before\": %llu, \"self_after\": %llu, \"total_before\": %llu, "
@@ -274,9 +270,11 @@ static void print_level(double level)
 static void print_table(const struct zt_compare *c, double q, long rows)
 {
 	size_t nsig = 0;
+	struct zt_compare_row row;
 
-	for (size_t i = 0; i < c->nrows; i++)
-		nsig += (size_t)c->rows[i].significant;
+	/* The significant rows come first. */
+	while (nsig < c->nrows && (zt_compare_row(c, nsig, &row), row.significant))
+		nsig++;
 	if (c->runs[0] == 1 && c->runs[1] == 1)
 		printf("before: %llu samples, after: %llu samples\n",
 		       (unsigned long long)c->samples[0], (unsigned long long)c->samples[1]);
@@ -304,8 +302,9 @@ static void print_table(const struct zt_compare *c, double q, long rows)
 	       "self1", "self2", "change", "interval", "total1", "total2",
 	       "change", "interval", "verdict", "function");
 	for (size_t i = 0; i < c->nrows && (rows <= 0 || (long)i < rows); i++) {
-		const struct zt_compare_row *x = &c->rows[i];
+		const struct zt_compare_row *x = &row;
 
+		zt_compare_row(c, i, &row);
 		printf("%7.2f%% %7.2f%% %+7.2f%%", 100 * x->self.share[0],
 		       100 * x->self.share[1], 100 * x->self.change);
 		print_ci(&x->self);
@@ -327,27 +326,26 @@ static void print_table(const struct zt_compare *c, double q, long rows)
 static int report(char **runs, size_t nruns, size_t nbefore, int strip, double q,
 		  long rows, int json, const struct zt_symopts *o, char *err, size_t errlen)
 {
-	struct zt_profile **prof = zt_calloc(nruns, sizeof *prof);
 	int *side = zt_calloc(nruns, sizeof *side);
+	struct zt_compare_runs *m;
 	struct zt_compare *c;
 	size_t loaded = 0;
 
-	for (; loaded < nruns; loaded++) {
-		side[loaded] = loaded >= nbefore;
-		if (!(prof[loaded] = load_profile(runs[loaded], strip, o, err, errlen)))
+	for (size_t j = 0; j < nruns; j++)
+		side[j] = j >= nbefore;
+	m = zt_compare_runs_new(side, nruns);
+	for (; loaded < nruns; loaded++)
+		if (load_run(m, loaded, runs[loaded], strip, o, err, errlen) < 0)
 			break;
-	}
 	if (loaded == nruns) {
-		c = zt_compare(prof, side, nruns, q);
+		c = zt_compare(m, q);
 		if (json)
 			print_json(c);
 		else
 			print_table(c, q, rows);
 		zt_compare_free(c);
 	}
-	for (size_t j = 0; j < loaded; j++)
-		zt_profile_free(prof[j]);
-	free(prof);
+	zt_compare_runs_free(m);
 	free(side);
 	return loaded == nruns ? 0 : -1;
 }
