@@ -7,7 +7,8 @@
 # functions under 1,000 callers), drawn with a fixed seed; in the "big"
 # pair one stack's count is near 2^63 and the others are scaled up, so
 # the counts span 1 to 2^63 and the total still fits in 64 bits. Prints
-# the best of three runs of each pair, and zt-diff's peak RSS.
+# the best of three runs of each pair, and zt-diff's peak RSS against the
+# size of its two inputs (compare.c keeps a few numbers per function).
 cd "$(dirname "$0")/../.." || exit 1
 [ -x tools/zt-diff ] || { echo "diff-report.sh: build tools/zt-diff first (make)" >&2; exit 1; }
 tmp=$(mktemp -d) || exit 1
@@ -55,7 +56,9 @@ tb=$(best "$tmp/b1" "$tmp/b2") && [ -n "$tb" ] || exit 1
 head -2 "$tmp/out"
 if [ -x /usr/bin/time ]; then
 	/usr/bin/time -v tools/zt-diff --report "$tmp/b1" "$tmp/b2" > /dev/null 2> "$tmp/time"
-	rss="$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/time") KiB"
+	kib=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/time")
+	in=$(cat "$tmp/b1" "$tmp/b2" | wc -c)
+	rss="$kib KiB, $(awk -v k="$kib" -v b="$in" 'BEGIN { printf "%.2f", k * 1024 / b }')x the two inputs' $in bytes (goal: at most 2x)"
 else
 	rss="unknown (/usr/bin/time is not installed)"
 fi
