@@ -263,11 +263,15 @@ setup() {
 	[ "$(zt-fold ex.sym)" = "spin;[spin];[spin];[spin] 2" ]
 	# A real dump rewritten as version 2 names the same stacks as version 3.
 	profile s -- "$SAMPLES/spin" 20
+	# Version 2 has no mark for a partial stack: partial samples (a sample in
+	# the loader's constructors, zt's own start, can be one) are left out of
+	# both sides.
 	sed -e 's/^zt-prof 3$/zt-prof 2/' -e '/^unwind /d' -e '/^partial /d' -e '/^cfi-/d' \
-		-e 's/ @[0-9]* / /' s.raw > v2.raw
+		-e '/ -$/d' -e 's/ @[0-9]* / /' s.raw > v2.raw
 	grep -qx 'zt-prof 2' v2.raw
 	zt-symbolize v2.raw | zt-fold | sed 's/^[^;]*;//' > v2.folded
-	diff s.folded v2.folded
+	grep -v '^\[truncated\];' s.folded > whole.folded || true
+	diff whole.folded v2.folded
 	none grep -q truncated v2.folded
 }
 
