@@ -153,6 +153,8 @@ SAMPLES = \
 	samples/altstack \
 	samples/libfdelib.so \
 	samples/badfde \
+	samples/shortthreads \
+	samples/rawclone \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \

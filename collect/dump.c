@@ -392,8 +392,20 @@ static void put_summary(void)
 		put_key(dfd, ZT_RAW_UNSAMPLED, zt_state.unsampled);
 	if (zt_state.sigprof_blocked)
 		put_key(dfd, ZT_RAW_SIGPROF_BLOCKED, zt_state.sigprof_blocked);
-	if (zt_state.unsampled_cpu_ns)
-		put_key(dfd, ZT_RAW_UNSAMPLED_CPU_NS, zt_state.unsampled_cpu_ns);
+	{
+		/*
+		 * CPU time no sample covers: with SIGPROF blocked for real
+		 * (sigmask.c), and what the process used that no thread's
+		 * timer counted (threads without one, a raw clone's).
+		 */
+		uint64_t cpu = (uint64_t)((zt_state.cpu_stop_ns ? zt_state.cpu_stop_ns
+					   : zt_prof_cpu_ns()) - zt_state.cpu_start_ns);
+		uint64_t seen = __atomic_load_n(&zt_state.sampled_cpu_ns, __ATOMIC_RELAXED);
+		uint64_t none = zt_state.unsampled_cpu_ns + (cpu > seen ? cpu - seen : 0);
+
+		if (none)
+			put_key(dfd, ZT_RAW_UNSAMPLED_CPU_NS, none);
+	}
 	if (zt_state.timers_lost)
 		put_key(dfd, ZT_RAW_TIMERS_LOST, zt_state.timers_lost);
 	if (zt_state.fd_reopened)

@@ -17,6 +17,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <ucontext.h>
@@ -141,6 +143,13 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 			t = zt_thread_by_fd(si->si_fd);
 		if (!t || si->si_fd != t->perf_fd)
 			goto done;
+		if (t->period_pending) {
+			/* The random first period is over: whole periods from now on. */
+			uint64_t p = zt_state.period_ns;
+
+			t->period_pending = 0;
+			ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &p);
+		}
 	} else if (!(si->si_code == SI_TIMER && t && t->has_timer &&
 		     si->si_timerid == (int)(intptr_t)t->timer)) {
 		if (!zt_sigmask_foreign(si, uc))

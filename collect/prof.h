@@ -62,6 +62,8 @@ struct zt_thread {
 	ino_t perf_ino;		/* its inode, to know it is still ours */
 	int has_timer;
 	timer_t timer;
+	volatile int period_pending;	/* the counter's first period was a random part of one */
+	uint64_t cpu0;		/* the thread's CPU clock when its POSIX timer started */
 	unsigned char *alt;	/* zt's alternate signal stack, ZT_ALTSTACK bytes; NULL if none */
 	uint64_t nsamples;	/* samples taken of this thread */
 	size_t len;
@@ -122,6 +124,8 @@ struct zt_state {
 	uint64_t cfi_build_ns, cfi_skipped;	/* CPU time spent building, FDEs skipped */
 	volatile uint64_t unsampled;	/* threads that got no buffer or timer */
 	volatile uint64_t unsampled_cpu_ns;	/* CPU time of threads while zt could not sample them */
+	uint64_t period_ns;	/* the sampling period, 1e9 / hz */
+	volatile uint64_t sampled_cpu_ns;	/* CPU time of threads while their timer ran, summed at stop */
 	volatile uint64_t lost[ZT_NLOSS];
 	volatile int nthreads;	/* slots used in threads[] */
 	struct zt_thread *threads[ZT_MAX_THREADS];

@@ -14,6 +14,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -421,6 +423,37 @@ ZT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 }
 
 /*
+ * A thread made with clone(2) itself, not pthread_create (glibc's own
+ * threads and forks use its internal clone, not this one): zt cannot give
+ * it a timer (it may share its creator's TLS), so it is counted as
+ * unsampled; its CPU time is in the dump's unsampled-cpu-ns, with that of
+ * threads made by a clone system call zt never sees.
+ */
+ZT_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	static int (*real_clone)(int (*)(void *), void *, int, void *, ...);
+	va_list ap;
+	pid_t *ptid, *ctid;
+	void *tls;
+
+	/* glibc's wrapper reads all three too, whatever flags says. */
+	va_start(ap, arg);
+	ptid = va_arg(ap, pid_t *);
+	tls = va_arg(ap, void *);
+	ctid = va_arg(ap, pid_t *);
+	va_end(ap);
+	if (!real_clone)
+		*(void **)&real_clone = dlsym(RTLD_NEXT, "clone");
+	if (!real_clone) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if ((flags & CLONE_THREAD) && zt_prof_owner())
+		__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
+	return real_clone(fn, stack, flags, arg, ptid, tls, ctid);
+}
+
+/*
  * In a forked child nothing is sampled any more: timers are not inherited.
  * The child's copy of the parent's buffers is dropped. With ZT_FOLLOW the
  * child starts a dump of its own, FILE.PID.
@@ -464,6 +497,8 @@ static void after_fork_child(void)
 	}
 	self = NULL;
 	zt_state.samples = 0;
+	zt_state.sampled_cpu_ns = 0;
+	zt_state.unsampled = 0;
 	zt_state.truncated = 0;
 	zt_state.partial = 0;
 	memset((void *)zt_state.lost, 0, sizeof zt_state.lost);

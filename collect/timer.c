@@ -20,6 +20,33 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/*
+ * A random point of the period, in (0, period]: each thread's first sample
+ * comes after that much of its CPU time, so that a thread shorter than a
+ * period is sampled with probability (its CPU time / period), as a long
+ * one is, instead of never. Not for signal handlers (a shared seed).
+ */
+static uint64_t first_period(uint64_t period)
+{
+	static uint64_t seed;
+	uint64_t z = __atomic_add_fetch(&seed, 0x9e3779b97f4a7c15ull, __ATOMIC_RELAXED);
+
+	if (z == 0x9e3779b97f4a7c15ull)	/* first call: start from the clock */
+		z ^= zt_prof_clock_ns(CLOCK_MONOTONIC) ^ (uint64_t)zt_prof_gettid() << 32;
+	z ^= (uint64_t)zt_prof_gettid() * 0xbf58476d1ce4e5b9ull;
+	/* splitmix64's finalizer */
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return period ? 1 + z % period : 1;
+}
+
+/* The CPU clock of thread tid of this process (the kernel's encoding, as glibc's pthread_getcpuclockid). */
+static clockid_t thread_clock(pid_t tid)
+{
+	return (clockid_t)((~(unsigned)tid << 3) | 6);
+}
+
 static int perf_start(struct zt_thread *t)
 {
 	struct perf_event_attr attr;
@@ -31,7 +58,12 @@ static int perf_start(struct zt_thread *t)
 	attr.size = sizeof attr;
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_TASK_CLOCK;
-	attr.sample_period = 1000000000ull / zt_state.hz;
+	zt_state.period_ns = 1000000000ull / zt_state.hz;
+	/* The kernel's task clock fires no sooner than 10 us. */
+	attr.sample_period = first_period(zt_state.period_ns);
+	if (attr.sample_period < 10000)
+		attr.sample_period = 10000;
+	t->period_pending = attr.sample_period != zt_state.period_ns;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
 	attr.disabled = 1;
@@ -74,7 +106,14 @@ static int posix_start(struct zt_thread *t)
 		return -1;
 	its.it_interval.tv_sec = ns / 1000000000L;
 	its.it_interval.tv_nsec = ns % 1000000000L;
-	its.it_value = its.it_interval;
+	its.it_value.tv_sec = 0;
+	its.it_value.tv_nsec = (long)first_period((uint64_t)ns);
+	if (its.it_value.tv_nsec >= 1000000000L) {
+		its.it_value.tv_sec = its.it_value.tv_nsec / 1000000000L;
+		its.it_value.tv_nsec %= 1000000000L;
+	}
+	zt_state.period_ns = (uint64_t)ns;
+	t->cpu0 = zt_prof_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (timer_settime(t->timer, 0, &its, NULL) < 0) {
 		timer_delete(t->timer);
 		return -1;
@@ -117,7 +156,12 @@ void zt_timer_stop(struct zt_thread *t)
 		 * is still our counter.
 		 */
 		if (fstat(t->perf_fd, &st) == 0 && st.st_ino == t->perf_ino) {
+			uint64_t ran;
+
 			ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+			/* The task clock's count: the thread's CPU time while sampled. */
+			if (read(t->perf_fd, &ran, sizeof ran) == (ssize_t)sizeof ran)
+				__atomic_fetch_add(&zt_state.sampled_cpu_ns, ran, __ATOMIC_RELAXED);
 			close(t->perf_fd);
 		} else if (zt_prof_owner()) {
 			/* Its thread was not sampled after the program closed it. */
@@ -126,6 +170,11 @@ void zt_timer_stop(struct zt_thread *t)
 		t->perf_fd = -1;
 	}
 	if (t->has_timer) {
+		uint64_t now = zt_prof_clock_ns(t->tid == zt_prof_gettid() ? CLOCK_THREAD_CPUTIME_ID
+							      : thread_clock(t->tid));
+
+		if (now > t->cpu0)
+			__atomic_fetch_add(&zt_state.sampled_cpu_ns, now - t->cpu0, __ATOMIC_RELAXED);
 		timer_delete(t->timer);
 		t->has_timer = 0;
 	}

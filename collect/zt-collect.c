@@ -441,11 +441,23 @@ static int report(const char *out, const char *prog, struct rusage *ru,
 			 sys, 100 * sys / (user + sys));
 	else
 		split[0] = '\0';
-	if (d.unsampled_cpu_ns)
-		snprintf(unsampled, sizeof unsampled, ", %.3f CPU-s in threads zt could not sample "
-			 "(SIGPROF blocked, no timer)", (double)d.unsampled_cpu_ns / 1e9);
-	else
+	/*
+	 * CPU time in no sample: of threads zt could not sample (SIGPROF
+	 * blocked, no timer: a raw clone) and before each thread's timer
+	 * started (a few microseconds each). Said when there are unsampled
+	 * threads, or when it is at least 0.5% of the CPU time.
+	 */
+	if (d.unsampled || (double)d.unsampled_cpu_ns >= 0.005 * (double)d.cpu_ns) {
+		int k = snprintf(unsampled, sizeof unsampled, ", %.3f CPU-s in threads zt could "
+				 "not sample (SIGPROF blocked, no timer)",
+				 (double)d.unsampled_cpu_ns / 1e9);
+
+		if (d.unsampled && k > 0 && (size_t)k < sizeof unsampled)
+			snprintf(unsampled + k, sizeof unsampled - (size_t)k, ", %" PRIu64
+				 " threads not sampled", d.unsampled);
+	} else {
 		unsampled[0] = '\0';
+	}
 	/* The kernel's own account of the program (wait4), for comparison. */
 	fprintf(stderr, "%s: %" PRIu64 " samples in %.3f %sCPU-s: %.1f Hz of %u requested, "
 		"timer %s%s, %" PRIu64 " lost%s%s, wrote '%s'; rusage: user %.3f s, system %.3f s\n",
@@ -477,9 +489,10 @@ static int report(const char *out, const char *prog, struct rusage *ru,
 		zt_warn("note: the program closed the dump's descriptor; zt reopened "
 			"its file and lost nothing");
 	if (d.unsampled)
-		zt_warn("%" PRIu64 " threads were not sampled (more than 4096 alive at "
-			"once, a timer that would not start, or threads already running "
-			"under the POSIX timer)", d.unsampled);
+		zt_warn("%" PRIu64 " threads were not sampled (made with a raw clone, more "
+			"than 4096 alive at once, a timer that would not start, or threads "
+			"already running under the POSIX timer): their %.3f CPU-s are in "
+			"no sample", d.unsampled, (double)d.unsampled_cpu_ns / 1e9);
 	zt_raw_free(&d);
 	return 0;
 }

@@ -1,0 +1,54 @@
+#!/usr/bin/env bats
+# Every thread's CPU time is sampled in proportion: each thread's counter
+# starts at a random point of its period, so threads shorter than a period
+# get their share; a thread zt cannot sample is counted, with its CPU time,
+# in the dump and on zt-collect's line. (Issue 17, item 4.)
+
+load helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+key() { sed -n "s/^$2 //p" "$1"; }
+
+@test "3,000 threads of 0.4 ms get their share of the samples (binomial tolerance)" {
+	run --separate-stderr zt-collect -o st.raw "$SAMPLES/shortthreads" cpu
+	assert_success
+	assert_output "shortthreads: 3000 threads"
+	read -r short main < cpu
+	pid=$(key st.raw pid)
+	# Samples of the main thread and of all the others, against their CPU time.
+	awk -v pid="$pid" -v a="$short" -v b="$main" '
+		/^samples$/ { s = 1; next } /^(maps|buildids|threads|summary|end)$/ { s = 0 }
+		s && NF >= 3 { if ($1 == pid) m += $2; else o += $2 }
+		END {
+			n = m + o; p = a / (a + b); got = o / n; sd = sqrt(p * (1 - p) / n)
+			d = got - p; if (d < 0) d = -d
+			printf "samples %d, short threads %d: share %.4f, CPU share %.4f, sd %.4f\n", n, o, got, p, sd
+			exit !(n >= 1500 && d <= 4 * sd + 0.02)
+		}' st.raw
+}
+
+@test "a thread made with a raw clone is counted, with its CPU time, in the dump and on the line" {
+	run --separate-stderr zt-collect -o rc.raw "$SAMPLES/rawclone" ns
+	assert_success
+	assert_output "rawclone: done"
+	clone=$(cat ns)
+	[ "$(key rc.raw unsampled-threads)" = 1 ]
+	got=$(key rc.raw unsampled-cpu-ns)
+	echo "clone $clone ns, unsampled $got ns"
+	# Its 0.3 s, give or take what thread start-up costs.
+	[ "$got" -ge $((clone * 9 / 10)) ] && [ "$got" -le $((clone * 13 / 10)) ]
+	re=' lost, 0\.[23][0-9][0-9] CPU-s in threads zt could not sample \(SIGPROF blocked, no timer\), 1 threads not sampled;'
+	[[ ${stderr_lines[0]} =~ $re ]]
+	[[ $stderr == *"their 0.3"*"CPU-s are in no sample"* ]]
+}
+
+@test "a program without such threads shows none on the line" {
+	run --separate-stderr zt-collect -o s.raw "$SAMPLES/spin" 20
+	assert_success
+	[[ $stderr != *"could not sample"* ]]
+	[ "$(key s.raw unsampled-threads)" = "" ]
+	[ "$(key s.raw unsampled-cpu-ns)" = "" ] || [ "$(key s.raw unsampled-cpu-ns)" -lt 20000000 ]
+}
