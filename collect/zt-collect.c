@@ -491,7 +491,7 @@ static int report(const char *out, const char *prog, struct rusage *ru,
 	if (d.unsampled)
 		zt_warn("%" PRIu64 " threads were not sampled (made with a raw clone, more "
 			"than 4096 alive at once, a timer that would not start, or threads "
-			"already running under the POSIX timer): their %.3f CPU-s are in "
+			"already running under the POSIX timer); %.3f CPU-s in all are in "
 			"no sample", d.unsampled, (double)d.unsampled_cpu_ns / 1e9);
 	zt_raw_free(&d);
 	return 0;
