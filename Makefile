@@ -96,6 +96,8 @@ COLLECT_LO = \
 	collect/timer.lo \
 	collect/store.lo \
 	collect/dump.lo \
+	collect/snapshot.lo \
+	collect/perfmap.lo \
 	collect/thread.lo \
 	collect/intercept.lo \
 	collect/sigmask.lo \
@@ -136,6 +138,10 @@ SAMPLES = \
 	samples/forker \
 	samples/dlopener \
 	samples/libplugin.so \
+	samples/dlstorm \
+	samples/jitter \
+	samples/libstorma.so \
+	samples/libstormb.so \
 	samples/forever \
 	samples/sigprof \
 	samples/blockio \

@@ -167,29 +167,14 @@ int zt_dump_open(void)
 	put_key(dfd, ZT_RAW_START_TIME_NS, zt_state.start_time_ns);
 	zt_dump_puts(dfd, ZT_RAW_SAMPLES "\n");
 	dfd = -1;
+	zt_snap_reset();
 	return 0;
-}
-
-/* Copy what fd holds, from its start, to the dump. -1 if a read failed. */
-static int copy_fd(int fd, int to)
-{
-	char buf[8192];
-	off_t off = 0;
-	ssize_t n;
-
-	while ((n = pread(fd, buf, sizeof buf, off)) > 0 || (n < 0 && errno == EINTR)) {
-		if (n < 0)
-			continue;
-		if (zt_dump_write_all(to, buf, (size_t)n) < 0)
-			return -1;
-		off += n;
-	}
-	return n < 0 ? -1 : 0;
 }
 
 /*
  * /proc/self/maps, opened when the dump is, so that it can still be read at
- * the end after a chroot; re-read from the start it shows the maps of now.
+ * the end after a chroot; re-read from the start it shows the maps of now
+ * (snapshot.c).
  */
 struct zt_owned zt_dump_maps_now = { -1, 0, 0 };
 
@@ -197,21 +182,6 @@ static void open_maps_now(void)
 {
 	zt_files_close(&zt_dump_maps_now);
 	zt_files_own(&zt_dump_maps_now, open("/proc/self/maps", O_RDONLY | O_CLOEXEC));
-}
-
-/* The current maps into to: through the descriptor kept, else by path. */
-static int copy_maps_now(int to)
-{
-	int fd, rc;
-
-	if (zt_files_ok(&zt_dump_maps_now))
-		return copy_fd(zt_dump_maps_now.fd, to);
-	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	rc = copy_fd(fd, to);
-	close(fd);
-	return rc;
 }
 
 /*
@@ -238,9 +208,6 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
 	}
 	if (!have_first)
 		return 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (zt_state.bids[i].addr == first)
-			return 0;
 	if (n >= ZT_MAX_BUILDIDS)
 		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -265,7 +232,17 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
 			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
 			    memcmp(name, "GNU", 4) == 0 && nh->n_descsz > 0 &&
 			    nh->n_descsz <= sizeof b->id) {
+				uint64_t t = zt_prof_clock_ns(CLOCK_MONOTONIC);
+
+				/* Known: the same object at the same place. Another
+				 * object loaded where an unloaded one was is new. */
+				for (uint32_t i = 0; i < n; i++)
+					if (zt_state.bids[i].addr == first &&
+					    zt_state.bids[i].len == nh->n_descsz &&
+					    memcmp(zt_state.bids[i].id, desc, nh->n_descsz) == 0)
+						return 0;
 				b->addr = first;
+				b->ns = t > zt_state.start_ns ? t - zt_state.start_ns : 0;
 				b->len = nh->n_descsz;
 				memcpy(b->id, desc, nh->n_descsz);
 				len = strlen(info->dlpi_name);
@@ -297,6 +274,9 @@ static void put_buildids(void)
 		char buf[256], *q = zt_store_fmt_u64(buf, b->addr, 16);
 
 		*q++ = ' ';
+		*q++ = ZT_RAW_TIME_MARK;
+		q = zt_store_fmt_u64(q, b->ns, 10);
+		*q++ = ' ';
 		for (unsigned j = 0; j < b->len; j++) {
 			*q++ = "0123456789abcdef"[b->id[j] >> 4];
 			*q++ = "0123456789abcdef"[b->id[j] & 15];
@@ -309,31 +289,6 @@ static void put_buildids(void)
 			zt_dump_puts(dfd, ZT_RAW_MAIN_PROGRAM);
 		zt_dump_puts(dfd, "\n");
 	}
-}
-
-/*
- * Keep the current maps before a library is unloaded: appended to a side
- * file that becomes a second maps section at the end.
- */
-void zt_dump_maps_snapshot(void)
-{
-	if (!zt_files_ok(&zt_state.maps)) {
-		size_t len = strlen(zt_state.tmp);
-
-		if (zt_state.maps.fd >= 0) {
-			/* The program closed it: the snapshots so far are gone. */
-			zt_state.maps.fd = -1;
-			zt_files_unlink_in_dir(zt_state.maps_tmp);
-		}
-		if (len + 6 >= sizeof zt_state.maps_tmp)
-			return;
-		memcpy(zt_state.maps_tmp, zt_state.tmp, len);
-		memcpy(zt_state.maps_tmp + len, ".maps", 6);
-		if (zt_files_own(&zt_state.maps, zt_files_open_in_dir(zt_state.maps_tmp, O_RDWR | O_CREAT |
-							  O_EXCL | O_APPEND, 0600)) < 0)
-			return;
-	}
-	copy_maps_now(zt_state.maps.fd);
 }
 
 /* Thread names: the table of ended threads, then the live ones. */
@@ -387,6 +342,17 @@ static void put_summary(void)
 		put_key(dfd, ZT_RAW_CFI_BYTES, zt_state.cfi_bytes);
 		put_key(dfd, ZT_RAW_CFI_BUILD_NS, zt_state.cfi_build_ns);
 		put_key(dfd, ZT_RAW_CFI_SKIPPED, zt_state.cfi_skipped);
+	}
+	put_key(dfd, ZT_RAW_MAPS_SNAPSHOTS, zt_state.maps_snapshots);
+	if (zt_state.maps_lost)
+		put_key(dfd, ZT_RAW_MAPS_LOST, zt_state.maps_lost);
+	if (zt_state.perfmap_state == 1) {
+		put_key(dfd, ZT_RAW_PERFMAP_LINES, zt_state.perfmap_lines);
+		put_key(dfd, ZT_RAW_PERFMAP_SKIPPED, zt_state.perfmap_skipped);
+		if (zt_state.perfmap_truncated)
+			put_key(dfd, ZT_RAW_PERFMAP_TRUNCATED, 1);
+	} else if (zt_state.perfmap_state == 2) {
+		put_key(dfd, ZT_RAW_PERFMAP_REFUSED, 1);
 	}
 	if (zt_state.unsampled)
 		put_key(dfd, ZT_RAW_UNSAMPLED, zt_state.unsampled);
@@ -532,16 +498,9 @@ static uint64_t all_samples(void)
 static int put_end(int fd)
 {
 	dfd = fd;
-	zt_dump_puts(fd, ZT_RAW_MAPS "\n");
-	if (zt_files_ok(&zt_state.maps)) {
-		/* Libraries unloaded during the run, then the maps at the end. */
-		copy_fd(zt_state.maps.fd, fd);
-		zt_dump_puts(fd, ZT_RAW_MAPS "\n");
-	}
-	zt_files_close(&zt_state.maps);
-	zt_files_unlink_in_dir(zt_state.maps_tmp);
-	copy_maps_now(fd);
+	zt_snap_finish(fd);
 	zt_files_close(&zt_dump_maps_now);
+	zt_perfmap_put(fd);
 	put_buildids();
 	put_threads();
 	put_summary();

@@ -3,8 +3,11 @@
  * being preloaded:
  *
  *   dlopen, dlclose      record the new objects' build-ids and unwind
- *                        tables; keep the maps of a library about to be
- *                        unloaded, so that its frames can still be named
+ *                        tables; snapshot the maps before and after
+ *                        (snapshot.c), so that every sample is named after
+ *                        what was mapped when it was taken
+ *   mmap, munmap,        the same around changes to executable mappings
+ *   mprotect             (JIT code); cheap otherwise
  *   execve, execv,       finish the dump before the image is replaced (exec
  *   execvp, execvpe      skips destructors); restart it if the exec fails
  *   sigaction, signal    for the signals whose default kills, zt's handler
@@ -25,6 +28,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -37,6 +41,9 @@ static int (*real_execvpe)(const char *, char *const[], char *const[]);
 static int (*real_setitimer)(__itimer_which_t, const struct itimerval *,
 			      struct itimerval *);
 static sighandler_t (*real_signal)(int, sighandler_t);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static int (*real_munmap)(void *, size_t);
+static int (*real_mprotect)(void *, size_t, int);
 
 #define RESOLVE(name) \
 	do { if (!real_##name) *(void **)&real_##name = dlsym(RTLD_NEXT, #name); } while (0)
@@ -50,6 +57,9 @@ void zt_intercept_init(void)
 	RESOLVE(execvpe);
 	RESOLVE(setitimer);
 	RESOLVE(signal);
+	RESOLVE(mmap);
+	RESOLVE(munmap);
+	RESOLVE(mprotect);
 }
 
 int zt_intercept_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -236,19 +246,30 @@ ZT_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 	return 0;
 }
 
+/*
+ * dlopen and dlclose change the maps: a snapshot before and after, under
+ * snapshot.c's lock, so that no other snapshot or interposed change falls
+ * between (a constructor that calls dlopen takes the lock again).
+ */
 ZT_EXPORT void *dlopen(const char *file, int mode)
 {
 	void *h;
+	int saved;
 
 	RESOLVE(dlopen);
+	if (!zt_prof_owner())
+		return real_dlopen(file, mode);
+	zt_snap_lock();
+	zt_snap_take();
 	h = real_dlopen(file, mode);
-	if (h && zt_prof_owner()) {
-		int saved = errno;
-
+	saved = errno;
+	if (h) {
 		zt_dump_buildids_scan();
 		zt_tables_update();
-		errno = saved;
+		zt_snap_take();
 	}
+	zt_snap_unlock();
+	errno = saved;
 	return h;
 }
 
@@ -259,10 +280,93 @@ ZT_EXPORT int dlclose(void *h)
 	RESOLVE(dlclose);
 	if (!zt_prof_owner())
 		return real_dlclose(h);
-	zt_dump_maps_snapshot();
+	zt_snap_lock();
+	zt_snap_take();
 	rc = real_dlclose(h);
 	saved = errno;
 	zt_tables_update();
+	zt_snap_take();
+	zt_snap_unlock();
+	errno = saved;
+	return rc;
+}
+
+/*
+ * Executable memory that appears, disappears or is replaced (JIT code, a
+ * runtime remapping its own code) is snapshotted the same way: before a
+ * change that may remove an executable mapping, after one that may add
+ * one. Other calls only pay a check. Before the collector resolved the
+ * next definition, the system call is made directly.
+ */
+static void *sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if (real_mmap)
+		return real_mmap(addr, len, prot, flags, fd, off);
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+}
+
+ZT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	int replaces, saved;
+	void *p;
+
+	if (!zt_prof_owner())
+		return sys_mmap(addr, len, prot, flags, fd, off);
+	replaces = (flags & MAP_FIXED) && zt_snap_overlaps_exec((uintptr_t)addr, len);
+	if (!replaces && !(prot & PROT_EXEC)) {
+		p = sys_mmap(addr, len, prot, flags, fd, off);
+		saved = errno;
+		zt_snap_if_stale();
+		errno = saved;
+		return p;
+	}
+	zt_snap_lock();
+	if (replaces)
+		zt_snap_take();
+	p = sys_mmap(addr, len, prot, flags, fd, off);
+	saved = errno;
+	zt_snap_take();
+	zt_snap_unlock();
+	errno = saved;
+	return p;
+}
+
+ZT_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return mmap(addr, len, prot, flags, fd, off);
+}
+
+ZT_EXPORT int munmap(void *addr, size_t len)
+{
+	int rc, saved;
+
+	if (!real_munmap || !zt_prof_owner() || !zt_snap_overlaps_exec((uintptr_t)addr, len))
+		return real_munmap ? real_munmap(addr, len) : (int)syscall(SYS_munmap, addr, len);
+	zt_snap_lock();
+	zt_snap_take();
+	rc = real_munmap(addr, len);
+	saved = errno;
+	zt_snap_take();
+	zt_snap_unlock();
+	errno = saved;
+	return rc;
+}
+
+ZT_EXPORT int mprotect(void *addr, size_t len, int prot)
+{
+	int rc, saved;
+
+	if (!real_mprotect)
+		return (int)syscall(SYS_mprotect, addr, len, prot);
+	rc = real_mprotect(addr, len, prot);
+	if (!zt_prof_owner())
+		return rc;
+	saved = errno;
+	/* Memory made executable that no snapshot knows as such. */
+	if (rc == 0 && (prot & PROT_EXEC) && !zt_snap_covered_exec((uintptr_t)addr, len))
+		zt_snap_take();
+	else
+		zt_snap_if_stale();
 	errno = saved;
 	return rc;
 }

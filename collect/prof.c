@@ -176,6 +176,12 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 		__atomic_fetch_add(&zt_state.truncated, 1, __ATOMIC_RELAXED);
 	if (end != ZT_UNWIND_COMPLETE)
 		__atomic_fetch_add(&zt_state.partial, 1, __ATOMIC_RELAXED);
+	/* Code no snapshot of the maps shows: the next interposed call, or
+	 * the end, reads them again (snapshot.c). */
+	for (size_t i = 0; i < n; i++)
+		if (!zt_snap_pc_known((addr[i] & ~ZT_UNWIND_EXACT) -
+				      (i > 0 && !(addr[i] & ZT_UNWIND_EXACT))))
+			break;
 	zt_store_sample(t, zt_prof_clock_ns(CLOCK_MONOTONIC), addr, n, end != ZT_UNWIND_COMPLETE);
 	t->nsamples++;
 out:
@@ -319,6 +325,7 @@ int zt_prof_begin(void)
 	}
 	zt_state.cpu_start_ns = zt_prof_cpu_ns();
 	zt_state.cpu_stop_ns = 0;
+	zt_snap_take();
 	__atomic_store_n(&zt_state.active, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -355,6 +362,7 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	zt_files_status_init();
 	zt_intercept_init();
 	zt_sigmask_init();
+	zt_snap_init();
 	zt_tables_update();
 	zt_thread_init();
 	zt_prof_install_handler();

@@ -84,6 +84,7 @@ struct zt_name_slot {
 
 struct zt_bid {
 	uint64_t addr;		/* start of the object's first PT_LOAD */
+	uint64_t ns;		/* when it was first seen, since the dump's start */
 	unsigned len;
 	unsigned char id[64];
 	char path[256];
@@ -122,6 +123,11 @@ struct zt_state {
 	volatile uint64_t partial;	/* stacks that did not reach the thread's entry */
 	uint64_t cfi_objects, cfi_rows, cfi_bytes;	/* the unwind tables published last */
 	uint64_t cfi_build_ns, cfi_skipped;	/* CPU time spent building, FDEs skipped */
+	uint64_t maps_snapshots;	/* maps sections written (snapshot.c) */
+	volatile uint64_t maps_lost;	/* snapshots that could not be kept */
+	uint64_t perfmap_lines, perfmap_skipped;	/* /tmp/perf-PID.map (perfmap.c) */
+	int perfmap_truncated;	/* it was longer than the bound */
+	int perfmap_state;	/* 0 none, 1 copied, 2 refused (not a file of ours) */
 	volatile uint64_t unsampled;	/* threads that got no buffer or timer */
 	volatile uint64_t unsampled_cpu_ns;	/* CPU time of threads while zt could not sample them */
 	uint64_t period_ns;	/* the sampling period, 1e9 / hz */
@@ -209,7 +215,21 @@ ZT_HIDDEN int zt_dump_open(void);
 ZT_HIDDEN void zt_dump_finish(void);
 ZT_HIDDEN void zt_dump_abandon(void);
 ZT_HIDDEN void zt_dump_buildids_scan(void);
-ZT_HIDDEN void zt_dump_maps_snapshot(void);
+
+/* snapshot.c */
+ZT_HIDDEN void zt_snap_init(void);
+ZT_HIDDEN void zt_snap_reset(void);
+ZT_HIDDEN void zt_snap_lock(void);
+ZT_HIDDEN void zt_snap_unlock(void);
+ZT_HIDDEN void zt_snap_take(void);
+ZT_HIDDEN void zt_snap_if_stale(void);
+ZT_HIDDEN int zt_snap_pc_known(uint64_t pc);
+ZT_HIDDEN int zt_snap_overlaps_exec(uint64_t addr, size_t len);
+ZT_HIDDEN int zt_snap_covered_exec(uint64_t addr, size_t len);
+ZT_HIDDEN void zt_snap_finish(int fd);
+
+/* perfmap.c */
+ZT_HIDDEN void zt_perfmap_put(int fd);
 
 /* tables.c */
 ZT_HIDDEN void zt_tables_update(void);

@@ -413,6 +413,7 @@ ZT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		return EAGAIN;
 	if (!zt_prof_owner())
 		return real_pthread_create(th, attr, fn, arg);
+	zt_snap_if_stale();
 	s = malloc(sizeof *s);
 	if (!s)
 		return EAGAIN;

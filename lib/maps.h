@@ -17,6 +17,7 @@ struct zt_map {
 	int deleted;		/* the path ended in " (deleted)", now removed */
 	char *buildid;		/* hex, from the dump's buildids, or NULL */
 	size_t seq;		/* order in the dump, to keep sorting stable */
+	uint32_t snap;		/* the maps section (snapshot) it was read in */
 	uint32_t up;		/* an enclosing mapping's link (ranges.h) */
 };
 

@@ -145,6 +145,7 @@ static uint64_t new_location(struct builder *b, uint64_t addr, int exact, size_t
 struct lockey {
 	uint64_t addr;
 	int exact;
+	size_t map;		/* the dump map index it was found in, or SIZE_MAX */
 };
 
 static int loc_eq(void *ctx, uint32_t i, const void *key)
@@ -152,7 +153,8 @@ static int loc_eq(void *ctx, uint32_t i, const void *key)
 	struct builder *b = ctx;
 	const struct lockey *k = key;
 
-	return b->p->locations[i].address == k->addr && b->locexact[i] == k->exact;
+	return b->p->locations[i].address == k->addr && b->locexact[i] == k->exact &&
+	       b->locmap[i] == k->map;
 }
 
 /*
@@ -160,23 +162,26 @@ static int loc_eq(void *ctx, uint32_t i, const void *key)
  * does (a return address is looked up at addr - 1, in the mapping that
  * holds addr - 1).
  */
-static uint64_t location(struct builder *b, uint64_t addr, int exact)
+static uint64_t location(struct builder *b, uint64_t addr, int exact, uint32_t gen)
 {
-	struct lockey k = { addr, exact != 0 };
-	uint64_t h = zt_hash_u64(addr * 2 + (uint64_t)k.exact);
-	int64_t i = zt_hash_index_find(&b->locix, h, loc_eq, b, &k);
-	const struct zt_map *m;
+	struct lockey k = { addr, exact != 0, SIZE_MAX };
+	const struct zt_map *m = zt_raw_map_at(b->d, k.exact ? addr : addr - 1, gen);
+	uint64_t h;
+	int64_t i;
 	struct zt_pprof_location *loc;
 	struct zt_symres r;
 	size_t map = SIZE_MAX;
 	uint64_t id;
 
+	if (m)
+		k.map = (size_t)(m - b->d->maps);
+	h = zt_hash_u64(addr * 2 + (uint64_t)k.exact) ^ zt_hash_u64(k.map);
+	i = zt_hash_index_find(&b->locix, h, loc_eq, b, &k);
 	if (i >= 0)
 		return b->p->locations[i].id;
-	zt_symbolize(b->s, addr, k.exact, &r);
-	m = zt_maps_find(b->d->maps, b->d->nmaps, k.exact ? addr : addr - 1);
+	zt_symbolize_gen(b->s, addr, k.exact, gen, &r);
 	if (m) {
-		map = (size_t)(m - b->d->maps);
+		map = k.map;
 		b->mapflags[map] |= MAP_USED;
 		if (r.file)
 			b->mapflags[map] |= MAP_FILES | MAP_LINES;
@@ -356,7 +361,7 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 
 		sm->first_loc = p->nlocids;
 		for (size_t j = st->first; j < st->first + st->naddr; j++)
-			push_locid(p, location(&b, d->addr[j], d->exact[j]));
+			push_locid(p, location(&b, d->addr[j], d->exact[j], st->gen));
 		if (st->partial)
 			push_locid(p, truncated_location(&b));
 		sm->nlocs = p->nlocids - sm->first_loc;

@@ -5,12 +5,16 @@
  * sections that each start with a line holding only their name. Version 2
  * ends with "end", so a dump cut short is told apart from a whole one.
  * Identical samples are merged as they are read, so memory grows with the
- * number of distinct stacks, not with the length of the run.
+ * number of distinct stacks, not with the length of the run. Version 4
+ * carries several snapshots of the maps, each with its time; a sample is
+ * named from the snapshot of its time (zt_raw_map_at), so stacks are split
+ * by snapshot once the whole dump is read.
  */
 #include "raw.h"
 #include "escape.h"
 #include "hex.h"
 #include "input.h"
+#include "ranges.h"
 #include "rawfmt.h"
 #include "util.h"
 
@@ -18,11 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum section { S_HEADER, S_SAMPLES, S_MAPS, S_BUILDIDS, S_THREADS, S_SUMMARY, S_END };
+enum section { S_HEADER, S_SAMPLES, S_MAPS, S_BUILDIDS, S_THREADS, S_SUMMARY, S_PERFMAP,
+	       S_END };
 
 static const char *const section_names[] = {
 	[S_SAMPLES] = ZT_RAW_SAMPLES, [S_MAPS] = ZT_RAW_MAPS, [S_BUILDIDS] = ZT_RAW_BUILDIDS,
-	[S_THREADS] = ZT_RAW_THREADS, [S_SUMMARY] = ZT_RAW_SUMMARY, [S_END] = ZT_RAW_END,
+	[S_THREADS] = ZT_RAW_THREADS, [S_SUMMARY] = ZT_RAW_SUMMARY, [S_PERFMAP] = ZT_RAW_PERFMAP,
+	[S_END] = ZT_RAW_END,
 };
 
 struct reader {
@@ -32,7 +38,8 @@ struct reader {
 	const char *name;	/* the input's, for the place of a message */
 	unsigned long lineno;
 	enum section sec;
-	int store;		/* keep samples, or only count them */
+	int store;
+	int snap;		/* the maps section being read, -1 before the first */		/* keep samples, or only count them */
 	uint64_t *tmp;		/* addresses of the line being read */
 	uint8_t *tmpx;
 	size_t captmp, captmpx;
@@ -136,6 +143,7 @@ static int dec_word(char **s, uint64_t *v)
 
 struct stack_key {
 	uint32_t tid;
+	uint32_t gen;
 	int partial;
 	size_t n;
 	const uint64_t *addr;
@@ -149,16 +157,18 @@ static int stack_eq(void *ctx, uint32_t i, const void *k)
 	const struct zt_stack *s = &d->stacks[i];
 
 	return s->tid == key->tid && s->naddr == key->n && s->partial == key->partial &&
+	       s->gen == key->gen &&
 	       memcmp(&d->addr[s->first], key->addr, key->n * sizeof *key->addr) == 0 &&
 	       memcmp(&d->exact[s->first], key->exact, key->n) == 0;
 }
 
 /* Count a stack in; returns its index among d->stacks. */
-static size_t add_stack(struct zt_raw *d, uint32_t tid, int partial, uint64_t count,
-			const uint64_t *addr, const uint8_t *exact, size_t n)
+static size_t add_stack(struct zt_raw *d, uint32_t tid, uint32_t gen, int partial,
+			uint64_t count, const uint64_t *addr, const uint8_t *exact, size_t n)
 {
-	struct stack_key key = { tid, partial, n, addr, exact };
-	uint64_t h = zt_hash(addr, n * sizeof *addr, tid + ((uint64_t)partial << 32));
+	struct stack_key key = { tid, gen, partial, n, addr, exact };
+	uint64_t h = zt_hash(addr, n * sizeof *addr,
+			     tid + ((uint64_t)partial << 32) + ((uint64_t)gen << 33));
 	int64_t found;
 	struct zt_stack *s;
 
@@ -178,6 +188,7 @@ static size_t add_stack(struct zt_raw *d, uint32_t tid, int partial, uint64_t co
 	zt_grow(&d->stacks, &d->capstacks, d->nstacks + 1, sizeof *d->stacks);
 	s = &d->stacks[d->nstacks];
 	s->tid = tid;
+	s->gen = gen;
 	s->partial = partial;
 	s->naddr = (uint32_t)n;
 	s->first = d->naddr;
@@ -319,7 +330,8 @@ counted:
 		d->nuntimed += count;
 	if (r->store) {
 		if (hit < 0) {
-			st = add_stack(d, (uint32_t)tid, partial, count, r->tmp, r->tmpx, n);
+			st = add_stack(d, (uint32_t)tid, ZT_RAW_GEN_ANY, partial, count, r->tmp,
+				       r->tmpx, n);
 			remember(r, (uint32_t)tid, words, h, st);
 		} else {
 			st = r->seen[hit].stack;
@@ -419,6 +431,14 @@ static int key_line(struct reader *r, char *line)
 		return number_value(r, key, v, &d->cpu_ns);
 	} else if (strcmp(key, ZT_RAW_CPU_USER_NS) == 0) {
 		return number_value(r, key, v, &d->cpu_user_ns);
+	} else if (strcmp(key, ZT_RAW_PERFMAP_LINES) == 0) {
+		return number_value(r, key, v, &d->perfmap_lines);
+	} else if (strcmp(key, ZT_RAW_PERFMAP_SKIPPED) == 0) {
+		return number_value(r, key, v, &d->perfmap_skipped);
+	} else if (strcmp(key, ZT_RAW_PERFMAP_TRUNCATED) == 0) {
+		d->perfmap_truncated = 1;
+	} else if (strcmp(key, ZT_RAW_PERFMAP_REFUSED) == 0) {
+		d->perfmap_refused = 1;
 	} else if (strcmp(key, ZT_RAW_CPU_SYS_NS) == 0) {
 		return number_value(r, key, v, &d->cpu_sys_ns);
 	}
@@ -435,6 +455,8 @@ static int maps_line(struct reader *r, const char *line)
 		return fail(r, "%s", why);
 	zt_escape_decode(m.path);
 	m.seq = d->nmaps;
+	m.snap = (uint32_t)r->snap;
+	d->snaps[r->snap].n++;
 	zt_grow(&d->maps, &d->capmaps, d->nmaps + 1, sizeof *d->maps);
 	d->maps[d->nmaps++] = m;
 	return 0;
@@ -444,11 +466,18 @@ static int buildid_line(struct reader *r, char *s)
 {
 	struct zt_raw *d = r->d;
 	char *a = token(&s), *hex = token(&s);
-	uint64_t addr, dummy;
+	uint64_t addr, dummy, ns = 0;
+	int timed = 0;
 	size_t n;
 
 	if (!a || parse_hex(a, &addr))
 		return fail(r, "buildids: bad address");
+	if (d->version >= 4 && hex && hex[0] == ZT_RAW_TIME_MARK) {
+		if (parse_dec(hex + 1, &ns))
+			return fail(r, "buildids: time is not a number");
+		timed = 1;
+		hex = token(&s);
+	}
 	if (!hex || (n = strlen(hex)) < 2 || n > 128 || n % 2)
 		return fail(r, "buildids: bad build-id");
 	/* 16 digits at a time: zt_hex stops at what fits in 64 bits. */
@@ -462,6 +491,8 @@ static int buildid_line(struct reader *r, char *s)
 		s++;
 	zt_grow(&d->buildids, &d->capbuildids, d->nbuildids + 1, sizeof *d->buildids);
 	d->buildids[d->nbuildids].addr = addr;
+	d->buildids[d->nbuildids].ns = ns;
+	d->buildids[d->nbuildids].timed = timed;
 	d->buildids[d->nbuildids].hex = zt_strdup(hex);
 	for (char *p = d->buildids[d->nbuildids].hex; *p; p++)
 		if (*p >= 'A' && *p <= 'F')
@@ -490,12 +521,209 @@ static int thread_line(struct reader *r, char *s)
 	return 0;
 }
 
-/* Give every mapping of an object the build-id recorded for it. */
+static int snapmap_holds(const void *p, uint64_t addr)
+{
+	const struct zt_snapmap *m = p;
+
+	return addr >= m->start && addr < m->end;
+}
+
+#define SNAP_RANGES(s) ZT_RANGES((s)->sm, (s)->n, struct zt_snapmap, start, up, snapmap_holds)
+
+/* Timed snapshots by time; equal times keep the dump's order. */
+static int by_ns(const void *a, const void *b, void *ctx)
+{
+	const struct zt_raw *d = ctx;
+	const struct zt_snapshot *x = &d->snaps[*(const size_t *)a];
+	const struct zt_snapshot *y = &d->snaps[*(const size_t *)b];
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* Each snapshot's mappings by start, and the timed snapshots by time. */
+static void index_snapshots(struct zt_raw *d)
+{
+	size_t *fill = zt_calloc(d->nsnaps ? d->nsnaps : 1, sizeof *fill);
+
+	for (size_t i = 0; i < d->nsnaps; i++)
+		d->snaps[i].sm = zt_calloc(d->snaps[i].n ? d->snaps[i].n : 1,
+					   sizeof *d->snaps[i].sm);
+	for (size_t i = 0; i < d->nmaps; i++) {
+		uint32_t s = d->maps[i].snap;
+		struct zt_snapmap *sm = &d->snaps[s].sm[fill[s]++];
+
+		sm->start = d->maps[i].start;
+		sm->end = d->maps[i].end;
+		sm->map = i;
+	}
+	free(fill);
+	for (size_t i = 0; i < d->nsnaps; i++)
+		zt_ranges_link(&SNAP_RANGES(&d->snaps[i]));
+	d->bytime = zt_calloc(d->nsnaps ? d->nsnaps : 1, sizeof *d->bytime);
+	for (size_t i = 0; i < d->nsnaps; i++)
+		if (d->snaps[i].timed)
+			d->bytime[d->nbytime++] = i;
+	qsort_r(d->bytime, d->nbytime, sizeof *d->bytime, by_ns, d);
+}
+
+/*
+ * The gen of a sample taken at ns: 1 + the position, among the timed
+ * snapshots by time, of the last one read at or before ns; 0 before the
+ * first. ZT_RAW_GEN_ANY when fewer than two snapshots have a time.
+ */
+static uint32_t gen_of(const struct zt_raw *d, uint64_t ns)
+{
+	size_t lo = 0, hi = d->nbytime;
+
+	if (d->nbytime < 2)
+		return ZT_RAW_GEN_ANY;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->snaps[d->bytime[mid]].ns <= ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (uint32_t)lo;
+}
+
+/* The mapping of snapshot s that holds addr, or NULL. */
+static const struct zt_map *snap_find(const struct zt_raw *d, const struct zt_snapshot *s,
+				      uint64_t addr)
+{
+	size_t i = zt_ranges_holder(&SNAP_RANGES(s), addr);
+
+	return i ? &d->maps[s->sm[i - 1].map] : NULL;
+}
+
+const struct zt_map *zt_raw_map_at(const struct zt_raw *d, uint64_t addr, uint32_t gen)
+{
+	const struct zt_map *m = NULL;
+
+	if (gen == ZT_RAW_GEN_ANY || d->nbytime < 2 || gen > d->nbytime)
+		return zt_maps_find(d->maps, d->nmaps, addr);
+	if (gen > 0)
+		m = snap_find(d, &d->snaps[d->bytime[gen - 1]], addr);
+	if (!m && gen < d->nbytime)
+		m = snap_find(d, &d->snaps[d->bytime[gen]], addr);
+	return m;
+}
+
+/*
+ * Stacks by snapshot: the samples of a stack taken under different maps
+ * become stacks of their own, so that each is named from its own maps.
+ * Samples without a time keep ZT_RAW_GEN_ANY.
+ */
+static void split_by_gen(struct zt_raw *d)
+{
+	struct zt_stack *old = d->stacks;
+	uint64_t *oaddr = d->addr;
+	uint8_t *oexact = d->exact;
+	size_t nold = d->nstacks;
+	uint64_t *left;
+
+	if (d->nbytime < 2)
+		return;
+	left = zt_calloc(nold ? nold : 1, sizeof *left);
+	for (size_t i = 0; i < nold; i++)
+		left[i] = old[i].count;
+	for (size_t i = 0; i < d->ntimed; i++)
+		left[d->timed[i].stack] -= d->timed[i].count;
+	d->stacks = NULL;
+	d->nstacks = d->capstacks = 0;
+	d->addr = NULL;
+	d->exact = NULL;
+	d->naddr = d->capaddr = 0;
+	zt_hash_index_free(&d->index);
+	memset(&d->index, 0, sizeof d->index);
+	for (size_t i = 0; i < d->ntimed; i++) {
+		const struct zt_stack *s = &old[d->timed[i].stack];
+
+		d->timed[i].stack = add_stack(d, s->tid, gen_of(d, d->timed[i].ns), s->partial,
+					      d->timed[i].count, oaddr + s->first,
+					      oexact + s->first, s->naddr);
+	}
+	for (size_t i = 0; i < nold; i++)
+		if (left[i])
+			add_stack(d, old[i].tid, ZT_RAW_GEN_ANY, old[i].partial, left[i],
+				  oaddr + old[i].first, oexact + old[i].first, old[i].naddr);
+	free(left);
+	free(old);
+	free(oaddr);
+	free(oexact);
+}
+
+/*
+ * A perfmap line, "START SIZE NAME" as the collector rewrote the program's
+ * /tmp/perf-PID.map: hex, hex (not 0), then the escaped name.
+ */
+static int perfmap_line(struct reader *r, char *s)
+{
+	struct zt_raw *d = r->d;
+	char *a = token(&s), *n = token(&s);
+	uint64_t start, size;
+	struct zt_jitsym *j;
+
+	if (!a || parse_hex(a, &start))
+		return fail(r, "perfmap: bad start address");
+	if (!n || parse_hex(n, &size) || size == 0)
+		return fail(r, "perfmap: bad size");
+	if (start + size < start)
+		return fail(r, "perfmap: range past the end of the address space");
+	while (*s == ' ')
+		s++;
+	if (!*s)
+		return fail(r, "perfmap: no name");
+	zt_grow(&d->jit, &d->capjit, d->njit + 1, sizeof *d->jit);
+	j = &d->jit[d->njit];
+	j->start = start;
+	j->end = start + size;
+	j->up = 0;
+	j->seq = d->njit++;
+	j->name = zt_strdup(s);
+	zt_escape_decode(j->name);
+	return 0;
+}
+
+static int jit_holds(const void *p, uint64_t addr)
+{
+	const struct zt_jitsym *j = p;
+
+	return addr >= j->start && addr < j->end;
+}
+
+#define JIT_RANGES(d) ZT_RANGES((d)->jit, (d)->njit, struct zt_jitsym, start, up, jit_holds)
+
+static int cmp_jit(const void *a, const void *b)
+{
+	const struct zt_jitsym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+const struct zt_jitsym *zt_raw_jit_at(const struct zt_raw *d, uint64_t addr)
+{
+	size_t i = zt_ranges_holder(&JIT_RANGES(d), addr);
+
+	return i ? &d->jit[i - 1] : NULL;
+}
+
+/*
+ * Give every mapping of an object the build-id recorded for it: the object
+ * mapped at the build-id's address when it was seen (v4), or the last one
+ * mapped there.
+ */
 static void attach_buildids(struct zt_raw *d)
 {
 	for (size_t i = 0; i < d->nbuildids; i++) {
-		const struct zt_map *m = zt_maps_find(d->maps, d->nmaps,
-						      d->buildids[i].addr);
+		const struct zt_buildid *b = &d->buildids[i];
+		const struct zt_map *m = zt_raw_map_at(d, b->addr, b->timed ?
+						       gen_of(d, b->ns) : ZT_RAW_GEN_ANY);
 
 		if (!m || !zt_maps_is_file(m))
 			continue;
@@ -516,24 +744,53 @@ static int magic_line(struct reader *r, const char *line)
 	const char *v = line + sizeof magic - 1;
 
 	if (strncmp(line, magic, sizeof magic - 1) != 0)
-		return fail(r, "not a zt raw dump (expected '" ZT_RAW_MAGIC " 1', '2' or '3')");
+		return fail(r, "not a zt raw dump (expected '" ZT_RAW_MAGIC " 1' to '"
+			    ZT_STR(ZT_RAW_VERSION_MAX) "')");
 	if (v[0] < '1' || v[0] > '0' + ZT_RAW_VERSION_MAX || v[1])
-		return fail(r, "raw dump version '%.20s' is not one this tool reads (1, 2 or 3)", v);
+		return fail(r, "raw dump version '%.20s' is not one this tool reads (1 to "
+			    ZT_STR(ZT_RAW_VERSION_MAX) ")", v);
 	r->d->version = v[0] - '0';
 	return 0;
 }
 
 /* The section a line starts, or S_HEADER when it starts none. */
-static enum section section_of(const char *line)
+static enum section section_of(const struct reader *r, const char *line)
 {
 	/* Every section's name starts with a letter, every sample line with
 	   a digit: most lines need no comparison. */
 	if (*line >= '0' && *line <= '9')
 		return S_HEADER;
 	for (int i = S_SAMPLES; i <= S_END; i++)
-		if (strcmp(line, section_names[i]) == 0)
+		if (strcmp(line, section_names[i]) == 0 &&
+		    (i != S_PERFMAP || r->d->version >= 4))
 			return (enum section)i;
+	/* v4: "maps @NS", a snapshot with its time. */
+	if (r->d->version >= 4 && strncmp(line, ZT_RAW_MAPS " ", sizeof ZT_RAW_MAPS) == 0 &&
+	    line[sizeof ZT_RAW_MAPS] == ZT_RAW_TIME_MARK)
+		return S_MAPS;
 	return S_HEADER;
+}
+
+/* A maps section starts: a new snapshot, with the time its line gives. */
+static int start_snapshot(struct reader *r, const char *line)
+{
+	struct zt_raw *d = r->d;
+	struct zt_snapshot *sn;
+	uint64_t ns = 0;
+	const char *t = line + sizeof ZT_RAW_MAPS;	/* after "maps " */
+	int timed = line[sizeof ZT_RAW_MAPS - 1] == ' ';
+
+	if (timed && parse_dec(t + 1, &ns))
+		return fail(r, "maps: time is not a number");
+	if (d->nsnaps >= UINT32_MAX - 1)
+		return fail(r, "too many maps sections");
+	zt_grow(&d->snaps, &d->capsnaps, d->nsnaps + 1, sizeof *d->snaps);
+	sn = &d->snaps[d->nsnaps];
+	memset(sn, 0, sizeof *sn);
+	sn->ns = ns;
+	sn->timed = timed;
+	r->snap = (int)d->nsnaps++;
+	return 0;
 }
 
 /* A line inside the current section. */
@@ -551,6 +808,8 @@ static int content_line(struct reader *r, char *line)
 		return buildid_line(r, line);
 	case S_THREADS:
 		return thread_line(r, line);
+	case S_PERFMAP:
+		return perfmap_line(r, line);
 	case S_END:
 		break;
 	}
@@ -573,13 +832,15 @@ static int dump_line(struct reader *r, char *line, size_t len)
 		return fail(r, "data after '" ZT_RAW_END "'");
 	if (len == 0)
 		return 0;
-	next = section_of(line);
+	next = section_of(r, line);
 	if (next == S_HEADER)
 		return content_line(r, line);
 	if (r->d->version == 1 && next != S_SAMPLES && next != S_MAPS)
 		return fail(r, "section '%s' is not part of version 1", line);
 	r->sec = next;
-	return 0;
+	if (next == S_PERFMAP)
+		r->d->have_perfmap = 1;
+	return next == S_MAPS ? start_snapshot(r, line) : 0;
 }
 
 /* After the last line: was the input whole, and the dump? */
@@ -605,7 +866,14 @@ static int dump_end(struct reader *r, struct zt_input *in)
 			    "(was the program killed, or the file cut short?)");
 	d->complete = r->sec == S_END;
 	zt_maps_sort(d->maps, d->nmaps);
+	index_snapshots(d);
+	if (d->njit) {
+		qsort(d->jit, d->njit, sizeof *d->jit, cmp_jit);
+		zt_ranges_link(&JIT_RANGES(d));
+	}
 	attach_buildids(d);
+	if (r->store)
+		split_by_gen(d);
 	return 0;
 }
 
@@ -613,7 +881,7 @@ static int read_dump(struct zt_input *in, struct zt_raw *d, char *err,
 		     size_t errlen, int store)
 {
 	struct reader r = { .d = d, .err = err, .errlen = errlen, .store = store,
-			    .name = zt_input_name(in), .sec = S_HEADER };
+			    .name = zt_input_name(in), .sec = S_HEADER, .snap = -1 };
 	char *line;
 	size_t len;
 	int rc = 0;
@@ -665,6 +933,13 @@ void zt_raw_free(struct zt_raw *d)
 	}
 	for (size_t i = 0; i < d->nthreads; i++)
 		free(d->threads[i].name);
+	for (size_t i = 0; i < d->nsnaps; i++)
+		free(d->snaps[i].sm);
+	free(d->snaps);
+	free(d->bytime);
+	for (size_t i = 0; i < d->njit; i++)
+		free(d->jit[i].name);
+	free(d->jit);
 	free(d->maps);
 	free(d->buildids);
 	free(d->threads);

@@ -1,6 +1,6 @@
 /*
  * raw.h — reading the raw dump (formats/raw.md): version 1, as the seed
- * writes it, version 2, and version 3, as libzt-prof.so writes it. The
+ * writes it, versions 2 and 3, and version 4, as libzt-prof.so writes it. The
  * format's keys and limits are named in rawfmt.h, shared with the writer.
  */
 #ifndef ZT_RAW_H
@@ -14,11 +14,18 @@
 
 struct zt_input;
 
-/* Identical samples (same thread, same addresses) are kept once, counted. */
+/* A stack's gen when its samples are named from all the maps at once. */
+#define ZT_RAW_GEN_ANY UINT32_MAX
+
+/*
+ * Identical samples (same thread, same addresses, taken while the same
+ * maps were mapped) are kept once, counted.
+ */
 struct zt_stack {
 	uint32_t tid;
 	uint32_t naddr;
 	int partial;		/* the unwinder stopped before the thread's entry (v3 "-") */
+	uint32_t gen;		/* which maps name it (zt_raw_map_at), or ZT_RAW_GEN_ANY */
 	size_t first;		/* index of the first address in the pool */
 	uint64_t count;
 };
@@ -32,8 +39,33 @@ struct zt_timed {
 
 struct zt_buildid {
 	uint64_t addr;		/* an address inside the object's first mapping */
+	uint64_t ns;		/* v4: when the object was seen, since start-ns */
+	int timed;
 	char *hex;
 	char *path;		/* as the loader named it, informational */
+};
+
+/* One mapping of a snapshot, for the lookup (ranges.h). */
+struct zt_snapmap {
+	uint64_t start, end;
+	uint32_t up;
+	size_t map;		/* index into maps */
+};
+
+/* A maps section: one snapshot of the maps (v4 "maps @ns"). */
+struct zt_snapshot {
+	uint64_t ns;		/* when it was read, since start-ns */
+	int timed;		/* it has a time (v4) */
+	struct zt_snapmap *sm;	/* its mappings, by start */
+	size_t n;
+};
+
+/* A "perfmap" line: JIT code as the program named it for perf (v4). */
+struct zt_jitsym {
+	uint64_t start, end;	/* [start, end) */
+	uint32_t up;		/* ranges.h's link */
+	size_t seq;		/* order in the dump: a later line wins */
+	char *name;
 };
 
 /* A "threads" line: the thread's last name wins (zt_raw_thread_name). */
@@ -73,12 +105,21 @@ struct zt_raw {
 	int have_cpu;
 	uint64_t nsamples;	/* sum of the counts */
 
-	struct zt_map *maps;
+	struct zt_map *maps;	/* every snapshot's mappings, sorted by start */
 	size_t nmaps, capmaps;
+	struct zt_snapshot *snaps;	/* in the dump's order */
+	size_t nsnaps, capsnaps;
+	size_t *bytime;		/* the timed snapshots' indices, by time */
+	size_t nbytime;
 	struct zt_buildid *buildids;
 	size_t nbuildids, capbuildids;
 	struct zt_tname *threads;
 	size_t nthreads, capthreads;
+	int have_perfmap;	/* the dump has a perfmap section (v4) */
+	uint64_t perfmap_lines, perfmap_skipped;	/* its summary keys */
+	int perfmap_truncated, perfmap_refused;
+	struct zt_jitsym *jit;	/* its lines, by start */
+	size_t njit, capjit;
 
 	struct zt_stack *stacks;	/* in order of first appearance */
 	size_t nstacks, capstacks;
@@ -113,6 +154,21 @@ int zt_raw_read_summary(struct zt_input *in, struct zt_raw *d, char *err,
 int zt_raw_load(const char *path, struct zt_raw *d, char *err, size_t errlen);
 
 void zt_raw_free(struct zt_raw *d);
+
+/*
+ * The mapping that held addr when the samples of a stack with this gen
+ * were taken: in the last snapshot read before them, else in the first
+ * one read after them (a library's constructor runs before its dlopen
+ * returns). With ZT_RAW_GEN_ANY, or a dump without timed snapshots, the
+ * last mapping read that holds addr (zt_maps_find). NULL if none.
+ */
+const struct zt_map *zt_raw_map_at(const struct zt_raw *d, uint64_t addr, uint32_t gen);
+
+/*
+ * The JIT symbol of the dump's perfmap that holds addr (the one listed
+ * last, where entries overlap), or NULL.
+ */
+const struct zt_jitsym *zt_raw_jit_at(const struct zt_raw *d, uint64_t addr);
 
 /* The name of thread tid from the dump, or NULL. */
 const char *zt_raw_thread_name(const struct zt_raw *d, uint32_t tid);

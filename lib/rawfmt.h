@@ -24,8 +24,8 @@
 
 /* The first line: "zt-prof N". The collector writes ZT_RAW_VERSION. */
 #define ZT_RAW_MAGIC "zt-prof"
-#define ZT_RAW_VERSION 3
-#define ZT_RAW_VERSION_MAX 3	/* readers read 1 to this */
+#define ZT_RAW_VERSION 4
+#define ZT_RAW_VERSION_MAX 4	/* readers read 1 to this */
 
 /* Sections: a line holding only the name starts one. */
 #define ZT_RAW_SAMPLES "samples"
@@ -33,6 +33,7 @@
 #define ZT_RAW_BUILDIDS "buildids"
 #define ZT_RAW_THREADS "threads"
 #define ZT_RAW_SUMMARY "summary"
+#define ZT_RAW_PERFMAP "perfmap"	/* v4: the program's /tmp/perf-PID.map */
 #define ZT_RAW_END "end"	/* the last line of a whole dump (v2 and later) */
 
 /* A sample line: "tid count [@ns] [=]hex... [-]". */
@@ -63,6 +64,12 @@
 #define ZT_RAW_CFI_BYTES "cfi-bytes"
 #define ZT_RAW_CFI_BUILD_NS "cfi-build-ns"
 #define ZT_RAW_CFI_SKIPPED "cfi-skipped"
+#define ZT_RAW_MAPS_SNAPSHOTS "maps-snapshots"
+#define ZT_RAW_MAPS_LOST "maps-lost"
+#define ZT_RAW_PERFMAP_LINES "perfmap-lines"
+#define ZT_RAW_PERFMAP_SKIPPED "perfmap-skipped"
+#define ZT_RAW_PERFMAP_TRUNCATED "perfmap-truncated"
+#define ZT_RAW_PERFMAP_REFUSED "perfmap-refused"
 #define ZT_RAW_UNSAMPLED "unsampled-threads"
 #define ZT_RAW_SIGPROF_BLOCKED "sigprof-blocked"
 #define ZT_RAW_UNSAMPLED_CPU_NS "unsampled-cpu-ns"	/* CPU time no sample covers */

@@ -47,6 +47,7 @@ struct module {
 struct cached {
 	uint64_t addr;
 	int exact;
+	const struct zt_map *map;	/* the mapping it was looked up in */
 	struct zt_symres res;
 };
 
@@ -75,6 +76,7 @@ struct zt_symbolizer {
 	struct zt_srcframe **chains;	/* the inlined frames of cached results */
 	size_t nchains, capchains;
 	int summarized;		/* the warnings about unnamed samples are made */
+	char *perfmap;		/* "/tmp/perf-PID.map": the module of JIT frames */
 };
 
 static void warn_once(struct zt_symbolizer *s, const char *fmt, ...)
@@ -105,6 +107,8 @@ struct zt_symbolizer *zt_symbolizer_new(const struct zt_raw *d,
 	/* The system's debug files are the sysroot's, looked up inside it. */
 	s->roots[s->ndirs] = s->o.sysroot;
 	s->dirs[s->ndirs++] = "/usr/lib/debug";
+	s->perfmap = zt_malloc(48);
+	snprintf(s->perfmap, 48, "/tmp/perf-%llu.map", (unsigned long long)d->pid);
 	return s;
 }
 
@@ -333,13 +337,13 @@ struct place {
 };
 
 /*
- * The first half of resolving addr: its mapping, its module (opened, with
- * its warnings) and its link-time address. r gets what is known so far.
+ * The first half of resolving addr (exact, or a return address looked up
+ * at addr - 1) in mapping m: its module (opened, with its warnings) and its
+ * link-time address. r gets what is known so far.
  */
-static void locate(struct zt_symbolizer *s, uint64_t addr, int exact, struct zt_symres *r,
-		   struct place *pl)
+static void locate(struct zt_symbolizer *s, uint64_t addr, int exact, const struct zt_map *m,
+		   struct zt_symres *r, struct place *pl)
 {
-	const struct zt_map *m;
 	struct module *mod;
 
 	memset(r, 0, sizeof *r);
@@ -347,7 +351,20 @@ static void locate(struct zt_symbolizer *s, uint64_t addr, int exact, struct zt_
 	pl->look = exact ? addr : addr - 1;
 	r->name = "[unknown]";
 	r->module = "[unknown]";
-	m = zt_maps_find(s->d->maps, s->d->nmaps, pl->look);
+	if (s->d->have_perfmap && (!m || (!m->path[0] && m->perms[2] == 'x'))) {
+		/* JIT code, named by the program's perf map, as perf names it. */
+		const struct zt_jitsym *j = zt_raw_jit_at(s->d, pl->look);
+
+		if (j) {
+			r->name = j->name;
+			r->have_sym = 1;
+			r->offset = addr - j->start;
+			r->module = s->perfmap;
+		} else if (m) {
+			r->module = s->perfmap;
+		}
+		return;
+	}
 	if (!m)
 		return;
 	if (!zt_maps_is_file(m)) {
@@ -448,7 +465,8 @@ static int cache_eq(void *ctx, uint32_t i, const void *key)
 	struct zt_symbolizer *s = ctx;
 	const struct cached *k = key;
 
-	return s->cache[i].addr == k->addr && s->cache[i].exact == k->exact;
+	return s->cache[i].addr == k->addr && s->cache[i].exact == k->exact &&
+	       s->cache[i].map == k->map;
 }
 
 static void cache_add(struct zt_symbolizer *s, uint64_t h, const struct cached *c)
@@ -461,25 +479,36 @@ static void cache_add(struct zt_symbolizer *s, uint64_t h, const struct cached *
 
 static uint64_t cache_hash(const struct cached *k)
 {
-	return zt_hash_u64(k->addr * 2 + (uint64_t)k->exact);
+	return zt_hash_u64(k->addr * 2 + (uint64_t)k->exact) ^
+	       zt_hash_u64((uint64_t)(uintptr_t)k->map);
 }
 
-void zt_symbolize(struct zt_symbolizer *s, uint64_t addr, int exact,
-		  struct zt_symres *out)
+void zt_symbolize_gen(struct zt_symbolizer *s, uint64_t addr, int exact, uint32_t gen,
+		      struct zt_symres *out)
 {
 	struct cached key = { .addr = addr, .exact = exact != 0 };
-	uint64_t h = cache_hash(&key);
-	int64_t i = zt_hash_index_find(&s->cacheix, h, cache_eq, s, &key);
+	uint64_t h;
+	int64_t i;
 	struct place pl;
+
+	key.map = zt_raw_map_at(s->d, key.exact ? addr : addr - 1, gen);
+	h = cache_hash(&key);
+	i = zt_hash_index_find(&s->cacheix, h, cache_eq, s, &key);
 
 	if (i >= 0) {
 		*out = s->cache[i].res;
 		return;
 	}
-	locate(s, addr, key.exact, &key.res, &pl);
+	locate(s, addr, key.exact, key.map, &key.res, &pl);
 	finish(s, addr, &pl, &key.res);
 	cache_add(s, h, &key);
 	*out = key.res;
+}
+
+void zt_symbolize(struct zt_symbolizer *s, uint64_t addr, int exact,
+		  struct zt_symres *out)
+{
+	zt_symbolize_gen(s, addr, exact, ZT_RAW_GEN_ANY, out);
 }
 
 /* An address of zt_symbolize_all's: sorted by (addr, exact), then first seen. */
@@ -487,6 +516,7 @@ struct todo {
 	uint64_t addr;
 	uint32_t i;		/* its index in the caller's arrays */
 	int exact;
+	const struct zt_map *map;	/* where it is looked up (its gen's maps) */
 };
 
 /*
@@ -523,7 +553,7 @@ static void sort_todo(struct todo *t, size_t n)
 }
 
 void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8_t *exact,
-		      size_t n, struct zt_symres *out)
+		      const uint32_t *gen, size_t n, struct zt_symres *out)
 {
 	struct todo *t;
 	struct place *pl;
@@ -545,12 +575,14 @@ void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8
 		t[i].addr = addr[i];
 		t[i].exact = exact[i] != 0;
 		t[i].i = (uint32_t)i;
+		t[i].map = zt_raw_map_at(s->d, t[i].exact ? addr[i] : addr[i] - 1,
+					 gen ? gen[i] : ZT_RAW_GEN_ANY);
 	}
 	sort_todo(t, n);
 	/* The head of each run of equal addresses is its first copy. */
 	for (p = 0; p < n; p++)
 		first[t[p].i] = p > 0 && t[p].addr == t[p - 1].addr &&
-					t[p].exact == t[p - 1].exact ?
+					t[p].exact == t[p - 1].exact && t[p].map == t[p - 1].map ?
 				first[t[p - 1].i] : (uint32_t)p;
 	/*
 	 * Modules are opened, and their DWARF's CUs read, in the caller's
@@ -564,6 +596,7 @@ void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8
 		int64_t c;
 
 		p = first[i];
+		key.map = t[p].map;
 		if (t[p].i != i)
 			continue;	/* a later copy */
 		c = zt_hash_index_find(&s->cacheix, cache_hash(&key), cache_eq, s, &key);
@@ -572,7 +605,7 @@ void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8
 			continue;
 		}
 		fresh[p] = 1;
-		locate(s, key.addr, key.exact, &out[i], &pl[p]);
+		locate(s, key.addr, key.exact, key.map, &out[i], &pl[p]);
 		if (s->o.lines && pl[p].mod) {
 			struct zt_dwarf *dw = module_dwarf(s, pl[p].mod);
 
@@ -589,6 +622,7 @@ void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8
 			continue;
 		key.addr = t[p].addr;
 		key.exact = t[p].exact;
+		key.map = t[p].map;
 		key.res = out[t[p].i];
 		finish(s, key.addr, &pl[p], &key.res);
 		ci[p] = (uint32_t)s->ncache;
@@ -625,10 +659,10 @@ static void unnamed_warnings(struct zt_symbolizer *s)
 			struct zt_symres r;
 			struct module *mod;
 
-			zt_symbolize(s, d->addr[j], d->exact[j], &r);
+			zt_symbolize_gen(s, d->addr[j], d->exact[j], st->gen, &r);
 			if (r.have_sym)
 				continue;
-			m = zt_maps_find(d->maps, d->nmaps, d->exact[j] ? d->addr[j] : d->addr[j] - 1);
+			m = zt_raw_map_at(d, d->exact[j] ? d->addr[j] : d->addr[j] - 1, st->gen);
 			if (!m || !zt_maps_is_file(m))
 				continue;
 			mod = module_for(s, m);
@@ -704,6 +738,7 @@ void zt_symbolizer_free(struct zt_symbolizer *s)
 	free(s->mods);
 	free(s->cache);
 	free(s->dirs);
+	free(s->perfmap);
 	free(s->roots);
 	zt_hash_index_free(&s->modix);
 	zt_hash_index_free(&s->cacheix);

@@ -65,13 +65,22 @@ void zt_symbolize(struct zt_symbolizer *s, uint64_t addr, int exact,
 		  struct zt_symres *out);
 
 /*
- * Resolve the n addresses addr[i] (exact[i] as above) into out[i]: the
- * same answers and warnings as zt_symbolize on each in turn, but each
- * distinct address once and in address order, which reads each DWARF
- * line table and scope list while it is in the processor's cache.
+ * The same for an address of a stack with this gen (struct zt_stack): in
+ * the mapping that held it when the stack's samples were taken
+ * (zt_raw_map_at). zt_symbolize is this with ZT_RAW_GEN_ANY.
+ */
+void zt_symbolize_gen(struct zt_symbolizer *s, uint64_t addr, int exact, uint32_t gen,
+		      struct zt_symres *out);
+
+/*
+ * Resolve the n addresses addr[i] (exact[i] as above, of a stack with
+ * gen[i]; gen may be NULL: ZT_RAW_GEN_ANY) into out[i]: the same answers
+ * and warnings as zt_symbolize_gen on each in turn, but each distinct
+ * address once and in address order, which reads each DWARF line table and
+ * scope list while it is in the processor's cache.
  */
 void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8_t *exact,
-		      size_t n, struct zt_symres *out);
+		      const uint32_t *gen, size_t n, struct zt_symres *out);
 
 /* The share of the samples below which no warning says a file lacks names. */
 #define ZT_UNNAMED_PCT 1.0

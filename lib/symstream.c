@@ -22,8 +22,14 @@
 struct zt_symres *zt_symstream_resolve(struct zt_symbolizer *s, const struct zt_raw *d)
 {
 	struct zt_symres *res = zt_calloc(d->naddr ? d->naddr : 1, sizeof *res);
+	uint32_t *gen = zt_calloc(d->naddr ? d->naddr : 1, sizeof *gen);
 
-	zt_symbolize_all(s, d->addr, d->exact, d->naddr, res);
+	/* Each address is named from the maps of its stack's samples. */
+	for (size_t i = 0; i < d->nstacks; i++)
+		for (size_t j = 0; j < d->stacks[i].naddr; j++)
+			gen[d->stacks[i].first + j] = d->stacks[i].gen;
+	zt_symbolize_all(s, d->addr, d->exact, gen, d->naddr, res);
+	free(gen);
 	return res;
 }
 

@@ -73,13 +73,13 @@ count() {
 
 @test "the dump records the requested hz, the timer and the thread" {
 	profile_spin -F 499
-	grep -qx 'zt-prof 3' spin.raw
+	grep -qx 'zt-prof 4' spin.raw
 	grep -qx 'hz 499' spin.raw
 	grep -qx 'timer perf-task-clock' spin.raw
 	grep -qx 'end' spin.raw
 	grep -Eq '^[0-9]+ spin$' spin.raw
 	# Every sample carries a thread id and a count.
-	sed -n '/^samples$/,/^maps$/p' spin.raw | sed '1d;$d' |
+	sed -n '/^samples$/,/^maps/p' spin.raw | sed '1d;$d' |
 		awk 'NF < 3 || $2 < 1 { bad = 1 } END { exit bad }'
 }
 

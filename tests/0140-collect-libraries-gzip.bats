@@ -32,7 +32,8 @@ buildid() {
 	for f in "$SAMPLES/dlopener" "$SAMPLES/libplugin.so" "$libc"; do
 		id=$(buildid "$f")
 		[ -n "$id" ]
-		ID=$id awk '$2 == ENVIRON["ID"] { found = 1 } END { exit !found }' \
+		# "ADDR @NS ID PATH" (version 4)
+		ID=$id awk '$3 == ENVIRON["ID"] { found = 1 } END { exit !found }' \
 			<(sed -n '/^buildids$/,/^threads$/p' d.raw)
 	done
 }

@@ -13,7 +13,7 @@ setup() {
 # Samples in a dump: the summary's count, and the sum of the sample lines.
 summary_samples() { sed -n 's/^samples \([0-9][0-9]*\)$/\1/p' "$1"; }
 line_samples() {
-	awk '/^samples$/ { s = 1; next } /^(maps|buildids|threads|summary|end)$/ { s = 0 }
+	awk '/^samples$/ { s = 1; next } /^(maps( @[0-9]+)?|buildids|threads|summary|end)$/ { s = 0 }
 		s && NF >= 3 { n += $2 } END { print n + 0 }' "$1"
 }
 

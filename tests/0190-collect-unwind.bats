@@ -53,7 +53,7 @@ setup() {
 
 @test "the dump says which unwinder ran: auto by default, cfi or fp when asked" {
 	zt-collect -o a.raw true
-	grep -qx 'zt-prof 3' a.raw
+	grep -qx 'zt-prof 4' a.raw
 	grep -qx 'unwind auto' a.raw
 	grep -Eq '^cfi-objects [1-9][0-9]*$' a.raw
 	grep -Eq '^cfi-rows [1-9][0-9]*$' a.raw
@@ -135,7 +135,7 @@ setup() {
 	[ "$all" -ge 100 ]
 	at_least "$good" 99 "$all"
 	# The dump's own count of partial stacks agrees with the sample lines.
-	lines=$(sed -n '/^samples$/,/^maps$/p' s.raw | awk '$NF == "-" { s += $2 } END { print s + 0 }')
+	lines=$(sed -n '/^samples$/,/^maps/p' s.raw | awk '$NF == "-" { s += $2 } END { print s + 0 }')
 	[ "$(sed -n 's/^partial //p' s.raw)" -eq "$lines" ]
 	[ "$lines" -eq "$trunc" ]
 }
@@ -261,13 +261,13 @@ setup() {
 	zt-symbolize "$ZT_TOP/tests/fuzz/corpus-raw/v2-example" > ex.sym
 	grep -qx '# zt version 2' ex.sym
 	[ "$(zt-fold ex.sym)" = "spin;[spin];[spin];[spin] 2" ]
-	# A real dump rewritten as version 2 names the same stacks as version 3.
+	# A real dump rewritten as version 2 names the same stacks as version 4.
 	profile s -- "$SAMPLES/spin" 20
 	# Version 2 has no mark for a partial stack: partial samples (a sample in
 	# the loader's constructors, zt's own start, can be one) are left out of
 	# both sides.
-	sed -e 's/^zt-prof 3$/zt-prof 2/' -e '/^unwind /d' -e '/^partial /d' -e '/^cfi-/d' \
-		-e '/ -$/d' -e 's/ @[0-9]* / /' s.raw > v2.raw
+	sed -e 's/^zt-prof 4$/zt-prof 2/' -e '/^unwind /d' -e '/^partial /d' -e '/^cfi-/d' \
+		-e '/ -$/d' -e 's/ @[0-9]* / /' -e 's/^maps @[0-9]*$/maps/' s.raw > v2.raw
 	grep -qx 'zt-prof 2' v2.raw
 	zt-symbolize v2.raw | zt-fold | sed 's/^[^;]*;//' > v2.folded
 	grep -v '^\[truncated\];' s.folded > whole.folded || true
@@ -279,10 +279,10 @@ setup() {
 	profile s -- "$SAMPLES/spin" 20
 	# Keep the time, leaf, work and main of the first sample, and mark it
 	# partial.
-	awk '/^samples$/ { s = 1; print; next } /^maps$/ { s = 0 }
+	awk '/^samples$/ { s = 1; print; next } /^maps/ { s = 0 }
 	     s && !done && NF > 6 { print $1, $2, $3, $4, $5, $6, "-"; done = 1; next } { print }' \
 		s.raw > cut.raw
-	[ "$(sed -n '/^samples$/,/^maps$/p' cut.raw | grep -c ' -$')" -eq 1 ]
+	[ "$(sed -n '/^samples$/,/^maps/p' cut.raw | grep -c ' -$')" -eq 1 ]
 	zt-symbolize cut.raw | zt-fold > cut.folded
 	cat cut.folded
 	grep -Eq '^spin;\[truncated\];main;work;hot_[ab] 1$' cut.folded

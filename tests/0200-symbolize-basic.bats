@@ -86,7 +86,7 @@ EOT
 	run --separate-stderr zt-symbolize real.raw
 	[ "$status" -eq 0 ]
 	pid=$(sed -n 's/^pid //p' real.raw)
-	[[ "${lines[0]}" == "# zt version 3" ]]
+	[[ "${lines[0]}" == "# zt version 4" ]]
 	[[ "$output" == *"# zt unwind auto"* ]]
 	[[ "$output" == *"# zt partial "[0-9]* ]]
 	[[ "$output" == *"# zt timer perf-task-clock"* ]]
@@ -141,10 +141,10 @@ EOT
 	run --separate-stderr zt-symbolize g.raw
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
-	[ "$stderr" = "zt-symbolize: 'g.raw': line 1: not a zt raw dump (expected 'zt-prof 1', '2' or '3')" ]
+	[ "$stderr" = "zt-symbolize: 'g.raw': line 1: not a zt raw dump (expected 'zt-prof 1' to '4')" ]
 	run --separate-stderr zt-symbolize < g.raw
 	[ "$status" -eq 1 ]
-	[ "$stderr" = "zt-symbolize: line 1: not a zt raw dump (expected 'zt-prof 1', '2' or '3')" ]
+	[ "$stderr" = "zt-symbolize: line 1: not a zt raw dump (expected 'zt-prof 1' to '4')" ]
 }
 
 @test "a malformed sample names its line" {

@@ -126,7 +126,7 @@ def read_maps(raw):
     maps = []
     inside = False
     for line in data.decode("utf-8", "replace").splitlines():
-        if line == "maps":
+        if line == "maps" or line.startswith("maps @"):
             inside = True
             continue
         if inside:

@@ -141,11 +141,63 @@ static void find(const struct zt_raw *d, uint64_t addr)
 	}
 }
 
+/* The last mapping of snapshot s, in sorted order, that holds addr. */
+static const struct zt_map *scan_snap(const struct zt_raw *d, size_t s, uint64_t addr)
+{
+	const struct zt_map *found = NULL;
+
+	for (size_t i = 0; i < d->nmaps && d->maps[i].start <= addr; i++)
+		if (d->maps[i].snap == s && addr < d->maps[i].end)
+			found = &d->maps[i];
+	return found;
+}
+
+/*
+ * zt_raw_map_at for a stack's gen, against the rule by hand: the last
+ * timed snapshot at or before the samples, else the next one (v4).
+ */
+static void find_gen(const struct zt_raw *d, uint64_t addr, uint32_t gen)
+{
+	const struct zt_map *m = zt_raw_map_at(d, addr, gen), *want = NULL;
+
+	if (gen == ZT_RAW_GEN_ANY || d->nbytime < 2) {
+		CHECK(m == scan(d->maps, d->nmaps, addr));
+		return;
+	}
+	CHECK(gen <= d->nbytime);
+	if (gen > 0)
+		want = scan_snap(d, d->bytime[gen - 1], addr);
+	if (!want && gen < d->nbytime)
+		want = scan_snap(d, d->bytime[gen], addr);
+	CHECK(m == want);
+}
+
+/* The JIT symbol that holds addr, by a plain scan: the last in order. */
+static void find_jit(const struct zt_raw *d, uint64_t addr)
+{
+	const struct zt_jitsym *j = zt_raw_jit_at(d, addr), *want = NULL;
+
+	for (size_t i = 0; i < d->njit && d->jit[i].start <= addr; i++)
+		if (addr < d->jit[i].end)
+			want = &d->jit[i];
+	CHECK(j == want);
+	if (j)
+		CHECK(j->name && j->name[0]);
+}
+
 static void walk(const struct zt_raw *d)
 {
 	uint64_t sum = 0;
 
-	CHECK(d->version >= 1 && d->version <= 3);
+	CHECK(d->version >= 1 && d->version <= 4);
+	for (size_t i = 1; i < d->nbytime; i++)
+		CHECK(d->snaps[d->bytime[i - 1]].ns <= d->snaps[d->bytime[i]].ns);
+	for (size_t i = 0; i < d->njit; i++) {
+		CHECK(d->jit[i].start < d->jit[i].end);
+		find_jit(d, d->jit[i].start);
+		find_jit(d, d->jit[i].end - 1);
+		find_jit(d, d->jit[i].end);
+	}
 	CHECK(d->hz <= 10000);
 	for (size_t i = 1; i < d->nmaps; i++)
 		CHECK(d->maps[i - 1].start <= d->maps[i].start);
@@ -163,7 +215,7 @@ static void walk(const struct zt_raw *d)
 		const struct zt_stack *s = &d->stacks[i];
 
 		CHECK(s->naddr > 0 && s->count > 0);
-		CHECK(s->partial == 0 || (s->partial == 1 && d->version == 3));
+		CHECK(s->partial == 0 || (s->partial == 1 && d->version >= 3));
 		CHECK(s->first + s->naddr <= d->naddr);
 		sum += s->count;
 		(void)zt_raw_thread_name(d, s->tid);
@@ -172,6 +224,8 @@ static void walk(const struct zt_raw *d)
 
 			CHECK(d->exact[s->first + j] <= 1);
 			find(d, a);
+			find_gen(d, a, s->gen);
+			find_jit(d, a);
 			if (!d->exact[s->first + j] && a > 0)
 				find(d, a - 1);
 		}

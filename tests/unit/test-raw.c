@@ -185,7 +185,82 @@ static const struct { const char *text, *msg; } bad[] = {
 	{ "zt-prof 2\r\nend\n", "line 1: CRLF" },
 	{ "zt-prof 2\nsamples\n1 1 40\r\nend\n", "line 3: CRLF" },
 	{ "zt-prof 2\nbuildids\n1000 xyz /a\nend\n", "line 3: buildids: bad build-id" },
+	{ "zt-prof 4\nmaps @x\nend\n", "line 2: maps: time is not a number" },
+	{ "zt-prof 4\nmaps @\nend\n", "line 2: maps: time is not a number" },
+	{ "zt-prof 3\nsamples\nmaps @5\nend\n", "line 3: sample: thread id is not a number" },
+	{ "zt-prof 4\nbuildids\n1000 @z ab /a\nend\n", "line 3: buildids: time is not a number" },
+	{ "zt-prof 4\nbuildids\n1000 @5\nend\n", "line 3: buildids: bad build-id" },
 };
+
+/*
+ * Version 4: two libraries mapped in turn at 0x7000, each snapshot with
+ * its time; samples before, between and after the changes, and one
+ * without a time.
+ */
+static const char v4[] =
+	"zt-prof 4\n"
+	"samples\n"
+	"5 1 @100 7010\n"		/* under snapshot 0: liba */
+	"5 1 @250 7010\n"		/* under snapshot 1 (nothing there) or 2: libb */
+	"5 1 @400 7010\n"		/* after the last: libb */
+	"5 1 @50 9010\n"		/* before the first: the first that has it */
+	"5 1 7010\n"			/* no time: the last mapping read */
+	"maps @200\n"
+	"00009000-0000a000 r-xp 00000000 08:01 9   /jit-was-here\n"
+	"maps @10\n"
+	"00007000-00008000 r-xp 00000000 08:01 1   /liba.so\n"
+	"maps @300\n"
+	"00007000-00008000 r-xp 00000000 08:01 2   /libb.so\n"
+	"buildids\n"
+	"7000 @20 aaaa /liba.so\n"
+	"7000 @310 bbbb /libb.so\n"
+	"end\n";
+
+UNIT_TEST(raw_v4_names_each_sample_from_the_maps_of_its_time)
+{
+	struct zt_raw d;
+	char err[256];
+	const char *want[] = { "/liba.so", "/libb.so", "/libb.so", "/jit-was-here", "/libb.so" };
+	const char *wantid[] = { "aaaa", "bbbb", "bbbb", NULL, "bbbb" };
+
+	CHECK(parse(v4, &d, err, sizeof err) == 0);
+	CHECK_EQ_U(d.version, 4);
+	CHECK_EQ_U(d.nsnaps, 3);
+	CHECK_EQ_U(d.nbytime, 3);
+	/* Same addresses, taken under different maps: five stacks. */
+	CHECK_EQ_U(d.nstacks, 5);
+	CHECK_EQ_U(d.ntimed, 4);
+	for (size_t i = 0; i < d.ntimed + 1 && i < 5; i++) {
+		const struct zt_stack *st = i < d.ntimed ? &d.stacks[d.timed[i].stack] :
+							 &d.stacks[d.nstacks - 1];
+		const struct zt_map *m = zt_raw_map_at(&d, d.addr[st->first], st->gen);
+
+		CHECK(m != NULL);
+		if (!m)
+			continue;
+		CHECK_STR(m->path, want[i]);
+		if (wantid[i])
+			CHECK_STR(m->buildid ? m->buildid : "(none)", wantid[i]);
+	}
+	CHECK(d.stacks[d.nstacks - 1].gen == ZT_RAW_GEN_ANY);
+	zt_raw_free(&d);
+}
+
+/* A version 3 dump with two maps sections keeps the old rule: the last wins. */
+UNIT_TEST(raw_v3_maps_sections_still_add_up)
+{
+	struct zt_raw d;
+	char err[256];
+
+	CHECK(parse("zt-prof 3\nsamples\n5 1 @100 7010\nmaps\n"
+		    "00007000-00008000 r-xp 00000000 08:01 1   /liba.so\nmaps\n"
+		    "00007000-00008000 r-xp 00000000 08:01 2   /libb.so\nend\n",
+		    &d, err, sizeof err) == 0);
+	CHECK_EQ_U(d.nsnaps, 2);
+	CHECK(d.stacks[0].gen == ZT_RAW_GEN_ANY);
+	CHECK_STR(zt_raw_map_at(&d, 0x7010, d.stacks[0].gen)->path, "/libb.so");
+	zt_raw_free(&d);
+}
 
 UNIT_TEST(raw_names_the_line_of_every_malformed_dump)
 {

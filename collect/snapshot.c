@@ -1,0 +1,479 @@
+/*
+ * snapshot.c — the maps of the process as they were when each sample was
+ * taken (formats/raw.md, version 4, "Maps snapshots").
+ *
+ * The mappings change while the program runs: dlopen and dlclose, and JIT
+ * code that maps and unmaps executable memory. Around each such change
+ * that zt sees (the interposers in intercept.c), /proc/self/maps is read
+ * whole, before and after, under one lock, so that no two snapshots and no
+ * interposed change interleave. A snapshot that differs from the one
+ * before is kept, with the time it was read on the clock of the samples;
+ * zt-symbolize names a sample's address from the last snapshot read before
+ * the sample was taken, else the first one after it. Identical snapshots
+ * are written once, so a storm of dlopen/dlclose of one library costs one
+ * snapshot per distinct state.
+ *
+ * The handler cannot read files; it only checks its pc against the
+ * executable ranges of the last snapshot (published with a sequence
+ * count, no lock) and raises a flag when the pc is in none: code mapped
+ * behind zt's back (a raw mmap system call, libc's own dlopen). The next
+ * interposed call, or the end of the run, re-reads the maps.
+ *
+ * Not for signal handlers, except zt_snap_pc_known and the final
+ * snapshot, which a fatal signal's handler may take (system calls only).
+ */
+#include "prof.h"
+#include "rawfmt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+enum {
+	SNAP_BYTES_MAX = 64 << 20,	/* snapshots kept in the side file, at most */
+	XR_MAX = 8192,		/* executable ranges the handler checks */
+};
+
+/* A growing buffer, mapped: malloc is not used in the collector's dump path. */
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static struct sbuf now;		/* the maps as read last */
+static struct sbuf cur;		/* now's lines that are kept */
+static struct sbuf last;	/* the last distinct snapshot */
+static uint64_t last_ns;
+static int have_last, last_written;
+static uint64_t side_bytes;	/* bytes written to the side file */
+static volatile int stale;	/* a pc outside every known executable range */
+
+/* The executable ranges of the last snapshot, for the handler. */
+static struct {
+	uint64_t lo, hi;
+} xr[XR_MAX];
+static volatile uint32_t nxr;
+static volatile uint32_t xseq;	/* odd while xr is rewritten */
+static volatile int xvalid;	/* xr holds every executable range */
+
+static int reserve(struct sbuf *b, size_t want)
+{
+	size_t cap = b->cap ? b->cap : 64 * 1024;
+	char *p;
+
+	if (want <= b->cap)
+		return 0;
+	while (cap < want)
+		cap *= 2;
+	p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	if (b->len)
+		memcpy(p, b->p, b->len);
+	if (b->p)
+		munmap(b->p, b->cap);
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+/*
+ * The current maps, whole, into now. Read from the start with read(2),
+ * which returns whole lines only, through the descriptor opened at the
+ * start (it still works after a chroot). -1 if they could not be read.
+ */
+static int read_maps(void)
+{
+	int fd = zt_files_ok(&zt_dump_maps_now) ? zt_dump_maps_now.fd : -1, own = 0;
+	ssize_t n;
+
+	if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0) {
+		fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		own = 1;
+	}
+	now.len = 0;
+	for (;;) {
+		if (now.cap - now.len < 4096 && reserve(&now, now.cap * 2 + 4096) < 0) {
+			n = -1;
+			break;
+		}
+		n = read(fd, now.p + now.len, now.cap - now.len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		now.len += (size_t)n;
+	}
+	if (own)
+		close(fd);
+	if (n < 0 || (now.len && now.p[now.len - 1] != '\n'))
+		return -1;
+	return 0;
+}
+
+static const char *field_end(const char *p, const char *end)
+{
+	while (p < end && *p != ' ')
+		p++;
+	return p;
+}
+
+static uint64_t hexval(const char *p, const char *end)
+{
+	uint64_t v = 0;
+
+	for (; p < end; p++) {
+		int c = *p;
+
+		v = v << 4 | (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	return v;
+}
+
+/*
+ * The lines of now that symbolization needs, into out: every executable
+ * mapping and every file mapping (the first one of a file gives its load
+ * bias). Anonymous data, heaps and stacks are left to the final maps. The
+ * executable ranges go to the handler's table.
+ */
+static int filter_now(struct sbuf *out)
+{
+	const char *p = now.p, *end = now.p + now.len;
+	uint32_t nx = 0;
+	int complete = 1;
+
+	out->len = 0;
+	if (reserve(out, now.len + 1) < 0)
+		return -1;
+	__atomic_store_n(&xseq, xseq + 1, __ATOMIC_SEQ_CST);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *range = p, *dash, *perms, *q;
+		int exec, file;
+
+		if (!nl)
+			break;
+		dash = memchr(range, '-', (size_t)(nl - range));
+		perms = field_end(range, nl);
+		if (!dash || perms + 5 > nl)
+			break;
+		perms++;
+		exec = perms[2] == 'x';
+		/* The path, after offset, device and inode. */
+		q = perms;
+		for (int f = 0; f < 4 && q < nl; f++) {
+			q = field_end(q, nl);
+			while (q < nl && *q == ' ')
+				q++;
+		}
+		file = q < nl && *q == '/';
+		if (exec || file) {
+			memcpy(out->p + out->len, p, (size_t)(nl + 1 - p));
+			out->len += (size_t)(nl + 1 - p);
+		}
+		if (exec) {
+			if (nx < XR_MAX) {
+				xr[nx].lo = hexval(range, dash);
+				xr[nx].hi = hexval(dash + 1, perms - 1);
+				nx++;
+			} else {
+				complete = 0;
+			}
+		}
+		p = nl + 1;
+	}
+	nxr = nx;
+	xvalid = complete;
+	__atomic_store_n(&xseq, xseq + 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/* "maps @NS\n" and the lines, appended to fd. */
+static int put_section(int fd, uint64_t ns, const char *p, size_t n)
+{
+	char head[64], *q = head;
+
+	memcpy(q, ZT_RAW_MAPS " ", sizeof ZT_RAW_MAPS);
+	q += sizeof ZT_RAW_MAPS;
+	*q++ = ZT_RAW_TIME_MARK;
+	q = zt_store_fmt_u64(q, ns, 10);
+	*q++ = '\n';
+	if (zt_dump_write_all(fd, head, (size_t)(q - head)) < 0)
+		return -1;
+	return zt_dump_write_all(fd, p, n);
+}
+
+/* The side file, created on first use (it is removed at the end). */
+static int side_fd(void)
+{
+	size_t len = strlen(zt_state.tmp);
+
+	if (zt_files_ok(&zt_state.maps))
+		return zt_state.maps.fd;
+	if (zt_state.maps.fd >= 0) {
+		/* The program closed it: the snapshots so far are gone. */
+		zt_state.maps.fd = -1;
+		zt_files_unlink_in_dir(zt_state.maps_tmp);
+		__atomic_fetch_add(&zt_state.maps_lost, 1, __ATOMIC_RELAXED);
+	}
+	if (len + 6 >= sizeof zt_state.maps_tmp)
+		return -1;
+	memcpy(zt_state.maps_tmp, zt_state.tmp, len);
+	memcpy(zt_state.maps_tmp + len, ".maps", 6);
+	return zt_files_own(&zt_state.maps, zt_files_open_in_dir(zt_state.maps_tmp, O_RDWR |
+					    O_CREAT | O_EXCL | O_APPEND, 0600));
+}
+
+/* Write the last distinct snapshot out, if it is not yet. */
+static void flush_last(void)
+{
+	int fd;
+
+	if (!have_last || last_written)
+		return;
+	last_written = 1;
+	if (side_bytes + last.len > SNAP_BYTES_MAX || (fd = side_fd()) < 0 ||
+	    put_section(fd, last_ns, last.p, last.len) < 0) {
+		__atomic_fetch_add(&zt_state.maps_lost, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	side_bytes += last.len;
+	zt_state.maps_snapshots++;
+}
+
+static uint64_t since_start(void)
+{
+	uint64_t t = zt_prof_clock_ns(CLOCK_MONOTONIC);
+
+	return t > zt_state.start_ns ? t - zt_state.start_ns : 0;
+}
+
+static int same_as_last(void)
+{
+	return have_last && last.len == cur.len && memcmp(last.p, cur.p, cur.len) == 0;
+}
+
+/*
+ * Read the maps now and keep them if they differ from the last snapshot
+ * (which is then written out: it held from its time until now). The
+ * caller holds the lock.
+ */
+static void take_locked(void)
+{
+	uint64_t ns = since_start();
+	struct sbuf t;
+
+	stale = 0;
+	if (read_maps() < 0 || filter_now(&cur) < 0) {
+		__atomic_fetch_add(&zt_state.maps_lost, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (same_as_last())
+		return;
+	flush_last();
+	t = last;
+	last = cur;
+	cur = t;
+	last_ns = ns;
+	have_last = 1;
+	last_written = 0;
+}
+
+void zt_snap_lock(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+void zt_snap_unlock(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+void zt_snap_take(void)
+{
+	if (!zt_prof_owner())
+		return;
+	pthread_mutex_lock(&lock);
+	take_locked();
+	pthread_mutex_unlock(&lock);
+}
+
+/* A snapshot if the handler saw a pc outside every known executable range. */
+void zt_snap_if_stale(void)
+{
+	if (__atomic_load_n(&stale, __ATOMIC_RELAXED))
+		zt_snap_take();
+}
+
+/*
+ * Whether pc is in an executable range of the last snapshot; when it is
+ * not, the next interposed call re-reads the maps. Async-signal-safe: the
+ * table is read between two equal, even sequence counts, and a table being
+ * rewritten counts as holding pc.
+ */
+int zt_snap_pc_known(uint64_t pc)
+{
+	uint32_t seq = __atomic_load_n(&xseq, __ATOMIC_SEQ_CST), lo = 0, hi;
+	int found = 0;
+
+	if ((seq & 1) || !__atomic_load_n(&xvalid, __ATOMIC_RELAXED))
+		return 1;
+	hi = __atomic_load_n(&nxr, __ATOMIC_RELAXED);
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (pc < xr[mid].lo) {
+			hi = mid;
+		} else if (pc >= xr[mid].hi) {
+			lo = mid + 1;
+		} else {
+			found = 1;
+			break;
+		}
+	}
+	if (__atomic_load_n(&xseq, __ATOMIC_SEQ_CST) != seq)
+		return 1;
+	if (!found)
+		__atomic_store_n(&stale, 1, __ATOMIC_RELAXED);
+	return found;
+}
+
+/* The first range of the table that ends above addr; n if none. */
+static uint32_t first_above(uint64_t addr, uint32_t n)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (xr[mid].hi <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Whether [addr, addr + len) may hold executable code that a snapshot
+ * knows of (or the table cannot tell: a pc was seen outside it, it is
+ * being rewritten, or it overflowed). Not for signal handlers.
+ */
+int zt_snap_overlaps_exec(uint64_t addr, size_t len)
+{
+	uint32_t seq = __atomic_load_n(&xseq, __ATOMIC_SEQ_CST), n, i;
+	int hit;
+
+	if (__atomic_load_n(&stale, __ATOMIC_RELAXED) || (seq & 1) || !xvalid)
+		return 1;
+	n = nxr;
+	i = first_above(addr, n);
+	hit = i < n && xr[i].lo < addr + len;
+	return hit || __atomic_load_n(&xseq, __ATOMIC_SEQ_CST) != seq;
+}
+
+/* Whether [addr, addr + len) lies inside one known executable range. */
+int zt_snap_covered_exec(uint64_t addr, size_t len)
+{
+	uint32_t seq = __atomic_load_n(&xseq, __ATOMIC_SEQ_CST), n, i;
+	int in;
+
+	if ((seq & 1) || !xvalid)
+		return 0;
+	n = nxr;
+	i = first_above(addr, n);
+	in = i < n && xr[i].lo <= addr && addr + len <= xr[i].hi;
+	return in && __atomic_load_n(&xseq, __ATOMIC_SEQ_CST) == seq;
+}
+
+/*
+ * The maps sections at the end of the dump, into fd: the snapshots kept
+ * during the run, then the maps of now, verbatim. A fatal signal's handler
+ * may be here while the interrupted thread holds the lock: it waits a
+ * little, then goes on without it.
+ */
+void zt_snap_finish(int fd)
+{
+	uint64_t ns = since_start();
+	int locked = 0;
+	int ok;
+
+	for (long spin = 0; spin < 2000000; spin++) {
+		if (pthread_mutex_trylock(&lock) == 0) {
+			locked = 1;
+			break;
+		}
+		__builtin_ia32_pause();
+	}
+	ok = read_maps() == 0 && filter_now(&cur) == 0;
+	if (!ok || !same_as_last())
+		flush_last();
+	if (zt_files_ok(&zt_state.maps)) {
+		char buf[8192];
+		off_t off = 0;
+		ssize_t n;
+
+		while ((n = pread(zt_state.maps.fd, buf, sizeof buf, off)) > 0 ||
+		       (n < 0 && errno == EINTR)) {
+			if (n < 0)
+				continue;
+			if (zt_dump_write_all(fd, buf, (size_t)n) < 0)
+				break;
+			off += n;
+		}
+	}
+	zt_files_close(&zt_state.maps);
+	zt_files_unlink_in_dir(zt_state.maps_tmp);
+	if (ok) {
+		put_section(fd, ns, now.p, now.len);
+		zt_state.maps_snapshots++;
+	} else {
+		__atomic_fetch_add(&zt_state.maps_lost, 1, __ATOMIC_RELAXED);
+	}
+	have_last = 0;
+	side_bytes = 0;
+	if (locked)
+		pthread_mutex_unlock(&lock);
+}
+
+/* A new dump (the start, a forked child's): no snapshot is carried over. */
+void zt_snap_reset(void)
+{
+	have_last = 0;
+	last_written = 0;
+	side_bytes = 0;
+	stale = 0;
+	zt_state.maps_snapshots = 0;
+	zt_state.maps_lost = 0;
+}
+
+static void fork_lock(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void fork_unlock(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+/* The child's only thread has another id: the lock it inherited held is
+ * made new, not unlocked (a recursive mutex knows its owner). */
+static void fork_child(void)
+{
+	static const pthread_mutex_t fresh = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+	memcpy(&lock, &fresh, sizeof lock);
+}
+
+/* A fork must not happen halfway through a snapshot. */
+void zt_snap_init(void)
+{
+	pthread_atfork(fork_lock, fork_unlock, fork_child);
+}

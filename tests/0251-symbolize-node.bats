@@ -1,0 +1,58 @@
+#!/usr/bin/env bats
+# node (V8), against perf on the same script: builtins that node maps from
+# its own executable at a new address and unmaps before exit, and JIT code
+# named through --perf-basic-prof's /tmp/perf-PID.map. Skipped when node or
+# perf record is missing.
+
+load helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	command -v node > /dev/null || skip "node is not installed (Debian's nodejs)"
+	JS="$ZT_TOP/tests/data/node/work.js"
+}
+
+teardown() {
+	for p in $(cat pids 2> /dev/null); do rm -f "/tmp/perf-$p.map"; done
+	true
+}
+
+# Leaf self-shares of user-space samples, from folded stacks made with
+# --kernel: "LEAF PERCENT". JIT code perf could not name ([perf-PID.map])
+# and zt's anonymous code ([anon]) are both "[jit]".
+leaf_shares() {
+	awk '{ n = $NF; $NF = ""; sub(/ $/, ""); k = split($0, f, ";"); l = f[k]
+	       if (l ~ /_\[k\]$/) next
+	       sub(/_\[j\]$/, "", l)
+	       if (l ~ /^\[perf-[0-9]+\.map\]$/ || l == "[anon]") l = "[jit]"
+	       s[l] += n; t += n }
+	     END { for (l in s) printf "%s %.2f\n", l, 100 * s[l] / t }' | sort
+}
+
+# perf's and zt's shares for node with the options in $@; every name with
+# at least 3% in either must be within 3 points.
+compare() {
+	perf record -F 997 -g -o p.data node "$@" "$JS" > perf.out 2> perf.err ||
+		skip "perf record does not work here: $(tail -n 1 perf.err)"
+	perf script -i p.data -F pid 2> /dev/null | head -n 1 | tr -d ' ' >> pids
+	perf script -i p.data 2> /dev/null | zt-fold --kernel | leaf_shares > perf.shares
+	run --separate-stderr zt-collect -o n.raw node "$@" "$JS"
+	[ "$status" -eq 0 ]
+	[ "$output" = ok ]
+	sed -n 's/^pid //p' n.raw >> pids
+	zt-symbolize n.raw | zt-fold --kernel | leaf_shares > zt.shares
+	join -a 1 -a 2 -e 0 -o 0,1.2,2.2 perf.shares zt.shares |
+		awk '$2 >= 3 || $3 >= 3 { print; d = $2 - $3; if (d > 3 || d < -3) bad++ }
+		     END { exit bad > 0 }'
+}
+
+@test "node --perf-basic-prof: JIT and builtin names within 3 points of perf's" {
+	compare --perf-basic-prof
+	# The JIT functions are named, not anonymous.
+	grep -q '^JS:\*numWork ' zt.shares
+}
+
+@test "node without a perf map: builtin names within 3 points of perf's" {
+	compare
+	grep -q '^Builtins_FindOrderedHashMapEntry ' zt.shares
+}
