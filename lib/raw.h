@@ -75,7 +75,7 @@ struct zt_tname {
 };
 
 struct zt_raw {
-	int version;		/* 1, 2 or 3 */
+	int version;		/* 1 to 4 */
 	int complete;		/* an "end" line was read (v2) */
 	unsigned hz;
 	char *timer;		/* "perf-task-clock", "posix-cpu"; NULL if unknown */
