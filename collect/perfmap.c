@@ -14,6 +14,7 @@
  * handler: system calls and fixed buffers only.
  */
 #include "prof.h"
+#include "hex.h"
 #include "rawfmt.h"
 
 #include <errno.h>
@@ -30,26 +31,9 @@ enum {
 /* 1 to 16 hex digits, an optional 0x first, at p; the end, or NULL. */
 static const char *hex_field(const char *p, const char *end, uint64_t *v)
 {
-	const char *start;
-
-	*v = 0;
 	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		p += 2;
-	start = p;
-	for (; p < end && p - start < 17; p++) {
-		int c = (unsigned char)*p, d;
-
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-			d = (c | 0x20) - 'a' + 10;
-		else
-			break;
-		*v = *v << 4 | (uint64_t)d;
-	}
-	if (p == start || p - start > 16)
-		return NULL;
-	return p;
+	return zt_hex(p, end, v);	/* NULL: no digit, or more than 16 */
 }
 
 /* One line of the file, without its newline: written, or counted as skipped. */

@@ -23,6 +23,7 @@
  * snapshot, which a fatal signal's handler may take (system calls only).
  */
 #include "prof.h"
+#include "hex.h"
 #include "rawfmt.h"
 
 #include <errno.h>
@@ -124,18 +125,6 @@ static const char *field_end(const char *p, const char *end)
 	return p;
 }
 
-static uint64_t hexval(const char *p, const char *end)
-{
-	uint64_t v = 0;
-
-	for (; p < end; p++) {
-		int c = *p;
-
-		v = v << 4 | (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-	}
-	return v;
-}
-
 /*
  * The lines of now that symbolization needs, into out: every executable
  * mapping and every file mapping (the first one of a file gives its load
@@ -179,8 +168,8 @@ static int filter_now(struct sbuf *out)
 		}
 		if (exec) {
 			if (nx < XR_MAX) {
-				xr[nx].lo = hexval(range, dash);
-				xr[nx].hi = hexval(dash + 1, perms - 1);
+				zt_hex(range, dash, &xr[nx].lo);
+				zt_hex(dash + 1, perms - 1, &xr[nx].hi);
 				nx++;
 			} else {
 				complete = 0;

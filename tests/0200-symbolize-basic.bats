@@ -120,7 +120,7 @@ EOT
 
 @test "a binary whose build-id differs from the dump's is not trusted" {
 	zt-collect -o real.raw "$SAMPLES/spin" 20 2>/dev/null
-	sed -i 's|^\([0-9a-f]* \)[0-9a-f]* -$|\1deadbeef -|' real.raw
+	sed -i 's|^\([0-9a-f]* @[0-9]* \)[0-9a-f]* -$|\1deadbeef -|' real.raw
 	grep -q ' deadbeef -$' real.raw
 	run --separate-stderr zt-symbolize real.raw
 	[ "$status" -eq 0 ]
