@@ -23,6 +23,10 @@ void zt_collapse_root(const struct zt_ps_header *h,
 {
 	size_t start = out->len;
 
+	if (o->root.how == ZT_ROOT_RENAME) {
+		zt_collapse_buf_add(out, o->root.name, strlen(o->root.name));
+		return;
+	}
 	zt_collapse_buf_add(out, h->comm.p, h->comm.n);
 	if (o->pid || o->tid) {
 		zt_collapse_buf_add(out, "-", 1);

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "folded.h"
 #include "perfscript.h"
 
 struct zt_collapse_opts {
@@ -20,6 +21,8 @@ struct zt_collapse_opts {
 	int srcline;	/* append :LINE from source lines */
 	int count;	/* weigh a perf record 1, not its period (zt-fold
 			   --weight=count; zt-samples records keep theirs) */
+	struct zt_reroot root;	/* --root=NAME: the root frame; --no-root: none
+				   (lib/fold.c leaves it off a stack with frames) */
 };
 
 /* A growable byte buffer; zero-initialize it, free buf when done. */
@@ -32,7 +35,8 @@ void zt_collapse_buf_add(struct zt_collapse_buf *b, const void *p, size_t n);
 
 /*
  * Append the root frame name for a header to out (not NUL-terminated):
- * the command, or comm-PID, or comm-PID/TID, with spaces made '_'.
+ * the command, or comm-PID, or comm-PID/TID, with spaces made '_'; the
+ * name of --root=NAME instead when o->root renames it.
  */
 void zt_collapse_root(const struct zt_ps_header *h,
 		      const struct zt_collapse_opts *o, struct zt_collapse_buf *out);

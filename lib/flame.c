@@ -207,6 +207,11 @@ static void lay_out(struct zt_flame *f, struct layout *L)
 			L->path[j].stime = now;
 			L->path[j].delta = j == k - 1 ? d : 0;
 		}
+		/* A stack that is on the path already (the same stack again:
+		 * two differential files, or stacks whose roots were renamed
+		 * to one) adds its change, where flamegraph.pl keeps the first. */
+		if (same == k)
+			L->path[k - 1].delta += d;
 		L->depth = k;
 		now += l->count;
 	}
@@ -545,9 +550,9 @@ int zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o, FILE *out,
 	lay_out(f, &L);
 	wpt = (double)(o->width - 2 * XPAD) / (double)f->total;
 	mintime = o->minwidth_pct ? (double)f->total * o->minwidth / 100 : o->minwidth / wpt;
-	for (size_t i = 0; i < f->n; i++) {
-		int64_t d = (int64_t)(f->lines[i].count - f->lines[i].before);
-		double a = d < 0 ? -(double)d : (double)d;
+	/* The largest change of a frame (a line's, for distinct stacks). */
+	for (size_t i = 0; i < L.n; i++) {
+		double a = L.fr[i].delta < 0 ? -(double)L.fr[i].delta : (double)L.fr[i].delta;
 
 		if (a > maxdelta)
 			maxdelta = a;

@@ -146,7 +146,10 @@ static const char *end_record(struct zt_fold *f)
 		}
 		f->nstack = (size_t)kept;
 	}
-	push(f, f->root);
+	/* --no-root: a stack with frames starts at its first; one without
+	 * keeps the root, so that no sample is lost. */
+	if (f->o.root.how != ZT_ROOT_DROP || f->nstack == 0)
+		push(f, f->root);
 	id = zt_strtab_intern(f->stacks, f->stack, f->nstack * sizeof *f->stack, &isnew);
 	zt_grow(&f->counts, &f->capcounts, (size_t)id + 1, sizeof *f->counts);
 	if (isnew)
@@ -169,7 +172,8 @@ const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
 	case ZT_PS_HEADER:
 		f->tmp.len = 0;
 		zt_collapse_root(&it->header, &f->o, &f->tmp);
-		f->java = f->tmp.len >= 4 && memcmp(f->tmp.buf, "java", 4) == 0;
+		/* Java's names are tidied by the command, whatever --root says. */
+		f->java = it->header.comm.n >= 4 && memcmp(it->header.comm.p, "java", 4) == 0;
 		f->root = zt_strtab_intern(f->names, f->tmp.buf, f->tmp.len, NULL);
 		f->period = it->header.period;
 		zt_weight_record(&f->weight, it->header.event.p, it->header.event.n,

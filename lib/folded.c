@@ -102,3 +102,37 @@ int zt_folded_cmp(const char *a, size_t na, const char *b, size_t nb)
 
 	return c ? c : (na > nb) - (na < nb);
 }
+
+size_t zt_folded_reroot(const struct zt_reroot *r, const char *s, size_t n, char *out)
+{
+	const char *semi = memchr(s, ';', n);
+	size_t rest, k;
+
+	if (!r || r->how == ZT_ROOT_KEEP || (r->how == ZT_ROOT_DROP && !semi)) {
+		memcpy(out, s, n);
+		return n;
+	}
+	rest = semi ? n - (size_t)(semi - s) : 0;	/* ";frames..." after the root */
+	if (r->how == ZT_ROOT_DROP) {
+		memcpy(out, semi + 1, rest - 1);
+		return rest - 1;
+	}
+	k = strlen(r->name);
+	memcpy(out, r->name, k);
+	if (rest)
+		memcpy(out + k, semi, rest);
+	return k + rest;
+}
+
+const char *zt_folded_root_option(struct zt_reroot *r, const char *arg)
+{
+	enum zt_root_how how = arg ? ZT_ROOT_RENAME : ZT_ROOT_DROP;
+
+	if (r->how != ZT_ROOT_KEEP && (r->how != how || (arg && strcmp(arg, r->name) != 0)))
+		return "--root and --no-root are one choice: give one of them, once";
+	if (arg && (!*arg || strpbrk(arg, "; \t\n\r")))
+		return "--root wants a frame name: not empty, no ';', no white space";
+	r->how = how;
+	r->name = arg;
+	return NULL;
+}

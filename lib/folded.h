@@ -54,4 +54,33 @@ int zt_folded_next(struct zt_input *in, struct zt_folded_item *it, uint64_t *sta
  */
 int zt_folded_cmp(const char *a, size_t na, const char *b, size_t nb);
 
+/*
+ * What becomes of a stack's root frame, its first (the command that ran,
+ * as stackcollapse-perf.pl and zt-fold name it): kept, dropped, or renamed
+ * to name (the tools' --no-root and --root=NAME), so that profiles of
+ * programs with other names, or run by other paths, line up.
+ */
+enum zt_root_how { ZT_ROOT_KEEP, ZT_ROOT_DROP, ZT_ROOT_RENAME };
+
+struct zt_reroot {
+	enum zt_root_how how;
+	const char *name;	/* ZT_ROOT_RENAME: the new root */
+};
+
+/*
+ * Stack s (n bytes: frames joined by ';', no count) with its root frame
+ * rewritten as r says, into out, which has room for n + strlen(r->name)
+ * bytes; returns the new length. A stack that is its root alone keeps it
+ * when the root is dropped (nothing would be left of it), so no sample is
+ * lost. r NULL, or ZT_ROOT_KEEP, copies s.
+ */
+size_t zt_folded_reroot(const struct zt_reroot *r, const char *s, size_t n, char *out);
+
+/*
+ * Parse a tool's --root=NAME (rename) or --no-root (drop, arg NULL) into
+ * r: NULL, or what is wrong ("--root and --no-root together", "--root
+ * wants a name without ';'"...) for a usage error.
+ */
+const char *zt_folded_root_option(struct zt_reroot *r, const char *arg);
+
 #endif

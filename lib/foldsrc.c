@@ -48,9 +48,42 @@ static int bykey(const void *a, const void *b, void *tab)
 	return zt_folded_cmp(x, nx, y, ny);
 }
 
-/* Read the whole input into the table, summing repeated stacks; -1 on bad input. */
-static int load(struct zt_foldsrc *s, struct zt_input *in, int strip, char *err,
-		size_t errlen)
+const char *zt_foldsrc_rewrite(const struct zt_foldsrc_opts *o, const char *s, size_t n,
+			       size_t *len, char **buf, size_t *cap)
+{
+	size_t extra = o && o->root.name ? strlen(o->root.name) : 0;
+
+	*len = n;
+	if (!o || (!o->strip && o->root.how == ZT_ROOT_KEEP))
+		return s;
+	/* Both rewrites in one buffer: the root's in its first half, then
+	 * "0x1" (3 bytes) grown to "0x..." (5), at most 5/3, after it. */
+	zt_grow(buf, cap, 3 * (n + extra) + 16, 1);
+	if (o->root.how != ZT_ROOT_KEEP) {
+		*len = zt_folded_reroot(&o->root, s, n, *buf);
+		s = *buf;
+	}
+	if (o->strip) {
+		char *out = *buf + n + extra + 1;
+
+		*len = zt_foldsrc_strip_hex(s, *len, out);
+		s = out;
+	}
+	return s;
+}
+
+/* Whether o rewrites stacks, so that a file cannot be streamed as it is. */
+static int rewrites(const struct zt_foldsrc_opts *o)
+{
+	return o && (o->strip || o->root.how != ZT_ROOT_KEEP);
+}
+
+/*
+ * Read the whole input into the table, each stack rewritten as o says
+ * (NULL: as it is), summing repeated stacks; -1 on bad input.
+ */
+static int load(struct zt_foldsrc *s, struct zt_input *in, const struct zt_foldsrc_opts *o,
+		char *err, size_t errlen)
 {
 	struct zt_folded_item it;
 	uint64_t stacks = 0;
@@ -68,12 +101,7 @@ static int load(struct zt_foldsrc *s, struct zt_input *in, int strip, char *err,
 
 		if (it.kind != ZT_FOLDED_STACK)
 			continue;
-		if (strip) {
-			/* "0x1" (3 bytes) grows to "0x..." (5): at most 5/3. */
-			zt_grow(&buf, &cap, klen * 2 + 8, 1);
-			klen = zt_foldsrc_strip_hex(it.stack, it.stacklen, buf);
-			key = buf;
-		}
+		key = zt_foldsrc_rewrite(o, it.stack, it.stacklen, &klen, &buf, &cap);
 		id = zt_strtab_intern(s->tab, key, klen, &isnew);
 		zt_grow(&s->counts, &cnt, (size_t)id + 1, sizeof *s->counts);
 		if (isnew)
@@ -146,16 +174,17 @@ static int check(struct zt_input *in, uint64_t *total, int *sorted, char *err,
 	return got;
 }
 
-struct zt_foldsrc *zt_foldsrc_from(struct zt_input *in, const char *reopen, int strip,
-				   uint64_t *total, char *err, size_t errlen)
+struct zt_foldsrc *zt_foldsrc_from(struct zt_input *in, const char *reopen,
+				   const struct zt_foldsrc_opts *o, uint64_t *total, char *err,
+				   size_t errlen)
 {
 	struct zt_foldsrc *s = zt_calloc(1, sizeof *s);
 	struct zt_input *again = NULL;
 	int sorted;
 
 	*total = 0;
-	if (!reopen || strip) {
-		if (load(s, in, strip, err, errlen) < 0 ||
+	if (!reopen || rewrites(o)) {
+		if (load(s, in, o, err, errlen) < 0 ||
 		    sort_loaded(s, zt_input_name(in), total, err, errlen) < 0)
 			goto fail;
 		return s;
@@ -168,7 +197,7 @@ struct zt_foldsrc *zt_foldsrc_from(struct zt_input *in, const char *reopen, int 
 		s->in = again;
 		return s;
 	}
-	if (load(s, again, 0, err, errlen) < 0 ||
+	if (load(s, again, NULL, err, errlen) < 0 ||
 	    sort_loaded(s, zt_input_name(again), total, err, errlen) < 0)
 		goto fail;
 	zt_input_close(again);
@@ -179,13 +208,14 @@ fail:
 	return NULL;
 }
 
-struct zt_foldsrc *zt_foldsrc_sum(struct zt_input **in, size_t n, uint64_t *total,
-				  char *err, size_t errlen)
+struct zt_foldsrc *zt_foldsrc_sum(struct zt_input **in, size_t n,
+				  const struct zt_foldsrc_opts *o, uint64_t *total, char *err,
+				  size_t errlen)
 {
 	struct zt_foldsrc *s = zt_calloc(1, sizeof *s);
 
 	for (size_t i = 0; i < n; i++)
-		if (load(s, in[i], 0, err, errlen) < 0)
+		if (load(s, in[i], o, err, errlen) < 0)
 			goto fail;
 	if (sort_loaded(s, n ? zt_input_name(in[0]) : "", total, err, errlen) < 0)
 		goto fail;
@@ -195,8 +225,8 @@ fail:
 	return NULL;
 }
 
-struct zt_foldsrc *zt_foldsrc_open(const char *path, int strip, uint64_t *total,
-				   char *err, size_t errlen)
+struct zt_foldsrc *zt_foldsrc_open(const char *path, const struct zt_foldsrc_opts *o,
+				   uint64_t *total, char *err, size_t errlen)
 {
 	int is_stdin = !path || strcmp(path, "-") == 0;
 	struct zt_input *in = zt_input_open(path, err, errlen);
@@ -205,7 +235,7 @@ struct zt_foldsrc *zt_foldsrc_open(const char *path, int strip, uint64_t *total,
 	*total = 0;
 	if (!in)
 		return NULL;
-	s = zt_foldsrc_from(in, is_stdin ? NULL : path, strip, total, err, errlen);
+	s = zt_foldsrc_from(in, is_stdin ? NULL : path, o, total, err, errlen);
 	zt_input_close(in);
 	return s;
 }

@@ -5,7 +5,8 @@
  * A file is checked whole first (format, totals, order). A sorted file that
  * can be read again (not stdin) is then streamed, in constant memory. Any
  * other input — unsorted, with repeated stacks, stdin, or read with hex
- * addresses stripped — is loaded, summed and sorted in memory.
+ * addresses stripped or its root frame dropped or renamed — is loaded,
+ * summed and sorted in memory.
  */
 #ifndef ZT_FOLDSRC_H
 #define ZT_FOLDSRC_H
@@ -13,18 +14,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "folded.h"
+
 struct zt_input;
 
 struct zt_foldsrc;
 
+/* How stacks are rewritten as they are read; all zero (or NULL) keeps them. */
+struct zt_foldsrc_opts {
+	int strip;		/* every 0x<hex> becomes "0x..." (difffolded.pl -s) */
+	struct zt_reroot root;	/* the root frame dropped or renamed (--no-root, --root) */
+};
+
 /*
- * Open and check path ("-" is stdin). With strip, every 0x<hex> in a stack
- * becomes "0x..." (as difffolded.pl -s does). *total is the sum of counts.
- * Returns NULL on bad input, with "'path': line N: problem" in err
- * (util.h).
+ * Open and check path ("-" is stdin), its stacks rewritten as o says (its
+ * root first, then strip); rewritten stacks that become equal are summed.
+ * *total is the sum of counts. Returns NULL on bad input, with "'path':
+ * line N: problem" in err (util.h).
  */
-struct zt_foldsrc *zt_foldsrc_open(const char *path, int strip, uint64_t *total,
-				   char *err, size_t errlen);
+struct zt_foldsrc *zt_foldsrc_open(const char *path, const struct zt_foldsrc_opts *o,
+				   uint64_t *total, char *err, size_t errlen);
 
 /*
  * The same for an input already open (the caller still owns it and closes
@@ -32,15 +41,17 @@ struct zt_foldsrc *zt_foldsrc_open(const char *path, int strip, uint64_t *total,
  * NULL when the input cannot be read twice (stdin, stacks folded in
  * memory), which then is loaded.
  */
-struct zt_foldsrc *zt_foldsrc_from(struct zt_input *in, const char *reopen, int strip,
-				   uint64_t *total, char *err, size_t errlen);
+struct zt_foldsrc *zt_foldsrc_from(struct zt_input *in, const char *reopen,
+				   const struct zt_foldsrc_opts *o, uint64_t *total, char *err,
+				   size_t errlen);
 
 /*
  * The stacks of n inputs (the caller's), summed and sorted in memory, as
  * one: zt-fold's folded inputs.
  */
-struct zt_foldsrc *zt_foldsrc_sum(struct zt_input **in, size_t n, uint64_t *total,
-				  char *err, size_t errlen);
+struct zt_foldsrc *zt_foldsrc_sum(struct zt_input **in, size_t n,
+				  const struct zt_foldsrc_opts *o, uint64_t *total, char *err,
+				  size_t errlen);
 
 /*
  * The next stack in zt_folded_cmp's order, each once: 1, or 0 at the end.
@@ -51,6 +62,14 @@ int zt_foldsrc_next(struct zt_foldsrc *s, const char **stack, size_t *len,
 		    uint64_t *count, char *err, size_t errlen);
 
 void zt_foldsrc_close(struct zt_foldsrc *s);
+
+/*
+ * Stack s (n bytes) rewritten as o says: its root first, then strip. The
+ * bytes are s itself when o changes nothing, else in *buf, grown as needed
+ * (the caller frees it); *len is their length.
+ */
+const char *zt_foldsrc_rewrite(const struct zt_foldsrc_opts *o, const char *s, size_t n,
+			       size_t *len, char **buf, size_t *cap);
 
 /* Append stack with every 0x<hex digits> replaced by "0x..." to out. */
 size_t zt_foldsrc_strip_hex(const char *s, size_t n, char *out);

@@ -285,7 +285,7 @@ X
 	assert_equal "$stderr" "zt-stat: '$T/p.folded': folded stacks carry no source lines; --list needs perf script -F +srcline or zt-symbolize --lines"
 	run -2 --separate-stderr zt-fold --hide='[' "$T/p.sym"
 	[[ "${stderr_lines[0]}" == "zt-fold: --hide: bad regex '[': "* ]]
-	assert_equal "${stderr_lines[1]}" "usage: zt-fold [--pid | --tid] [--kernel] [--jit] [--all] [--addrs]"
+	assert_equal "${stderr_lines[1]}" "usage: zt-fold [--pid | --tid | --root=NAME | --no-root] [--kernel] [--jit]"
 	run --separate-stderr zt-stat --peek=nothing "$T/p.sym"
 	assert_success
 	assert_equal "$stderr" "zt-stat: --peek: no function matches"

@@ -28,12 +28,19 @@
 #include "weight.h"
 #include "util.h"
 
+/* Long-only options: every code below 256 would also be a short one. */
+enum { OPT_ROOT = ZT_SYMARGS_NEXT, OPT_NO_ROOT };
+
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
 	{ 'n', "normalize", no_argument, NULL,
 	  "scale before's counts to after's total (difffolded.pl -n)" },
 	{ 's', "strip-hex", no_argument, NULL,
 	  "0x and hex digits become 0x... (difffolded.pl -s)" },
+	{ OPT_ROOT, "root", required_argument, "NAME",
+	  "every stack's root frame (the command) becomes NAME" },
+	{ OPT_NO_ROOT, "no-root", no_argument, NULL,
+	  "every stack's root frame is dropped" },
 	{ 'r', "report", no_argument, NULL,
 	  "which functions' shares changed beyond noise" },
 	{ 'j', "json", no_argument, NULL, "the report as one JSON object" },
@@ -46,9 +53,10 @@ static const struct zt_opt options[] = {
 };
 
 static const struct zt_usage usage = {
-	"zt-diff [-n] [-s] before after\n"
-	"       zt-diff --report [--json] [-s] [-q level] [-t rows] before after\n"
-	"       zt-diff --report [--json] [-s] [-q level] [-t rows] before... -- after...",
+	"zt-diff [-n] [-s] [--root=NAME | --no-root] before after\n"
+	"       zt-diff --report [--json] [-s] [--root=NAME | --no-root] [-q level]\n"
+	"               [-t rows] before after\n"
+	"       zt-diff --report [options] before... -- after...",
 	"Compare two folded profiles: their stacks side by side, \"stack before\n"
 	"after\" as difffolded.pl writes them, or with --report the functions whose\n"
 	"share of the samples changed, with several runs per side around '--'.",
@@ -94,8 +102,9 @@ static struct zt_input *open_folded(const char *path, const struct zt_symopts *o
  * One side of the merge-join: a folded file streamed when it can be read
  * twice (a regular file, not a pipe), otherwise loaded.
  */
-static struct zt_foldsrc *open_side(const char *path, int strip, const struct zt_symopts *o,
-				    uint64_t *total, char *err, size_t errlen)
+static struct zt_foldsrc *open_side(const char *path, const struct zt_foldsrc_opts *fo,
+				    const struct zt_symopts *o, uint64_t *total, char *err,
+				    size_t errlen)
 {
 	struct zt_stage *sg;
 	struct zt_input *in = open_folded(path, o, &sg, err, errlen);
@@ -105,18 +114,19 @@ static struct zt_foldsrc *open_side(const char *path, int strip, const struct zt
 		    stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 
 	if (in)
-		src = zt_foldsrc_from(in, again ? path : NULL, strip, total, err, errlen);
+		src = zt_foldsrc_from(in, again ? path : NULL, fo, total, err, errlen);
 	zt_stage_close(sg);
 	return src;
 }
 
 /* difffolded.pl's output: both files merge-joined in byte order. */
-static int difffolded(const char *a, const char *b, int normalize, int strip,
-		      const struct zt_symopts *o, char *err, size_t errlen)
+static int difffolded(const char *a, const char *b, int normalize,
+		      const struct zt_foldsrc_opts *fo, const struct zt_symopts *o, char *err,
+		      size_t errlen)
 {
 	uint64_t t1, t2, c1 = 0, c2 = 0;
-	struct zt_foldsrc *s1 = open_side(a, strip, o, &t1, err, errlen);
-	struct zt_foldsrc *s2 = s1 ? open_side(b, strip, o, &t2, err, errlen) : NULL;
+	struct zt_foldsrc *s1 = open_side(a, fo, o, &t1, err, errlen);
+	struct zt_foldsrc *s2 = s1 ? open_side(b, fo, o, &t2, err, errlen) : NULL;
 	const char *k1 = NULL, *k2 = NULL;
 	size_t n1 = 0, n2 = 0;
 	int h1 = -1, h2 = -1;
@@ -148,8 +158,9 @@ static int difffolded(const char *a, const char *b, int normalize, int strip,
  * periods is divided by its period, or refused when it has none. -1 with
  * the message in err.
  */
-static int load_run(struct zt_compare_runs *m, size_t j, const char *path, int strip,
-		    const struct zt_symopts *o, char *err, size_t errlen)
+static int load_run(struct zt_compare_runs *m, size_t j, const char *path,
+		    const struct zt_foldsrc_opts *fo, const struct zt_symopts *o, char *err,
+		    size_t errlen)
 {
 	struct zt_stage *sg;
 	struct zt_input *in = open_folded(path, o, &sg, err, errlen);
@@ -171,11 +182,8 @@ static int load_run(struct zt_compare_runs *m, size_t j, const char *path, int s
 
 		if (it.kind == ZT_FOLDED_COMMENT)
 			problem = zt_weight_comment(&w, it.stack, it.stacklen);
-		if (!problem && it.kind == ZT_FOLDED_STACK && strip) {
-			zt_grow(&buf, &cap, it.stacklen * 2 + 8, 1);
-			len = zt_foldsrc_strip_hex(it.stack, it.stacklen, buf);
-			stack = buf;
-		}
+		if (!problem && it.kind == ZT_FOLDED_STACK)
+			stack = zt_foldsrc_rewrite(fo, it.stack, it.stacklen, &len, &buf, &cap);
 		if (!problem && it.kind == ZT_FOLDED_STACK &&
 		    zt_compare_runs_add(m, j, stack, len, it.count) < 0)
 			problem = "total count does not fit in 64 bits";
@@ -323,8 +331,9 @@ static void print_table(const struct zt_compare *c, double q, long rows)
  * The change report over runs, the first nbefore of them before; -1 with
  * the message in err when a run cannot be read.
  */
-static int report(char **runs, size_t nruns, size_t nbefore, int strip, double q,
-		  long rows, int json, const struct zt_symopts *o, char *err, size_t errlen)
+static int report(char **runs, size_t nruns, size_t nbefore,
+		  const struct zt_foldsrc_opts *fo, double q, long rows, int json,
+		  const struct zt_symopts *o, char *err, size_t errlen)
 {
 	int *side = zt_calloc(nruns, sizeof *side);
 	struct zt_compare_runs *m;
@@ -335,7 +344,7 @@ static int report(char **runs, size_t nruns, size_t nbefore, int strip, double q
 		side[j] = j >= nbefore;
 	m = zt_compare_runs_new(side, nruns);
 	for (; loaded < nruns; loaded++)
-		if (load_run(m, loaded, runs[loaded], strip, o, err, errlen) < 0)
+		if (load_run(m, loaded, runs[loaded], fo, o, err, errlen) < 0)
 			break;
 	if (loaded == nruns) {
 		c = zt_compare(m, q);
@@ -394,7 +403,8 @@ static const char *check_runs(char **argv, int argc, int *nbefore, int rep, int 
 /* What the command line asks for. */
 struct asked {
 	struct zt_symargs sym;	/* for raw dumps */
-	int normalize, strip, report, json;
+	int normalize, report, json;
+	struct zt_foldsrc_opts fo;	/* --strip-hex, --root, --no-root */
 	double q;
 	long rows;
 };
@@ -406,6 +416,7 @@ struct asked {
 static int parse_options(int argc, char **argv, struct asked *ask, int *status)
 {
 	char *end, err[ZT_ERR_MAX];
+	const char *problem;
 	int c;
 
 	*status = ZT_EXIT_USAGE;
@@ -422,7 +433,16 @@ static int parse_options(int argc, char **argv, struct asked *ask, int *status)
 			}
 			break;
 		case 'r': ask->report = 1; break;
-		case 's': ask->strip = 1; break;
+		case 's': ask->fo.strip = 1; break;
+		case OPT_ROOT:
+		case OPT_NO_ROOT:
+			if ((problem = zt_folded_root_option(&ask->fo.root,
+							     c == OPT_ROOT ? optarg : NULL))) {
+				zt_warn("%s", problem);
+				zt_usage(&usage, stderr);
+				return -1;
+			}
+			break;
 		case 't':
 			if (zt_usage_rows("--top", optarg, &ask->rows, err, sizeof err) < 0) {
 				zt_warn("%s", err);
@@ -477,10 +497,10 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 	if (ask.report)
-		rc = report(argv, (size_t)argc, (size_t)nbefore, ask.strip, ask.q, ask.rows,
+		rc = report(argv, (size_t)argc, (size_t)nbefore, &ask.fo, ask.q, ask.rows,
 			    ask.json, &ask.sym.opts, err, sizeof err);
 	else
-		rc = difffolded(argv[0], argv[1], ask.normalize, ask.strip, &ask.sym.opts, err,
+		rc = difffolded(argv[0], argv[1], ask.normalize, &ask.fo, &ask.sym.opts, err,
 				sizeof err);
 	zt_symargs_free(&ask.sym);
 	if (rc < 0)

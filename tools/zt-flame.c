@@ -25,7 +25,7 @@
 #include "util.h"
 
 /* Long-only options: every code below 256 would also be a short one. */
-enum { OPT_INVERTED = ZT_SYMARGS_NEXT, OPT_NEGATE };
+enum { OPT_INVERTED = ZT_SYMARGS_NEXT, OPT_NEGATE, OPT_ROOT, OPT_NO_ROOT };
 
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
@@ -39,6 +39,9 @@ static const struct zt_opt options[] = {
 	  "0.1), or with '%' than N% of all samples" },
 	{ OPT_NEGATE, "negate", no_argument, NULL,
 	  "differential: growth blue, shrinkage red" },
+	{ OPT_ROOT, "root", required_argument, "NAME",
+	  "every stack's root frame (the command) becomes NAME" },
+	{ OPT_NO_ROOT, "no-root", no_argument, NULL, "every stack's root frame is dropped" },
 	{ 'h', "help", no_argument, NULL, "print this help" },
 	{ 'V', "version", no_argument, NULL, "print the version" },
 	{ 0 },
@@ -46,21 +49,50 @@ static const struct zt_opt options[] = {
 
 static const struct zt_usage usage = {
 	"zt-flame [-i] [-t title] [-w width] [-m minwidth[%]] [--negate]\n"
-	"                [file ...]",
+	"                [--root=NAME | --no-root] [file ...]",
 	"Draw folded stacks, or zt-diff's differential stacks, from the files or\n"
 	"stdin as one self-contained, interactive SVG flame graph on stdout.",
 	options,
 	NULL,
 };
 
+/* --root, --no-root: the root frame of every line, and a buffer for it. */
+struct reroot {
+	struct zt_reroot r;
+	char *buf;
+	size_t cap;
+};
+
+/*
+ * The line (len bytes) with its stack's first stacklen bytes rerooted as
+ * rr says, and the rest (the counts) after them: its bytes, new length and
+ * stack length.
+ */
+static const char *reroot_line(struct reroot *rr, const char *line, size_t *len,
+			       size_t *stacklen)
+{
+	size_t n;
+
+	if (rr->r.how == ZT_ROOT_KEEP)
+		return line;
+	zt_grow(&rr->buf, &rr->cap, *len + (rr->r.name ? strlen(rr->r.name) : 0) + 1, 1);
+	n = zt_folded_reroot(&rr->r, line, *stacklen, rr->buf);
+	memcpy(rr->buf + n, line + *stacklen, *len - *stacklen);
+	*len = n + (*len - *stacklen);
+	*stacklen = n;
+	return rr->buf;
+}
+
 /*
  * The width and, for a differential line ("stack before after"), the
- * count before of one stack; NULL, or what is wrong with the line.
+ * count before of one stack, its root as rr says; NULL, or what is wrong
+ * with the line.
  */
-static const char *add_stack(struct zt_flame *flame, const struct zt_folded_item *it)
+static const char *add_stack(struct zt_flame *flame, const struct zt_folded_item *it,
+			     struct reroot *rr)
 {
 	size_t len = it->stacklen + 1 + strlen(it->stack + it->stacklen + 1), stacklen;
-	const char *problem = "missing count";
+	const char *problem = "missing count", *line;
 	uint64_t before;
 
 	/* A differential line's stack ends in its first count. */
@@ -68,9 +100,13 @@ static const char *add_stack(struct zt_flame *flame, const struct zt_folded_item
 		problem = zt_folded_parse(it->stack, it->stacklen, &stacklen, &before);
 	if (problem && zt_flame_differential(flame) && strcmp(problem, "missing count") != 0)
 		return problem;
-	if (problem)
-		return zt_flame_add(flame, it->stack, len, it->stacklen, 0, 0, it->count);
-	return zt_flame_add(flame, it->stack, len, stacklen, 1, before, it->count);
+	if (problem) {
+		stacklen = it->stacklen;
+		line = reroot_line(rr, it->stack, &len, &stacklen);
+		return zt_flame_add(flame, line, len, stacklen, 0, 0, it->count);
+	}
+	line = reroot_line(rr, it->stack, &len, &stacklen);
+	return zt_flame_add(flame, line, len, stacklen, 1, before, it->count);
 }
 
 /*
@@ -78,7 +114,7 @@ static const char *add_stack(struct zt_flame *flame, const struct zt_folded_item
  * raw dump symbolized with o first); -1 with the message in err.
  */
 static int read_input(struct zt_flame *flame, const char *path, const struct zt_symopts *o,
-		      char *err, size_t errlen)
+		      struct reroot *rr, char *err, size_t errlen)
 {
 	struct zt_stage *sg = zt_stage_open(path, err, errlen);
 	struct zt_input *in = sg ? zt_stage_folded(sg, o, err, errlen) : NULL;
@@ -97,7 +133,7 @@ static int read_input(struct zt_flame *flame, const char *path, const struct zt_
 	while (in && (got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
 		if (it.kind != ZT_FOLDED_STACK)
 			continue;
-		if ((problem = add_stack(flame, &it))) {
+		if ((problem = add_stack(flame, &it, rr))) {
 			zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
 			got = -1;
 			break;
@@ -112,9 +148,10 @@ static int read_input(struct zt_flame *flame, const char *path, const struct zt_
  * *status (--help, --version, a usage error).
  */
 static int parse_options(int argc, char **argv, struct zt_flame_opts *o,
-			 struct zt_symargs *sym, int *status)
+			 struct zt_symargs *sym, struct zt_reroot *root, int *status)
 {
 	char *end, err[ZT_ERR_MAX];
+	const char *problem;
 	uint64_t v;
 	int c;
 
@@ -134,6 +171,14 @@ static int parse_options(int argc, char **argv, struct zt_flame_opts *o,
 			}
 			break;
 		case OPT_NEGATE: o->negate = 1; break;
+		case OPT_ROOT:
+		case OPT_NO_ROOT:
+			if ((problem = zt_folded_root_option(root, c == OPT_ROOT ? optarg : NULL))) {
+				zt_warn("%s", problem);
+				zt_usage(&usage, stderr);
+				return -1;
+			}
+			break;
 		case 't': o->title = optarg; break;
 		case 'w':
 			if (zt_parse_u64(optarg, 10, &v) != 0 || v < 100 || v > 1000000) {
@@ -167,6 +212,7 @@ int main(int argc, char **argv)
 {
 	struct zt_flame_opts o;
 	struct zt_symargs sym;
+	struct reroot rr = { { ZT_ROOT_KEEP, NULL }, NULL, 0 };
 	struct zt_flame *flame;
 	static char obuf[1 << 16];
 	char err[ZT_ERR_MAX];
@@ -175,7 +221,7 @@ int main(int argc, char **argv)
 	zt_setprog(argv[0]);
 	zt_flame_defaults(&o);
 	zt_symargs_init(&sym, argc);
-	if (parse_options(argc, argv, &o, &sym, &status) < 0) {
+	if (parse_options(argc, argv, &o, &sym, &rr.r, &status) < 0) {
 		zt_symargs_free(&sym);
 		return status;
 	}
@@ -186,7 +232,7 @@ int main(int argc, char **argv)
 	if (!argc)
 		zt_stdin_note();
 	for (int i = 0; i < (argc ? argc : 1) && status == ZT_EXIT_OK; i++)
-		if (read_input(flame, argc ? argv[i] : NULL, &sym.opts, err, sizeof err) < 0)
+		if (read_input(flame, argc ? argv[i] : NULL, &sym.opts, &rr, err, sizeof err) < 0)
 			status = ZT_EXIT_DATA;
 	if (status == ZT_EXIT_OK) {
 		setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
@@ -196,6 +242,7 @@ int main(int argc, char **argv)
 	if (status != ZT_EXIT_OK)
 		zt_warn("%s", err);
 	zt_flame_free(flame);
+	free(rr.buf);
 	zt_symargs_free(&sym);
 	if (status == ZT_EXIT_OK)
 		zt_fshut(stdout, "<stdout>");

@@ -27,13 +27,16 @@
 /* Long-only options: every code below 256 would also be a short one. */
 enum {
 	OPT_PID = ZT_SYMARGS_NEXT, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_SRCLINE,
-	OPT_WEIGHT, OPT_FOCUS, OPT_IGNORE, OPT_HIDE,
+	OPT_WEIGHT, OPT_FOCUS, OPT_IGNORE, OPT_HIDE, OPT_ROOT, OPT_NO_ROOT,
 };
 
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
 	{ OPT_PID, "pid", no_argument, NULL, "root frame comm-PID" },
 	{ OPT_TID, "tid", no_argument, NULL, "root frame comm-PID/TID" },
+	{ OPT_ROOT, "root", required_argument, "NAME", "root frame NAME, whatever the command" },
+	{ OPT_NO_ROOT, "no-root", no_argument, NULL,
+	  "no root frame: stacks start at the thread's entry" },
 	{ OPT_KERNEL, "kernel", no_argument, NULL, "_[k] after kernel frames" },
 	{ OPT_JIT, "jit", no_argument, NULL, "_[j] after JIT frames (/tmp/perf-N.map)" },
 	{ OPT_ALL, "all", no_argument, NULL, "--kernel and --jit" },
@@ -53,9 +56,9 @@ static const struct zt_opt options[] = {
 };
 
 static const struct zt_usage usage = {
-	"zt-fold [--pid | --tid] [--kernel] [--jit] [--all] [--addrs]\n"
-	"               [--srcline] [--weight=period|count] [--focus=REGEX]\n"
-	"               [--ignore=REGEX] [--hide=REGEX] [file ...]",
+	"zt-fold [--pid | --tid | --root=NAME | --no-root] [--kernel] [--jit]\n"
+	"               [--all] [--addrs] [--srcline] [--weight=period|count]\n"
+	"               [--focus=REGEX] [--ignore=REGEX] [--hide=REGEX] [file ...]",
 	"Fold perf script output, or zt-symbolize's stream, from the files or\n"
 	"stdin into stacks \"root;...;leaf count\", as stackcollapse-perf.pl does.",
 	options,
@@ -117,12 +120,14 @@ struct asked {
 static int parse_options(int argc, char **argv, struct asked *ask, int *status)
 {
 	char err[ZT_ERR_MAX];
+	const char *problem;
 	int c;
 
 	*status = ZT_EXIT_USAGE;
 	while ((c = zt_symargs_getopt(argc, argv, &usage, &ask->sym, err, sizeof err)) != -1) {
+		/* The root options rewrite folded stacks too. */
 		for (const struct zt_opt *o = options; o->name && !ask->naming; o++)
-			if (o->val == c && c != 'h' && c != 'V')
+			if (o->val == c && c != 'h' && c != 'V' && c != OPT_ROOT && c != OPT_NO_ROOT)
 				ask->naming = o->name;
 		switch (c) {
 		case OPT_ADDRS: ask->o.addrs = 1; break;
@@ -144,6 +149,15 @@ static int parse_options(int argc, char **argv, struct asked *ask, int *status)
 		case OPT_FOCUS: ask->re[ZT_FOCUS] = optarg; break;
 		case OPT_IGNORE: ask->re[ZT_IGNORE] = optarg; break;
 		case OPT_HIDE: ask->re[ZT_HIDE] = optarg; break;
+		case OPT_ROOT:
+		case OPT_NO_ROOT:
+			if ((problem = zt_folded_root_option(&ask->o.root,
+							     c == OPT_ROOT ? optarg : NULL))) {
+				zt_warn("%s", problem);
+				zt_usage(&usage, stderr);
+				return -1;
+			}
+			break;
 		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
 		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
 		default:
@@ -152,6 +166,13 @@ static int parse_options(int argc, char **argv, struct asked *ask, int *status)
 			zt_usage(&usage, stderr);
 			return -1;
 		}
+	}
+	if (ask->o.root.how != ZT_ROOT_KEEP && (ask->o.pid || ask->o.tid)) {
+		zt_warn("--%s and --%s both say what the root frame is: give one of them",
+			ask->o.root.how == ZT_ROOT_DROP ? "no-root" : "root",
+			ask->o.tid ? "tid" : "pid");
+		zt_usage(&usage, stderr);
+		return -1;
 	}
 	*status = ZT_EXIT_OK;
 	return 0;
@@ -209,7 +230,9 @@ static int sum_folded(struct zt_stage **st, int n, const struct asked *ask, char
 			rc = -1;
 		print_warnings(st[i]);
 	}
-	if (rc == 0 && !(src = zt_foldsrc_sum(in, (size_t)n, &total, err, errlen)))
+	if (rc == 0 && !(src = zt_foldsrc_sum(in, (size_t)n,
+					       &(struct zt_foldsrc_opts){ .root = ask->o.root },
+					       &total, err, errlen)))
 		rc = -1;
 	if (rc == 0) {
 		setvbuf(stdout, obuf, _IOFBF, sizeof obuf);

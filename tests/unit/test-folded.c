@@ -147,7 +147,7 @@ UNIT_TEST(foldsrc_gives_stacks_in_folded_cmp_order_summed_sorted_or_not)
 		int n = 0;
 
 		write_file(path, texts[t]);
-		s = zt_foldsrc_open(path, 0, &total, err, sizeof err);
+		s = zt_foldsrc_open(path, NULL, &total, err, sizeof err);
 		CHECK(s != NULL);
 		CHECK_EQ_U(total, 10);
 		while (s && zt_foldsrc_next(s, &stack, &len, &count, err, sizeof err) == 1) {
@@ -172,11 +172,38 @@ UNIT_TEST(foldsrc_open_places_its_errors)
 	uint64_t total;
 
 	write_file(path, "a 1\nb\n");
-	CHECK(zt_foldsrc_open(path, 0, &total, err, sizeof err) == NULL);
+	CHECK(zt_foldsrc_open(path, NULL, &total, err, sizeof err) == NULL);
 	snprintf(want, sizeof want, "'%s': line 2: missing count", path);
 	CHECK_STR(err, want);
 	unlink(path);
-	CHECK(zt_foldsrc_open(path, 1, &total, err, sizeof err) == NULL);
+	CHECK(zt_foldsrc_open(path, &(struct zt_foldsrc_opts){ .strip = 1 }, &total, err, sizeof err) == NULL);
 	snprintf(want, sizeof want, "cannot open '%s': No such file or directory", path);
 	CHECK_STR(err, want);
+}
+
+UNIT_TEST(folded_reroot_renames_drops_and_keeps_a_lone_root)
+{
+	struct zt_reroot ren = { ZT_ROOT_RENAME, "prog" }, drop = { ZT_ROOT_DROP, NULL };
+	struct zt_reroot opt = { ZT_ROOT_KEEP, NULL };
+	char out[64];
+	size_t n;
+
+	n = zt_folded_reroot(&ren, "gzip;main;deflate", 17, out);
+	CHECK(n == 17 && memcmp(out, "prog;main;deflate", n) == 0);
+	n = zt_folded_reroot(&ren, "gzip", 4, out);
+	CHECK(n == 4 && memcmp(out, "prog", n) == 0);
+	n = zt_folded_reroot(&drop, "gzip;main;deflate", 17, out);
+	CHECK(n == 12 && memcmp(out, "main;deflate", n) == 0);
+	n = zt_folded_reroot(&drop, "gzip", 4, out);		/* nothing would be left */
+	CHECK(n == 4 && memcmp(out, "gzip", n) == 0);
+	n = zt_folded_reroot(NULL, "a;b", 3, out);
+	CHECK(n == 3 && memcmp(out, "a;b", n) == 0);
+	CHECK(zt_folded_root_option(&opt, "x") == NULL && opt.how == ZT_ROOT_RENAME);
+	CHECK(zt_folded_root_option(&opt, "x") == NULL);		/* the same again */
+	CHECK(zt_folded_root_option(&opt, "y") != NULL);
+	CHECK(zt_folded_root_option(&opt, NULL) != NULL);
+	opt.how = ZT_ROOT_KEEP;
+	CHECK(zt_folded_root_option(&opt, "a b") != NULL);
+	CHECK(zt_folded_root_option(&opt, "") != NULL);
+	CHECK(zt_folded_root_option(&opt, NULL) == NULL && opt.how == ZT_ROOT_DROP);
 }
