@@ -47,6 +47,8 @@ struct sbuf {
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static struct sbuf now;		/* the maps as read last */
 static struct sbuf cur;		/* now's lines that are kept */
+static struct sbuf fin_now, fin_cur;	/* the end's, when a snapshot was cut short */
+static volatile int busy;	/* a snapshot is being taken (the lock is held) */
 static struct sbuf last;	/* the last distinct snapshot */
 static uint64_t last_ns;
 static int have_last, last_written;
@@ -83,13 +85,15 @@ static int reserve(struct sbuf *b, size_t want)
 }
 
 /*
- * The current maps, whole, into now. Read from the start with read(2),
+ * The current maps, whole, into b. Read from the start with read(2),
  * which returns whole lines only, through the descriptor opened at the
- * start (it still works after a chroot). -1 if they could not be read.
+ * start (it still works after a chroot), or, with own_fd (that one may be
+ * in use by a snapshot cut short), through one of its own. -1 if they
+ * could not be read.
  */
-static int read_maps(void)
+static int read_maps(struct sbuf *b, int own_fd)
 {
-	int fd = zt_files_ok(&zt_dump_maps_now) ? zt_dump_maps_now.fd : -1, own = 0;
+	int fd = !own_fd && zt_files_ok(&zt_dump_maps_now) ? zt_dump_maps_now.fd : -1, own = 0;
 	ssize_t n;
 
 	if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0) {
@@ -98,22 +102,22 @@ static int read_maps(void)
 			return -1;
 		own = 1;
 	}
-	now.len = 0;
+	b->len = 0;
 	for (;;) {
-		if (now.cap - now.len < 4096 && reserve(&now, now.cap * 2 + 4096) < 0) {
+		if (b->cap - b->len < 4096 && reserve(b, b->cap * 2 + 4096) < 0) {
 			n = -1;
 			break;
 		}
-		n = read(fd, now.p + now.len, now.cap - now.len);
+		n = read(fd, b->p + b->len, b->cap - b->len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		now.len += (size_t)n;
+		b->len += (size_t)n;
 	}
 	if (own)
 		close(fd);
-	if (n < 0 || (now.len && now.p[now.len - 1] != '\n'))
+	if (n < 0 || (b->len && b->p[b->len - 1] != '\n'))
 		return -1;
 	return 0;
 }
@@ -126,19 +130,19 @@ static const char *field_end(const char *p, const char *end)
 }
 
 /*
- * The lines of now that symbolization needs, into out: every executable
+ * The lines of in that symbolization needs, into out: every executable
  * mapping and every file mapping (the first one of a file gives its load
  * bias). Anonymous data, heaps and stacks are left to the final maps. The
  * executable ranges go to the handler's table.
  */
-static int filter_now(struct sbuf *out)
+static int filter(const struct sbuf *in, struct sbuf *out)
 {
-	const char *p = now.p, *end = now.p + now.len;
+	const char *p = in->p, *end = in->p + in->len;
 	uint32_t nx = 0;
 	int complete = 1;
 
 	out->len = 0;
-	if (reserve(out, now.len + 1) < 0)
+	if (reserve(out, in->len + 1) < 0)
 		return -1;
 	__atomic_store_n(&xseq, xseq + 1, __ATOMIC_SEQ_CST);
 	while (p < end) {
@@ -258,20 +262,27 @@ static void take_locked(void)
 	uint64_t ns = since_start();
 	struct sbuf t;
 
+	/* A signal handler of the program's, on this thread, that maps code
+	 * while a snapshot is being taken: that snapshot goes on alone. */
+	if (busy)
+		return;
+	busy = 1;
 	stale = 0;
-	if (read_maps() < 0 || filter_now(&cur) < 0) {
+	if (read_maps(&now, 0) < 0 || filter(&now, &cur) < 0) {
 		__atomic_fetch_add(&zt_state.maps_lost, 1, __ATOMIC_RELAXED);
+		busy = 0;
 		return;
 	}
-	if (same_as_last())
-		return;
-	flush_last();
-	t = last;
-	last = cur;
-	cur = t;
-	last_ns = ns;
-	have_last = 1;
-	last_written = 0;
+	if (!same_as_last()) {
+		flush_last();
+		t = last;
+		last = cur;
+		cur = t;
+		last_ns = ns;
+		have_last = 1;
+		last_written = 0;
+	}
+	busy = 0;
 }
 
 void zt_snap_lock(void)
@@ -385,12 +396,15 @@ int zt_snap_covered_exec(uint64_t addr, size_t len)
  * The maps sections at the end of the dump, into fd: the snapshots kept
  * during the run, then the maps of now, verbatim. A fatal signal's handler
  * may be here while the interrupted thread holds the lock: it waits a
- * little, then goes on without it.
+ * little, then goes on without it; if a snapshot was being taken, the
+ * snapshot kept last is left out (it may be half made), and the end's maps
+ * are read into buffers of their own.
  */
 void zt_snap_finish(int fd)
 {
 	uint64_t ns = since_start();
-	int locked = 0;
+	int locked = 0, cut = 0;
+	struct sbuf *n_buf = &now, *c_buf = &cur;
 	int ok;
 
 	for (long spin = 0; spin < 2000000; spin++) {
@@ -400,8 +414,13 @@ void zt_snap_finish(int fd)
 		}
 		__builtin_ia32_pause();
 	}
-	ok = read_maps() == 0 && filter_now(&cur) == 0;
-	if (!ok || !same_as_last())
+	if (busy) {
+		cut = 1;
+		n_buf = &fin_now;
+		c_buf = &fin_cur;
+	}
+	ok = read_maps(n_buf, cut) == 0 && filter(n_buf, c_buf) == 0;
+	if (!cut && (!ok || !same_as_last()))
 		flush_last();
 	if (zt_files_ok(&zt_state.maps)) {
 		char buf[8192];
@@ -420,7 +439,7 @@ void zt_snap_finish(int fd)
 	zt_files_close(&zt_state.maps);
 	zt_files_unlink_in_dir(zt_state.maps_tmp);
 	if (ok) {
-		put_section(fd, ns, now.p, now.len);
+		put_section(fd, ns, n_buf->p, n_buf->len);
 		zt_state.maps_snapshots++;
 	} else {
 		__atomic_fetch_add(&zt_state.maps_lost, 1, __ATOMIC_RELAXED);
