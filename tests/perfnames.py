@@ -72,7 +72,7 @@ def dump(perf):
 
 def unversioned(name):
     at = name.find("@")
-    if at <= 0:
+    if at <= 0 or name.endswith("@plt"):    # a PLT entry's name, not a version
         return name
     v = name[at + 2:] if name[at + 1:at + 2] == "@" else name[at + 1:]
     return name[:at] if v and "@" not in v else name
