@@ -3,9 +3,9 @@
  * being preloaded:
  *
  *   dlopen, dlclose      record the new objects' build-ids and unwind
- *                        tables; snapshot the maps before and after
- *                        (snapshot.c), so that every sample is named after
- *                        what was mapped when it was taken
+ *                        tables; snapshot the maps after (snapshot.c), so
+ *                        that every sample is named after what was mapped
+ *                        when it was taken
  *   mmap, munmap,        the same around changes to executable mappings
  *   mprotect             (JIT code); cheap otherwise
  *   execve, execv,       finish the dump before the image is replaced (exec
@@ -247,9 +247,11 @@ ZT_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 }
 
 /*
- * dlopen and dlclose change the maps: a snapshot before and after, under
- * snapshot.c's lock, so that no other snapshot or interposed change falls
- * between (a constructor that calls dlopen takes the lock again).
+ * dlopen and dlclose change the maps: a snapshot after, under snapshot.c's
+ * lock, so that no other snapshot or interposed change falls between (a
+ * constructor that calls dlopen takes the lock again). The state before is
+ * the last snapshot's, since every change zt sees is followed by one,
+ * unless the handler saw code outside it: then one is taken before too.
  */
 ZT_EXPORT void *dlopen(const char *file, int mode)
 {
@@ -260,7 +262,7 @@ ZT_EXPORT void *dlopen(const char *file, int mode)
 	if (!zt_prof_owner())
 		return real_dlopen(file, mode);
 	zt_snap_lock();
-	zt_snap_take();
+	zt_snap_if_stale();
 	h = real_dlopen(file, mode);
 	saved = errno;
 	if (h) {
@@ -281,7 +283,7 @@ ZT_EXPORT int dlclose(void *h)
 	if (!zt_prof_owner())
 		return real_dlclose(h);
 	zt_snap_lock();
-	zt_snap_take();
+	zt_snap_if_stale();
 	rc = real_dlclose(h);
 	saved = errno;
 	zt_tables_update();
@@ -293,9 +295,9 @@ ZT_EXPORT int dlclose(void *h)
 
 /*
  * Executable memory that appears, disappears or is replaced (JIT code, a
- * runtime remapping its own code) is snapshotted the same way: before a
- * change that may remove an executable mapping, after one that may add
- * one. Other calls only pay a check. Before the collector resolved the
+ * runtime remapping its own code) is snapshotted the same way, after a
+ * change that may remove, replace or add an executable mapping. Other
+ * calls only pay a check. Before the collector resolved the
  * next definition, the system call is made directly.
  */
 static void *sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
@@ -322,7 +324,7 @@ ZT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 	}
 	zt_snap_lock();
 	if (replaces)
-		zt_snap_take();
+		zt_snap_if_stale();
 	p = sys_mmap(addr, len, prot, flags, fd, off);
 	saved = errno;
 	zt_snap_take();
@@ -343,7 +345,7 @@ ZT_EXPORT int munmap(void *addr, size_t len)
 	if (!real_munmap || !zt_prof_owner() || !zt_snap_overlaps_exec((uintptr_t)addr, len))
 		return real_munmap ? real_munmap(addr, len) : (int)syscall(SYS_munmap, addr, len);
 	zt_snap_lock();
-	zt_snap_take();
+	zt_snap_if_stale();
 	rc = real_munmap(addr, len);
 	saved = errno;
 	zt_snap_take();
