@@ -101,6 +101,7 @@ COLLECT_LO = \
 	collect/thread.lo \
 	collect/intercept.lo \
 	collect/sigmask.lo \
+	collect/seccomp.lo \
 
 # Unit tests for lib/ and collect/, linked into one runner.
 UNIT_OBJ = \

@@ -384,6 +384,20 @@ static void put_summary(void)
 			zt_dump_puts(dfd, " " ZT_RAW_SIGPROF_ITIMER);
 		zt_dump_puts(dfd, "\n");
 	}
+	if (zt_state.seccomp != ZT_SECCOMP_NONE) {
+		zt_dump_puts(dfd, zt_state.seccomp == ZT_SECCOMP_STOPPED ?
+				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_STOPPED :
+			     zt_state.seccomp == ZT_SECCOMP_NO_TIMERS ?
+				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_NO_TIMERS :
+			     zt_state.seccomp == ZT_SECCOMP_FALLBACK ?
+				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_FALLBACK :
+				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_ALLOWED);
+		if (zt_state.seccomp_refused) {
+			zt_dump_puts(dfd, " ");
+			zt_dump_puts(dfd, zt_state.seccomp_refused);
+		}
+		zt_dump_puts(dfd, "\n");
+	}
 	if (zt_state.exec_path[0]) {
 		zt_dump_puts(dfd, ZT_RAW_EXEC " ");
 		zt_dump_put_text(dfd, zt_state.exec_path, strlen(zt_state.exec_path));

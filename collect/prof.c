@@ -360,6 +360,8 @@ __attribute__((constructor)) static void zt_prof_start(void)
 		zt_state.unwind = ZT_UNWIND_CFI;
 	strcpy(zt_state.base, out);
 	zt_files_status_init();
+	if (zt_seccomp_start() < 0)
+		return;
 	zt_intercept_init();
 	zt_sigmask_init();
 	zt_snap_init();

@@ -47,6 +47,12 @@ struct zt_owned {
 	ino_t ino;
 };
 
+/* What a seccomp filter leaves zt (seccomp.c); the dump's "seccomp" key. */
+enum zt_seccomp {
+	ZT_SECCOMP_NONE, ZT_SECCOMP_ALLOWED, ZT_SECCOMP_FALLBACK /* to the POSIX timer */,
+	ZT_SECCOMP_NO_TIMERS, ZT_SECCOMP_STOPPED
+};
+
 /* The timer actually running; written to the dump as "timer NAME". */
 enum zt_timer_kind { ZT_TIMER_NONE, ZT_TIMER_PERF, ZT_TIMER_POSIX };
 
@@ -110,6 +116,8 @@ struct zt_state {
 	int gzip;		/* ZT_GZIP: compress the dump */
 	enum zt_unwind_mode unwind;	/* ZT_UNWIND: auto, cfi or fp */
 	volatile int program_sigprof;	/* the program uses SIGPROF: 1 handler, 2 timer */
+	volatile enum zt_seccomp seccomp;	/* a filter is in place, and what it leaves zt */
+	const char *seccomp_refused;	/* the first of zt's calls it kills, or NULL */
 	int64_t cpu_start_ns, cpu_stop_ns;	/* process CPU clock while sampling */
 	uint64_t start_ns;	/* CLOCK_MONOTONIC when the dump was opened */
 	uint64_t start_time_ns;	/* CLOCK_REALTIME then: the wall-clock start */
@@ -167,6 +175,10 @@ ZT_HIDDEN void zt_thread_find_stack(struct zt_thread *t, uintptr_t sp);
 ZT_HIDDEN void zt_thread_note_sigprof_blocked(void);
 ZT_HIDDEN int zt_thread_on_alt(const struct zt_thread *t, uintptr_t sp);
 ZT_HIDDEN int zt_thread_counter_is_ours(int fd);
+
+/* seccomp.c */
+/* At start: a filter inherited through exec; -1 when zt must not start. */
+ZT_HIDDEN int zt_seccomp_start(void);
 
 /* sigmask.c */
 ZT_HIDDEN void zt_sigmask_init(void);

@@ -42,6 +42,7 @@ static __thread int zt_alt_on __attribute__((tls_model("initial-exec")));
 static __thread int prog_alt_on __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t exit_key;
+static pthread_key_t unsampled_key;	/* set in threads zt could not sample */
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *,
 				  void *(*)(void *), void *);
 
@@ -369,6 +370,15 @@ void zt_thread_close(struct zt_thread *t)
 	__atomic_store_n(&t->live, 0, __ATOMIC_RELEASE);
 }
 
+/* A thread zt could not sample ends: its CPU time is counted. */
+static void on_unsampled_exit(void *p)
+{
+	(void)p;
+	if (zt_prof_owner())
+		__atomic_fetch_add(&zt_state.unsampled_cpu_ns,
+				   zt_prof_clock_ns(CLOCK_THREAD_CPUTIME_ID), __ATOMIC_RELAXED);
+}
+
 static void on_thread_exit(void *p)
 {
 	if (zt_prof_owner())
@@ -389,15 +399,17 @@ static void *trampoline(void *p)
 	free(p);
 	zt_sigmask_thread_start(s.hidden);
 	if (zt_prof_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE) &&
-	    (t = zt_thread_attach())) {
+	    zt_state.seccomp != ZT_SECCOMP_NO_TIMERS && (t = zt_thread_attach())) {
 		if (zt_timer_start(t) == 0) {
 			pthread_setspecific(exit_key, t);
 		} else {
 			zt_thread_close(t);
 			__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
+			pthread_setspecific(unsampled_key, &unsampled_key);
 		}
 	} else if (zt_prof_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE)) {
 		__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
+		pthread_setspecific(unsampled_key, &unsampled_key);
 	}
 	return s.fn(s.arg);
 }
@@ -505,7 +517,8 @@ static void after_fork_child(void)
 	memset((void *)zt_state.lost, 0, sizeof zt_state.lost);
 	zt_state.nnames = 0;
 	zt_state.exec_path[0] = '\0';
-	if (zt_state.follow)
+	/* Under a filter the child's new dump could be refused: not followed. */
+	if (zt_state.follow && zt_state.seccomp == ZT_SECCOMP_NONE)
 		zt_prof_begin();
 	else
 		zt_intercept_sigprof_release();
@@ -515,5 +528,6 @@ void zt_thread_init(void)
 {
 	real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
 	pthread_key_create(&exit_key, on_thread_exit);
+	pthread_key_create(&unsampled_key, on_unsampled_exit);
 	pthread_atfork(NULL, NULL, after_fork_child);
 }

@@ -377,6 +377,12 @@ static int status_failure(const char *status, pid_t pid, const char *out)
 					strerror(err));
 				return 1;
 			}
+			if (strncmp(what, "seccomp-refuses-", 16) == 0) {
+				zt_warn("the program runs under a seccomp filter that would kill "
+					"zt's %s system call: it ran unsampled, and no dump was "
+					"written", what + 16);
+				return 1;
+			}
 			if (strcmp(what, "gzip-failed") == 0)
 				zt_warn("cannot compress '%s': %s: the dump was kept "
 					"uncompressed", out, strerror(err));
@@ -485,6 +491,25 @@ static int report(const char *out, const char *prog, struct rusage *ru,
 	if (d.timers_lost)
 		zt_warn("the program closed the sampling counters of %" PRIu64 " threads: "
 			"those threads were not sampled after that", d.timers_lost);
+	if (d.seccomp) {
+		const char *call = strchr(d.seccomp, ' ');
+
+		call = call ? call + 1 : "";
+		if (strncmp(d.seccomp, "stopped", 7) == 0)
+			zt_warn("note: the program installed a seccomp filter that would kill "
+				"zt's %s system call: sampling stopped there, and the dump "
+				"covers the run until then", call);
+		else if (strncmp(d.seccomp, "no-new-threads", 14) == 0)
+			zt_warn("note: the program installed a seccomp filter that would kill "
+				"zt's %s system call: threads it created after that were not "
+				"sampled", call);
+		else if (strncmp(d.seccomp, "posix-timer", 11) == 0)
+			zt_warn("note: the program runs under a seccomp filter that would kill "
+				"zt's %s system call: zt used the POSIX timer", call);
+		else
+			zt_warn("note: the program runs under a seccomp filter, which allows "
+				"zt's system calls");
+	}
 	if (d.dump_reopened)
 		zt_warn("note: the program closed the dump's descriptor; zt reopened "
 			"its file and lost nothing");

@@ -400,6 +400,10 @@ static int key_line(struct reader *r, char *line)
 	} else if (strcmp(key, ZT_RAW_PROGRAM_SIGPROF) == 0) {
 		free(d->conflict);
 		d->conflict = zt_strdup(v);
+	} else if (strcmp(key, ZT_RAW_SECCOMP) == 0) {
+		free(d->seccomp);
+		d->seccomp = zt_strdup(v);
+		zt_escape_decode(d->seccomp);
 	} else if (strcmp(key, ZT_RAW_EXEC) == 0) {
 		free(d->exec);
 		d->exec = zt_strdup(v);
@@ -954,6 +958,7 @@ void zt_raw_free(struct zt_raw *d)
 	free(d->lost_detail);
 	free(d->conflict);
 	free(d->exec);
+	free(d->seccomp);
 	zt_hash_index_free(&d->index);
 	memset(d, 0, sizeof *d);
 }

@@ -96,6 +96,7 @@ struct zt_raw {
 	uint64_t dump_reopened;	/* times the program closed the dump's descriptor */
 	char *conflict;		/* "handler", "itimer-prof": the program's own SIGPROF use */
 	char *exec;		/* the program exec'd this, after which the dump ends */
+	char *seccomp;		/* "stopped CALL", "no-new-threads CALL", "posix-timer CALL", "allowed" */
 	uint64_t cpu_ns, cpu_user_ns, cpu_sys_ns;
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at the start (v3 "start-ns"), 0 if unknown */
 	uint64_t start_time_ns;	/* CLOCK_REALTIME at the start, 0 if unknown */

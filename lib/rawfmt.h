@@ -77,6 +77,7 @@
 #define ZT_RAW_DUMP_REOPENED "dump-reopened"
 #define ZT_RAW_PROGRAM_SIGPROF "program-sigprof"
 #define ZT_RAW_EXEC "exec"		/* escaped text */
+#define ZT_RAW_SECCOMP "seccomp"	/* "seccomp WHAT [CALL]" */
 #define ZT_RAW_CPU_NS "cpu-ns"
 #define ZT_RAW_CPU_USER_NS "cpu-user-ns"
 #define ZT_RAW_CPU_SYS_NS "cpu-sys-ns"
@@ -94,6 +95,10 @@
 #define ZT_RAW_LOST_FD "descriptor-lost"
 #define ZT_RAW_LOST_WAIT "sigwait"	/* zt's signal taken by a sigwait of the program's */
 #define ZT_RAW_SIGPROF_HANDLER "handler"
+#define ZT_RAW_SECCOMP_ALLOWED "allowed"
+#define ZT_RAW_SECCOMP_FALLBACK "posix-timer"
+#define ZT_RAW_SECCOMP_NO_TIMERS "no-new-threads"
+#define ZT_RAW_SECCOMP_STOPPED "stopped"
 #define ZT_RAW_SIGPROF_ITIMER "itimer-prof"
 #define ZT_RAW_NO_NAME "?"		/* a thread whose name is unknown */
 #define ZT_RAW_MAIN_PROGRAM "-"		/* a build-id line's name for the executable */
