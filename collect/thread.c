@@ -42,7 +42,6 @@ static __thread int zt_alt_on __attribute__((tls_model("initial-exec")));
 static __thread int prog_alt_on __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t exit_key;
-static pthread_key_t unsampled_key;	/* set in threads zt could not sample */
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *,
 				  void *(*)(void *), void *);
 
@@ -370,15 +369,6 @@ void zt_thread_close(struct zt_thread *t)
 	__atomic_store_n(&t->live, 0, __ATOMIC_RELEASE);
 }
 
-/* A thread zt could not sample ends: its CPU time is counted. */
-static void on_unsampled_exit(void *p)
-{
-	(void)p;
-	if (zt_prof_owner())
-		__atomic_fetch_add(&zt_state.unsampled_cpu_ns,
-				   zt_prof_clock_ns(CLOCK_THREAD_CPUTIME_ID), __ATOMIC_RELAXED);
-}
-
 static void on_thread_exit(void *p)
 {
 	if (zt_prof_owner())
@@ -405,11 +395,9 @@ static void *trampoline(void *p)
 		} else {
 			zt_thread_close(t);
 			__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
-			pthread_setspecific(unsampled_key, &unsampled_key);
 		}
 	} else if (zt_prof_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE)) {
 		__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
-		pthread_setspecific(unsampled_key, &unsampled_key);
 	}
 	return s.fn(s.arg);
 }
@@ -528,6 +516,5 @@ void zt_thread_init(void)
 {
 	real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
 	pthread_key_create(&exit_key, on_thread_exit);
-	pthread_key_create(&unsampled_key, on_unsampled_exit);
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
