@@ -82,6 +82,13 @@ static const char *const call_names[C_DONE] = {
 #define RESOLVE(name) \
 	do { if (!real_##name) *(void **)&real_##name = dlsym(RTLD_NEXT, #name); } while (0)
 
+/* Resolved before anything can call them from a signal handler. */
+__attribute__((constructor)) static void resolve(void)
+{
+	RESOLVE(syscall);
+	RESOLVE(prctl);
+}
+
 /* Make each call, as zt makes it, with arguments that change nothing. */
 static void try_calls(void)
 {

@@ -174,3 +174,81 @@ daemon() {
 @test "a signal thread that blocks everything gets its own signals from a signalfd, never zt's, and is sampled" {
 	daemon signalfd
 }
+
+# A thread that blocked every signal with a raw system call has zt's SIGPROF
+# pending; the temporary mask of each waiting call keeps it blocked, so the
+# wait ends as the program asked (its timeout, or its own SIGALRM), never
+# early with EINTR.
+@test "sigsuspend, pselect, ppoll and epoll_pwait are not ended by zt's pending signal" {
+	cat > waits.c <<'C'
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+static volatile sig_atomic_t alarmed;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarmed = 1;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long all = ~0UL;
+	struct timespec ts = { 0, 200000000 }, t0, t1;
+	struct sigaction sa;
+	sigset_t none;
+	int rc = 0, ep;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, 8);
+	for (unsigned long i = 0; i < 300000000; i++)
+		sink += i;
+	sigemptyset(&none);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (strcmp(argv[1], "sigsuspend") == 0) {
+		alarm(1);
+		sigsuspend(&none);
+		rc = alarmed ? 0 : -1;
+	} else if (strcmp(argv[1], "pselect") == 0) {
+		rc = pselect(0, NULL, NULL, NULL, &ts, &none);
+	} else if (strcmp(argv[1], "ppoll") == 0) {
+		rc = ppoll(NULL, 0, &ts, &none);
+	} else {
+		struct epoll_event ev;
+
+		ep = epoll_create1(0);
+		rc = epoll_pwait(ep, &ev, 1, 200, &none);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (rc != 0) {
+		printf("%s ended early: %s\n", argv[1], rc < 0 ? strerror(errno) : "?");
+		return 1;
+	}
+	printf("%s waited as asked\n", argv[1]);
+	return 0;
+}
+C
+	cc -O1 -o waits waits.c
+	for call in sigsuspend pselect ppoll epoll_pwait; do
+		run ./waits "$call"
+		assert_success
+		assert_output "$call waited as asked"
+		run --separate-stderr zt-collect -o w.raw ./waits "$call"
+		echo "$stderr"
+		assert_success
+		assert_output "$call waited as asked"
+	done
+}
