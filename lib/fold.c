@@ -10,6 +10,7 @@
 #include "filter.h"
 #include "folded.h"
 #include "weight.h"
+#include "hash.h"
 #include "strtab.h"
 #include "util.h"
 
@@ -43,6 +44,23 @@ struct zt_fold {
 	uint64_t records;
 	struct zt_collapse_buf tmp;
 	struct zt_filter *filter;	/* --focus, --ignore, --hide */
+	/* Records the reader numbered (zt_ps_item.body): the names each
+	   record's frames gave, leaf first, and the stack each gave under a
+	   root, so that a repeat costs a lookup. */
+	struct zt_collapse_buf lastroot;	/* the root's text, the last header's */
+	size_t *bodyoff;		/* per body: its names in bodyids */
+	uint32_t *bodyn;
+	size_t capbodyoff, capbodyn;
+	uint32_t *bodyids;
+	size_t nbodyids, capbodyids;
+	struct seen *seen;		/* (body, root) -> stack */
+	size_t nseen, capseen;
+	struct zt_hash_index seenix;
+};
+
+struct seen {
+	uint32_t body, root;
+	int64_t stack;			/* -1: the filter dropped it */
 };
 
 static const char *name_of(const void *t, uint32_t id, size_t *n)
@@ -83,6 +101,12 @@ void zt_fold_free(struct zt_fold *f)
 	free(f->counts);
 	free(f->stack);
 	free(f->tmp.buf);
+	free(f->lastroot.buf);
+	free(f->bodyoff);
+	free(f->bodyn);
+	free(f->bodyids);
+	free(f->seen);
+	zt_hash_index_free(&f->seenix);
 	free(f);
 }
 
@@ -132,7 +156,8 @@ static void srcline(struct zt_fold *f, const struct zt_span *text)
 	f->srcslot = -1;
 }
 
-static const char *end_record(struct zt_fold *f)
+/* The stack of the open record, or -1 when the filter drops it. */
+static int64_t stack_of(struct zt_fold *f)
 {
 	uint32_t id;
 	int isnew;
@@ -140,10 +165,8 @@ static const char *end_record(struct zt_fold *f)
 
 	/* The root frame (the command) is not a function: filters skip it. */
 	if (zt_filter_active(f->filter)) {
-		if ((kept = zt_filter_stack(f->filter, f->stack, NULL, f->nstack)) < 0) {
-			f->records++;
-			return NULL;
-		}
+		if ((kept = zt_filter_stack(f->filter, f->stack, NULL, f->nstack)) < 0)
+			return -1;
 		f->nstack = (size_t)kept;
 	}
 	/* --no-root: a stack with frames starts at its first; one without
@@ -154,10 +177,66 @@ static const char *end_record(struct zt_fold *f)
 	zt_grow(&f->counts, &f->capcounts, (size_t)id + 1, sizeof *f->counts);
 	if (isnew)
 		f->counts[id] = 0;
-	if (f->counts[id] > UINT64_MAX - f->period)
-		return "count of a stack does not fit in 64 bits";
-	f->counts[id] += f->period;
+	return id;
+}
+
+static int seen_eq(void *ctx, uint32_t i, const void *key)
+{
+	const struct zt_fold *f = ctx;
+	const struct seen *k = key;
+
+	return f->seen[i].body == k->body && f->seen[i].root == k->root;
+}
+
+/* Keep the names of a numbered record's frames (a repeat's come from here). */
+static void keep_body(struct zt_fold *f, uint32_t body)
+{
+	zt_grow(&f->bodyoff, &f->capbodyoff, (size_t)body + 1, sizeof *f->bodyoff);
+	zt_grow(&f->bodyn, &f->capbodyn, (size_t)body + 1, sizeof *f->bodyn);
+	zt_grow(&f->bodyids, &f->capbodyids, f->nbodyids + f->nstack, sizeof *f->bodyids);
+	f->bodyoff[body] = f->nbodyids;
+	f->bodyn[body] = (uint32_t)f->nstack;
+	memcpy(f->bodyids + f->nbodyids, f->stack, f->nstack * sizeof *f->stack);
+	f->nbodyids += f->nstack;
+}
+
+static const char *end_record(struct zt_fold *f, const struct zt_ps_item *it)
+{
+	struct seen key = { .body = it->body, .root = f->root, .stack = -1 };
+	uint64_t h = 0;
+	int64_t i = -1;
+
+	if (it->body != ZT_PS_NOBODY) {
+		h = zt_hash_u64((uint64_t)key.body << 32 | key.root);
+		i = zt_hash_index_find(&f->seenix, h, seen_eq, f, &key);
+		if (i < 0 && it->repeat) {
+			/* Frames seen before, under another root. */
+			f->nstack = f->bodyn[key.body];
+			zt_grow(&f->stack, &f->capstack, f->nstack + 1, sizeof *f->stack);
+			memcpy(f->stack, f->bodyids + f->bodyoff[key.body],
+			       f->nstack * sizeof *f->stack);
+		} else if (i < 0) {
+			keep_body(f, key.body);
+		}
+	}
+	if (i >= 0) {
+		key.stack = f->seen[i].stack;
+	} else {
+		key.stack = stack_of(f);
+		if (it->body != ZT_PS_NOBODY) {
+			zt_grow(&f->seen, &f->capseen, f->nseen + 1, sizeof *f->seen);
+			f->seen[f->nseen] = key;
+			zt_hash_index_add(&f->seenix, h, (uint32_t)f->nseen++);
+		}
+	}
 	f->records++;
+	if (key.stack < 0)
+		return NULL;
+	if (f->counts[key.stack] > UINT64_MAX - f->period) {
+		f->records--;
+		return "count of a stack does not fit in 64 bits";
+	}
+	f->counts[key.stack] += f->period;
 	return NULL;
 }
 
@@ -174,7 +253,13 @@ const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
 		zt_collapse_root(&it->header, &f->o, &f->tmp);
 		/* Java's names are tidied by the command, whatever --root says. */
 		f->java = it->header.comm.n >= 4 && memcmp(it->header.comm.p, "java", 4) == 0;
-		f->root = zt_strtab_intern(f->names, f->tmp.buf, f->tmp.len, NULL);
+		/* Record after record of one thread: its root once. */
+		if (f->records == 0 || f->tmp.len != f->lastroot.len ||
+		    memcmp(f->tmp.buf, f->lastroot.buf, f->tmp.len) != 0) {
+			f->root = zt_strtab_intern(f->names, f->tmp.buf, f->tmp.len, NULL);
+			f->lastroot.len = 0;
+			zt_collapse_buf_add(&f->lastroot, f->tmp.buf, f->tmp.len);
+		}
 		f->period = it->header.period;
 		zt_weight_record(&f->weight, it->header.event.p, it->header.event.n,
 				 it->header.period);
@@ -201,7 +286,7 @@ const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
 		f->srcslot = -1;
 		break;
 	case ZT_PS_END:
-		return end_record(f);
+		return end_record(f, it);
 	}
 	return NULL;
 }

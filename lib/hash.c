@@ -19,12 +19,40 @@ static inline uint64_t load64(const unsigned char *p)
 	return v;
 }
 
+/* wyhash's mum: the two halves of a 128-bit product, folded. */
+static inline uint64_t mum(uint64_t a, uint64_t b)
+{
+	unsigned __int128 m = (unsigned __int128)a * b;
+
+	return (uint64_t)m ^ (uint64_t)(m >> 64);
+}
+
+static const uint64_t lane_key[4] = {
+	0xa0761d6478bd642full, 0xe7037ed1a0b428dbull, 0x8ebc6af09c88c6e3ull,
+	0x589965cc75374cc3ull,
+};
+
 uint64_t zt_hash(const void *p, size_t n, uint64_t seed)
 {
 	const unsigned char *s = p;
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ (n * 0x100000001b3ull) ^ seed;
 	uint64_t w;
 
+	/* A long key (a record of frame lines): four independent lanes, so
+	   that the multiplies overlap, then folded into one. */
+	if (n >= 64) {
+		uint64_t l0 = h, l1 = h ^ lane_key[1], l2 = h ^ lane_key[2], l3 = h ^ lane_key[3];
+
+		while (n >= 64) {
+			l0 = mum(load64(s) ^ lane_key[0], load64(s + 8) ^ l0);
+			l1 = mum(load64(s + 16) ^ lane_key[1], load64(s + 24) ^ l1);
+			l2 = mum(load64(s + 32) ^ lane_key[2], load64(s + 40) ^ l2);
+			l3 = mum(load64(s + 48) ^ lane_key[3], load64(s + 56) ^ l3);
+			s += 64;
+			n -= 64;
+		}
+		h = mum(l0 ^ lane_key[0], l1) ^ mum(l2 ^ lane_key[1], l3);
+	}
 	/* 16 bytes a step, folded by one 64x64->128 multiply (wyhash's mum). */
 	while (n >= 16) {
 		uint64_t a = load64(s) ^ 0xa0761d6478bd642full;

@@ -240,7 +240,9 @@ static size_t fill(struct zt_input *in)
 
 	if (in->eof)
 		return 0;
-	if (in->start > 0) {
+	/* Move the unread bytes to the front only when the room after them
+	   runs short: a reader looking ahead (zt_input_ahead) fills often. */
+	if (in->start > 0 && in->cap - in->end < CHUNK) {
 		memmove(in->buf, in->buf + in->start, in->end - in->start);
 		in->end -= in->start;
 		in->start = 0;
@@ -326,6 +328,24 @@ const char *zt_input_peek(struct zt_input *in, size_t want, size_t *n)
 	if (*n > want)
 		*n = want;
 	return in->buf + in->start;
+}
+
+const char *zt_input_ahead(struct zt_input *in, size_t want, size_t *n)
+{
+	/* gzip's messages name the line inflating stopped after: reading
+	   ahead would make it an earlier one. */
+	if (want > in->cap / 2)
+		want = in->cap / 2;
+	while (!in->error && !in->gzipped && in->end - in->start < want && fill(in) > 0)
+		;
+	*n = in->error ? 0 : in->end - in->start;
+	return in->buf + in->start;
+}
+
+void zt_input_skip(struct zt_input *in, size_t n, unsigned long lines)
+{
+	in->start += n;
+	in->lineno += lines;
 }
 
 unsigned long zt_input_lineno(const struct zt_input *in)

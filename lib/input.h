@@ -58,6 +58,24 @@ char *zt_input_line(struct zt_input *in, size_t *len);
  */
 const char *zt_input_peek(struct zt_input *in, size_t want, size_t *n);
 
+/*
+ * For a reader that looks ahead (lib/perfscript.c, which recognizes a
+ * record it has read before by its bytes): the bytes after the last line
+ * returned, *n of them, reading more first until there are at least want
+ * (fewer at the end of the input, after an error, and in gzip input,
+ * whose messages name the line inflating stopped after). Reading more
+ * may move the buffer: a line returned before is invalid after a call
+ * with want > 0. The bytes stay the input's; they are valid until the
+ * next call of any function here.
+ */
+const char *zt_input_ahead(struct zt_input *in, size_t want, size_t *n);
+
+/*
+ * Consume the first n bytes zt_input_ahead gave, which hold lines
+ * complete lines: as if each had been read with zt_input_line.
+ */
+void zt_input_skip(struct zt_input *in, size_t n, unsigned long lines);
+
 /* The error that ended the input, or NULL (the input ended as it should). */
 const char *zt_input_error(const struct zt_input *in);
 

@@ -7,27 +7,51 @@
  */
 #include "perfscript.h"
 #include "input.h"
+#include "strtab.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
-/* Perl's \s, \d and \w on byte strings. */
+/* Perl's \s, \d and \w on byte strings, by table. */
+enum { WS = 1, DIGIT = 2, WORD = 4 };
+
+static const unsigned char cls[256] = {
+	[' '] = WS, ['\t'] = WS, ['\n'] = WS, ['\r'] = WS, ['\f'] = WS, ['\v'] = WS,
+	['0'] = DIGIT | WORD, ['1'] = DIGIT | WORD, ['2'] = DIGIT | WORD,
+	['3'] = DIGIT | WORD, ['4'] = DIGIT | WORD, ['5'] = DIGIT | WORD,
+	['6'] = DIGIT | WORD, ['7'] = DIGIT | WORD, ['8'] = DIGIT | WORD,
+	['9'] = DIGIT | WORD, ['_'] = WORD,
+	['a'] = WORD, ['b'] = WORD, ['c'] = WORD, ['d'] = WORD, ['e'] = WORD,
+	['f'] = WORD, ['g'] = WORD, ['h'] = WORD, ['i'] = WORD, ['j'] = WORD,
+	['k'] = WORD, ['l'] = WORD, ['m'] = WORD, ['n'] = WORD, ['o'] = WORD,
+	['p'] = WORD, ['q'] = WORD, ['r'] = WORD, ['s'] = WORD, ['t'] = WORD,
+	['u'] = WORD, ['v'] = WORD, ['w'] = WORD, ['x'] = WORD, ['y'] = WORD,
+	['z'] = WORD,
+	['A'] = WORD, ['B'] = WORD, ['C'] = WORD, ['D'] = WORD, ['E'] = WORD,
+	['F'] = WORD, ['G'] = WORD, ['H'] = WORD, ['I'] = WORD, ['J'] = WORD,
+	['K'] = WORD, ['L'] = WORD, ['M'] = WORD, ['N'] = WORD, ['O'] = WORD,
+	['P'] = WORD, ['Q'] = WORD, ['R'] = WORD, ['S'] = WORD, ['T'] = WORD,
+	['U'] = WORD, ['V'] = WORD, ['W'] = WORD, ['X'] = WORD, ['Y'] = WORD,
+	['Z'] = WORD,
+};
+
 static inline int is_ws(unsigned char c)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
-	       c == '\v';
+	return cls[c] & WS;
 }
 
 static inline int is_digit(unsigned char c)
 {
-	return c >= '0' && c <= '9';
+	return cls[c] & DIGIT;
 }
 
 static inline int is_word(unsigned char c)
 {
-	return is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') ||
-	       (c >= 'A' && c <= 'Z');
+	return cls[c] & WORD;
 }
 
 /*
@@ -187,11 +211,11 @@ int zt_ps_parse_header(const char *s, size_t len, struct zt_ps_header *h)
 	}
 
 	h->period = 1;
-	for (size_t i = 0; i < len; i++) {
+	for (const char *c = s; (c = memchr(c, ':', (size_t)(s + len - c))); c++) {
 		struct zt_span ev, dg;
 		uint64_t v = 0;
 
-		if (s[i] != ':' || !event_at(s, len, i, &ev, &dg))
+		if (!event_at(s, len, (size_t)(c - s), &ev, &dg))
 			continue;
 		h->event = ev;
 		if (dg.n == 0 || (dg.n == 1 && dg.p[0] == '0'))
@@ -259,7 +283,29 @@ struct zt_ps_reader {
 	char *skipped_event;
 	unsigned long skipped;
 	uint64_t bytes;
+	/* Repeats (zt_ps_reader_set_repeats): the frame lines of records
+	   seen, and the line ends each holds. */
+	int repeats;
+	struct zt_strtab *bodies[2];	/* [the command starts with "java"] */
+	uint32_t *bodyid[2];		/* each's record number */
+	size_t capbodyid[2];
+	unsigned long *bodylines;	/* per record number */
+	size_t capbodylines;
+	uint32_t nbodies;
+	int java;			/* the open record's */
+	uint32_t repeat_next;		/* the END to hand out next, or NOBODY */
+	unsigned long repeat_lineno;
+	struct pending {
+		int on;			/* the open record's bytes are below */
+		int cacheable;		/* only frames and source lines so far */
+		char *buf;
+		size_t len, cap;
+		unsigned long lines;
+	} pend;
 };
+
+/* Read this far ahead between records, so that most fit whole. */
+#define AHEAD ((size_t)32 << 10)
 
 struct zt_ps_reader *zt_ps_reader_new(struct zt_input *in)
 {
@@ -269,10 +315,25 @@ struct zt_ps_reader *zt_ps_reader_new(struct zt_input *in)
 	return r;
 }
 
+void zt_ps_reader_set_repeats(struct zt_ps_reader *r, int on)
+{
+	r->repeats = on && r->in;
+	for (int j = 0; j < 2; j++)
+		if (r->repeats && !r->bodies[j])
+			r->bodies[j] = zt_strtab_new();
+	r->repeat_next = ZT_PS_NOBODY;
+}
+
 void zt_ps_reader_free(struct zt_ps_reader *r)
 {
 	if (!r)
 		return;
+	for (int j = 0; j < 2; j++) {
+		zt_strtab_free(r->bodies[j]);
+		free(r->bodyid[j]);
+	}
+	free(r->bodylines);
+	free(r->pend.buf);
 	free(r->event);
 	free(r->skipped_event);
 	free(r);
@@ -404,15 +465,144 @@ void zt_ps_finish(struct zt_ps_reader *r, unsigned long lineno,
 	it->unterminated = r->state == INSIDE ? r->record_line : 0;
 }
 
+/*
+ * Where the blank line that ends a record ends, in the n bytes p after its
+ * header line: the length through that line's '\n', or 0 when it is not
+ * among them. A '\n' right after another (or first: the header's own
+ * ends the line before) is a blank line.
+ */
+static size_t blank_line_end(const char *p, size_t n)
+{
+	unsigned prev = 1;	/* the header line's '\n' */
+	size_t i = 0;
+
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n');
+
+	/* 64 bytes a step: a bit per byte that is a '\n'. */
+	for (; i + 64 <= n; i += 64) {
+		const __m128i *q = (const __m128i *)(p + i);
+		uint64_t m, pairs;
+
+		m = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(q), nl)) |
+		    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(q + 1), nl)) << 16 |
+		    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(q + 2), nl)) << 32 |
+		    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(q + 3), nl)) << 48;
+		pairs = m & (m << 1 | prev);
+		if (pairs)
+			return i + (size_t)__builtin_ctzll(pairs) + 1;
+		prev = (unsigned)(m >> 63);
+	}
+#endif
+	for (; i < n; i++) {
+		unsigned is = p[i] == '\n';
+
+		if (is && prev)
+			return i + 1;
+		prev = is;
+	}
+	return 0;
+}
+
+/*
+ * After a kept record's header: its frame lines and blank line, when the
+ * input holds them all already. A record seen before is skipped, its END
+ * handed out next; a new one is copied, to be remembered at its END.
+ */
+static void look_ahead(struct zt_ps_reader *r, const struct zt_ps_header *h)
+{
+	size_t n, len = 0;
+	const char *p = zt_input_ahead(r->in, 0, &n), *nl;
+	unsigned long lines = 0;
+	int64_t id;
+
+	r->pend.on = 0;
+	/* stackcollapse-perf.pl names the frames of a command "java..."
+	   otherwise: those records are numbered apart. */
+	r->java = h->comm.n >= 4 && memcmp(h->comm.p, "java", 4) == 0;
+	if (!(len = blank_line_end(p, n)))
+		return;		/* not all there: line by line */
+	if ((id = zt_strtab_find(r->bodies[r->java], p, len)) >= 0) {
+		id = r->bodyid[r->java][id];
+		zt_input_skip(r->in, len, r->bodylines[id]);
+		r->bytes += len;
+		r->repeat_next = (uint32_t)id;
+		r->repeat_lineno = zt_input_lineno(r->in);
+		return;
+	}
+	for (nl = p; (nl = memchr(nl, '\n', (size_t)(p + len - nl))); nl++)
+		lines++;
+	zt_grow(&r->pend.buf, &r->pend.cap, len, 1);
+	memcpy(r->pend.buf, p, len);
+	r->pend.len = len;
+	r->pend.lines = lines;
+	r->pend.on = 1;
+	r->pend.cacheable = 1;
+}
+
+/* What a record's item says about its frame lines, with repeats on. */
+static void note_item(struct zt_ps_reader *r, struct zt_ps_item *it)
+{
+	it->body = ZT_PS_NOBODY;
+	it->repeat = 0;
+	switch (it->kind) {
+	case ZT_PS_HEADER:
+		look_ahead(r, &it->header);
+		break;
+	case ZT_PS_FRAME:
+	case ZT_PS_SRCLINE:
+		break;
+	case ZT_PS_END:
+		if (r->pend.on && r->pend.cacheable) {
+			int j = r->java;
+			uint32_t k = zt_strtab_intern(r->bodies[j], r->pend.buf, r->pend.len,
+						      NULL);
+
+			zt_grow(&r->bodyid[j], &r->capbodyid[j], (size_t)k + 1,
+				sizeof *r->bodyid[j]);
+			zt_grow(&r->bodylines, &r->capbodylines, (size_t)r->nbodies + 1,
+				sizeof *r->bodylines);
+			r->bodyid[j][k] = r->nbodies;
+			r->bodylines[r->nbodies] = r->pend.lines;
+			it->body = r->nbodies++;
+		}
+		r->pend.on = 0;
+		break;
+	default:
+		r->pend.cacheable = 0;
+		break;
+	}
+}
+
 int zt_ps_next(struct zt_ps_reader *r, struct zt_ps_item *it, char *err, size_t errlen)
 {
 	char *s;
 	size_t len;
 	int got;
 
-	while ((s = zt_input_line(r->in, &len)))
-		if ((got = zt_ps_line(r, s, len, zt_input_lineno(r->in), it, err, errlen)) != 0)
+	if (r->repeats && r->repeat_next != ZT_PS_NOBODY) {
+		/* The end of a record seen before, whose lines were skipped. */
+		it->kind = ZT_PS_END;
+		it->lineno = r->repeat_lineno;
+		it->unterminated = 0;
+		it->body = r->repeat_next;
+		it->repeat = 1;
+		r->repeat_next = ZT_PS_NOBODY;
+		r->state = OUTSIDE;
+		r->after_frame = 0;
+		return 1;
+	}
+	for (;;) {
+		if (r->repeats && r->state == OUTSIDE)
+			(void)zt_input_ahead(r->in, AHEAD, &len);
+		if (!(s = zt_input_line(r->in, &len)))
+			break;
+		if ((got = zt_ps_line(r, s, len, zt_input_lineno(r->in), it, err, errlen)) != 0) {
+			if (got > 0 && r->repeats)
+				note_item(r, it);
 			return got;
+		}
+	}
 	if (zt_input_error(r->in)) {
 		zt_errf(err, errlen, "%s", zt_input_error(r->in));
 		return -1;

@@ -66,7 +66,18 @@ struct zt_ps_item {
 	/* Set with ZT_PS_EOF when the input ended inside a record, which is
 	   then dropped, as stackcollapse-perf.pl drops it. */
 	unsigned long unterminated;
+	/* With zt_ps_reader_set_repeats, at ZT_PS_END: the number of the
+	   record's frame lines (the bytes between its header and its end,
+	   and whether its command starts with "java", which changes how
+	   stackcollapse-perf.pl names them), ZT_PS_NOBODY when it has none;
+	   repeat is set when they were an earlier record's, whose END had
+	   that number, and the record's frames and source lines were not
+	   handed out again. */
+	uint32_t body;
+	int repeat;
 };
+
+#define ZT_PS_NOBODY UINT32_MAX
 
 struct zt_ps_reader;
 
@@ -86,6 +97,15 @@ void zt_ps_reader_free(struct zt_ps_reader *r);
  * several files are read as one stream. The string is copied.
  */
 void zt_ps_reader_set_event(struct zt_ps_reader *r, const char *event, size_t n);
+/*
+ * Hand out a record whose frame lines repeat an earlier record's byte for
+ * byte as its header and its end only, the end saying which record it
+ * repeats (zt_ps_item.body, .repeat): for callers that keep what a record's
+ * frames gave (zt-fold, zt-stat), so that a repeat costs a hash of its
+ * bytes. Call before the first zt_ps_next; zt_ps_line never does it.
+ */
+void zt_ps_reader_set_repeats(struct zt_ps_reader *r, int on);
+
 /* The event records are kept for, or NULL before the first header. */
 const char *zt_ps_reader_event(const struct zt_ps_reader *r);
 /* Records skipped because of their event, and the first such event. */

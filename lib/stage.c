@@ -492,6 +492,8 @@ int zt_stage_fold(struct zt_stage *s, struct zt_fold *f, struct zt_stage_events 
 
 	if (ev->event)
 		zt_ps_reader_set_event(s->r, ev->event, strlen(ev->event));
+	/* zt_fold_item keeps what a record gave: repeats need not be read again. */
+	zt_ps_reader_set_repeats(s->r, 1);
 	while ((got = zt_stage_next(s, &it, err, errlen)) > 0) {
 		if ((problem = zt_fold_item(f, &it))) {
 			zt_err_at(err, errlen, zt_input_name(s->in), it.lineno, "%s", problem);
