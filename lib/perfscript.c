@@ -378,6 +378,8 @@ int zt_ps_line(struct zt_ps_reader *r, const char *s, size_t len,
 	int h;
 
 	it->unterminated = 0;
+	it->body = ZT_PS_NOBODY;
+	it->repeat = 0;
 	it->lineno = lineno;
 	r->bytes += len + 1;
 	if (memchr(s, '\0', len)) {
@@ -461,6 +463,8 @@ void zt_ps_finish(struct zt_ps_reader *r, unsigned long lineno,
 		  struct zt_ps_item *it)
 {
 	it->kind = ZT_PS_EOF;
+	it->body = ZT_PS_NOBODY;
+	it->repeat = 0;
 	it->lineno = lineno;
 	it->unterminated = r->state == INSIDE ? r->record_line : 0;
 }
@@ -543,8 +547,6 @@ static void look_ahead(struct zt_ps_reader *r, const struct zt_ps_header *h)
 /* What a record's item says about its frame lines, with repeats on. */
 static void note_item(struct zt_ps_reader *r, struct zt_ps_item *it)
 {
-	it->body = ZT_PS_NOBODY;
-	it->repeat = 0;
 	switch (it->kind) {
 	case ZT_PS_HEADER:
 		look_ahead(r, &it->header);

@@ -23,6 +23,12 @@ struct zt_psprof {
 	int saw_lines;
 	long lineslot;		/* key a source line would replace, or -1 */
 	struct zt_collapse_buf tmp, thread;
+	/* Per record number (zt_ps_item.body): the keys its frames gave. */
+	size_t *bodyoff;
+	uint32_t *bodyn;
+	size_t capbodyoff, capbodyn;
+	uint32_t *bodyids, *bodyaux;
+	size_t nbody, capbodyids, capbodyaux;
 };
 
 struct zt_psprof *zt_psprof_new(struct zt_profile *p, enum zt_by by)
@@ -44,6 +50,10 @@ void zt_psprof_free(struct zt_psprof *pp)
 	free(pp->lids);
 	free(pp->tmp.buf);
 	free(pp->thread.buf);
+	free(pp->bodyoff);
+	free(pp->bodyn);
+	free(pp->bodyids);
+	free(pp->bodyaux);
 	free(pp);
 }
 
@@ -151,6 +161,36 @@ static void add_lines(struct zt_psprof *pp, size_t n)
 	zt_profile_add(pp->lp, pp->lids, NULL, m, pp->count);
 }
 
+/*
+ * A numbered record's keys: kept the first time, so that a repeat, whose
+ * frames the reader did not hand out again, has them too.
+ */
+static void body_keys(struct zt_psprof *pp, const struct zt_ps_item *it)
+{
+	size_t b = it->body, n;
+
+	if (it->body == ZT_PS_NOBODY)
+		return;
+	if (it->repeat) {
+		n = pp->bodyn[b];
+		zt_grow(&pp->ids, &pp->capids, n + 1, sizeof *pp->ids);
+		zt_grow(&pp->aux, &pp->capaux, n + 1, sizeof *pp->aux);
+		memcpy(pp->ids, pp->bodyids + pp->bodyoff[b], n * sizeof *pp->ids);
+		memcpy(pp->aux, pp->bodyaux + pp->bodyoff[b], n * sizeof *pp->aux);
+		pp->nids = n;
+		return;
+	}
+	zt_grow(&pp->bodyoff, &pp->capbodyoff, b + 1, sizeof *pp->bodyoff);
+	zt_grow(&pp->bodyn, &pp->capbodyn, b + 1, sizeof *pp->bodyn);
+	zt_grow(&pp->bodyids, &pp->capbodyids, pp->nbody + pp->nids, sizeof *pp->bodyids);
+	zt_grow(&pp->bodyaux, &pp->capbodyaux, pp->nbody + pp->nids, sizeof *pp->bodyaux);
+	pp->bodyoff[b] = pp->nbody;
+	pp->bodyn[b] = (uint32_t)pp->nids;
+	memcpy(pp->bodyids + pp->nbody, pp->ids, pp->nids * sizeof *pp->ids);
+	memcpy(pp->bodyaux + pp->nbody, pp->aux, pp->nids * sizeof *pp->aux);
+	pp->nbody += pp->nids;
+}
+
 const char *zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 {
 	const struct zt_ps_header *h = &it->header;
@@ -173,6 +213,7 @@ const char *zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 		srcline(pp, &it->text);
 		break;
 	case ZT_PS_END:
+		body_keys(pp, it);
 		if (pp->by == ZT_BY_THREAD)
 			push(pp, pp->thread.buf, pp->thread.len);
 		if (zt_profile_samples(pp->p) > UINT64_MAX - pp->count)

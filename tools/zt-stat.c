@@ -214,6 +214,8 @@ static int read_records(struct run *st, struct reading *rd, const struct zt_symo
 	rd->pp = zt_psprof_new(st->p, st->by);
 	if (st->lines)
 		zt_psprof_set_lines(rd->pp, st->lines);
+	/* zt_psprof_item keeps what a record gave: repeats need not be read again. */
+	zt_ps_reader_set_repeats(zt_stage_reader(rd->sg), 1);
 	while (!problem && (got = zt_stage_next(rd->sg, &it, err, errlen)) > 0) {
 		if (it.kind == ZT_PS_COMMENT)
 			problem = zt_facts_line(&st->facts, it.text.p, it.text.n);

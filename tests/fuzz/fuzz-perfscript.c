@@ -7,14 +7,20 @@
  *   tests/fuzz/bin/fuzz-perfscript tests/fuzz/corpus-perfscript
  * The first byte picks the options; the rest is split into lines, each
  * copied to a buffer of its exact size so that AddressSanitizer sees any
- * read past a line's end.
+ * read past a line's end. The same bytes are then read as a file, with and
+ * without repeats (zt_ps_reader_set_repeats: a record seen before is not
+ * read again): both must fold to the same bytes, or fail with the same
+ * message.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fold.h"
+#include "input.h"
 #include "perfscript.h"
 #include "profile.h"
 #include "psprofile.h"
@@ -23,6 +29,66 @@
 #include "facts.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The folded bytes of data read as a file, into *out; the reader's result. */
+static int fold_file(const uint8_t *data, size_t size, const struct zt_collapse_opts *o,
+		     unsigned flags, int repeats, char **out, size_t *outlen, char *err,
+		     size_t errlen)
+{
+	int fd = memfd_create("fuzz", 0), got;
+	struct zt_input *in;
+	struct zt_ps_reader *r;
+	struct zt_fold *fold;
+	struct zt_ps_item it;
+	FILE *f;
+
+	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size) ||
+	    lseek(fd, 0, SEEK_SET) != 0)
+		abort();
+	in = zt_input_fdopen(fd, "fuzz");
+	r = zt_ps_reader_new(in);
+	zt_ps_reader_set_repeats(r, repeats);
+	fold = zt_fold_new(o);
+	if (flags & 1)
+		zt_filter_set(zt_fold_filter(fold), ZT_FOCUS, "[a-m]", err, errlen);
+	if (flags & 4)
+		zt_filter_set(zt_fold_filter(fold), ZT_HIDE, "[0-9e]", err, errlen);
+	err[0] = '\0';
+	while ((got = zt_ps_next(r, &it, err, errlen)) > 0)
+		if (zt_fold_item(fold, &it)) {
+			snprintf(err, errlen, "line %lu: overflow", it.lineno);
+			got = -1;
+			break;
+		}
+	if (!(f = open_memstream(out, outlen)))
+		abort();
+	if (got == 0) {
+		fprintf(f, "%lu records, line %lu, unterminated %lu\n",
+			(unsigned long)zt_fold_records(fold), it.lineno, it.unterminated);
+		zt_fold_write(fold, f);
+	}
+	fclose(f);
+	zt_fold_free(fold);
+	zt_ps_reader_free(r);
+	zt_input_close(in);
+	return got;
+}
+
+/* Reading with repeats changes nothing that is folded or said. */
+static void same_with_repeats(const uint8_t *data, size_t size, unsigned flags)
+{
+	struct zt_collapse_opts o = { .pid = flags & 1, .tid = flags & 2, .kernel = flags & 4,
+				      .jit = flags & 8, .addrs = flags & 16, .srcline = flags & 32 };
+	char *a, *b, ea[256], eb[256];
+	size_t na, nb;
+	int ga = fold_file(data, size, &o, flags, 0, &a, &na, ea, sizeof ea);
+	int gb = fold_file(data, size, &o, flags, 1, &b, &nb, eb, sizeof eb);
+
+	if (ga != gb || na != nb || memcmp(a, b, na) != 0 || (ga < 0 && strcmp(ea, eb) != 0))
+		abort();
+	free(a);
+	free(b);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -124,6 +190,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		zt_views_list(devnull, &v, peek, lp, NULL);
 		free(ids);
 	}
+	same_with_repeats(data + 1, size - 1, data[0]);
 	zt_filter_free(pf);
 	zt_filter_free(peek);
 	zt_psprof_free(pp);
