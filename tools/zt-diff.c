@@ -4,6 +4,8 @@
  *   zt-diff before.folded after.folded | flamegraph.pl > diff.svg
  *   zt-diff --report before.folded after.folded
  *
+ * Each side is any stage lib/stage.c reads (a raw dump, a stream, perf
+ * script text, folded stacks), folded as zt-fold folds it.
  * By default it writes difffolded.pl's format, `stack before after`, sorted,
  * merge-joining the two inputs (lib/foldsrc.c). --report says which
  * functions' shares changed by more than sampling noise: an exact
@@ -57,11 +59,14 @@ static const struct zt_usage usage = {
 	"       zt-diff --report [--json] [-s] [--root=NAME | --no-root] [-q level]\n"
 	"               [-t rows] before after\n"
 	"       zt-diff --report [options] before... -- after...",
-	"Compare two folded profiles: their stacks side by side, \"stack before\n"
-	"after\" as difffolded.pl writes them, or with --report the functions whose\n"
-	"share of the samples changed, with several runs per side around '--'.",
+	"Compare two profiles: their stacks side by side, \"stack before after\"\n"
+	"as difffolded.pl writes them, or with --report the functions whose share\n"
+	"of the samples changed, with several runs per side around '--'. Each is\n"
+	"a zt raw dump, zt-symbolize's stream or perf script output (folded as\n"
+	"zt-fold folds them) or folded stacks, told apart by their content.",
 	options,
-	NULL,
+	"The symbolizer options (-d, -l, --no-demangle, --sysroot) are\n"
+	"zt-symbolize's, for raw dumps.",
 };
 
 /* difffolded.pl -n: floor(count * total2 / total1), computed exactly. */

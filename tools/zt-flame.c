@@ -5,9 +5,13 @@
  *   zt-fold run.sym | zt-flame > run.svg
  *   zt-diff before.folded after.folded | zt-flame > diff.svg
  *
+ *   zt-flame run.raw > run.svg
+ *
  * It reads folded stacks (formats/folded.md) or zt-diff's differential
  * layout (formats/diff.md; the first line decides which) from files or
- * stdin, with lib/folded.c's reader and its errors, and draws them with
+ * stdin, with lib/folded.c's reader and its errors; a raw dump, zt's
+ * stream or perf script text is folded first as zt-fold folds it
+ * (lib/stage.c). It draws them with
  * lib/flame.c: the same frames at the same places as flamegraph.pl. Nothing
  * is written until every input has been read.
  */
@@ -49,11 +53,15 @@ static const struct zt_opt options[] = {
 
 static const struct zt_usage usage = {
 	"zt-flame [-i] [-t title] [-w width] [-m minwidth[%]] [--negate]\n"
-	"                [--root=NAME | --no-root] [file ...]",
-	"Draw folded stacks, or zt-diff's differential stacks, from the files or\n"
-	"stdin as one self-contained, interactive SVG flame graph on stdout.",
+	"                [--root=NAME | --no-root]\n"
+	"                [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] [file ...]",
+	"Draw the files or stdin as one self-contained, interactive SVG flame\n"
+	"graph on stdout: a zt raw dump, zt-symbolize's stream or perf script\n"
+	"output (folded as zt-fold folds them), folded stacks, or zt-diff's\n"
+	"differential stacks, told apart by their content.",
 	options,
-	NULL,
+	"A raw dump is symbolized as zt-symbolize symbolizes it, with -d, -l,\n"
+	"--no-demangle and --sysroot.",
 };
 
 /* --root, --no-root: the root frame of every line, and a buffer for it. */

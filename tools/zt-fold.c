@@ -1,9 +1,13 @@
 /*
- * zt-fold — perf script text (or zt-symbolize's stream) to folded stacks.
+ * zt-fold — perf script text (or zt-symbolize's stream, or a raw dump) to
+ * folded stacks.
  *
+ *   zt-fold run.raw > run.folded
  *   zt-symbolize < run.raw | zt-fold > run.folded
  *   perf script | zt-fold --all | flamegraph.pl > run.svg
  *
+ * Inputs are read through lib/stage.c, which tells them apart and
+ * symbolizes a raw dump in process; folded inputs are summed and sorted.
  * The output matches FlameGraph's stackcollapse-perf.pl byte for byte; the
  * work is in lib/perfscript.c (lines), lib/collapse.c (names) and
  * lib/fold.c (counting and sorting). Nothing is written until every input
@@ -58,12 +62,16 @@ static const struct zt_opt options[] = {
 static const struct zt_usage usage = {
 	"zt-fold [--pid | --tid | --root=NAME | --no-root] [--kernel] [--jit]\n"
 	"               [--all] [--addrs] [--srcline] [--weight=period|count]\n"
-	"               [--focus=REGEX] [--ignore=REGEX] [--hide=REGEX] [file ...]",
-	"Fold perf script output, or zt-symbolize's stream, from the files or\n"
-	"stdin into stacks \"root;...;leaf count\", as stackcollapse-perf.pl does.",
+	"               [--focus=REGEX] [--ignore=REGEX] [--hide=REGEX]\n"
+	"               [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] [file ...]",
+	"Fold perf script output, zt-symbolize's stream or a zt raw dump from the\n"
+	"files or stdin into stacks \"root;...;leaf count\", as stackcollapse-perf.pl\n"
+	"does; folded stacks are summed and sorted. Inputs are told apart by\n"
+	"their content.",
 	options,
 	"REGEX is POSIX extended, matched anywhere in a frame name; the root\n"
-	"frame (the command) is not matched.",
+	"frame (the command) is not matched. A raw dump is symbolized as\n"
+	"zt-symbolize symbolizes it, with -d, -l, --no-demangle and --sysroot.",
 };
 
 /* zt-fold: 'f': 12 MiB read, on a terminal. */

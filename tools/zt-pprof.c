@@ -5,7 +5,9 @@
  *   zt-pprof [-l] [--no-demangle] [-d DIR]... [--sysroot=DIR] [-o FILE] [FILE]
  *
  * The dump is named as zt-symbolize names it (the same symbolizer, the same
- * options and warnings); lib/pprof.c builds and encodes the profile. The
+ * options and warnings); lib/pprof.c builds and encodes the profile. Other
+ * stages (lib/stage.c) become a profile of names, as their folded stacks.
+ * The
  * whole profile is built before anything is written, so a bad dump leaves
  * no output, and no output file.
  */
@@ -36,7 +38,9 @@ static const struct zt_opt options[] = {
 static const struct zt_usage usage = {
 	"zt-pprof [-l] [--no-demangle] [-d DIR]... [--sysroot=DIR] [-o FILE] [FILE]",
 	"Turn a zt raw dump (FILE or stdin, plain or gzip) into a gzipped pprof\n"
-	"profile (profile.proto), for go tool pprof.",
+	"profile (profile.proto), for go tool pprof; or zt-symbolize's stream,\n"
+	"perf script output or folded stacks (told apart by their content) into\n"
+	"a profile of their function names.",
 	options,
 	NULL,
 };

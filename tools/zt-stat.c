@@ -5,8 +5,9 @@
  *   zt-stat --by=module run.sym
  *   perf script | zt-stat -n 10
  *
- * Reads folded stacks, zt-symbolize's stream or any perf script output,
- * telling them apart by the first line that is not a comment. Counting is
+ * Reads a raw dump, zt-symbolize's stream, any perf script output or folded
+ * stacks, told apart by lib/stage.c, which symbolizes a raw dump in
+ * process (the symbolizer's options are zt-symbolize's). Counting is
  * in lib/profile.c and lib/psprofile.c, what a count weighs in
  * lib/weight.c, the filters in lib/filter.c and the peek and list views in
  * lib/views.c; zt's `# zt` facts (rate, timer, samples lost, CPU time) come
@@ -64,11 +65,14 @@ static const struct zt_usage usage = {
 	"zt-stat [-n rows] [--by=function|module|line|thread] [--sort=flat|cum]\n"
 	"               [--focus=REGEX] [--ignore=REGEX] [--hide=REGEX]\n"
 	"               [--peek=REGEX] [--list=REGEX [--source-dir=DIR]] [--json]\n"
-	"               [file ...]",
-	"Where the time went, as a table like pprof -top, from folded stacks,\n"
-	"zt-symbolize's stream or perf script output (the files or stdin).",
+	"               [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] [file ...]",
+	"Where the time went, as a table like pprof -top, from the files or stdin:\n"
+	"a zt raw dump, zt-symbolize's stream or perf script output, or folded\n"
+	"stacks, told apart by their content.",
 	options,
-	"REGEX is POSIX extended, matched anywhere in a name.",
+	"REGEX is POSIX extended, matched anywhere in a name. A raw dump is\n"
+	"symbolized as zt-symbolize symbolizes it, with -d, -l, --no-demangle and\n"
+	"--sysroot.",
 };
 
 static const char *const bynames[] = { "function", "module", "line", "thread" };
