@@ -405,6 +405,8 @@ static void put_summary(void)
 	}
 	put_key(dfd, ZT_RAW_CPU_NS, (uint64_t)((zt_state.cpu_stop_ns ? zt_state.cpu_stop_ns
 							      : zt_prof_cpu_ns()) - zt_state.cpu_start_ns));
+	put_key(dfd, ZT_RAW_CPU_USER_START_NS, zt_state.user_start_ns);
+	put_key(dfd, ZT_RAW_CPU_SYS_START_NS, zt_state.sys_start_ns);
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
 		put_key(dfd, ZT_RAW_CPU_USER_NS,
 			(uint64_t)ru.ru_utime.tv_sec * 1000000000u +

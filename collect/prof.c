@@ -19,6 +19,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <ucontext.h>
@@ -296,6 +297,7 @@ static unsigned parse_hz(const char *s)
 int zt_prof_begin(void)
 {
 	struct zt_thread *t;
+	struct rusage ru;
 
 	zt_state.pid = getpid();
 	if (zt_state.pid == zt_state.root_pid ||
@@ -325,6 +327,13 @@ int zt_prof_begin(void)
 	}
 	zt_state.cpu_start_ns = zt_prof_cpu_ns();
 	zt_state.cpu_stop_ns = 0;
+	zt_state.user_start_ns = zt_state.sys_start_ns = 0;
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		zt_state.user_start_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
+					 (uint64_t)ru.ru_utime.tv_usec * 1000u;
+		zt_state.sys_start_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u +
+					(uint64_t)ru.ru_stime.tv_usec * 1000u;
+	}
 	zt_snap_take();
 	__atomic_store_n(&zt_state.active, 1, __ATOMIC_RELEASE);
 	return 0;

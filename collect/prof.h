@@ -119,6 +119,9 @@ struct zt_state {
 	volatile enum zt_seccomp seccomp;	/* a filter is in place, and what it leaves zt */
 	const char *seccomp_refused;	/* the first of zt's calls it kills, or NULL */
 	int64_t cpu_start_ns, cpu_stop_ns;	/* process CPU clock while sampling */
+	/* The process's user and system time when sampling began: the loader's
+	   start, and after an exec the images before this one. */
+	uint64_t user_start_ns, sys_start_ns;
 	uint64_t start_ns;	/* CLOCK_MONOTONIC when the dump was opened */
 	uint64_t start_time_ns;	/* CLOCK_REALTIME then: the wall-clock start */
 	char base[4096];	/* ZT_OUT as given */

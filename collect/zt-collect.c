@@ -172,41 +172,63 @@ static char *find_program(const char *name)
 }
 
 /*
- * Refuse a statically linked program: LD_PRELOAD cannot reach it. A script
- * is judged by its interpreter. Anything we cannot read is left to execve.
+ * Why the loader will not preload the collector into path (after resolving
+ * it on PATH), or NULL when nothing says it will not: statically linked (no
+ * PT_INTERP), or run in secure-execution mode (set-user-ID or set-group-ID
+ * to another user or group, where ld.so ignores LD_PRELOAD paths). A script
+ * is judged by its interpreter. Anything that cannot be read gives NULL.
  */
-static void check_dynamic(const char *prog, int depth)
+static const char *unreachable_reason(const char *path, int depth)
 {
-	char head[256], err[256];
+	char head[256], err[256], *found = NULL;
+	const char *why = NULL;
 	struct zt_elf e;
+	struct stat st;
 	ssize_t n;
-	int fd = open(prog, O_RDONLY | O_CLOEXEC);
+	int fd;
 
-	if (fd < 0)
-		return;
+	if (!strchr(path, '/') && !(path = found = find_program(path)))
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		free(found);
+		return NULL;
+	}
 	n = read(fd, head, sizeof head - 1);
 	close(fd);
-	if (n < 4)
-		return;
-	head[n] = '\0';
-	if (head[0] == '#' && head[1] == '!' && depth == 0) {
-		char *p = head + 2, *end;
+	if ((st.st_mode & S_ISUID) && st.st_uid != getuid())
+		why = "it is set-user-ID to another user, and the loader ignores LD_PRELOAD there";
+	else if ((st.st_mode & S_ISGID) && st.st_gid != getgid())
+		why = "it is set-group-ID to another group, and the loader ignores LD_PRELOAD there";
+	else if (n >= 4 && head[0] == '#' && head[1] == '!') {
+		char *p = head + 2;
 
+		head[n] = '\0';
 		while (*p == ' ' || *p == '\t')
 			p++;
-		end = p + strcspn(p, " \t\n");
-		*end = '\0';
-		if (*p)
-			check_dynamic(p, 1);
-		return;
-	}
-	if (zt_elf_open(prog, &e, err, sizeof err) == 0 && !e.has_interp) {
+		p[strcspn(p, " \t\n")] = '\0';
+		if (*p && depth == 0)
+			why = unreachable_reason(p, 1);
+	} else if (n >= 4 && zt_elf_open(path, &e, err, sizeof err) == 0) {
+		if (!e.has_interp)
+			why = "it is statically linked: LD_PRELOAD cannot reach it";
 		zt_elf_close(&e);
+	}
+	free(found);
+	return why;
+}
+
+/* Refuse a program the collector cannot reach: statically linked. */
+static void check_dynamic(const char *prog)
+{
+	const char *why = unreachable_reason(prog, 0);
+
+	if (why && strstr(why, "statically linked"))
 		zt_die(1, "'%s' is statically linked: LD_PRELOAD cannot reach it, "
 		       "so it cannot be profiled (link it dynamically, or use perf record)",
 		       prog);
-	}
-	zt_elf_close(&e);
 }
 
 /* The collector: $ZT_PROF_LIB, else beside us (build tree), else ../lib/zt. */
@@ -273,32 +295,6 @@ static char *output_path(const char *file)
 	sprintf(slash, "%s/%s", strcmp(abs, "/") ? abs : "", base);
 	free(abs);
 	return slash;
-}
-
-/* With -f: name the dumps descendants wrote (FILE.PID, newer than start). */
-static void report_descendants(const char *out, time_t start)
-{
-	char pattern[PATH_MAX + 8];
-	glob_t g;
-	size_t n = 0;
-
-	snprintf(pattern, sizeof pattern, "%s.[0-9]*", out);
-	if (glob(pattern, 0, NULL, &g) != 0)
-		return;
-	for (size_t i = 0; i < g.gl_pathc; i++) {
-		const char *suffix = g.gl_pathv[i] + strlen(out) + 1;
-		struct stat st;
-
-		if (strspn(suffix, "0123456789") != strlen(suffix) ||
-		    stat(g.gl_pathv[i], &st) < 0 || st.st_mtime < start)
-			continue;
-		if (n++ == 0)
-			fprintf(stderr, "%s: descendants' dumps:", zt_prog);
-		fprintf(stderr, " '%s'", g.gl_pathv[i]);
-	}
-	if (n)
-		fputc('\n', stderr);
-	globfree(&g);
 }
 
 /*
@@ -394,57 +390,181 @@ static int status_failure(const char *status, pid_t pid, const char *out)
 	return 0;
 }
 
-/* Print the one-line summary of the dump; -1 if there is no usable dump. */
-static int report(const char *out, const char *prog, struct rusage *ru,
-		  const char *status, pid_t pid)
+/*
+ * One dump's figures: the samples, and the CPU time they stand for. The
+ * dump covers one process image, from the start of its sampling to its end
+ * (or its exec): its user and system time are the dump's end values less
+ * those at its start, which after an exec hold the images before it.
+ */
+struct figures {
+	struct zt_raw d;
+	double cpu;		/* what the rate is per: user time with perf-task-clock */
+	double user, sys;	/* this image's */
+	double user_before, sys_before;	/* the process's before this image sampled */
+	int useronly;
+};
+
+static double ns_s(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+/* Read the summary of the dump at path into *f; -1 (and a warning) if none. */
+static int read_figures(const char *path, struct figures *f)
 {
 	struct zt_input *in;
-	struct zt_raw d;
-	char err[512], split[96], unsampled[128];
-	double cpu, rate, user, sys;
-	int useronly;
+	char err[512];
+	struct zt_raw *d = &f->d;
 
-	if (status_failure(status, pid, out))
-		return -1;
-	if (access(out, F_OK) != 0) {
-		zt_warn("'%s' left no dump at '%s': it ended without running zt's exit "
-			"path (SIGKILL, a raw exit system call), exec'd a program zt "
-			"cannot reach, or sampling could not start", prog, out);
-		return -1;
-	}
-	in = zt_input_open(out, err, sizeof err);
+	memset(f, 0, sizeof *f);
+	in = zt_input_open(path, err, sizeof err);
 	if (!in) {
 		zt_warn("%s", err);
 		return -1;
 	}
-	memset(&d, 0, sizeof d);
-	if (zt_raw_read_summary(in, &d, err, sizeof err) < 0) {
+	if (zt_raw_read_summary(in, d, err, sizeof err) < 0) {
 		zt_warn("%s", err);	/* the place is in it */
 		zt_input_close(in);
-		zt_raw_free(&d);
+		zt_raw_free(d);
 		return -1;
 	}
 	zt_input_close(in);
+	f->user_before = d->cpu_user_ns >= d->cpu_user_start_ns ? ns_s(d->cpu_user_start_ns) : 0;
+	f->sys_before = d->cpu_sys_ns >= d->cpu_sys_start_ns ? ns_s(d->cpu_sys_start_ns) : 0;
+	f->user = ns_s(d->cpu_user_ns) - f->user_before;
+	f->sys = ns_s(d->cpu_sys_ns) - f->sys_before;
 	/*
 	 * CPU time while sampling ran, measured precisely by the process clock.
 	 * perf-task-clock samples user space only, so its rate is per user
 	 * CPU-second and system time is reported apart, as not sampled; the
-	 * split is the dump's (the program's getrusage at its end).
+	 * split is the dump's (the program's getrusage).
 	 */
-	if (d.have_cpu)
-		cpu = (double)d.cpu_ns / 1e9;
-	else
-		cpu = (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
-		      (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
-	user = (double)d.cpu_user_ns / 1e9;
-	sys = (double)d.cpu_sys_ns / 1e9;
-	useronly = d.timer && strcmp(d.timer, "perf-task-clock") == 0 && user + sys > 0;
-	if (useronly)
-		cpu = user;
-	rate = cpu > 0 ? (double)d.nsamples / cpu : 0;
-	if (useronly)
+	f->cpu = d->have_cpu ? ns_s(d->cpu_ns) : f->user + f->sys;
+	f->useronly = d->timer && strcmp(d->timer, ZT_RAW_TIMER_PERF) == 0 &&
+		      f->user + f->sys > 0;
+	if (f->useronly)
+		f->cpu = f->user;
+	return 0;
+}
+
+/* The program zt-collect started, as /proc/PID/exe will name it. */
+static char *started_image(const char *prog)
+{
+	char head[256], *p = NULL;
+	ssize_t n;
+	int fd = open(prog, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, head, sizeof head - 1);
+		close(fd);
+		if (n > 2 && head[0] == '#' && head[1] == '!') {
+			head[n] = '\0';
+			p = head + 2;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			p[strcspn(p, " \t\n")] = '\0';
+		}
+	}
+	return realpath(p && *p ? p : prog, NULL);
+}
+
+/*
+ * A program that process pid exec'd and that left no dump of its own (by
+ * the dump d, whose image exec'd it): say which, and why.
+ */
+static void report_unreached(const struct zt_raw *d, int top)
+{
+	const char *why = unreachable_reason(d->exec, 0);
+
+	zt_warn("'%s' (pid %" PRIu64 ", exec'd by '%s') was not profiled: %s; %s", d->exec,
+		d->pid, d->exe ? d->exe : "?", why ? why : "zt's collector did not start in it",
+		top ? "the dump covers the time before the exec" : "its time is in no dump");
+}
+
+/* The notes a dump's summary carries, after its line. */
+static void report_notes(const struct zt_raw *d)
+{
+	if (d->conflict)
+		zt_warn("note: the program uses SIGPROF itself (%s): its own signals "
+			"went to its handler, zt's were kept apart", d->conflict);
+	if (d->have_partial && d->partial && d->nsamples)
+		zt_warn("note: %" PRIu64 " of %" PRIu64 " stacks (%.1f%%) could not be unwound "
+			"to the thread's entry (unwind %s); they show [truncated] at the root",
+			d->partial, d->nsamples, 100.0 * (double)d->partial / (double)d->nsamples,
+			d->unwind ? d->unwind : "?");
+	if (d->sigprof_blocked)
+		zt_warn("%" PRIu64 " threads had SIGPROF blocked when they ended: a thread "
+			"that blocks it is not sampled while it does%s", d->sigprof_blocked,
+			d->nsamples ? "" : " (no samples at all)");
+	if (d->timers_lost)
+		zt_warn("the program closed the sampling counters of %" PRIu64 " threads: "
+			"those threads were not sampled after that", d->timers_lost);
+	if (d->seccomp) {
+		const char *call = strchr(d->seccomp, ' ');
+
+		call = call ? call + 1 : "";
+		if (strncmp(d->seccomp, "stopped", 7) == 0)
+			zt_warn("note: the program installed a seccomp filter that would kill "
+				"zt's %s system call: sampling stopped there, and the dump "
+				"covers the run until then", call);
+		else if (strncmp(d->seccomp, "no-new-threads", 14) == 0)
+			zt_warn("note: the program installed a seccomp filter that would kill "
+				"zt's %s system call: threads it created after that were not "
+				"sampled", call);
+		else if (strncmp(d->seccomp, "posix-timer", 11) == 0)
+			zt_warn("note: the program runs under a seccomp filter that would kill "
+				"zt's %s system call: zt used the POSIX timer", call);
+		else
+			zt_warn("note: the program runs under a seccomp filter, which allows "
+				"zt's system calls");
+	}
+	if (d->dump_reopened)
+		zt_warn("note: the program closed the dump's descriptor; zt reopened "
+			"its file and lost nothing");
+	if (d->unsampled)
+		zt_warn("%" PRIu64 " threads were not sampled (made with a raw clone, more "
+			"than 4096 alive at once, a timer that would not start, or threads "
+			"already running under the POSIX timer); %.3f CPU-s in all are in "
+			"no sample", d->unsampled, ns_s(d->unsampled_cpu_ns));
+}
+
+/*
+ * Print the one-line summary of the program's dump and its notes; -1 if
+ * there is no usable dump. wall is the run's wall-clock time.
+ */
+static int report(const char *out, const char *prog, const char *path, struct rusage *ru,
+		  double wall, const char *status, pid_t pid)
+{
+	struct figures f;
+	struct zt_raw *d = &f.d;
+	char split[96], unsampled[128], image[PATH_MAX + 64], before[PATH_MAX + 160];
+	char *started;
+	double rate;
+
+	if (status_failure(status, pid, out))
+		return -1;
+	if (access(out, F_OK) != 0) {
+		const char *why = unreachable_reason(path, 0);
+
+		if (why)
+			zt_warn("'%s' left no dump at '%s': %s", prog, out, why);
+		else
+			zt_warn("'%s' left no dump at '%s': it ended without running zt's exit "
+				"path (SIGKILL, a raw exit system call), exec'd a program zt "
+				"cannot reach, or sampling could not start", prog, out);
+		return -1;
+	}
+	if (read_figures(out, &f) < 0)
+		return -1;
+	rate = f.cpu > 0 ? (double)d->nsamples / f.cpu : 0;
+	if (f.useronly)
 		snprintf(split, sizeof split, "; system %.3f s (%.1f%% of CPU time) not sampled",
-			 sys, 100 * sys / (user + sys));
+			 f.sys, 100 * f.sys / (f.user + f.sys));
 	else
 		split[0] = '\0';
 	/*
@@ -453,73 +573,125 @@ static int report(const char *out, const char *prog, struct rusage *ru,
 	 * started (a few microseconds each). Said when there are unsampled
 	 * threads, or when it is at least 0.5% of the CPU time.
 	 */
-	if (d.unsampled || (double)d.unsampled_cpu_ns >= 0.005 * (double)d.cpu_ns) {
+	if (d->unsampled || (double)d->unsampled_cpu_ns >= 0.005 * (double)d->cpu_ns) {
 		int k = snprintf(unsampled, sizeof unsampled, ", %.3f CPU-s in threads zt could "
 				 "not sample (SIGPROF blocked, no timer)",
-				 (double)d.unsampled_cpu_ns / 1e9);
+				 ns_s(d->unsampled_cpu_ns));
 
-		if (d.unsampled && k > 0 && (size_t)k < sizeof unsampled)
+		if (d->unsampled && k > 0 && (size_t)k < sizeof unsampled)
 			snprintf(unsampled + k, sizeof unsampled - (size_t)k, ", %" PRIu64
-				 " threads not sampled", d.unsampled);
+				 " threads not sampled", d->unsampled);
 	} else {
 		unsampled[0] = '\0';
 	}
-	/* The kernel's own account of the program (wait4), for comparison. */
-	fprintf(stderr, "%s: %" PRIu64 " samples in %.3f %sCPU-s: %.1f Hz of %u requested, "
-		"timer %s%s, %" PRIu64 " lost%s%s, wrote '%s'; rusage: user %.3f s, system %.3f s\n",
-		zt_prog, d.nsamples, cpu, useronly ? "user " : "", rate, d.hz,
-		d.timer ? d.timer : "unknown",
-		d.rate_cap ? " (rate capped by the kernel tick)" : "", d.lost, unsampled, split, out,
-		(double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6,
-		(double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6);
-	if (d.conflict)
-		zt_warn("note: the program uses SIGPROF itself (%s): its own signals "
-			"went to its handler, zt's were kept apart", d.conflict);
-	if (d.exec)
-		zt_warn("the program exec'd '%s', which left no dump of its own "
-			"(statically linked?): the dump covers the time before the exec",
-			d.exec);
-	if (d.have_partial && d.partial && d.nsamples)
-		zt_warn("note: %" PRIu64 " of %" PRIu64 " stacks (%.1f%%) could not be unwound "
-			"to the thread's entry (unwind %s); they show [truncated] at the root",
-			d.partial, d.nsamples, 100.0 * (double)d.partial / (double)d.nsamples,
-			d.unwind ? d.unwind : "?");
-	if (d.sigprof_blocked)
-		zt_warn("%" PRIu64 " threads had SIGPROF blocked when they ended: a thread "
-			"that blocks it is not sampled while it does%s", d.sigprof_blocked,
-			d.nsamples ? "" : " (no samples at all)");
-	if (d.timers_lost)
-		zt_warn("the program closed the sampling counters of %" PRIu64 " threads: "
-			"those threads were not sampled after that", d.timers_lost);
-	if (d.seccomp) {
-		const char *call = strchr(d.seccomp, ' ');
-
-		call = call ? call + 1 : "";
-		if (strncmp(d.seccomp, "stopped", 7) == 0)
-			zt_warn("note: the program installed a seccomp filter that would kill "
-				"zt's %s system call: sampling stopped there, and the dump "
-				"covers the run until then", call);
-		else if (strncmp(d.seccomp, "no-new-threads", 14) == 0)
-			zt_warn("note: the program installed a seccomp filter that would kill "
-				"zt's %s system call: threads it created after that were not "
-				"sampled", call);
-		else if (strncmp(d.seccomp, "posix-timer", 11) == 0)
-			zt_warn("note: the program runs under a seccomp filter that would kill "
-				"zt's %s system call: zt used the POSIX timer", call);
-		else
-			zt_warn("note: the program runs under a seccomp filter, which allows "
-				"zt's system calls");
+	/*
+	 * After an exec the dump is the last image's: its figures are that
+	 * image's, named, and the time before it is said apart, so that the two
+	 * add up to the kernel's account of the whole process (wait4).
+	 */
+	image[0] = before[0] = '\0';
+	started = started_image(path);
+	if (d->exe && started && strcmp(d->exe, started) != 0) {
+		snprintf(image, sizeof image, " of '%s'", d->exe);
+		snprintf(before, sizeof before, "; before the exec of '%s', user %.3f s, "
+			 "system %.3f s, in no dump", d->exe, f.user_before, f.sys_before);
 	}
-	if (d.dump_reopened)
-		zt_warn("note: the program closed the dump's descriptor; zt reopened "
-			"its file and lost nothing");
-	if (d.unsampled)
-		zt_warn("%" PRIu64 " threads were not sampled (made with a raw clone, more "
-			"than 4096 alive at once, a timer that would not start, or threads "
-			"already running under the POSIX timer); %.3f CPU-s in all are in "
-			"no sample", d.unsampled, (double)d.unsampled_cpu_ns / 1e9);
-	zt_raw_free(&d);
+	free(started);
+	if ((f.user + f.sys) * d->hz < 5) {
+		/*
+		 * Less CPU time than five samples' worth (each thread's first
+		 * sample comes at a random point of its period, so there may be
+		 * one): a rate would mean nothing, say what the time was.
+		 */
+		fprintf(stderr, "%s: %" PRIu64 " samples: the program%s was off-CPU for nearly "
+			"all of its %.3f s of wall-clock time (%.3f CPU-s while sampled; zt samples "
+			"CPU time, one sample per %.3f ms of it at %u Hz), timer %s%s, wrote '%s'; "
+			"rusage: user %.3f s, system %.3f s%s\n",
+			zt_prog, d->nsamples, image, wall, f.user + f.sys, d->hz ? 1000.0 / d->hz : 0, d->hz,
+			d->timer ? d->timer : "unknown", unsampled, out,
+			tv_s(ru->ru_utime), tv_s(ru->ru_stime), before);
+	} else {
+		/* The kernel's own account of the program (wait4), for comparison. */
+		fprintf(stderr, "%s: %" PRIu64 " samples in %.3f %sCPU-s%s and %.3f s wall-clock: "
+			"%.1f Hz of %u requested, timer %s%s, %" PRIu64 " lost%s%s, wrote '%s'; "
+			"rusage: user %.3f s, system %.3f s%s\n",
+			zt_prog, d->nsamples, f.cpu, f.useronly ? "user " : "", image, wall,
+			rate, d->hz, d->timer ? d->timer : "unknown",
+			d->rate_cap ? " (rate capped by the kernel tick)" : "", d->lost,
+			unsampled, split, out, tv_s(ru->ru_utime), tv_s(ru->ru_stime), before);
+	}
+	report_notes(d);
+	if (d->exec)
+		report_unreached(d, 1);
+	zt_raw_free(d);
 	return 0;
+}
+
+/*
+ * With -f: one line for the whole tree, last. It totals the program's dump
+ * (out, if any) and every descendant's (FILE.PID, newer than start):
+ * samples, the CPU time they stand for, the rate and the partial share, and
+ * names each dump. A descendant that exec'd what zt cannot reach is named
+ * before it, with the reason.
+ */
+static void report_tree(const char *out, time_t start, double wall)
+{
+	char pattern[PATH_MAX + 8];
+	glob_t g;
+	size_t cap = 256, len = 0, ndumps = 0;
+	uint64_t samples = 0, partial = 0;
+	double cpu = 0, sys = 0;
+	int useronly = 1;
+	char *names = zt_malloc(cap);
+	struct figures f;
+
+	names[0] = '\0';
+	snprintf(pattern, sizeof pattern, "%s.[0-9]*", out);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		g.gl_pathc = 0;
+	for (size_t i = 0; i <= g.gl_pathc; i++) {
+		const char *path = i == 0 ? out : g.gl_pathv[i - 1];
+		const char *exe;
+		struct stat st;
+		size_t need;
+
+		if (i > 0) {
+			const char *suffix = path + strlen(out) + 1;
+
+			if (strspn(suffix, "0123456789") != strlen(suffix) ||
+			    stat(path, &st) < 0 || st.st_mtime < start)
+				continue;
+		} else if (access(path, F_OK) != 0) {
+			continue;
+		}
+		if (read_figures(path, &f) < 0)
+			continue;
+		if (i > 0 && f.d.exec)
+			report_unreached(&f.d, 0);
+		samples += f.d.nsamples;
+		partial += f.d.partial;
+		cpu += f.cpu;
+		sys += f.sys;
+		useronly &= f.useronly;
+		exe = f.d.exe ? strrchr(f.d.exe, '/') : NULL;
+		exe = exe ? exe + 1 : f.d.exe ? f.d.exe : "?";
+		need = len + strlen(path) + strlen(exe) + 64;
+		zt_grow(&names, &cap, need, 1);
+		len += (size_t)snprintf(names + len, cap - len, "%s'%s' (%s, %" PRIu64 " samples)",
+					ndumps ? ", " : "", path, exe, f.d.nsamples);
+		ndumps++;
+		zt_raw_free(&f.d);
+	}
+	globfree(&g);
+	fprintf(stderr, "%s: with -f, %zu dump%s: %" PRIu64 " samples in %.3f %sCPU-s and "
+		"%.3f s wall-clock: %.1f Hz", zt_prog, ndumps, ndumps == 1 ? "" : "s", samples,
+		cpu, useronly ? "user " : "", wall, cpu > 0 ? (double)samples / cpu : 0);
+	if (useronly)
+		fprintf(stderr, ", system %.3f s not sampled", sys);
+	fprintf(stderr, ", %.1f%% of stacks partial; wrote %s\n",
+		samples ? 100.0 * (double)partial / (double)samples : 0.0,
+		ndumps ? names : "nothing");
+	free(names);
 }
 
 /*
@@ -558,7 +730,7 @@ static char *prepare_program(const char *name)
 			zt_die(EXIT_CANNOT_RUN, "cannot run '%s': Permission denied", name);
 		zt_die(EXIT_CANNOT_RUN, "'%s': command not found", name);
 	}
-	check_dynamic(prog, 0);
+	check_dynamic(prog);
 	return prog;
 }
 
@@ -667,6 +839,8 @@ int main(int argc, char **argv)
 	char *prog, *lib, *out, status_text[8192];
 	int rc, exec_pipe[2], status_pipe[2];
 	struct rusage ru;
+	struct timespec t0, t1;
+	double wall;
 	time_t start;
 
 	zt_setprog(argv[0]);
@@ -680,6 +854,7 @@ int main(int argc, char **argv)
 		zt_die(ZT_EXIT_DATA, "cannot replace '%s':", out);
 
 	start = time(NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (pipe2(exec_pipe, O_CLOEXEC) < 0 || pipe2(status_pipe, O_CLOEXEC) < 0)
 		zt_die(ZT_EXIT_DATA, "pipe:");
 	fflush(NULL);
@@ -695,14 +870,16 @@ int main(int argc, char **argv)
 	close(status_pipe[1]);
 	outlive_child();
 	rc = wait_program(prog, exec_pipe[0], &ru);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	wall = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 
 	read_status(status_pipe[0], status_text, sizeof status_text);
 	remove_partial(out, child);
 	/* No dump is a failure even when the program succeeded. */
-	if (report(out, argv[0], &ru, status_text, child) < 0 && rc == 0)
+	if (report(out, argv[0], prog, &ru, wall, status_text, child) < 0 && rc == 0)
 		rc = 1;
 	if (cfg.follow)
-		report_descendants(out, start);
+		report_tree(out, start, wall);
 	free(prog);
 	free(lib);
 	free(out);

@@ -81,6 +81,8 @@
 #define ZT_RAW_CPU_NS "cpu-ns"
 #define ZT_RAW_CPU_USER_NS "cpu-user-ns"
 #define ZT_RAW_CPU_SYS_NS "cpu-sys-ns"
+#define ZT_RAW_CPU_USER_START_NS "cpu-user-start-ns"	/* before this image's sampling */
+#define ZT_RAW_CPU_SYS_START_NS "cpu-sys-start-ns"
 
 /* Values the collector writes. */
 #define ZT_RAW_TIMER_PERF "perf-task-clock"

@@ -59,7 +59,7 @@ count() {
 	# And zt-collect's own summary line says so.
 	# perf-task-clock samples user space: the rate is per user CPU-second,
 	# and system time is given apart, as not sampled.
-	grep -E '^zt-collect: [0-9]+ samples in [0-9.]+ user CPU-s: [0-9.]+ Hz of 997 requested, timer perf-task-clock, 0 lost; system [0-9.]+ s \([0-9.]+% of CPU time\) not sampled, wrote ' spin.err
+	grep -E '^zt-collect: [0-9]+ samples in [0-9.]+ user CPU-s and [0-9.]+ s wall-clock: [0-9.]+ Hz of 997 requested, timer perf-task-clock, 0 lost; system [0-9.]+ s \([0-9.]+% of CPU time\) not sampled, wrote ' spin.err
 }
 
 @test "-F 4000 delivers four times the samples of -F 997 per CPU-second" {

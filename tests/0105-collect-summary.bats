@@ -1,0 +1,128 @@
+#!/usr/bin/env bats
+# zt-collect's summary line: the run's wall-clock time beside its CPU time
+# on every line; a run that used no CPU is said to be off-CPU, with its
+# wall-clock time, not "0 samples ... 0.0 Hz"; after an exec the figures are
+# the last image's, named, and the time before it is given apart, so that
+# the two add up to the kernel's account; with -f a last line totals every
+# dump of the tree and names each, and a descendant zt could not profile
+# (statically linked, set-user-ID) is named with the reason.
+load helper
+bats_require_minimum_version 1.5.0
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# The summary line of zt-collect's stderr in "$stderr". (A thread's first
+# sample comes at a random point of its period: even sleep may have one.)
+summary() {
+	printf '%s\n' "$stderr" | grep '^zt-collect: [0-9]* samples'
+}
+
+@test "a run that uses no CPU (sleep 1) is off-CPU for its wall-clock time, not 0.0 Hz" {
+	run --separate-stderr zt-collect -o s.raw sleep 1
+	assert_success
+	echo "$stderr"
+	line=$(summary)
+	[[ $line =~ ^zt-collect:\ [0-9]\ samples:\ the\ program\ was\ off-CPU\ for\ nearly\ all\ of\ its\ ([0-9.]+)\ s\ of\ wall-clock\ time\ \(([0-9.]+)\ CPU-s\ while\ sampled ]]
+	wall=${BASH_REMATCH[1]} cpu=${BASH_REMATCH[2]}
+	awk -v w="$wall" -v c="$cpu" 'BEGIN { exit !(w >= 1 && c < 0.005) }'
+	[[ $line != *"Hz of"* ]]
+	[[ $line == *"; rusage: user "*" s, system "*" s" ]]
+}
+
+@test "every summary line gives the wall-clock time beside the CPU time" {
+	t0=$(date +%s%N)
+	run --separate-stderr zt-collect -o spin.raw "$SAMPLES/spin" 60
+	t1=$(date +%s%N)
+	assert_success
+	line=$(summary)
+	echo "$line"
+	[[ $line =~ ^zt-collect:\ [0-9]+\ samples\ in\ ([0-9.]+)\ user\ CPU-s\ and\ ([0-9.]+)\ s\ wall-clock:\  ]]
+	cpu=${BASH_REMATCH[1]} wall=${BASH_REMATCH[2]}
+	# One thread: its CPU time fits in the run's wall-clock time, which fits
+	# in the time around zt-collect.
+	awk -v c="$cpu" -v w="$wall" -v t="$(( (t1 - t0) / 1000000 ))" \
+		'BEGIN { exit !(c > 0.1 && c <= w + 0.005 && w <= t / 1000) }'
+}
+
+@test "after an exec the line gives the new image's CPU time, named, and the time before it apart: they add up" {
+	# The shell burns about 0.3 CPU-s, then execs spin.
+	run --separate-stderr zt-collect -o x.raw sh -c \
+		"i=0; while [ \$i -lt 150000 ]; do i=\$((i+1)); done; exec '$SAMPLES/spin' 60"
+	assert_success
+	line=$(summary)
+	echo "$line"
+	re="^zt-collect: ([0-9]+) samples in ([0-9.]+) user CPU-s of '$SAMPLES/spin' and [0-9.]+ s wall-clock: ([0-9.]+) Hz of 997 requested, .*; rusage: user ([0-9.]+) s, system ([0-9.]+) s; before the exec of '$SAMPLES/spin', user ([0-9.]+) s, system ([0-9.]+) s, in no dump\$"
+	[[ $line =~ $re ]]
+	n=${BASH_REMATCH[1]} cpu=${BASH_REMATCH[2]} hz=${BASH_REMATCH[3]}
+	ru=${BASH_REMATCH[4]} before=${BASH_REMATCH[6]}
+	# The samples are spin's: the rate per spin's own CPU time is the one
+	# asked for (within the 3% of tests/0100); the shell's time, which no
+	# dump holds, is apart, and the two make the kernel's account (wait4
+	# counts the few ms of the exit after the dump).
+	awk -v h="$hz" 'BEGIN { exit !(h >= 997 * 0.97 && h <= 997 * 1.03) }'
+	awk -v c="$cpu" -v b="$before" -v r="$ru" 'BEGIN { d = r - c - b; exit !(b > 0.05 && d >= -0.002 && d < 0.02) }'
+	[ "$(sed -n 's/^samples //p' x.raw)" = "$n" ]
+}
+
+# A dynamic and a static CPU burner, about 0.1 CPU-s each.
+burners() {
+	printf '#include <stdio.h>\nint main(void) { volatile unsigned long s = 0; for (unsigned long i = 0; i < 100000000UL; i++) s += i; puts("burnt"); return 0; }\n' > burn.c
+	gcc -O1 -o dyn burn.c
+	gcc -O1 -static -o st burn.c
+}
+
+@test "with -f the last line totals samples, CPU time, rate and partial share over every dump, and names each" {
+	burners
+	run --separate-stderr zt-collect -f -o t.raw bash -c "./dyn; '$SAMPLES/spin' 30; ./dyn; true"
+	assert_success
+	printf '%s\n' "$stderr"
+	last=${stderr_lines[-1]}
+	re="^zt-collect: with -f, ([0-9]+) dumps: ([0-9]+) samples in ([0-9.]+) user CPU-s and [0-9.]+ s wall-clock: ([0-9.]+) Hz, system [0-9.]+ s not sampled, ([0-9.]+)% of stacks partial; wrote (.*)\$"
+	[[ $last =~ $re ]]
+	nd=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]} cpu=${BASH_REMATCH[3]} hz=${BASH_REMATCH[4]}
+	pp=${BASH_REMATCH[5]} names=${BASH_REMATCH[6]}
+	# Every dump written is named with its program and samples, and the
+	# totals are theirs.
+	want_n=0 want_p=0 k=0
+	for f in t.raw t.raw.[0-9]*; do
+		s=$(sed -n 's/^samples //p' "$f")
+		p=$(sed -n 's/^partial //p' "$f")
+		exe=$(sed -n 's|^exe .*/||p' "$f")
+		[[ $names == *"'$PWD/$f' ($exe, $s samples)"* ]]
+		want_n=$((want_n + s)) want_p=$((want_p + p)) k=$((k + 1))
+	done
+	[ "$nd" -eq "$k" ] && [ "$k" -ge 4 ]
+	[ "$n" -eq "$want_n" ]
+	[[ $names == *"(dyn, "*"(spin, "*"(dyn, "* ]]
+	awk -v p="$pp" -v a="$want_p" -v n="$want_n" 'BEGIN { exit !(p - 100 * a / n < 0.05 && 100 * a / n - p < 0.05) }'
+	# The rate is the samples per CPU-second of the whole tree. Its
+	# processes are short (0.03 to 0.3 CPU-s), and each thread's first
+	# sample comes at a random point of its period, so it is the rate asked
+	# for only roughly: a measured 1053 Hz for 997 (359 samples).
+	awk -v h="$hz" -v n="$n" -v c="$cpu" 'BEGIN { r = n / c; d = h - r; if (d < 0) d = -d
+		exit !(d < 0.05 * r && h >= 997 * 0.85 && h <= 997 * 1.15) }'
+}
+
+@test "with -f a statically linked descendant is named with the reason" {
+	burners
+	run --separate-stderr zt-collect -f -o t.raw bash -c "./st; ./dyn; true"
+	assert_success
+	printf '%s\n' "$stderr"
+	[[ $stderr == *"zt-collect: './st' (pid "*", exec'd by '"*"bash') was not profiled: it is statically linked: LD_PRELOAD cannot reach it; its time is in no dump"* ]]
+	[[ ${stderr_lines[-1]} == "zt-collect: with -f, "*"(dyn, "*" samples)" ]]
+}
+
+@test "with -f a set-user-ID descendant (to another user) is named with the reason" {
+	[ "$(id -u)" -eq 0 ] || skip "making a program set-user-ID to another user needs root"
+	burners
+	cp dyn suid
+	chown nobody suid
+	chmod 4755 suid
+	chmod 755 "$BATS_TEST_TMPDIR"
+	run --separate-stderr zt-collect -f -o t.raw bash -c "./suid; true"
+	assert_success
+	printf '%s\n' "$stderr"
+	[[ $stderr == *"zt-collect: './suid' (pid "*") was not profiled: it is set-user-ID to another user, and the loader ignores LD_PRELOAD there; its time is in no dump"* ]]
+}
