@@ -35,6 +35,7 @@
 
 enum {
 	SNAP_BYTES_MAX = 64 << 20,	/* snapshots kept in the side file, at most */
+	SEEN_MAX = 16,		/* distinct snapshots remembered for "= @ns" */
 	XR_MAX = 8192,		/* executable ranges the handler checks */
 };
 
@@ -53,6 +54,14 @@ static struct sbuf last;	/* the last distinct snapshot */
 static uint64_t last_ns;
 static int have_last, last_written;
 static uint64_t side_bytes;	/* bytes written to the side file */
+/*
+ * The last distinct snapshots written, each with its time: one that comes
+ * back (a library loaded and unloaded in a loop) is written as a reference
+ * to it, "= @ns", instead of again.
+ */
+static struct sbuf seen[SEEN_MAX];
+static uint64_t seen_ns[SEEN_MAX];
+static unsigned nseen, seen_next;
 static volatile int stale;	/* a pc outside every known executable range */
 
 /* The executable ranges of the last snapshot, for the handler. */
@@ -226,18 +235,43 @@ static int side_fd(void)
 /* Write the last distinct snapshot out, if it is not yet. */
 static void flush_last(void)
 {
+	char ref[40], *q = ref;
+	const char *p = last.p;
+	size_t n = last.len;
 	int fd;
 
 	if (!have_last || last_written)
 		return;
 	last_written = 1;
-	if (side_bytes + last.len > SNAP_BYTES_MAX || (fd = side_fd()) < 0 ||
-	    put_section(fd, last_ns, last.p, last.len) < 0) {
+	for (unsigned i = 0; i < nseen; i++)
+		if (seen[i].len == last.len && memcmp(seen[i].p, last.p, last.len) == 0) {
+			*q++ = ZT_RAW_SAME_MARK;
+			*q++ = ' ';
+			*q++ = ZT_RAW_TIME_MARK;
+			q = zt_store_fmt_u64(q, seen_ns[i], 10);
+			*q++ = '\n';
+			p = ref;
+			n = (size_t)(q - ref);
+			break;
+		}
+	if (side_bytes + n > SNAP_BYTES_MAX || (fd = side_fd()) < 0 ||
+	    put_section(fd, last_ns, p, n) < 0) {
 		__atomic_fetch_add(&zt_state.maps_lost, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	side_bytes += last.len;
+	side_bytes += n;
 	zt_state.maps_snapshots++;
+	if (p == ref)
+		return;
+	/* Remember it, in place of the oldest. */
+	if (reserve(&seen[seen_next], last.len) == 0) {
+		memcpy(seen[seen_next].p, last.p, last.len);
+		seen[seen_next].len = last.len;
+		seen_ns[seen_next] = last_ns;
+		seen_next = (seen_next + 1) % SEEN_MAX;
+		if (nseen < SEEN_MAX)
+			nseen++;
+	}
 }
 
 static uint64_t since_start(void)
@@ -446,6 +480,7 @@ void zt_snap_finish(int fd)
 	}
 	have_last = 0;
 	side_bytes = 0;
+	nseen = seen_next = 0;
 	if (locked)
 		pthread_mutex_unlock(&lock);
 }
@@ -453,6 +488,7 @@ void zt_snap_finish(int fd)
 /* A new dump (the start, a forked child's): no snapshot is carried over. */
 void zt_snap_reset(void)
 {
+	nseen = seen_next = 0;
 	have_last = 0;
 	last_written = 0;
 	side_bytes = 0;

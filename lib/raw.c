@@ -453,12 +453,50 @@ static int key_line(struct reader *r, char *line)
 	return 0;
 }
 
+/*
+ * "= @ns", a v4 maps section's only line: the mappings of the earlier
+ * snapshot read at ns, copied into this one.
+ */
+static int same_line(struct reader *r, const char *line)
+{
+	struct zt_raw *d = r->d;
+	struct zt_snapshot *sn = &d->snaps[r->snap];
+	uint64_t ns;
+	size_t k;
+
+	if (line[1] != ' ' || line[2] != ZT_RAW_TIME_MARK || parse_dec(line + 3, &ns))
+		return fail(r, "maps: bad reference (expected '= @NS')");
+	if (sn->n > 0 || sn->same)
+		return fail(r, "maps: a section with '= @NS' holds nothing else");
+	for (k = (size_t)r->snap; k > 0; k--)
+		if (d->snaps[k - 1].timed && d->snaps[k - 1].ns == ns)
+			break;
+	if (k == 0)
+		return fail(r, "maps: no earlier snapshot at @%llu", (unsigned long long)ns);
+	sn->same = 1;
+	for (size_t i = 0, n = d->snaps[k - 1].n, first = d->snaps[k - 1].first; i < n; i++) {
+		struct zt_map m = d->maps[first + i];
+
+		m.path = zt_strdup(m.path);
+		m.seq = d->nmaps;
+		m.snap = (uint32_t)r->snap;
+		sn->n++;
+		zt_grow(&d->maps, &d->capmaps, d->nmaps + 1, sizeof *d->maps);
+		d->maps[d->nmaps++] = m;
+	}
+	return 0;
+}
+
 static int maps_line(struct reader *r, const char *line)
 {
 	struct zt_raw *d = r->d;
 	struct zt_map m;
 	char why[ZT_ERR_MAX];
 
+	if (d->version >= 4 && line[0] == ZT_RAW_SAME_MARK)
+		return same_line(r, line);
+	if (d->snaps[r->snap].same)
+		return fail(r, "maps: a section with '= @NS' holds nothing else");
 	if (zt_maps_parse(line, &m, why, sizeof why) < 0)
 		return fail(r, "%s", why);
 	zt_escape_decode(m.path);
@@ -797,6 +835,7 @@ static int start_snapshot(struct reader *r, const char *line)
 	memset(sn, 0, sizeof *sn);
 	sn->ns = ns;
 	sn->timed = timed;
+	sn->first = d->nmaps;
 	r->snap = (int)d->nsnaps++;
 	return 0;
 }

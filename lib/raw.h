@@ -58,6 +58,8 @@ struct zt_snapshot {
 	int timed;		/* it has a time (v4) */
 	struct zt_snapmap *sm;	/* its mappings, by start */
 	size_t n;
+	size_t first;		/* while reading: its first mapping's index in maps */
+	int same;		/* it was "= @ns": a copy of an earlier snapshot */
 };
 
 /* A "perfmap" line: JIT code as the program named it for perf (v4). */

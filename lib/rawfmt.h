@@ -40,6 +40,7 @@
 #define ZT_RAW_TIME_MARK '@'	/* before the time of the sample (v3) */
 #define ZT_RAW_EXACT_MARK '='	/* before an exact pc that is not the first address */
 #define ZT_RAW_PARTIAL_MARK '-'	/* the last word: the stack did not reach the entry (v3) */
+#define ZT_RAW_SAME_MARK '='	/* a maps section's only line "= @ns": the maps of that snapshot (v4) */
 
 /* Header keys. */
 #define ZT_RAW_PID "pid"

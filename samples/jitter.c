@@ -7,12 +7,13 @@
  * and keeps it there until it exits: a profile must still name the JIT
  * samples from the perf map, never from the file mapped there later.
  *
- *   jitter [raw]
+ *   jitter [raw] [ROUNDS]
  *
  * raw: every mmap and munmap is a raw system call, which zt's interposers
  * do not see (only its signal handler can notice the code); the program
  * then makes one ordinary mmap call of its own, as programs do. The perf
- * map is left in /tmp, as JIT runtimes leave theirs. It prints
+ * map is left in /tmp, as JIT runtimes leave theirs. ROUNDS (default 8)
+ * rounds of both functions run, each about 0.1 s. It prints
  * the share of its CPU time each function took, from its own thread CPU
  * clock, and the address of the code.
  */
@@ -59,11 +60,13 @@ int main(int argc, char **argv)
 	unsigned char *code;
 	void (*hot_a)(unsigned long), (*hot_b)(unsigned long);
 	double cpu[2] = { 0, 0 }, t0;
-	int fd;
+	int fd, rounds = 8;
 	FILE *f;
 
 	for (int i = 1; i < argc; i++) {
 		raw |= strcmp(argv[i], "raw") == 0;
+		if (argv[i][0] >= '1' && argv[i][0] <= '9')
+			rounds = atoi(argv[i]);
 	}
 	code = map(NULL, len, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	if (code == MAP_FAILED)
@@ -79,7 +82,7 @@ int main(int argc, char **argv)
 	fprintf(f, "%lx %zx jit_hot_a\n", (unsigned long)(uintptr_t)code, sizeof loop_code);
 	fprintf(f, "%lx %zx jit_hot_b\n", (unsigned long)(uintptr_t)(code + 256), sizeof loop_code);
 	fclose(f);
-	for (int r = 0; r < 8; r++) {
+	for (int r = 0; r < rounds; r++) {
 		t0 = thread_cpu();
 		hot_a(150000000);
 		cpu[0] += thread_cpu() - t0;

@@ -78,21 +78,33 @@ jit_share() {
 	grep -Eq "^$code-[0-9a-f]+ rwxp 00000000 00:00 0 *$" r.raw
 }
 
-@test "zt's names for JIT code are within 3 points of perf's on the same program" {
-	perf record -F 997 -g -o j.data "$SAMPLES/jitter" > perf.out 2> perf.err ||
+@test "zt's names for JIT code agree with perf's on the same program" {
+	perf record -F 997 -g -o j.data "$SAMPLES/jitter" 24 > perf.out 2> perf.err ||
 		skip "perf record does not work here: $(tail -n 1 perf.err)"
-	perf script -i j.data 2> /dev/null | zt-fold | leaf_shares > perf.shares
 	pid=$(perf script -i j.data -F pid 2> /dev/null | head -n 1 | tr -d ' ')
+	# Samples whose leaf each JIT function is, from perf's records (the
+	# first frame line after each header), and from zt's folded stacks.
+	perf script -i j.data 2> /dev/null |
+		awk '/cpu-clock/ { h = 1; next } h && /jit_hot_a\+/ { a++ } h && /jit_hot_b\+/ { b++ } { h = 0 }
+		     END { print a + 0, b + 0 }' > perf.ab
 	rm -f "/tmp/perf-$pid.map"
-	zt-collect -o j.raw "$SAMPLES/jitter" > /dev/null 2>&1
-	zt-symbolize j.raw | zt-fold | leaf_shares > zt.shares
-	cat perf.shares zt.shares
-	for f in jit_hot_a jit_hot_b; do
-		p=$(awk -v f="$f" '$1 == f { print $2 }' perf.shares)
-		z=$(awk -v f="$f" '$1 == f { print $2 }' zt.shares)
-		[ -n "$p" ] && [ -n "$z" ]
-		awk -v p="$p" -v z="$z" 'BEGIN { d = p - z; exit !(d < 3 && d > -3) }'
-	done
+	zt-collect -o j.raw "$SAMPLES/jitter" 24 > /dev/null 2>&1
+	zt-symbolize j.raw | zt-fold |
+		awk '{ n = $NF } /;jit_hot_a / { a += n } /;jit_hot_b / { b += n } END { print a + 0, b + 0 }' > zt.ab
+	cat perf.ab zt.ab
+	# jit_hot_a's share of the JIT samples: within 3 points, or within four
+	# standard deviations of the difference of two such samples when the
+	# counts are too small for 3 points to be that.
+	read -r pa pb < perf.ab
+	read -r za zb < zt.ab
+	[ "$((pa + pb))" -gt 100 ]
+	[ "$((za + zb))" -gt 100 ]
+	awk -v pa="$pa" -v pb="$pb" -v za="$za" -v zb="$zb" 'BEGIN {
+		p = pa / (pa + pb); z = za / (za + zb); q = (pa + za) / (pa + pb + za + zb)
+		tol = 4 * sqrt(q * (1 - q) * (1 / (pa + pb) + 1 / (za + zb)))
+		if (tol < 0.03) tol = 0.03
+		printf "perf %.3f zt %.3f tolerance %.3f\n", p, z, tol
+		exit !(p - z < tol && z - p < tol) }'
 }
 
 @test "a hostile perf map cannot forge the dump: lines checked, names escaped, bad lines counted" {

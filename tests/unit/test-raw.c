@@ -190,6 +190,14 @@ static const struct { const char *text, *msg; } bad[] = {
 	{ "zt-prof 3\nsamples\nmaps @5\nend\n", "line 3: sample: thread id is not a number" },
 	{ "zt-prof 4\nbuildids\n1000 @z ab /a\nend\n", "line 3: buildids: time is not a number" },
 	{ "zt-prof 4\nbuildids\n1000 @5\nend\n", "line 3: buildids: bad build-id" },
+	{ "zt-prof 4\nmaps @5\n= @4\nend\n", "line 3: maps: no earlier snapshot at @4" },
+	{ "zt-prof 4\nmaps @5\n= 4\nend\n", "line 3: maps: bad reference" },
+	{ "zt-prof 4\nmaps @4\nmaps @5\n= @4\n= @4\nend\n",
+	  "line 5: maps: a section with '= @NS' holds nothing else" },
+	{ "zt-prof 4\nmaps @4\nmaps @5\n= @4\n00400000-00401000 r-xp 0 08:01 1 /x\nend\n",
+	  "line 5: maps: a section with '= @NS' holds nothing else" },
+	{ "zt-prof 4\nmaps @4\n00400000-00401000 r-xp 0 08:01 1 /x\n= @4\nend\n",
+	  "line 4: maps: a section with '= @NS' holds nothing else" },
 };
 
 /*
@@ -243,6 +251,31 @@ UNIT_TEST(raw_v4_names_each_sample_from_the_maps_of_its_time)
 			CHECK_STR(m->buildid ? m->buildid : "(none)", wantid[i]);
 	}
 	CHECK(d.stacks[d.nstacks - 1].gen == ZT_RAW_GEN_ANY);
+	zt_raw_free(&d);
+}
+
+/* "= @ns": a snapshot that came back is the earlier one's mappings again. */
+UNIT_TEST(raw_v4_same_refers_to_an_earlier_snapshot)
+{
+	struct zt_raw d;
+	char err[256];
+	const struct zt_map *m;
+
+	CHECK(parse("zt-prof 4\nsamples\n5 1 @50 7010\n5 1 @150 7010\n5 1 @250 7010\n"
+		    "maps @10\n00007000-00008000 r-xp 00000000 08:01 1   /liba.so\n"
+		    "maps @100\n00007000-00008000 r-xp 00000000 08:01 2   /libb.so\n"
+		    "maps @200\n= @10\nend\n", &d, err, sizeof err) == 0);
+	CHECK_EQ_U(d.nsnaps, 3);
+	CHECK_EQ_U(d.nmaps, 3);
+	CHECK_EQ_U(d.nstacks, 3);
+	for (size_t i = 0; i < d.ntimed; i++) {
+		const struct zt_stack *st = &d.stacks[d.timed[i].stack];
+
+		m = zt_raw_map_at(&d, 0x7010, st->gen);
+		CHECK(m != NULL);
+		if (m)
+			CHECK_STR(m->path, i == 1 ? "/libb.so" : "/liba.so");
+	}
 	zt_raw_free(&d);
 }
 
