@@ -6,6 +6,7 @@
 #include "archive.h"
 #include "debugfile.h"
 #include "elfread.h"
+#include "hash.h"
 #include "util.h"
 
 #include <errno.h>
@@ -135,9 +136,29 @@ static void put(struct zt_archived *e, const char *dir, const char *buildid,
 	e->status = ZT_ARCH_STORED;
 }
 
+/* Whether mapping i is of the same file and build as the one looked up. */
+static int same_file(void *ctx, uint32_t i, const void *key)
+{
+	const struct zt_raw *d = ctx;
+	const struct zt_map *a = &d->maps[i], *b = key;
+
+	return strcmp(a->path, b->path) == 0 &&
+	       (a->buildid && b->buildid ? strcmp(a->buildid, b->buildid) == 0 :
+		a->buildid == b->buildid);
+}
+
+static uint64_t file_hash(const struct zt_map *m)
+{
+	return zt_hash(m->path, strlen(m->path),
+		       m->buildid ? zt_hash(m->buildid, strlen(m->buildid), 1) : 0);
+}
+
 int zt_archive(const struct zt_raw *d, const char *dir, struct zt_archived **out,
 	       size_t *nout, char *err, size_t errlen)
 {
+	/* Files seen, by path and build: a dump's snapshots of the maps
+	 * repeat each file many times. */
+	struct zt_hash_index seenix = { 0 };
 	struct zt_archived *a = NULL;
 	size_t n = 0, cap = 0;
 	static const char *const sysdirs[] = { "/usr/lib/debug" };
@@ -151,17 +172,14 @@ int zt_archive(const struct zt_raw *d, const char *dir, struct zt_archived **out
 		struct zt_elf f, dbg;
 		struct zt_archived *e;
 		char why[512], dwarn[600];
-		int seen = 0;
+		uint64_t h;
 
 		if (!zt_maps_is_file(m))
 			continue;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = strcmp(d->maps[j].path, m->path) == 0 &&
-			       (d->maps[j].buildid && m->buildid ?
-				strcmp(d->maps[j].buildid, m->buildid) == 0 :
-				d->maps[j].buildid == m->buildid);
-		if (seen)
+		h = file_hash(m);
+		if (zt_hash_index_find(&seenix, h, same_file, (void *)d, m) >= 0)
 			continue;
+		zt_hash_index_add(&seenix, h, (uint32_t)i);
 		if (zt_elf_open(m->path, &f, why, sizeof why) < 0) {
 			zt_elf_close(&f);
 			/* Not ELF (a font, a locale archive): nothing to symbolize. */
@@ -191,6 +209,7 @@ int zt_archive(const struct zt_raw *d, const char *dir, struct zt_archived **out
 		}
 		zt_elf_close(&f);
 	}
+	zt_hash_index_free(&seenix);
 	*out = a;
 	*nout = n;
 	return 0;
