@@ -82,6 +82,7 @@ LIB_OBJ = \
 	lib/flamescript.o \
 	lib/escape.o \
 	lib/out.o \
+	lib/progress.o \
 	lib/pprof.o \
 	lib/usage.o \
 	lib/symargs.o \

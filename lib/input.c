@@ -8,6 +8,7 @@
  * input.h), and a line that does not fit is refused before more is read.
  */
 #include "input.h"
+#include "progress.h"
 #include "util.h"
 
 #include <errno.h>
@@ -36,6 +37,7 @@ struct zt_input {
 	z_stream z;		/* next_in/avail_in: the unconsumed raw bytes */
 	char *error;		/* what ended the input, or NULL */
 	unsigned long lineno;
+	uint64_t total;		/* bytes of text read, for progress */
 };
 
 enum {
@@ -266,6 +268,10 @@ static size_t fill(struct zt_input *in)
 	}
 	if (n == 0)
 		in->eof = 1;
+	in->total += n;
+	if (zt_progress_due())
+		zt_progress_show("%s: %llu MiB read", in->name,
+				 (unsigned long long)(in->total >> 20));
 	return n;
 }
 

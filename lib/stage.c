@@ -62,11 +62,7 @@ struct zt_stage {
 	unsigned long lineno;		/* in the stream */
 	/* Folded here: */
 	struct zt_input *folded;
-	/* Progress and warnings: */
-	void (*progress)(void *, const char *, uint64_t, int);
-	void *pctx;
-	uint64_t items;
-	int shown;
+	/* Warnings: */
 	char **warn;
 	size_t nwarn, capwarn;
 };
@@ -449,28 +445,11 @@ int zt_stage_next(struct zt_stage *s, struct zt_ps_item *it, char *err, size_t e
 	int got = s->kind == ZT_STAGE_RAW ? next_raw(s, it, err, errlen)
 					  : zt_ps_next(s->r, it, err, errlen);
 
-	if (s->progress) {
-		if (got > 0 && ++s->items % (1UL << 22) == 0) {
-			s->shown = 1;
-			s->progress(s->pctx, zt_input_name(s->in), zt_ps_reader_bytes(s->r), 0);
-		} else if (got <= 0 && s->shown) {
-			s->shown = 0;
-			s->progress(s->pctx, zt_input_name(s->in), zt_ps_reader_bytes(s->r), 1);
-		}
-	}
 	if (got == 0 && it->unterminated)
 		add_warning(s, "%s: line %lu: last record has no blank line after it; "
 			    "dropped, as stackcollapse-perf.pl drops it",
 			    zt_input_name(s->in), it->unterminated);
 	return got;
-}
-
-void zt_stage_set_progress(struct zt_stage *s,
-			   void (*fn)(void *ctx, const char *name, uint64_t bytes, int done),
-			   void *ctx)
-{
-	s->progress = fn;
-	s->pctx = ctx;
 }
 
 const char *const *zt_stage_warnings(const struct zt_stage *s, size_t *n)

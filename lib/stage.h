@@ -82,15 +82,6 @@ struct zt_ps_reader *zt_stage_reader(struct zt_stage *s);
 int zt_stage_next(struct zt_stage *s, struct zt_ps_item *it, char *err, size_t errlen);
 
 /*
- * Call fn every few million items (fn(ctx, bytes of text read, 0)), and
- * once with done set after the last, if it was called before: for a tool's
- * progress on a terminal.
- */
-void zt_stage_set_progress(struct zt_stage *s,
-			   void (*fn)(void *ctx, const char *name, uint64_t bytes, int done),
-			   void *ctx);
-
-/*
  * What zt-fold warns about without stopping: the symbolizer's warnings
  * (zt_symbolizer_warnings), a last record with no blank line after it.
  * Each without the tool's name; valid while s is.

@@ -16,6 +16,7 @@
 #include "hash.h"
 #include "srcline.h"
 #include "util.h"
+#include "progress.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -560,7 +561,7 @@ void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8
 	uint32_t *first;	/* per index: the sorted position of its first copy */
 	uint32_t *ci;		/* per first copy's position: its cache entry */
 	char *fresh;		/* per first copy's position: resolved here */
-	size_t i, p;
+	size_t i, p, distinct = 0, done = 0, named = 0;
 
 	if (n == 0)
 		return;
@@ -580,10 +581,12 @@ void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8
 	}
 	sort_todo(t, n);
 	/* The head of each run of equal addresses is its first copy. */
-	for (p = 0; p < n; p++)
+	for (p = 0; p < n; p++) {
 		first[t[p].i] = p > 0 && t[p].addr == t[p - 1].addr &&
 					t[p].exact == t[p - 1].exact && t[p].map == t[p - 1].map ?
 				first[t[p - 1].i] : (uint32_t)p;
+		distinct += first[t[p].i] == p;
+	}
 	/*
 	 * Modules are opened, and their DWARF's CUs read, in the caller's
 	 * order, so that warnings come in the order that one zt_symbolize per
@@ -599,6 +602,8 @@ void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8
 		key.map = t[p].map;
 		if (t[p].i != i)
 			continue;	/* a later copy */
+		if ((done++ & 63) == 0 && zt_progress_due())
+			zt_progress_show("%zu of %zu distinct addresses located", done - 1, distinct);
 		c = zt_hash_index_find(&s->cacheix, cache_hash(&key), cache_eq, s, &key);
 		if (c >= 0) {
 			ci[p] = (uint32_t)c;
@@ -620,6 +625,8 @@ void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8
 
 		if (!fresh[p])
 			continue;
+		if ((named++ & 63) == 0 && zt_progress_due())
+			zt_progress_show("%zu of %zu distinct addresses resolved", named - 1, distinct);
 		key.addr = t[p].addr;
 		key.exact = t[p].exact;
 		key.map = t[p].map;

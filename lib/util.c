@@ -3,6 +3,7 @@
  * with a failure check.
  */
 #include "util.h"
+#include "progress.h"
 #include "escape.h"
 
 #include <dirent.h>
@@ -57,6 +58,7 @@ static void vwarn(const char *fmt, va_list ap)
 	size_t len = strlen(fmt);
 	char msg[2048];
 
+	zt_progress_clear();	/* the message gets a line of its own */
 	fflush(stdout);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	fprintf(stderr, "%s: ", zt_prog);

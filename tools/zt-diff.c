@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "folded.h"
@@ -26,6 +27,7 @@
 #include "symargs.h"
 #include "json.h"
 #include "compare.h"
+#include "progress.h"
 #include "usage.h"
 #include "weight.h"
 #include "util.h"
@@ -478,6 +480,8 @@ int main(int argc, char **argv)
 	static char sep[] = "\001--";
 
 	zt_setprog(argv[0]);
+	/* On a terminal, long work shows how far it got (lib/progress.h). */
+	zt_progress_start(isatty(STDERR_FILENO) ? stderr : NULL);
 	/* A "--" between operands splits the runs before from the runs after;
 	   it is kept in place as an operand of its own (sep). */
 	for (int i = 1; i < argc; i++)

@@ -19,12 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "flame.h"
 #include "folded.h"
 #include "input.h"
 #include "stage.h"
 #include "symargs.h"
+#include "progress.h"
 #include "usage.h"
 #include "util.h"
 
@@ -227,6 +229,8 @@ int main(int argc, char **argv)
 	int status;
 
 	zt_setprog(argv[0]);
+	/* On a terminal, long work shows how far it got (lib/progress.h). */
+	zt_progress_start(isatty(STDERR_FILENO) ? stderr : NULL);
 	zt_flame_defaults(&o);
 	zt_symargs_init(&sym, argc);
 	if (parse_options(argc, argv, &o, &sym, &rr.r, &status) < 0) {

@@ -25,6 +25,7 @@
 #include "foldsrc.h"
 #include "stage.h"
 #include "symargs.h"
+#include "progress.h"
 #include "usage.h"
 #include "util.h"
 
@@ -73,17 +74,6 @@ static const struct zt_usage usage = {
 	"frame (the command) is not matched. A raw dump is symbolized as\n"
 	"zt-symbolize symbolizes it, with -d, -l, --no-demangle and --sysroot.",
 };
-
-/* zt-fold: 'f': 12 MiB read, on a terminal. */
-static void progress(void *ctx, const char *name, uint64_t bytes, int done)
-{
-	(void)ctx;
-	if (done)
-		fputs("\r\033[K", stderr);
-	else
-		fprintf(stderr, "\rzt-fold: %s: %llu MiB read", name,
-			(unsigned long long)(bytes >> 20));
-}
 
 static void print_warnings(const struct zt_stage *st)
 {
@@ -194,12 +184,10 @@ static int fold_records(struct zt_stage **st, int n, const struct asked *ask,
 			struct zt_fold *fold, char *err, size_t errlen)
 {
 	struct zt_stage_events ev = { 0 };
-	int tty = isatty(STDERR_FILENO), rc = 0;
+	int rc = 0;
 	char *msg;
 
 	for (int i = 0; i < n && rc == 0; i++) {
-		if (tty)
-			zt_stage_set_progress(st[i], progress, NULL);
 		rc = zt_stage_records(st[i], &ask->sym.opts, err, errlen);
 		if (rc == 0)
 			rc = zt_stage_fold(st[i], fold, &ev, err, errlen);
@@ -266,6 +254,8 @@ int main(int argc, char **argv)
 	int status, n, folded = -1;
 
 	zt_setprog(argv[0]);
+	/* On a terminal, long work shows how far it got (lib/progress.h). */
+	zt_progress_start(isatty(STDERR_FILENO) ? stderr : NULL);
 	zt_symargs_init(&ask.sym, argc);
 	if (parse_options(argc, argv, &ask, &status) < 0)
 		goto out;

@@ -18,6 +18,7 @@
 #include "stage.h"
 #include "symargs.h"
 #include "symbolize.h"
+#include "progress.h"
 #include "usage.h"
 #include "util.h"
 #include "weight.h"
@@ -213,6 +214,8 @@ int main(int argc, char **argv)
 	int status;
 
 	zt_setprog(argv[0]);
+	/* On a terminal, long work shows how far it got (lib/progress.h). */
+	zt_progress_start(isatty(STDERR_FILENO) ? stderr : NULL);
 	zt_symargs_init(&args, argc);
 	/* stdout is checked at exit (zt_setprog). */
 	if (parse_options(argc, argv, &args, &output, &status) == 0) {

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "folded.h"
 #include "input.h"
@@ -27,6 +28,7 @@
 #include "perfscript.h"
 #include "profile.h"
 #include "psprofile.h"
+#include "progress.h"
 #include "usage.h"
 #include "util.h"
 #include "views.h"
@@ -617,6 +619,8 @@ int main(int argc, char **argv)
 	int status;
 
 	zt_setprog(argv[0]);
+	/* On a terminal, long work shows how far it got (lib/progress.h). */
+	zt_progress_start(isatty(STDERR_FILENO) ? stderr : NULL);
 	st.p = zt_profile_new();
 	zt_symargs_init(&st.sym, argc);
 	if (parse_options(argc, argv, &st, &ask, &status) < 0)

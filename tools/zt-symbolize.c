@@ -13,12 +13,14 @@
 #include "symargs.h"
 #include "symbolize.h"
 #include "symstream.h"
+#include "progress.h"
 #include "usage.h"
 #include "util.h"
 #include "facts.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { OPT_MERGE = 'm' };
 
@@ -105,6 +107,8 @@ int main(int argc, char **argv)
 	int merge = 0, status;
 
 	zt_setprog(argv[0]);
+	/* On a terminal, long work shows how far it got (lib/progress.h). */
+	zt_progress_start(isatty(STDERR_FILENO) ? stderr : NULL);
 	zt_symargs_init(&args, argc);
 	/* stdout is checked at exit (zt_setprog). */
 	if (parse_options(argc, argv, &args, &merge, &status) == 0) {
