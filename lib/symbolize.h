@@ -54,7 +54,9 @@ struct zt_symres {
  * own .symtab or .dynsym, and PLT entries are "func@plt". A file that is
  * missing, not ELF, or of another build, with no good copy, gets one warning
  * in zt_symbolizer_warnings (the tool prints them), and its frames are
- * "[basename]".
+ * "[basename]". An address of a usable file that no symbol names is named
+ * by the .eh_frame FDE that holds it, "[basename+0xSTART]" (lib/ehframe.h;
+ * a file's FDEs are read the first time it needs them).
  */
 struct zt_symbolizer *zt_symbolizer_new(const struct zt_raw *d,
 					const struct zt_symopts *o);
