@@ -646,8 +646,9 @@ void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8
 
 /*
  * One warning per file that no symbol names in at least ZT_UNNAMED_PCT
- * percent of the dump's samples (a sample counts once per file, however
- * many of its frames are there), in the order the files were first seen:
+ * percent of the dump's samples, and ZT_UNNAMED_MIN of them (a sample
+ * counts once per file, however many of its frames are there), in the
+ * order the files were first seen:
  * the share, how its frames are named instead, and where names would come
  * from. A file that could not be used, or whose section headers are
  * damaged, has said so already, and gets no second warning.
@@ -686,7 +687,8 @@ static void unnamed_warnings(struct zt_symbolizer *s)
 		const char *base = zt_maps_basename(mod->path);
 		char file[200];
 
-		if ((double)mod->unnamed * 100 < ZT_UNNAMED_PCT * (double)total)
+		if ((double)mod->unnamed * 100 < ZT_UNNAMED_PCT * (double)total ||
+		    mod->unnamed < ZT_UNNAMED_MIN)
 			continue;
 		/* A file that could not be used, or whose symbols could not be
 		 * read, has its warning already. */

@@ -84,14 +84,21 @@ void zt_symbolize_gen(struct zt_symbolizer *s, uint64_t addr, int exact, uint32_
 void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8_t *exact,
 		      const uint32_t *gen, size_t n, struct zt_symres *out);
 
-/* The share of the samples below which no warning says a file lacks names. */
+/*
+ * The share of the samples, and the number, below which no warning says a
+ * file lacks names: one stray sample is no visible share (the loader's
+ * entry code, _dl_start_user, has neither a symbol nor an FDE, and a
+ * 100-sample run catches it there now and then).
+ */
 #define ZT_UNNAMED_PCT 1.0
+#define ZT_UNNAMED_MIN 5
 
 /*
  * Warnings so far, one per line, each without "zt-symbolize: ". The first
  * call resolves every address of the dump and ends the list with one
  * warning per file that no symbol names in ZT_UNNAMED_PCT percent or more
- * of the samples (a sample counts once per file), saying the share and
+ * of the samples, and ZT_UNNAMED_MIN samples or more (a sample counts once
+ * per file), saying the share and
  * where names would come from (not for a file that has a warning already
  * for being unusable or damaged).
  */

@@ -68,15 +68,16 @@ names() {
 		sed 's/0x0*/0x/' | sort)
 	got=$(printf '%s\n' "$output" | grep "($PWD/p)" | names)
 	[ "$got" = "$want" ]
-	[[ "$stderr" == "zt-symbolize: '$PWD/p': no symbol for 100.0% of the samples: their frames in it are named [p+0xSTART] by the .eh_frame function that holds them; for names, put its debug file .build-id/"*".debug under /usr/lib/debug or a --debug-dir (on Debian, install the -dbgsym package of the package that 'dpkg -S $PWD/p' names)" ]]
+	# 100%, or 99% when a sample fell in the loader's entry code.
+	[[ "$stderr" == "zt-symbolize: '$PWD/p': no symbol for "*"% of the samples: their frames in it are named [p+0xSTART] by the .eh_frame function that holds them; for names, put its debug file .build-id/"*".debug under /usr/lib/debug or a --debug-dir (on Debian, install the -dbgsym package of the package that 'dpkg -S $PWD/p' names)" ]]
 	[ "${#stderr_lines[@]}" -eq 1 ]
-	[[ "$output" == *"# zt warning '$PWD/p': no symbol for 100.0% of the samples"* ]]
+	[[ "$output" == *"# zt warning '$PWD/p': no symbol for "*"% of the samples"* ]]
 }
 
 @test "--debug-dir finds the stripped binary's debug file by build-id" {
 	run --separate-stderr zt-symbolize --debug-dir=dbg p.raw
 	[ "$status" -eq 0 ]
-	[ -z "$stderr" ]
+	assert_equal "$stderr" ""
 	got=$(printf '%s\n' "$output" | grep "($PWD/p)" | names)
 	[[ "$got" == *inner* ]]
 	[[ "$got" != *"[p]"* ]]
@@ -97,7 +98,7 @@ names() {
 	# but objcopy leaves the build-id note alone.
 	run --separate-stderr zt-symbolize link.raw
 	[ "$status" -eq 0 ]
-	[ -z "$stderr" ]
+	assert_equal "$stderr" ""
 	[[ "$(printf '%s\n' "$output" | grep "($PWD/link/p)" | names)" == *inner* ]]
 	mkdir link/.debug && mv link/p.debug link/.debug/
 	run --separate-stderr zt-symbolize link.raw
@@ -112,7 +113,7 @@ names() {
 	run --separate-stderr zt-symbolize crc.raw
 	[ "$status" -eq 0 ]
 	[ "${stderr_lines[0]}" = "zt-symbolize: '$PWD/crc/p': debug file '$PWD/crc/p.debug' fails its CRC check; not used" ]
-	[[ "${stderr_lines[1]}" == "zt-symbolize: '$PWD/crc/p': no symbol for 100.0% of the samples: "* ]]
+	[[ "${stderr_lines[1]}" == "zt-symbolize: '$PWD/crc/p': no symbol for "*"% of the samples: "* ]]
 	[ "${#stderr_lines[@]}" -eq 2 ]
 	[[ "$output" == *"# zt warning '$PWD/crc/p': debug file '$PWD/crc/p.debug' fails its CRC check; not used"* ]]
 	[[ "$(printf '%s\n' "$output" | grep "($PWD/crc/p)" | names)" != *inner* ]]
@@ -148,7 +149,7 @@ names() {
 	sed "s|$PWD/p\$|$PWD/full (deleted)|" p.raw > del.raw
 	run --separate-stderr zt-symbolize del.raw
 	[ "$status" -eq 0 ]
-	[ -z "$stderr" ]
+	assert_equal "$stderr" ""
 	[[ "$(printf '%s\n' "$output" | grep "($PWD/full)" | names)" == *inner* ]]
 	# Another build under that name is not trusted.
 	gcc -O1 -o other p.c -DOTHER

@@ -124,7 +124,7 @@ print(("%x\n" % (0x555600000000 + sym("inner") + 1)) * m, end="")
 PY
 }
 
-@test "the warning starts at 1% of the samples: 10 of 1000 warns, 9 of 1000 does not" {
+@test "the warning starts at 1% of the samples and 5 samples: 10 of 1000 warns, 9 of 1000 and 4 of 100 do not" {
 	two_files 990 10 "$PWD" > at.raw
 	run --separate-stderr zt-symbolize at.raw
 	[ "$status" -eq 0 ]
@@ -136,8 +136,16 @@ PY
 	two_files 991 9 "$PWD" > below.raw
 	run --separate-stderr zt-symbolize below.raw
 	[ "$status" -eq 0 ]
-	[ -z "$stderr" ]
+	assert_equal "$stderr" ""
 	[[ "$output" == *" [p+0x$inner]+0x1 ($PWD/p)"* ]]
+	# One stray sample (the loader's entry has no symbol and no FDE) is no
+	# visible share: 4% of 100 samples is not warned about, 5% is.
+	two_files 96 4 "$PWD" > few.raw
+	run --separate-stderr zt-symbolize few.raw
+	assert_equal "$stderr" ""
+	two_files 95 5 "$PWD" > five.raw
+	run --separate-stderr zt-symbolize five.raw
+	[[ "$stderr" == "zt-symbolize: '$PWD/p': no symbol for 5.0% of the samples: "* ]]
 }
 
 # corrupt_hdr IN OUT HOW: a copy of IN whose .eh_frame_hdr table is unsorted
