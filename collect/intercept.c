@@ -342,8 +342,15 @@ ZT_EXPORT int munmap(void *addr, size_t len)
 {
 	int rc, saved;
 
-	if (!real_munmap || !zt_prof_owner() || !zt_snap_overlaps_exec((uintptr_t)addr, len))
+	if (!real_munmap || !zt_prof_owner())
 		return real_munmap ? real_munmap(addr, len) : (int)syscall(SYS_munmap, addr, len);
+	if (!zt_snap_overlaps_exec((uintptr_t)addr, len)) {
+		rc = real_munmap(addr, len);
+		saved = errno;
+		zt_snap_if_stale();
+		errno = saved;
+		return rc;
+	}
 	zt_snap_lock();
 	zt_snap_if_stale();
 	rc = real_munmap(addr, len);

@@ -178,10 +178,12 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	if (end != ZT_UNWIND_COMPLETE)
 		__atomic_fetch_add(&zt_state.partial, 1, __ATOMIC_RELAXED);
 	/* Code no snapshot of the maps shows: the next interposed call, or
-	 * the end, reads them again (snapshot.c). */
+	 * the end, reads them again (snapshot.c). Only pcs that were really
+	 * running are checked: a return address a walk misread must not cost
+	 * a read of the maps. */
 	for (size_t i = 0; i < n; i++)
-		if (!zt_snap_pc_known((addr[i] & ~ZT_UNWIND_EXACT) -
-				      (i > 0 && !(addr[i] & ZT_UNWIND_EXACT))))
+		if ((i == 0 || (addr[i] & ZT_UNWIND_EXACT)) &&
+		    !zt_snap_pc_known(addr[i] & ~ZT_UNWIND_EXACT))
 			break;
 	zt_store_sample(t, zt_prof_clock_ns(CLOCK_MONOTONIC), addr, n, end != ZT_UNWIND_COMPLETE);
 	t->nsamples++;

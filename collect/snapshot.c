@@ -36,6 +36,7 @@
 enum {
 	SNAP_BYTES_MAX = 64 << 20,	/* snapshots kept in the side file, at most */
 	SEEN_MAX = 16,		/* distinct snapshots remembered for "= @ns" */
+	STALE_GAP_NS = 10000000,	/* at most one read for unknown code per 10 ms */
 	XR_MAX = 8192,		/* executable ranges the handler checks */
 };
 
@@ -341,8 +342,18 @@ void zt_snap_take(void)
 /* A snapshot if the handler saw a pc outside every known executable range. */
 void zt_snap_if_stale(void)
 {
-	if (__atomic_load_n(&stale, __ATOMIC_RELAXED))
-		zt_snap_take();
+	static uint64_t last_try;
+	uint64_t t;
+
+	if (!__atomic_load_n(&stale, __ATOMIC_RELAXED))
+		return;
+	/* At most one such read per STALE_GAP_NS: code that stays unknown
+	 * (memory the maps call executable only later) costs little. */
+	t = zt_prof_clock_ns(CLOCK_MONOTONIC);
+	if (t - __atomic_load_n(&last_try, __ATOMIC_RELAXED) < STALE_GAP_NS)
+		return;
+	__atomic_store_n(&last_try, t, __ATOMIC_RELAXED);
+	zt_snap_take();
 }
 
 /*
@@ -396,15 +407,15 @@ static uint32_t first_above(uint64_t addr, uint32_t n)
 
 /*
  * Whether [addr, addr + len) may hold executable code that a snapshot
- * knows of (or the table cannot tell: a pc was seen outside it, it is
- * being rewritten, or it overflowed). Not for signal handlers.
+ * knows of (or the table cannot tell: it is being rewritten, or it
+ * overflowed). Not for signal handlers.
  */
 int zt_snap_overlaps_exec(uint64_t addr, size_t len)
 {
 	uint32_t seq = __atomic_load_n(&xseq, __ATOMIC_SEQ_CST), n, i;
 	int hit;
 
-	if (__atomic_load_n(&stale, __ATOMIC_RELAXED) || (seq & 1) || !xvalid)
+	if ((seq & 1) || !xvalid)
 		return 1;
 	n = nxr;
 	i = first_above(addr, n);

@@ -55,10 +55,10 @@ jit_share() {
 	# one of the JIT functions.
 	in_code "$code" j.sym > frames
 	[ -s frames ]
-	! grep -v ' jit_hot_[ab]+0x' frames
+	[ "$(grep -cv ' jit_hot_[ab]+0x' frames)" -eq 0 ]
 	# zt-fold --jit marks them as stackcollapse-perf.pl --jit does.
 	zt-fold --jit j.sym | grep -q ';jit_hot_a_\[j\] '
-	! zt-fold j.sym | grep -q '_\[j\]'
+	[ "$(zt-fold j.sym | grep -c '_\[j\]')" -eq 0 ]
 }
 
 @test "JIT code mapped by raw system calls: the handler notices it, and the file mapped later lends it no name" {
@@ -73,7 +73,7 @@ jit_share() {
 	awk -v w="$want" -v g="$got" 'BEGIN { d = w - g; exit !(d < 0.05 && d > -0.05) }'
 	in_code "$code" r.sym > frames
 	[ -s frames ]
-	! grep -v ' jit_hot_[ab]+0x' frames
+	[ "$(grep -cv ' jit_hot_[ab]+0x' frames)" -eq 0 ]
 	# The snapshot the handler asked for shows the code as anonymous memory.
 	grep -Eq "^$code-[0-9a-f]+ rwxp 00000000 00:00 0 *$" r.raw
 }
@@ -151,7 +151,7 @@ PY
 	[ "$status" -eq 0 ]
 	pid=$(sed -n 's/^pid //p' l.raw)
 	rm -f "/tmp/perf-$pid.map"
-	! grep -qx perfmap l.raw
+	[ "$(grep -cx perfmap l.raw)" -eq 0 ]
 	grep -qx 'perfmap-refused 1' l.raw
 }
 
