@@ -4,12 +4,15 @@
  *
  * The pieces: prof.c (start, stop, the SIGPROF handler, the endings),
  * thread.c (threads: pthread_create, thread exit, fork), intercept.c (the
- * libc functions zt must see: dlopen, dlclose, exec, sigaction, setitimer),
- * timer.c (one sampling timer per thread), store.c (per-thread sample
- * buffers written to the dump with write(2)), dump.c (the dump file),
+ * libc functions zt must see: dlopen, dlclose, exec, sigaction, setitimer,
+ * mmap, munmap, mprotect), timer.c (one sampling timer per thread), store.c
+ * (per-thread sample buffers written to the dump with write(2)), dump.c
+ * (the dump file), snapshot.c (the maps as they were when each sample was
+ * taken), perfmap.c (the program's /tmp/perf-PID.map, copied at the end),
  * unwind.c (the unwinder), cfi.c (CFI compiled into unwind rows), tables.c
- * (the rows of every loaded object, published to the handler). Everything that runs inside a signal
- * handler is async-signal-safe: no malloc, no stdio, no locks.
+ * (the rows of every loaded object, published to the handler). Everything
+ * that runs inside a signal handler is async-signal-safe: no malloc, no
+ * stdio, no locks.
  */
 #ifndef ZT_PROF_H
 #define ZT_PROF_H
