@@ -163,6 +163,7 @@ SAMPLES = \
 	samples/badfde \
 	samples/shortthreads \
 	samples/rawclone \
+	samples/fdhostile \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \

@@ -176,7 +176,7 @@ int zt_dump_open(void)
  * the end after a chroot; re-read from the start it shows the maps of now
  * (snapshot.c).
  */
-struct zt_owned zt_dump_maps_now = { -1, 0, 0 };
+struct zt_owned zt_dump_maps_now = { -1, 0, 0, 0 };
 
 static void open_maps_now(void)
 {
@@ -374,6 +374,8 @@ static void put_summary(void)
 	}
 	if (zt_state.timers_lost)
 		put_key(dfd, ZT_RAW_TIMERS_LOST, zt_state.timers_lost);
+	if (zt_state.timer_fallback)
+		put_key(dfd, ZT_RAW_TIMER_FALLBACK, zt_state.timer_fallback);
 	if (zt_state.fd_reopened)
 		put_key(dfd, ZT_RAW_DUMP_REOPENED, zt_state.fd_reopened);
 	if (zt_state.program_sigprof) {
@@ -456,7 +458,7 @@ static int compress_file(const char *from, int to)
 	z.zalloc = zalloc;
 	z.zfree = zfree;
 	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		close(fd);
+		zt_sys_close(fd);
 		return ENOMEM;
 	}
 	do {
@@ -487,7 +489,7 @@ static int compress_file(const char *from, int to)
 		} while (z.avail_out == 0);
 	} while (rc == 0 && flush != Z_FINISH);
 	deflateEnd(&z);
-	close(fd);
+	zt_sys_close(fd);
 	if (rc == 0 && fdatasync(to) < 0 && errno != EINVAL)
 		rc = errno;	/* a full disk may only say so now */
 	return rc;
@@ -563,7 +565,7 @@ void zt_dump_finish(void)
 		out = zt_files_open_in_dir(gz, O_WRONLY | O_CREAT | O_EXCL, 0644);
 		err = out < 0 ? errno : compress_file(zt_state.tmp, out);
 		if (err == 0) {
-			close(out);
+			zt_sys_close(out);
 			if (zt_files_rename_in_dir(gz, zt_state.out) == 0) {
 				zt_files_unlink_in_dir(zt_state.tmp);
 				zt_files_status("ok", 0, zt_state.samples);
@@ -573,7 +575,7 @@ void zt_dump_finish(void)
 			/* Keep the whole dump uncompressed rather than lose it. */
 			zt_files_status("gzip-failed", err, 0);
 			if (out >= 0)
-				close(out);
+				zt_sys_close(out);
 		}
 		zt_files_unlink_in_dir(gz);
 	}

@@ -23,10 +23,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 enum { HIGH_FD = 512 };
+
+int zt_sys_close(int fd)
+{
+	return (int)syscall(SYS_close, fd);
+}
 
 /* Take fd as zt's: moved high, close-on-exec, identity recorded. */
 int zt_files_own(struct zt_owned *o, int fd)
@@ -39,11 +47,11 @@ int zt_files_own(struct zt_owned *o, int fd)
 		return -1;
 	high = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
 	if (high >= 0) {
-		close(fd);
+		zt_sys_close(fd);
 		fd = high;
 	}
-	if (fstat(fd, &st) < 0) {
-		close(fd);
+	if (fstat(fd, &st) < 0 || (o->fl = fcntl(fd, F_GETFL)) < 0) {
+		zt_sys_close(fd);
 		return -1;
 	}
 	o->dev = st.st_dev;
@@ -52,20 +60,41 @@ int zt_files_own(struct zt_owned *o, int fd)
 	return fd;
 }
 
-/* Whether o's descriptor still refers to what zt opened. */
+/*
+ * Whether o's descriptor still refers to what zt opened: the same file
+ * (device and inode), opened the same way (status flags), and still
+ * close-on-exec as zt leaves all its own. (The program would have to open
+ * the very file zt opened, with the same flags, and move it onto zt's
+ * number to pass for it.)
+ */
 int zt_files_ok(const struct zt_owned *o)
 {
 	struct stat st;
 	int fd = __atomic_load_n(&o->fd, __ATOMIC_ACQUIRE);
 
-	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == o->dev && st.st_ino == o->ino;
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == o->dev && st.st_ino == o->ino &&
+	       fcntl(fd, F_GETFL) == o->fl && fcntl(fd, F_GETFD) == FD_CLOEXEC;
+}
+
+/*
+ * Whether t's counter descriptor is still t's counter. Every perf, eventfd,
+ * epoll, timerfd and signalfd descriptor shares one anonymous inode, so
+ * the inode says nothing; the event's id (unique on the system) does.
+ */
+int zt_files_perf_ok(const struct zt_thread *t)
+{
+	uint64_t id;
+	int fd = t->perf_fd;
+
+	return fd >= 0 && ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0 && id == t->perf_id &&
+	       fcntl(fd, F_GETFD) == FD_CLOEXEC;
 }
 
 /* Close o's descriptor if it is still zt's; forget it either way. */
 void zt_files_close(struct zt_owned *o)
 {
 	if (zt_files_ok(o))
-		close(o->fd);
+		zt_sys_close(o->fd);
 	o->fd = -1;
 }
 
@@ -142,13 +171,13 @@ int zt_files_dump_fd(void)
 	if (zt_files_own(&n, zt_files_open_in_dir(zt_state.tmp, O_WRONLY | O_APPEND, 0)) < 0 ||
 	    n.dev != zt_state.dump.dev || n.ino != zt_state.dump.ino) {
 		if (n.fd >= 0)
-			close(n.fd);
+			zt_sys_close(n.fd);
 		__atomic_store_n(&zt_state.fd_lost, 1, __ATOMIC_RELEASE);
 		return -1;
 	}
 	if (!__atomic_compare_exchange_n(&zt_state.dump.fd, &old, n.fd, 0,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-		close(n.fd);	/* another thread reopened it first */
+		zt_sys_close(n.fd);	/* another thread reopened it first */
 		return zt_files_dump_fd();
 	}
 	__atomic_fetch_add(&zt_state.fd_reopened, 1, __ATOMIC_RELAXED);
@@ -174,7 +203,6 @@ int zt_files_fds_ours(int *out, int max)
 					  &zt_state.status, &zt_dump_maps_now };
 	int nt = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 	int n = 0;
-	struct stat st;
 
 	for (size_t i = 0; i < sizeof mine / sizeof mine[0] && n < max; i++)
 		if (zt_files_ok(mine[i]))
@@ -182,8 +210,7 @@ int zt_files_fds_ours(int *out, int max)
 	for (int i = 0; i < nt && n < max; i++) {
 		const struct zt_thread *t = zt_state.threads[i];
 
-		if (t && t->live && t->perf_fd >= 0 && fstat(t->perf_fd, &st) == 0 &&
-		    st.st_ino == t->perf_ino)
+		if (t && t->live && zt_files_perf_ok(t))
 			out[n++] = t->perf_fd;
 	}
 	return n;
@@ -195,7 +222,6 @@ int zt_files_fd_is_ours(int fd)
 	const struct zt_owned *mine[] = { &zt_state.dump, &zt_state.maps, &zt_state.dir,
 					  &zt_state.status, &zt_dump_maps_now };
 	int nt = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
-	struct stat st;
 
 	if (fd < 0)
 		return 0;
@@ -205,8 +231,8 @@ int zt_files_fd_is_ours(int fd)
 	for (int i = 0; i < nt; i++) {
 		const struct zt_thread *t = zt_state.threads[i];
 
-		if (t && t->live && t->perf_fd == fd)
-			return fstat(fd, &st) == 0 && st.st_ino == t->perf_ino;
+		if (t && t->live && t->perf_fd == fd && zt_files_perf_ok(t))
+			return 1;
 	}
 	return 0;
 }
@@ -226,6 +252,7 @@ void zt_files_status_init(void)
 	    (unsigned long long)st.st_ino != strtoull(inos, NULL, 10))
 		return;
 	fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+	zt_state.status.fl = fcntl((int)fd, F_GETFL);
 	zt_state.status.fd = (int)fd;
 	zt_state.status.dev = st.st_dev;
 	zt_state.status.ino = st.st_ino;

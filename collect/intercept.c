@@ -247,6 +247,20 @@ ZT_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 }
 
 /*
+ * glibc's closefrom (2.34) makes the close_range system call itself, past
+ * the interposer above: so it is interposed too, and closes around zt's
+ * descriptors the same way.
+ */
+ZT_EXPORT void closefrom(int lowfd)
+{
+	if (close_range(lowfd > 0 ? (unsigned)lowfd : 0, ~0U, 0) == 0)
+		return;
+	/* Without close_range (ENOSYS): one by one, as glibc falls back to. */
+	for (int fd = lowfd > 0 ? lowfd : 0; fd < 65536; fd++)
+		close(fd);
+}
+
+/*
  * dlopen and dlclose change the maps: a snapshot after, under snapshot.c's
  * lock, so that no other snapshot or interposed change falls between (a
  * constructor that calls dlopen takes the lock again). The state before is

@@ -97,7 +97,7 @@ void zt_perfmap_put(int fd)
 	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    (st.st_uid != 0 && st.st_uid != geteuid())) {
 		zt_state.perfmap_state = 2;	/* refused */
-		close(in);
+		zt_sys_close(in);
 		return;
 	}
 	zt_state.perfmap_state = 1;
@@ -139,5 +139,5 @@ void zt_perfmap_put(int fd)
 	/* A last line without its newline is still being written: left out. */
 	if (have > 0 && !skipping)
 		zt_state.perfmap_skipped++;
-	close(in);
+	zt_sys_close(in);
 }

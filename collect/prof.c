@@ -133,7 +133,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	int saved = errno;
 	struct zt_thread *t = zt_thread_self();
 	ucontext_t *uc = ucv;
-	uint64_t *addr;
+	uint64_t *addr, weight = 1;
 	struct zt_regs r;
 	enum zt_unwind_end end;
 	size_t n;
@@ -185,7 +185,15 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 		if ((i == 0 || (addr[i] & ZT_UNWIND_EXACT)) &&
 		    !zt_snap_pc_known(addr[i] & ~ZT_UNWIND_EXACT))
 			break;
-	zt_store_sample(t, zt_prof_clock_ns(CLOCK_MONOTONIC), addr, n, end != ZT_UNWIND_COMPLETE);
+	/*
+	 * A thread on the POSIX timer beside perf threads (fallback): its
+	 * timer ticks at most at the kernel's rate, and each signal says how
+	 * many periods passed (si_overrun), so its sample stands for them all.
+	 */
+	if (si->si_code == SI_TIMER && t->fallback && si->si_overrun > 0)
+		weight += si->si_overrun < 1000 ? (uint64_t)si->si_overrun : 1000;
+	zt_store_sample(t, zt_prof_clock_ns(CLOCK_MONOTONIC), weight, addr, n,
+			end != ZT_UNWIND_COMPLETE);
 	t->nsamples++;
 out:
 	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);

@@ -48,6 +48,7 @@ struct zt_owned {
 	int fd;			/* -1 when none */
 	dev_t dev;
 	ino_t ino;
+	int fl;			/* its file status flags (F_GETFL), as opened */
 };
 
 /* What a seccomp filter leaves zt (seccomp.c); the dump's "seccomp" key. */
@@ -68,7 +69,8 @@ struct zt_thread {
 	pid_t tid;
 	uintptr_t stack_lo, stack_hi;
 	int perf_fd;		/* -1 when the POSIX timer runs */
-	ino_t perf_ino;		/* its inode, to know it is still ours */
+	uint64_t perf_id;	/* its event id (PERF_EVENT_IOC_ID), to know it is still ours */
+	int fallback;		/* on the POSIX timer because perf could not be had */
 	int has_timer;
 	timer_t timer;
 	volatile int period_pending;	/* the counter's first period was a random part of one */
@@ -145,6 +147,8 @@ struct zt_state {
 	volatile uint64_t unsampled;	/* threads that got no buffer or timer */
 	volatile uint64_t unsampled_cpu_ns;	/* CPU time of threads while zt could not sample them */
 	uint64_t period_ns;	/* the sampling period, 1e9 / hz */
+	volatile int perf_fds;	/* perf counters open: at most zt_timer_budget() */
+	volatile uint64_t timer_fallback;	/* threads given the POSIX timer instead */
 	volatile uint64_t sampled_cpu_ns;	/* CPU time of threads while their timer ran, summed at stop */
 	volatile uint64_t lost[ZT_NLOSS];
 	volatile int nthreads;	/* slots used in threads[] */
@@ -204,12 +208,14 @@ ZT_HIDDEN int zt_timer_start(struct zt_thread *t);
 ZT_HIDDEN void zt_timer_stop(struct zt_thread *t);
 
 /* store.c */
-ZT_HIDDEN void zt_store_sample(struct zt_thread *t, uint64_t when,
+ZT_HIDDEN void zt_store_sample(struct zt_thread *t, uint64_t when, uint64_t count,
 			       const uint64_t *addr, size_t n, int partial);
 ZT_HIDDEN void zt_store_flush(struct zt_thread *t);
 ZT_HIDDEN char *zt_store_fmt_u64(char *p, uint64_t v, int base);
 
 /* files.c */
+/* Close one of zt's own descriptors: the raw system call, never the close() interposer. */
+ZT_HIDDEN int zt_sys_close(int fd);
 ZT_HIDDEN int zt_files_own(struct zt_owned *o, int fd);
 ZT_HIDDEN int zt_files_ok(const struct zt_owned *o);
 ZT_HIDDEN void zt_files_close(struct zt_owned *o);
@@ -221,6 +227,7 @@ ZT_HIDDEN int zt_files_dump_fd(void);
 ZT_HIDDEN void zt_files_write_failed(int err);
 ZT_HIDDEN void zt_files_status_init(void);
 ZT_HIDDEN int zt_files_fd_is_ours(int fd);
+ZT_HIDDEN int zt_files_perf_ok(const struct zt_thread *t);
 ZT_HIDDEN int zt_files_fds_ours(int *out, int max);
 extern struct zt_owned zt_dump_maps_now ZT_HIDDEN;	/* /proc/self/maps, kept open (dump.c) */
 ZT_HIDDEN void zt_files_status(const char *what, int err, uint64_t count);

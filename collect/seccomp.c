@@ -310,7 +310,7 @@ int zt_seccomp_start(void)
 	if (fd < 0)
 		return 0;
 	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
+	zt_sys_close(fd);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';

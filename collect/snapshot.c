@@ -126,7 +126,7 @@ static int read_maps(struct sbuf *b, int own_fd)
 		b->len += (size_t)n;
 	}
 	if (own)
-		close(fd);
+		zt_sys_close(fd);
 	if (n < 0 || (b->len && b->p[b->len - 1] != '\n'))
 		return -1;
 	return 0;

@@ -62,12 +62,13 @@ void zt_store_flush(struct zt_thread *t)
 }
 
 /*
- * Appends "TID 1 @WHEN ADDR ADDR...\n", WHEN in nanoseconds since the dump
+ * Appends "TID COUNT @WHEN ADDR ADDR...\n" (COUNT: the periods the sample
+ * stands for, 1 but for a POSIX-timer fallback), WHEN in nanoseconds since the dump
  * started (CLOCK_MONOTONIC): an exact pc after the first is written
  * "=ADDR", and a stack that did not reach the thread's entry ends in " -".
  * Runs in the handler of thread t only.
  */
-void zt_store_sample(struct zt_thread *t, uint64_t when, const uint64_t *addr, size_t n,
+void zt_store_sample(struct zt_thread *t, uint64_t when, uint64_t count, const uint64_t *addr, size_t n,
 		     int partial)
 {
 	char *p;
@@ -77,7 +78,7 @@ void zt_store_sample(struct zt_thread *t, uint64_t when, const uint64_t *addr, s
 	p = t->buf + t->len;
 	p = zt_store_fmt_u64(p, (uint64_t)t->tid, 10);
 	*p++ = ' ';
-	*p++ = '1';
+	p = zt_store_fmt_u64(p, count, 10);
 	*p++ = ' ';
 	*p++ = ZT_RAW_TIME_MARK;
 	p = zt_store_fmt_u64(p, when > zt_state.start_ns ? when - zt_state.start_ns : 0, 10);
@@ -93,5 +94,5 @@ void zt_store_sample(struct zt_thread *t, uint64_t when, const uint64_t *addr, s
 	}
 	*p++ = '\n';
 	t->len = (size_t)(p - t->buf);
-	__atomic_fetch_add(&zt_state.samples, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&zt_state.samples, count, __ATOMIC_RELAXED);
 }

@@ -232,7 +232,7 @@ static void read_ranges(void)
 		return;
 	while (len < sizeof buf - 1 && (n = read(fd, buf + len, sizeof buf - 1 - len)) > 0)
 		len += (size_t)n;
-	close(fd);
+	zt_sys_close(fd);
 	buf[len] = '\0';
 	for (p = buf, end = buf + len; p < end && nranges < 1024;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -322,7 +322,7 @@ void zt_thread_name_record(pid_t tid)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		len = read(fd, name, sizeof name - 1);
-		close(fd);
+		zt_sys_close(fd);
 	}
 	if (len <= 0)
 		return;
@@ -482,7 +482,7 @@ static void after_fork_child(void)
 
 		/* The parent's perf fds are copies: closing them here is harmless. */
 		if (t && t->perf_fd >= 0)
-			close(t->perf_fd);
+			zt_sys_close(t->perf_fd);
 		if (t) {
 			t->perf_fd = -1;
 			t->has_timer = 0;
@@ -498,6 +498,8 @@ static void after_fork_child(void)
 	}
 	self = NULL;
 	zt_state.samples = 0;
+	zt_state.perf_fds = 0;
+	zt_state.timer_fallback = 0;
 	zt_state.sampled_cpu_ns = 0;
 	zt_state.unsampled = 0;
 	zt_state.truncated = 0;

@@ -16,6 +16,7 @@
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -51,7 +52,6 @@ static int perf_start(struct zt_thread *t)
 {
 	struct perf_event_attr attr;
 	struct f_owner_ex owner = { F_OWNER_TID, t->tid };
-	struct stat st;
 	int fd, high;
 
 	memset(&attr, 0, sizeof attr);
@@ -75,20 +75,36 @@ static int perf_start(struct zt_thread *t)
 	/* Keep out of the way of a program's own low descriptors. */
 	high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
 	if (high >= 0) {
-		close(fd);
+		zt_sys_close(fd);
 		fd = high;
 	}
 	if (fcntl(fd, F_SETFL, O_ASYNC) < 0 ||
 	    fcntl(fd, F_SETSIG, SIGPROF) < 0 ||
 	    fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
+	    ioctl(fd, PERF_EVENT_IOC_ID, &t->perf_id) < 0 ||
 	    ioctl(fd, PERF_EVENT_IOC_RESET, 0) < 0 ||
 	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
-		close(fd);
+		zt_sys_close(fd);
 		return -1;
 	}
 	t->perf_fd = fd;
-	t->perf_ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
+	__atomic_fetch_add(&zt_state.perf_fds, 1, __ATOMIC_RELAXED);
 	return 0;
+}
+
+/*
+ * How many perf counters zt may hold: a quarter of the soft descriptor
+ * limit (256 of the usual 1024), so that a program with many threads still
+ * has three quarters for its own files; threads beyond it get the POSIX
+ * timer, which takes no descriptor.
+ */
+static int budget(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 1 << 20;
+	return (int)(rl.rlim_cur / 4 < (1 << 20) ? rl.rlim_cur / 4 : 1 << 20);
 }
 
 static int posix_start(struct zt_thread *t)
@@ -128,14 +144,30 @@ static int posix_start(struct zt_thread *t)
  */
 int zt_timer_start(struct zt_thread *t)
 {
+	int over = __atomic_load_n(&zt_state.perf_fds, __ATOMIC_RELAXED) >= budget();
+
 	t->perf_fd = -1;
-	if (zt_state.timer != ZT_TIMER_POSIX && zt_state.want_timer != 2 &&
+	t->fallback = 0;
+	if (zt_state.timer != ZT_TIMER_POSIX && zt_state.want_timer != 2 && !over &&
 	    perf_start(t) == 0) {
 		zt_state.timer = ZT_TIMER_PERF;
 		return 0;
 	}
-	if (zt_state.timer == ZT_TIMER_PERF || zt_state.want_timer == 1)
+	if (zt_state.want_timer == 1)
 		return -1;
+	if (zt_state.timer == ZT_TIMER_PERF) {
+		/*
+		 * The process runs on perf counters, but this thread cannot
+		 * have one (the budget is spent, or the descriptors are): the
+		 * POSIX timer, on the thread itself only, its samples weighted
+		 * by the periods each stands for. Counted.
+		 */
+		if (t->adopted || posix_start(t) < 0)
+			return -1;
+		t->fallback = 1;
+		__atomic_fetch_add(&zt_state.timer_fallback, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
 	if (posix_start(t) == 0) {
 		zt_state.timer = ZT_TIMER_POSIX;
 		return 0;
@@ -148,21 +180,20 @@ void zt_timer_stop(struct zt_thread *t)
 	int saved = errno;
 
 	if (t->perf_fd >= 0) {
-		struct stat st;
-
 		/*
 		 * A program that closes descriptors it did not open (daemons do)
 		 * may have closed ours and reused the number: touch it only if it
 		 * is still our counter.
 		 */
-		if (fstat(t->perf_fd, &st) == 0 && st.st_ino == t->perf_ino) {
+		__atomic_fetch_sub(&zt_state.perf_fds, 1, __ATOMIC_RELAXED);
+		if (zt_files_perf_ok(t)) {
 			uint64_t ran;
 
 			ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 			/* The task clock's count: the thread's CPU time while sampled. */
 			if (read(t->perf_fd, &ran, sizeof ran) == (ssize_t)sizeof ran)
 				__atomic_fetch_add(&zt_state.sampled_cpu_ns, ran, __ATOMIC_RELAXED);
-			close(t->perf_fd);
+			zt_sys_close(t->perf_fd);
 		} else if (zt_prof_owner()) {
 			/* Its thread was not sampled after the program closed it. */
 			__atomic_fetch_add(&zt_state.timers_lost, 1, __ATOMIC_RELAXED);

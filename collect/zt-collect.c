@@ -504,6 +504,11 @@ static void report_notes(const struct zt_raw *d)
 	if (d->timers_lost)
 		zt_warn("the program closed the sampling counters of %" PRIu64 " threads: "
 			"those threads were not sampled after that", d->timers_lost);
+	if (d->timer_fallback)
+		zt_warn("%" PRIu64 " threads were sampled by the POSIX timer instead of perf "
+			"(zt's budget of descriptors, a quarter of the soft limit, was spent, "
+			"or perf_event_open failed): their samples are weighted by the "
+			"periods each stands for", d->timer_fallback);
 	if (d->seccomp) {
 		const char *call = strchr(d->seccomp, ' ');
 

@@ -418,6 +418,8 @@ static int key_line(struct reader *r, char *line)
 		return number_value(r, key, v, &d->sigprof_blocked);
 	} else if (strcmp(key, ZT_RAW_TIMERS_LOST) == 0) {
 		return number_value(r, key, v, &d->timers_lost);
+	} else if (strcmp(key, ZT_RAW_TIMER_FALLBACK) == 0) {
+		return number_value(r, key, v, &d->timer_fallback);
 	} else if (strcmp(key, ZT_RAW_DUMP_REOPENED) == 0) {
 		return number_value(r, key, v, &d->dump_reopened);
 	} else if (strcmp(key, ZT_RAW_PARTIAL) == 0) {

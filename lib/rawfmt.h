@@ -75,6 +75,7 @@
 #define ZT_RAW_SIGPROF_BLOCKED "sigprof-blocked"
 #define ZT_RAW_UNSAMPLED_CPU_NS "unsampled-cpu-ns"	/* CPU time no sample covers */
 #define ZT_RAW_TIMERS_LOST "timers-lost"
+#define ZT_RAW_TIMER_FALLBACK "timer-fallback"
 #define ZT_RAW_DUMP_REOPENED "dump-reopened"
 #define ZT_RAW_PROGRAM_SIGPROF "program-sigprof"
 #define ZT_RAW_EXEC "exec"		/* escaped text */

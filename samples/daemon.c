@@ -2,9 +2,10 @@
  * daemon.c — a program that closes every descriptor it did not open, as
  * daemons do, then opens a log of its own, writes to it and burns CPU.
  *
- *   daemon LOG close|range|raw [ROUNDS]
+ *   daemon LOG close|range|closefrom|raw [ROUNDS]
  *
  * close: close(2) on 3..4095; range: close_range(3, ~0U, 0) through libc;
+ * closefrom: glibc's closefrom(3), which makes the system call itself;
  * raw: the close_range system call itself, then the log's descriptor
  * duplicated onto 512..1023, where a collector keeps its own: a collector
  * that writes through a number it once had would write into the log.
@@ -32,7 +33,7 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: daemon LOG close|range|raw [ROUNDS]\n");
+		fprintf(stderr, "usage: daemon LOG close|range|closefrom|raw [ROUNDS]\n");
 		return 2;
 	}
 	if (strcmp(mode, "close") == 0) {
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
 			close(i);
 	} else if (strcmp(mode, "range") == 0) {
 		close_range(3, ~0U, 0);
+	} else if (strcmp(mode, "closefrom") == 0) {
+		closefrom(3);
 	} else if (strcmp(mode, "raw") == 0) {
 		syscall(SYS_close_range, 3, ~0U, 0);
 	} else {
