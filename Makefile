@@ -325,7 +325,8 @@ demo:
 bench: deps
 	@sh tests/deps.sh $(BENCH_DEBS)
 	@$(MAKE) --no-print-directory all
-	@for b in tests/bench/*.sh; do echo "== $$b"; sh "$$b" || exit 1; done
+	@failed=; for b in tests/bench/*.sh; do echo "== $$b"; sh "$$b" || failed="$$failed $$b"; done; \
+	if [ -n "$$failed" ]; then echo "make bench: FAILED:$$failed" >&2; exit 1; fi
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
