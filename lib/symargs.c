@@ -1,5 +1,6 @@
 /*
- * symargs.c — the symbolizer's options, shared by zt-symbolize and zt-pprof.
+ * symargs.c — the symbolizer's options, shared by zt-symbolize and the
+ * analysis tools.
  */
 #include "symargs.h"
 #include "util.h"

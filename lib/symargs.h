@@ -1,8 +1,9 @@
 /*
  * symargs.h — the command line of the tools that symbolize a raw dump
- * (zt-symbolize, zt-pprof): the symbolizer's options (where to find files,
- * source lines, demangling) as rows for their option tables (usage.h), and
- * one function that takes them, so the two tools cannot drift apart.
+ * (zt-symbolize and every analysis tool, lib/stage.c): the symbolizer's
+ * options (where to find files, source lines, demangling) as rows for
+ * their option tables (usage.h), and one function that takes them, so the
+ * tools cannot drift apart.
  */
 #ifndef ZT_SYMARGS_H
 #define ZT_SYMARGS_H
