@@ -172,6 +172,7 @@ FUZZERS = \
 	tests/fuzz/bin/fuzz-dwarf \
 	tests/fuzz/bin/fuzz-perfscript \
 	tests/fuzz/bin/fuzz-folded \
+	tests/fuzz/bin/fuzz-stage \
 	tests/fuzz/bin/fuzz-cfi \
 
 FUZZ_CC = clang

@@ -221,13 +221,17 @@ static int decide(const char *p, size_t n, int at_end)
 struct zt_stage *zt_stage_open(const char *path, char *err, size_t errlen)
 {
 	struct zt_input *in = zt_input_open(path, err, errlen);
+
+	return in ? zt_stage_open_input(in, err, errlen) : NULL;
+}
+
+struct zt_stage *zt_stage_open_input(struct zt_input *in, char *err, size_t errlen)
+{
 	struct zt_stage *s;
 	const char *p, *what;
 	size_t want = 4096, n;
 	int kind = UNDECIDED;
 
-	if (!in)
-		return NULL;
 	for (;;) {
 		int at_end;
 

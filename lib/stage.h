@@ -24,6 +24,8 @@
 #include "raw.h"
 #include "symbolize.h"
 
+struct zt_input;
+
 enum zt_stage_kind {
 	ZT_STAGE_RAW,		/* a zt raw dump (formats/raw.md) */
 	ZT_STAGE_SCRIPT,	/* perf script text, or zt-symbolize's stream */
@@ -40,6 +42,8 @@ struct zt_stage;
  * perf.data file: ..."). The caller frees the result with zt_stage_close.
  */
 struct zt_stage *zt_stage_open(const char *path, char *err, size_t errlen);
+/* The same for an input already open, which s then owns (closed on failure too). */
+struct zt_stage *zt_stage_open_input(struct zt_input *in, char *err, size_t errlen);
 void zt_stage_close(struct zt_stage *s);
 
 enum zt_stage_kind zt_stage_kind(const struct zt_stage *s);
