@@ -400,6 +400,21 @@ static void put_summary(void)
 		}
 		zt_dump_puts(dfd, "\n");
 	}
+	for (unsigned i = 0; i < zt_state.nunreached && i < ZT_UNREACHED_MAX; i++) {
+		int pid = __atomic_load_n(&zt_state.unreached[i].pid, __ATOMIC_ACQUIRE);
+		char num[24];
+
+		if (!pid)
+			continue;
+		zt_dump_puts(dfd, ZT_RAW_UNREACHED " ");
+		*zt_store_fmt_u64(num, (uint64_t)pid, 10) = '\0';
+		zt_dump_puts(dfd, num);
+		zt_dump_puts(dfd, " ");
+		zt_dump_puts(dfd, zt_state.unreached[i].why);
+		zt_dump_puts(dfd, " ");
+		zt_dump_put_text(dfd, zt_state.unreached[i].path, strlen(zt_state.unreached[i].path));
+		zt_dump_puts(dfd, "\n");
+	}
 	if (zt_state.exec_path[0]) {
 		zt_dump_puts(dfd, ZT_RAW_EXEC " ");
 		zt_dump_put_text(dfd, zt_state.exec_path, strlen(zt_state.exec_path));

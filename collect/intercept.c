@@ -23,12 +23,17 @@
  * Each passes through to the next definition (RTLD_NEXT).
  */
 #include "prof.h"
+#include "rawfmt.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -38,6 +43,10 @@ static void *(*real_dlopen)(const char *, int);
 static int (*real_dlclose)(void *);
 static int (*real_execve)(const char *, char *const[], char *const[]);
 static int (*real_execvpe)(const char *, char *const[], char *const[]);
+static int (*real_posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			       const posix_spawnattr_t *, char *const[], char *const[]);
+static int (*real_posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+				const posix_spawnattr_t *, char *const[], char *const[]);
 static int (*real_setitimer)(__itimer_which_t, const struct itimerval *,
 			      struct itimerval *);
 static sighandler_t (*real_signal)(int, sighandler_t);
@@ -55,6 +64,8 @@ void zt_intercept_init(void)
 	RESOLVE(dlclose);
 	RESOLVE(execve);
 	RESOLVE(execvpe);
+	RESOLVE(posix_spawn);
+	RESOLVE(posix_spawnp);
 	RESOLVE(setitimer);
 	RESOLVE(signal);
 	RESOLVE(mmap);
@@ -394,6 +405,148 @@ ZT_EXPORT int mprotect(void *addr, size_t len, int prot)
 	return rc;
 }
 
+/*
+ * Why the loader will not preload zt into the program at path: statically
+ * linked (an ELF file with no PT_INTERP), or set-user-ID or set-group-ID
+ * to another user or group (secure-execution mode ignores LD_PRELOAD's
+ * paths); NULL when it will, or when the file cannot be read. Scripts and
+ * other formats are taken as reachable. Raw system calls only: this runs
+ * in a vforked child, in its parent's memory.
+ */
+static const char *exec_unreachable(const char *path)
+{
+	unsigned char eh[64], ph[56];
+	struct stat st;
+	const char *why = NULL;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (syscall(SYS_fstat, fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		if ((st.st_mode & S_ISUID) && st.st_uid != getuid())
+			why = ZT_RAW_UNREACHED_SETUID;
+		else if ((st.st_mode & S_ISGID) && st.st_gid != getgid())
+			why = ZT_RAW_UNREACHED_SETGID;
+		else if (syscall(SYS_pread64, fd, eh, sizeof eh, 0) == (long)sizeof eh &&
+			 memcmp(eh, ELFMAG, SELFMAG) == 0 && eh[EI_CLASS] == ELFCLASS64) {
+			Elf64_Ehdr *e = (Elf64_Ehdr *)eh;
+			int interp = 0;
+
+			for (unsigned i = 0; i < e->e_phnum && i < 128 && !interp; i++) {
+				Elf64_Phdr *p = (Elf64_Phdr *)ph;
+
+				if (e->e_phentsize < sizeof *p ||
+				    syscall(SYS_pread64, fd, ph, sizeof ph,
+					    e->e_phoff + (uint64_t)i * e->e_phentsize) != (long)sizeof ph)
+					break;
+				interp = p->p_type == PT_INTERP;
+			}
+			if (!interp && e->e_phnum > 0)
+				why = ZT_RAW_UNREACHED_STATIC;
+		}
+	}
+	syscall(SYS_close, fd);
+	return why;
+}
+
+/*
+ * When zt cannot reach the program file that process pid runs, put it in
+ * the list of this dump (zt_state.unreached) and return its slot; -1
+ * otherwise. file is searched on PATH when it has no '/' and searching was
+ * asked. No allocation, raw system calls: see vfork_exec_note.
+ */
+static int note_unreached(const char *file, int search, int pid)
+{
+	char buf[512];
+	const char *path = file, *why = NULL;
+	unsigned slot;
+
+	if (search && !strchr(file, '/')) {
+		const char *dirs = getenv("PATH");
+
+		if (!dirs)
+			dirs = "/usr/local/bin:/usr/bin:/bin";
+		for (path = NULL; *dirs && !path; ) {
+			size_t n = strcspn(dirs, ":"), f = strlen(file);
+
+			if (n + f + 2 <= sizeof buf) {
+				memcpy(buf, n ? dirs : ".", n ? n : 1);
+				buf[n ? n : 1] = '/';
+				memcpy(buf + (n ? n : 1) + 1, file, f + 1);
+				if (syscall(SYS_faccessat, AT_FDCWD, buf, X_OK) == 0)
+					path = buf;
+			}
+			dirs += n + (dirs[n] == ':');
+		}
+		if (!path)
+			return -1;
+	}
+	why = exec_unreachable(path);
+	if (!why)
+		return -1;
+	slot = __atomic_fetch_add(&zt_state.nunreached, 1, __ATOMIC_RELAXED);
+	if (slot >= ZT_UNREACHED_MAX)
+		return -1;
+	strncpy(zt_state.unreached[slot].why, why, sizeof zt_state.unreached[slot].why - 1);
+	strncpy(zt_state.unreached[slot].path, file, sizeof zt_state.unreached[slot].path - 1);
+	__atomic_store_n(&zt_state.unreached[slot].pid, pid, __ATOMIC_RELEASE);
+	return (int)slot;
+}
+
+/*
+ * In a vforked child under -f, before it execs: the child runs in its
+ * parent's memory and has no dump of its own, so a program zt cannot reach
+ * goes into the parent's list. Returns the slot, so that a failed exec can
+ * give it back, or -1.
+ */
+static int vfork_exec_note(const char *file, int search)
+{
+	if (!zt_state.follow || zt_state.dump.fd < 0 || getpid() == zt_state.pid)
+		return -1;
+	return note_unreached(file, search, (int)syscall(SYS_getpid));
+}
+
+/*
+ * posix_spawn runs its program through glibc's own execve, which no
+ * interposer sees: the parent judges the program once the child exists.
+ */
+ZT_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			  const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	int rc;
+	pid_t child;
+
+	RESOLVE(posix_spawn);
+	rc = real_posix_spawn(&child, path, fa, attr, argv, envp);
+	if (pid && rc == 0)
+		*pid = child;
+	if (rc == 0 && zt_state.follow && zt_prof_owner())
+		note_unreached(path, 0, (int)child);
+	return rc;
+}
+
+ZT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	int rc;
+	pid_t child;
+
+	RESOLVE(posix_spawnp);
+	rc = real_posix_spawnp(&child, file, fa, attr, argv, envp);
+	if (pid && rc == 0)
+		*pid = child;
+	if (rc == 0 && zt_state.follow && zt_prof_owner())
+		note_unreached(file, 1, (int)child);
+	return rc;
+}
+
+/* The exec failed: its program ran nowhere, give its slot back. */
+static void vfork_exec_failed(int slot)
+{
+	if (slot >= 0)
+		__atomic_store_n(&zt_state.unreached[slot].pid, 0, __ATOMIC_RELEASE);
+}
+
 /* Finish the dump before exec replaces this image; restart it on failure. */
 static void before_exec(const char *path)
 {
@@ -425,9 +578,13 @@ static void after_failed_exec(void)
 
 ZT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
+	int slot;
+
 	RESOLVE(execve);
+	slot = vfork_exec_note(path, 0);
 	before_exec(path);
 	real_execve(path, argv, envp);
+	vfork_exec_failed(slot);
 	after_failed_exec();
 	return -1;
 }
@@ -441,9 +598,13 @@ ZT_EXPORT int execv(const char *path, char *const argv[])
 
 ZT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
+	int slot;
+
 	RESOLVE(execvpe);
+	slot = vfork_exec_note(file, 1);
 	before_exec(file);
 	real_execvpe(file, argv, envp);
+	vfork_exec_failed(slot);
 	after_failed_exec();
 	return -1;
 }

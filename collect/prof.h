@@ -101,6 +101,8 @@ struct zt_bid {
 	char path[256];
 };
 
+enum { ZT_UNREACHED_MAX = 16 };
+
 struct zt_state {
 	volatile int active;	/* the handler records samples */
 	pid_t pid;		/* the process that owns the dump */
@@ -134,6 +136,18 @@ struct zt_state {
 	char tmp[4096];		/* path written during the run */
 	char maps_tmp[4096];	/* the dlclose maps side file */
 	char exec_path[256];	/* what the process exec'd, if it did */
+	/*
+	 * Programs that vforked children exec'd and that the loader will not
+	 * preload zt into. A vforked child runs in this process's memory and
+	 * has no dump of its own, so it writes them here and this dump names
+	 * them; the first ZT_UNREACHED_MAX are kept, the rest only counted.
+	 */
+	struct zt_unreached {
+		volatile int pid;	/* 0: a slot given back (the exec failed) */
+		char why[16];		/* ZT_RAW_UNREACHED_STATIC, ... */
+		char path[256];
+	} unreached[ZT_UNREACHED_MAX];
+	volatile unsigned nunreached;
 	volatile uint64_t samples;
 	volatile uint64_t truncated;	/* stacks cut at ZT_MAX_DEPTH */
 	volatile uint64_t partial;	/* stacks that did not reach the thread's entry */

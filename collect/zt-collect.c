@@ -486,6 +486,34 @@ static void report_unreached(const struct zt_raw *d, int top)
 		top ? "the dump covers the time before the exec" : "its time is in no dump");
 }
 
+/*
+ * The programs that the dump's process started in a way no dump of its
+ * own follows (a vforked child's exec, posix_spawn) and that zt could not
+ * reach, as the collector judged them ("PID WHY PATH").
+ */
+static void report_vforked(const struct zt_raw *d)
+{
+	for (size_t i = 0; i < d->nunreached; i++) {
+		char why[32];
+		unsigned long pid;
+		int at = 0;
+		const char *text;
+
+		if (sscanf(d->unreached[i], "%lu %31s %n", &pid, why, &at) < 2 || !at)
+			continue;
+		if (strcmp(why, ZT_RAW_UNREACHED_STATIC) == 0)
+			text = "it is statically linked: LD_PRELOAD cannot reach it";
+		else if (strcmp(why, ZT_RAW_UNREACHED_SETUID) == 0)
+			text = "it is set-user-ID to another user, and the loader ignores LD_PRELOAD there";
+		else if (strcmp(why, ZT_RAW_UNREACHED_SETGID) == 0)
+			text = "it is set-group-ID to another group, and the loader ignores LD_PRELOAD there";
+		else
+			text = why;
+		zt_warn("'%s' (pid %lu, started by '%s') was not profiled: %s; its time is in "
+			"no dump", d->unreached[i] + at, pid, d->exe ? d->exe : "?", text);
+	}
+}
+
 /* The notes a dump's summary carries, after its line. */
 static void report_notes(const struct zt_raw *d)
 {
@@ -628,6 +656,7 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 	report_notes(d);
 	if (d->exec)
 		report_unreached(d, 1);
+	report_vforked(d);
 	zt_raw_free(d);
 	return 0;
 }
@@ -639,7 +668,7 @@ static int report(const char *out, const char *prog, const char *path, struct ru
  * names each dump. A descendant that exec'd what zt cannot reach is named
  * before it, with the reason.
  */
-static void report_tree(const char *out, time_t start, double wall)
+static void report_tree(const char *out, const struct timespec *start, double wall)
 {
 	char pattern[PATH_MAX + 8];
 	glob_t g;
@@ -664,7 +693,9 @@ static void report_tree(const char *out, time_t start, double wall)
 			const char *suffix = path + strlen(out) + 1;
 
 			if (strspn(suffix, "0123456789") != strlen(suffix) ||
-			    stat(path, &st) < 0 || st.st_mtime < start)
+			    stat(path, &st) < 0 || st.st_mtim.tv_sec < start->tv_sec ||
+			    (st.st_mtim.tv_sec == start->tv_sec &&
+			     st.st_mtim.tv_nsec < start->tv_nsec))
 				continue;
 		} else if (access(path, F_OK) != 0) {
 			continue;
@@ -673,6 +704,8 @@ static void report_tree(const char *out, time_t start, double wall)
 			continue;
 		if (i > 0 && f.d.exec)
 			report_unreached(&f.d, 0);
+		if (i > 0)
+			report_vforked(&f.d);
 		samples += f.d.nsamples;
 		partial += f.d.partial;
 		cpu += f.cpu;
@@ -846,7 +879,7 @@ int main(int argc, char **argv)
 	struct rusage ru;
 	struct timespec t0, t1;
 	double wall;
-	time_t start;
+	struct timespec start;
 
 	zt_setprog(argv[0]);
 	argv += parse_options(argc, argv, &cfg);
@@ -858,7 +891,8 @@ int main(int argc, char **argv)
 	if (unlink(out) < 0 && errno != ENOENT)
 		zt_die(ZT_EXIT_DATA, "cannot replace '%s':", out);
 
-	start = time(NULL);
+	/* The clock file times come from, so that a dump written at once is newer. */
+	clock_gettime(CLOCK_REALTIME_COARSE, &start);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (pipe2(exec_pipe, O_CLOEXEC) < 0 || pipe2(status_pipe, O_CLOEXEC) < 0)
 		zt_die(ZT_EXIT_DATA, "pipe:");
@@ -884,7 +918,7 @@ int main(int argc, char **argv)
 	if (report(out, argv[0], prog, &ru, wall, status_text, child) < 0 && rc == 0)
 		rc = 1;
 	if (cfg.follow)
-		report_tree(out, start, wall);
+		report_tree(out, &start, wall);
 	free(prog);
 	free(lib);
 	free(out);

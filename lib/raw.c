@@ -404,6 +404,10 @@ static int key_line(struct reader *r, char *line)
 		free(d->seccomp);
 		d->seccomp = zt_strdup(v);
 		zt_escape_decode(d->seccomp);
+	} else if (strcmp(key, ZT_RAW_UNREACHED) == 0) {
+		zt_grow(&d->unreached, &d->capunreached, d->nunreached + 1, sizeof *d->unreached);
+		d->unreached[d->nunreached] = zt_strdup(v);
+		zt_escape_decode(d->unreached[d->nunreached++]);
 	} else if (strcmp(key, ZT_RAW_EXEC) == 0) {
 		free(d->exec);
 		d->exec = zt_strdup(v);
@@ -1004,6 +1008,9 @@ void zt_raw_free(struct zt_raw *d)
 	free(d->conflict);
 	free(d->exec);
 	free(d->seccomp);
+	for (size_t i = 0; i < d->nunreached; i++)
+		free(d->unreached[i]);
+	free(d->unreached);
 	zt_hash_index_free(&d->index);
 	memset(d, 0, sizeof *d);
 }

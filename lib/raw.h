@@ -99,6 +99,8 @@ struct zt_raw {
 	uint64_t dump_reopened;	/* times the program closed the dump's descriptor */
 	char *conflict;		/* "handler", "itimer-prof": the program's own SIGPROF use */
 	char *exec;		/* the program exec'd this, after which the dump ends */
+	char **unreached;	/* "PID WHY PATH": what vforked children exec'd that zt cannot reach */
+	size_t nunreached, capunreached;
 	char *seccomp;		/* "stopped CALL", "no-new-threads CALL", "posix-timer CALL", "allowed" */
 	uint64_t cpu_ns, cpu_user_ns, cpu_sys_ns;
 	/* user and system time before this image's sampling began (0 if unknown) */

@@ -79,6 +79,10 @@
 #define ZT_RAW_DUMP_REOPENED "dump-reopened"
 #define ZT_RAW_PROGRAM_SIGPROF "program-sigprof"
 #define ZT_RAW_EXEC "exec"		/* escaped text */
+#define ZT_RAW_UNREACHED "unreached"	/* PID WHY PATH (escaped): a vforked child's exec */
+#define ZT_RAW_UNREACHED_STATIC "static"
+#define ZT_RAW_UNREACHED_SETUID "set-user-id"
+#define ZT_RAW_UNREACHED_SETGID "set-group-id"
 #define ZT_RAW_SECCOMP "seccomp"	/* "seccomp WHAT [CALL]" */
 #define ZT_RAW_CPU_NS "cpu-ns"
 #define ZT_RAW_CPU_USER_NS "cpu-user-ns"

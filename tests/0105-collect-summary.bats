@@ -114,6 +114,44 @@ burners() {
 	[[ ${stderr_lines[-1]} == "zt-collect: with -f, "*"(dyn, "*" samples)" ]]
 }
 
+@test "with -f a static program run by sh (dash: vfork) or by posix_spawn is named with the reason; a failed exec is not" {
+	burners
+	run --separate-stderr zt-collect -f -o t.raw sh -c "./st; ./dyn"
+	assert_success
+	printf '%s\n' "$stderr"
+	[[ $stderr == *"zt-collect: './st' (pid "*", started by '/usr/bin/dash') was not profiled: it is statically linked: LD_PRELOAD cannot reach it; its time is in no dump"* ]]
+	grep -Eq '^unreached [0-9]+ static \./st$' t.raw
+	cat > sp.c <<'EOF'
+#include <spawn.h>
+#include <sys/wait.h>
+extern char **environ;
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		pid_t pid;
+		int st;
+
+		if (posix_spawnp(&pid, argv[i], 0, 0, (char *[]){ argv[i], 0 }, environ) == 0)
+			waitpid(pid, &st, 0);
+	}
+	return 0;
+}
+EOF
+	gcc -o sp sp.c
+	run --separate-stderr zt-collect -f -o p.raw ./sp ./st ./dyn
+	assert_success
+	printf '%s\n' "$stderr"
+	[[ $stderr == *"zt-collect: './st' (pid "*", started by '$PWD/sp') was not profiled: it is statically linked"* ]]
+	[[ ${stderr_lines[-1]} == *"(dyn, "*" samples)" ]]
+	# An exec that fails (no permission to run it) ran nothing: not named.
+	chmod 644 st
+	run --separate-stderr zt-collect -f -o q.raw sh -c "./st; true"
+	printf '%s\n' "$stderr"
+	[[ $stderr == *"Permission denied"* ]]
+	[[ $stderr != *"not profiled"* ]]
+	! grep -q '^unreached' q.raw
+}
+
 @test "with -f a set-user-ID descendant (to another user) is named with the reason" {
 	[ "$(id -u)" -eq 0 ] || skip "making a program set-user-ID to another user needs root"
 	burners
