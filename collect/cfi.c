@@ -871,3 +871,42 @@ const struct zt_cfi_table *zt_cfi_find(const struct zt_cfi_set *s, uintptr_t pc)
 		return NULL;
 	return s->t[lo];
 }
+
+size_t zt_cfi_segs_of(const struct dl_phdr_info *info, struct zt_cfi_seg *out, size_t max)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || ph->p_memsz == 0)
+			continue;
+		if (n < max) {
+			out[n].lo = info->dlpi_addr + ph->p_vaddr;
+			out[n].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+			out[n].exec = (ph->p_flags & PF_X) != 0;
+		}
+		n++;
+	}
+	return n;
+}
+
+const struct zt_cfi_seg *zt_cfi_seg_of(const struct zt_cfi_set *s, uintptr_t a)
+{
+	uint32_t lo = 0, hi;
+
+	if (!s || s->nseg == 0)
+		return NULL;
+	hi = s->nseg;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (s->seg[mid].lo <= a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (a < s->seg[lo].lo || a >= s->seg[lo].hi)
+		return NULL;
+	return &s->seg[lo];
+}

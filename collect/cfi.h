@@ -119,12 +119,38 @@ void zt_cfi_free(struct zt_cfi_table *t);
  */
 const struct zt_cfi_row *zt_cfi_row_at(const struct zt_cfi_table *t, uintptr_t pc);
 
-/* A set of tables, sorted by lo and not overlapping, published whole. */
+/*
+ * A PT_LOAD segment of a loaded object, [lo, hi) at run time: memory the
+ * handler may read (the unwinder reads code and PLT slots only there).
+ */
+struct zt_cfi_seg {
+	uintptr_t lo, hi;
+	uint32_t exec;		/* PF_X: code */
+};
+
+/*
+ * The PT_LOAD segments of a loaded object (from dl_iterate_phdr), with or
+ * without CFI, into out[0..max). Returns how many there are (may exceed
+ * max: only max are stored).
+ */
+size_t zt_cfi_segs_of(const struct dl_phdr_info *info, struct zt_cfi_seg *out, size_t max);
+
+/*
+ * A set of tables, sorted by lo and not overlapping, published whole, and
+ * the segments of every loaded object (the objects without CFI too),
+ * sorted by lo and not overlapping. nseg 0: the segments are not known
+ * (a set made in a test), and nothing is checked against them.
+ */
 struct zt_cfi_set {
 	uint32_t n;
 	size_t size;			/* bytes mapped for the set itself */
+	uint32_t nseg;
+	const struct zt_cfi_seg *seg;
 	struct zt_cfi_table *t[];
 };
+
+/* The segment of s that holds address a, or NULL. Async-signal-safe. */
+const struct zt_cfi_seg *zt_cfi_seg_of(const struct zt_cfi_set *s, uintptr_t a);
 
 /* The table whose range holds pc, or NULL. Async-signal-safe. */
 const struct zt_cfi_table *zt_cfi_find(const struct zt_cfi_set *s, uintptr_t pc);

@@ -41,6 +41,8 @@ struct scan {
 	const struct zt_cfi_set *old;
 	struct zt_cfi_table **t;
 	uint32_t n, cap;
+	struct zt_cfi_seg *seg;		/* every object's segments, CFI or not */
+	uint32_t nseg, segcap;
 	int failed;
 };
 
@@ -52,15 +54,45 @@ static struct zt_cfi_table *known(const struct zt_cfi_set *s, uintptr_t key)
 	return NULL;
 }
 
+/* Room for more entries of size each in *buf (mapped, as malloc is not used here). */
+static int grow(void **buf, uint32_t n, uint32_t *cap, uint32_t more, size_t each)
+{
+	uint32_t c = *cap ? *cap : 64;
+	void *m;
+
+	if (n + more <= *cap)
+		return 0;
+	while (c < n + more)
+		c *= 2;
+	m = mmap(NULL, c * each, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	if (n)
+		memcpy(m, *buf, n * each);
+	if (*buf)
+		munmap(*buf, *cap * each);
+	*buf = m;
+	*cap = c;
+	return 0;
+}
+
 static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct scan *sc = data;
 	struct zt_cfi_image img;
 	struct zt_cfi_stats st;
 	struct zt_cfi_table *t;
+	size_t nseg = zt_cfi_segs_of(info, NULL, 0);
 	int64_t t0;
 
 	(void)size;
+	if (nseg > 0) {
+		if (grow((void **)&sc->seg, sc->nseg, &sc->segcap, (uint32_t)nseg, sizeof *sc->seg) < 0) {
+			sc->failed = 1;
+			return 1;
+		}
+		sc->nseg += (uint32_t)zt_cfi_segs_of(info, sc->seg + sc->nseg, nseg);
+	}
 	if (zt_cfi_image_of(info, &img) < 0)
 		return 0;
 	t = known(sc->old, img.hdr);
@@ -72,23 +104,11 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 		if (!t)
 			return 0;
 	}
-	if (sc->n == sc->cap) {
-		uint32_t cap = sc->cap ? 2 * sc->cap : 64;
-		void *m = mmap(NULL, cap * sizeof *sc->t, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (m == MAP_FAILED) {
-			if (!known(sc->old, t->key))
-				zt_cfi_free(t);
-			sc->failed = 1;
-			return 1;
-		}
-		if (sc->n)
-			memcpy(m, sc->t, sc->n * sizeof *sc->t);
-		if (sc->t)
-			munmap(sc->t, sc->cap * sizeof *sc->t);
-		sc->t = m;
-		sc->cap = cap;
+	if (grow((void **)&sc->t, sc->n, &sc->cap, 1, sizeof *sc->t) < 0) {
+		if (!known(sc->old, t->key))
+			zt_cfi_free(t);
+		sc->failed = 1;
+		return 1;
 	}
 	sc->t[sc->n++] = t;
 	return 0;
@@ -102,16 +122,32 @@ static int by_lo(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* A set of sc's tables, sorted, overlaps dropped (freed if new). */
+static int seg_by_lo(const void *a, const void *b)
+{
+	const struct zt_cfi_seg *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* A set of sc's tables, sorted, overlaps dropped (freed if new), and its segments after them. */
 static struct zt_cfi_set *make_set(struct scan *sc)
 {
-	size_t size = sizeof(struct zt_cfi_set) + sc->n * sizeof(struct zt_cfi_table *);
+	size_t size = sizeof(struct zt_cfi_set) + sc->n * sizeof(struct zt_cfi_table *) +
+		      sc->nseg * sizeof(struct zt_cfi_seg);
 	struct zt_cfi_set *s = mmap(NULL, size, PROT_READ | PROT_WRITE,
 				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct zt_cfi_seg *seg;
 
 	if (s == MAP_FAILED)
 		return NULL;
 	s->size = size;
+	seg = (struct zt_cfi_seg *)(s->t + sc->n);
+	if (sc->nseg)
+		qsort(sc->seg, sc->nseg, sizeof *sc->seg, seg_by_lo);
+	for (uint32_t i = 0; i < sc->nseg; i++)
+		if (s->nseg == 0 || sc->seg[i].lo >= seg[s->nseg - 1].hi)
+			seg[s->nseg++] = sc->seg[i];
+	s->seg = seg;
 	qsort(sc->t, sc->n, sizeof *sc->t, by_lo);
 	for (uint32_t i = 0; i < sc->n; i++) {
 		if (s->n > 0 && sc->t[i]->lo < s->t[s->n - 1]->hi) {
@@ -195,5 +231,7 @@ void zt_tables_update(void)
 	}
 	if (sc.t)
 		munmap(sc.t, sc.cap * sizeof *sc.t);
+	if (sc.seg)
+		munmap(sc.seg, sc.segcap * sizeof *sc.seg);
 	pthread_mutex_unlock(&update_lock);
 }

@@ -15,6 +15,17 @@
  * frame, set by _start and clone), and no frame on the way was a guess: a
  * frame-pointer step at a pc whose row is BAD (a rule zt does not follow,
  * or an FDE rejected as outside its object's code) marks it partial.
+ *
+ * A frame-pointer step is a guess too: rbp may be a general register (gmp's
+ * assembly), or the frame may be a leaf that never pushed one, whose step
+ * then skips its caller. So where the set knows the loaded objects'
+ * segments, every return address must lie in code, and a frame-pointer
+ * step is taken only when it checks out (step_checks): the return address
+ * follows a call instruction; a direct call's callee (through the PLT
+ * slot) is not a function with CFI, when the frame has none (it would be
+ * the function whose record was found, not this frame's); and the caller's
+ * own row, applied to the frame the step lands in, leads to code again.
+ * A step that fails ends the walk, as partial.
  */
 #include "unwind.h"
 
@@ -72,6 +83,150 @@ static int may_step(const struct zt_regs *r, uintptr_t sp, uintptr_t next, int s
 		return 0;
 	*seen |= 1u << to;
 	return 1;
+}
+
+/* The bytes [a - k, a), if they lie in one code segment of s. */
+static const unsigned char *code_before(const struct zt_cfi_set *s, uintptr_t a, uintptr_t k)
+{
+	const struct zt_cfi_seg *g;
+
+	if (a < k)
+		return NULL;
+	g = zt_cfi_seg_of(s, a - k);
+	if (!g || !g->exec || g->hi - (a - k) < k)
+		return NULL;
+	return (const unsigned char *)(a - k);
+}
+
+/* Whether a is in code (an executable segment of a loaded object). */
+static int in_code(const struct zt_cfi_set *s, uintptr_t a)
+{
+	return code_before(s, a + 1, 1) != NULL;
+}
+
+static int32_t rel32(const unsigned char *p)
+{
+	uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+		     (uint32_t)p[3] << 24;
+
+	return (int32_t)v;
+}
+
+/*
+ * Whether the instruction that ends at ra is a call: e8 rel32 (*target is
+ * then its destination), or one of ff /2's forms (register, memory through a
+ * register with or without SIB and displacement, rip-relative; *target 0).
+ */
+static int call_before(const struct zt_cfi_set *s, uintptr_t ra, uintptr_t *target)
+{
+	const unsigned char *p;
+
+	*target = 0;
+	if ((p = code_before(s, ra, 5)) && p[0] == 0xe8) {
+		*target = ra + (uintptr_t)(intptr_t)rel32(p + 1);
+		return 1;
+	}
+	for (uintptr_t k = 2; k <= 7; k++) {
+		unsigned m, mod, rm;
+
+		if (k == 5 || !(p = code_before(s, ra, k)) || p[0] != 0xff || (p[1] >> 3 & 7) != 2)
+			continue;
+		m = p[1];
+		mod = m >> 6;
+		rm = m & 7;
+		if ((k == 2 && (mod == 3 || (mod == 0 && rm != 4 && rm != 5))) ||
+		    (k == 3 && ((mod == 1 && rm != 4) || (mod == 0 && rm == 4 && (p[2] & 7) != 5))) ||
+		    (k == 4 && mod == 1 && rm == 4) ||
+		    (k == 6 && ((mod == 2 && rm != 4) || (mod == 0 && rm == 5))) ||
+		    (k == 7 && ((mod == 2 && rm == 4) || (mod == 0 && rm == 4 && (p[2] & 7) == 5))))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The function a call to t reaches: t itself, or for a PLT entry (jmp
+ * *slot(%rip), after an endbr64 and a bnd prefix or not) the address its
+ * slot holds, when the slot lies in a loaded object. 0 if unknown.
+ */
+static uintptr_t callee_of(const struct zt_cfi_set *s, uintptr_t t)
+{
+	const unsigned char *p = code_before(s, t + 6, 6);
+	uintptr_t slot = 0;
+	const struct zt_cfi_seg *g;
+
+	if (!p)
+		return 0;
+	if (p[0] == 0xff && p[1] == 0x25) {
+		slot = t + 6 + (uintptr_t)(intptr_t)rel32(p + 2);
+	} else if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa &&
+		   (p = code_before(s, t + 11, 11))) {
+		if (p[4] == 0xf2 && p[5] == 0xff && p[6] == 0x25)
+			slot = t + 11 + (uintptr_t)(intptr_t)rel32(p + 7);
+		else if (p[4] == 0xff && p[5] == 0x25)
+			slot = t + 10 + (uintptr_t)(intptr_t)rel32(p + 6);
+	}
+	if (!slot)
+		return t;
+	g = zt_cfi_seg_of(s, slot);
+	if (slot % 8 != 0 || !g || g->hi - slot < 8)
+		return 0;
+	return *(const uintptr_t *)slot;
+}
+
+/* The row for pc in s, or NULL. */
+static const struct zt_cfi_row *row_of(const struct zt_cfi_set *s, uintptr_t pc)
+{
+	const struct zt_cfi_table *t = zt_cfi_find(s, pc);
+
+	return t ? zt_cfi_row_at(t, pc) : NULL;
+}
+
+/*
+ * Whether a frame-pointer step from a frame at pc (own: the frame's row,
+ * NULL or BAD) to return address ra, stack pointer sp and rbp checks out
+ * (the file's comment says what is checked). s must know its segments.
+ */
+static int step_checks(const struct zt_regs *r, const struct zt_cfi_set *s,
+		       const struct zt_cfi_row *own, uintptr_t ra, uintptr_t sp, uintptr_t rbp)
+{
+	const struct zt_cfi_row *caller;
+	uintptr_t target, callee, cfa, next;
+
+	if (!in_code(s, ra - 1))
+		return 0;
+	caller = row_of(s, ra - 1);
+	/* A handler's return lands on the signal trampoline, which no call precedes. */
+	if (caller && caller->kind == ZT_CFA_SIGNAL)
+		return 1;
+	if (!call_before(s, ra, &target))
+		return 0;
+	if (target && !own && (callee = callee_of(s, target))) {
+		const struct zt_cfi_row *c = row_of(s, callee);
+
+		/* The record belongs to a function with CFI, which this frame is not. */
+		if (c && c->kind != ZT_CFA_PLT)
+			return 0;
+	}
+	if (!caller)
+		return 1;	/* no CFI there either: the next step is checked */
+	switch (caller->kind) {
+	case ZT_CFA_RSP:
+		cfa = sp + (uintptr_t)(intptr_t)caller->cfa_off;
+		break;
+	case ZT_CFA_RBP:
+		if (rbp < sp)
+			return 0;
+		cfa = rbp + (uintptr_t)(intptr_t)caller->cfa_off;
+		break;
+	case ZT_CFA_PLT:
+		return 0;	/* the PLT jumps, it never calls */
+	default:
+		return 1;	/* END, BAD, RBX: the next step decides */
+	}
+	if (cfa < sp + 8 || !load(r, cfa - 8, &next))
+		return 0;
+	return next == 0 || in_code(s, next - 1);
 }
 
 size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
@@ -164,6 +319,12 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			next_sp = rbp + 16;
 			next_ok = 1;
 			next_rbx_ok = 0;	/* the frame may have saved and reused it */
+			if (mode == ZT_UNWIND_AUTO && ra != 0) {
+				if (!set || set->nseg == 0)
+					guessed = 1;	/* nothing to check it against */
+				else if (!step_checks(r, set, row, ra, next_sp, next_rbp))
+					break;
+			}
 			if (ra != 0 && next_rbp == 0) {
 				/* The outermost frame: its caller is the entry. */
 				if (n == max) {
@@ -180,6 +341,9 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			*end = ZT_UNWIND_COMPLETE;
 			break;
 		}
+		/* Outside the loaded objects' code: not a return address zt can vouch for. */
+		if (set && set->nseg && !in_code(set, next_exact ? ra : ra - 1))
+			break;
 		if (n == max) {
 			*end = ZT_UNWIND_DEPTH;
 			break;

@@ -540,6 +540,7 @@ static size_t unwind_cfi(uintptr_t pc, uintptr_t sp, uintptr_t rbp, const uintpt
 		return 0;
 	set->n = 1;
 	set->size = 0;
+	set->nseg = 0;
 	set->t[0] = &walk_table;
 	n = zt_unwind(&r, set, ZT_UNWIND_CFI, out, max, end);
 	free(set);
@@ -646,6 +647,7 @@ UNIT_TEST(cfi_find_picks_the_table_holding_pc)
 		return;
 	set->n = 2;
 	set->size = 0;
+	set->nseg = 0;
 	set->t[0] = &a;
 	set->t[1] = &b;
 	CHECK(zt_cfi_find(set, 0x0fff) == NULL);
@@ -687,6 +689,7 @@ UNIT_TEST(unwind_cfi_follows_a_cfa_in_rbx)
 		return;
 	set->n = 1;
 	set->size = 0;
+	set->nseg = 0;
 	set->t[0] = &rbx_table;
 	stack[0] = AT(6);	/* the caller's rbx, saved by the leaf */
 	stack[1] = 0x1015;	/* the leaf's return address */
@@ -741,6 +744,7 @@ UNIT_TEST(unwind_cfi_follows_the_plt_expression)
 		return;
 	set->n = 1;
 	set->size = 0;
+	set->nseg = 0;
 	set->t[0] = &plt_table;
 	stack[0] = 0x1015;	/* before the push: the return address at rsp */
 	stack[1] = 0x1016;	/* after it: one word further up */

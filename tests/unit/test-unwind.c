@@ -6,6 +6,8 @@
 #include "unwind.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* The frame-pointer mode of zt_unwind, from a frame pointer, sp at low. */
 static size_t zt_walk(uintptr_t pc, uintptr_t fp, uintptr_t low, uintptr_t high,
@@ -166,4 +168,190 @@ UNIT_TEST(walk_goes_from_a_copied_stack_into_the_thread_stack_once)
 	n = zt_unwind(&r, NULL, ZT_UNWIND_FP, out, 8, &end);
 	CHECK_EQ_U(n, 4);
 	CHECK(end == ZT_UNWIND_PARTIAL);
+}
+
+/*
+ * Frame-pointer steps in auto mode, checked against the loaded objects'
+ * segments: code[] stands for an object's executable segment (calls at
+ * known places), got[] for its data (a PLT slot), and cfi_rows for a
+ * function with CFI at code + 64.
+ */
+static unsigned char code[128];
+static uintptr_t got[2];
+static const struct zt_cfi_row callee_rows[] = {
+	{ 0x00, 16, 0, ZT_CFA_RSP, ZT_RBP_SAME, 0, 0 },	/* a function with CFI */
+	{ 0x10, 0, 0, ZT_CFA_NONE, 0, 0, 0 },
+};
+static struct zt_cfi_table callee_table = { 0, 0, 1, 2, callee_rows, 0 };
+
+#define C(off) ((uintptr_t)code + (off))
+
+static void put_rel32(unsigned char *p, uintptr_t from, uintptr_t to)
+{
+	uint32_t v = (uint32_t)(to - from);
+
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> 8 * i);
+}
+
+/* code: e8 to +100 (no CFI) ending at +15, ff d0 ending at +22, e8 to the CFI function ending at
+ * +35, e8 to a PLT entry ending at +45, nops at +50, the CFI function at +64, the PLT entry at +80. */
+static void make_code(void)
+{
+	memset(code, 0x90, sizeof code);
+	code[10] = 0xe8;
+	put_rel32(code + 11, C(15), C(100));
+	code[20] = 0xff;
+	code[21] = 0xd0;
+	code[30] = 0xe8;
+	put_rel32(code + 31, C(35), C(64));
+	code[40] = 0xe8;
+	put_rel32(code + 41, C(45), C(80));
+	code[80] = 0xff;	/* jmp *got[0](%rip) */
+	code[81] = 0x25;
+	put_rel32(code + 82, C(86), (uintptr_t)&got[0]);
+	callee_table.lo = C(64);
+	callee_table.hi = C(80);
+}
+
+static struct zt_cfi_set *checked_set(void)
+{
+	struct zt_cfi_set *s = calloc(1, sizeof *s + sizeof s->t[0]);
+	static struct zt_cfi_seg seg[2];
+
+	if (!s)
+		return NULL;
+	make_code();
+	seg[0] = (struct zt_cfi_seg){ C(0), C(sizeof code), 1 };
+	seg[1] = (struct zt_cfi_seg){ (uintptr_t)got, (uintptr_t)(got + 2), 0 };
+	if (seg[1].lo < seg[0].lo) {
+		struct zt_cfi_seg x = seg[0];
+
+		seg[0] = seg[1];
+		seg[1] = x;
+	}
+	s->nseg = 2;
+	s->seg = seg;
+	s->n = 1;
+	s->t[0] = &callee_table;
+	return s;
+}
+
+/* An auto-mode walk from pc C(100) (no CFI) with frame records at stack[2] and stack[6]. */
+static size_t checked_walk(struct zt_cfi_set *s, uintptr_t *stack, size_t words, uintptr_t ra1,
+			   uintptr_t ra2, uint64_t *out, enum zt_unwind_end *end)
+{
+	uintptr_t base = (uintptr_t)stack;
+	struct zt_regs r = { C(100), base, base + 2 * W, base, base + words * W, 0, { { 0 } } };
+	size_t n;
+
+	stack[2] = base + 6 * W;
+	stack[3] = ra1;
+	stack[6] = 0;		/* the outermost frame */
+	stack[7] = ra2;
+	n = zt_unwind(&r, s, ZT_UNWIND_AUTO, out, 8, end);
+	for (size_t i = 0; i < n; i++)
+		out[i] &= ~ZT_UNWIND_EXACT;
+	return n;
+}
+
+UNIT_TEST(auto_takes_frame_pointer_steps_that_follow_a_call)
+{
+	struct zt_cfi_set *s = checked_set();
+	uintptr_t stack[16] = { 0 };
+	uint64_t out[8];
+	enum zt_unwind_end end;
+
+	if (!s)
+		return;
+	CHECK_EQ_U(checked_walk(s, stack, 16, C(15), C(22), out, &end), 3);
+	CHECK_EQ_U(out[1], C(15));
+	CHECK_EQ_U(out[2], C(22));
+	CHECK(end == ZT_UNWIND_COMPLETE);
+	/* A set that does not know its segments checks nothing: the stack is a guess. */
+	s->nseg = 0;
+	CHECK_EQ_U(checked_walk(s, stack, 16, 0x6c6c6c6c6c6c, 0x1234, out, &end), 3);
+	CHECK(end == ZT_UNWIND_PARTIAL);
+	CHECK_EQ_U(checked_walk(NULL, stack, 16, C(15), C(22), out, &end), 3);
+	CHECK(end == ZT_UNWIND_PARTIAL);
+	free(s);
+}
+
+UNIT_TEST(auto_ends_at_a_return_address_outside_code_or_after_no_call)
+{
+	struct zt_cfi_set *s = checked_set();
+	uintptr_t stack[16] = { 0 };
+	uint64_t out[8];
+	enum zt_unwind_end end;
+
+	if (!s)
+		return;
+	/* String bytes, as a frame of a C++ exception's stack gave. */
+	CHECK_EQ_U(checked_walk(s, stack, 16, 0x6c6c6c6c6c6c, C(22), out, &end), 1);
+	CHECK(end == ZT_UNWIND_PARTIAL);
+	/* In code, but after nops: no call put it there. */
+	CHECK_EQ_U(checked_walk(s, stack, 16, C(55), C(22), out, &end), 1);
+	CHECK(end == ZT_UNWIND_PARTIAL);
+	/* The outermost step is checked too. */
+	CHECK_EQ_U(checked_walk(s, stack, 16, C(15), C(55), out, &end), 2);
+	CHECK(end == ZT_UNWIND_PARTIAL);
+	free(s);
+}
+
+/*
+ * A leaf without CFI that set up no frame: rbp still holds its caller's
+ * record, whose return address follows a call to the caller (a function
+ * with CFI), directly or through the PLT. Taking it would skip the caller.
+ */
+UNIT_TEST(auto_refuses_a_record_whose_call_reached_a_function_with_cfi)
+{
+	struct zt_cfi_set *s = checked_set();
+	uintptr_t stack[16] = { 0 };
+	uint64_t out[8];
+	enum zt_unwind_end end;
+
+	if (!s)
+		return;
+	CHECK_EQ_U(checked_walk(s, stack, 16, C(35), C(22), out, &end), 1);
+	CHECK(end == ZT_UNWIND_PARTIAL);
+	got[0] = C(64);		/* the PLT slot names the CFI function */
+	CHECK_EQ_U(checked_walk(s, stack, 16, C(45), C(22), out, &end), 1);
+	CHECK(end == ZT_UNWIND_PARTIAL);
+	got[0] = C(100);	/* a function without CFI: this frame's */
+	CHECK_EQ_U(checked_walk(s, stack, 16, C(45), C(22), out, &end), 3);
+	CHECK(end == ZT_UNWIND_COMPLETE);
+	free(s);
+}
+
+/* A step into a function with CFI: its row, from the new sp, must lead to code again. */
+UNIT_TEST(auto_checks_the_caller_s_row_against_the_frame_it_lands_in)
+{
+	static const struct zt_cfi_row rows[] = {
+		{ 0x00, 16, 0, ZT_CFA_RSP, ZT_RBP_SAME, 0, 0 },
+		{ 0x10, 0, 0, ZT_CFA_NONE, 0, 0, 0 },
+	};
+	struct zt_cfi_table caller = { 0, 0, 3, 2, rows, 0 };
+	struct zt_cfi_set *s = checked_set();
+	uintptr_t stack[16] = { 0 }, base = (uintptr_t)stack;
+	struct zt_regs r = { C(100), base, base + 2 * W, base, base + 16 * W, 0, { { 0 } } };
+	uint64_t out[8];
+	enum zt_unwind_end end;
+
+	if (!s)
+		return;
+	/* The caller: [+8, +24), holding the ff d0 call that ends at +22; the callee table after it. */
+	caller.lo = C(8);
+	caller.hi = C(24);
+	s->t[0] = &caller;
+	stack[2] = 0x77;	/* a saved rbp the caller does not use */
+	stack[3] = C(22);
+	stack[5] = 0x6c6c6c6c6c6c;	/* at the caller's CFA - 8 (sp 4W, CFA sp + 16) */
+	CHECK_EQ_U(zt_unwind(&r, s, ZT_UNWIND_AUTO, out, 8, &end), 1);
+	CHECK(end == ZT_UNWIND_PARTIAL);
+	stack[5] = 0;		/* the caller's caller: the end */
+	CHECK_EQ_U(zt_unwind(&r, s, ZT_UNWIND_AUTO, out, 8, &end), 2);
+	CHECK(end == ZT_UNWIND_COMPLETE);
+	stack[5] = C(15);	/* or code after a call */
+	CHECK(zt_unwind(&r, s, ZT_UNWIND_AUTO, out, 8, &end) >= 3);
+	free(s);
 }
