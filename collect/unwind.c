@@ -237,24 +237,23 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 	int rbp_ok = 1, rbx_ok = 1, exact = 1, first = region_of(r, r->sp);
 	unsigned seen = first >= 0 ? 1u << first : 0;
 	int guessed = 0;
+	const struct zt_cfi_row *row = NULL;
 	size_t n = 0;
 
 	*end = ZT_UNWIND_PARTIAL;
 	if (max == 0)
 		return 0;
 	out[n++] = (uint64_t)pc | ZT_UNWIND_EXACT;
+	if (mode != ZT_UNWIND_FP)
+		row = row_of(set, pc);
 	for (;;) {
 		/* A return address belongs to the call before it. */
 		uintptr_t at = exact ? pc : pc - 1;
-		const struct zt_cfi_row *row = NULL;
 		uintptr_t cfa, ra, next_rbp = rbp, next_rbx = rbx, next_sp;
 		int next_ok = rbp_ok, next_rbx_ok = rbx_ok, next_exact = 0;
 
 		if (mode != ZT_UNWIND_FP) {
-			const struct zt_cfi_table *t = zt_cfi_find(set, at);
-
-			if (t)
-				row = zt_cfi_row_at(t, at);
+			/* row is at's, looked up when at was stored. */
 			/*
 			 * A pc whose FDE was rejected, or has a rule zt does
 			 * not follow, is walked by frame pointers below: a
@@ -341,8 +340,15 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			*end = ZT_UNWIND_COMPLETE;
 			break;
 		}
-		/* Outside the loaded objects' code: not a return address zt can vouch for. */
-		if (set && set->nseg && !in_code(set, next_exact ? ra : ra - 1))
+		/*
+		 * Outside the loaded objects' code: not a return address zt
+		 * can vouch for. A pc with a row other than BAD is in code
+		 * already (cfi.c keeps only FDEs inside the object's
+		 * executable segments), so CFI steps pay no second search.
+		 */
+		row = mode != ZT_UNWIND_FP ? row_of(set, next_exact ? ra : ra - 1) : NULL;
+		if (set && set->nseg && (!row || row->kind == ZT_CFA_BAD) &&
+		    !in_code(set, next_exact ? ra : ra - 1))
 			break;
 		if (n == max) {
 			*end = ZT_UNWIND_DEPTH;

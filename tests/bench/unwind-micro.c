@@ -3,7 +3,8 @@
  * zt_unwind run a million times on a real stack (main, libc's qsort, a
  * comparator: code with and without frame pointers), with the tables of
  * every loaded object compiled as the collector compiles them, in each
- * mode. The difference between auto and fp, times the sampling rate, is
+ * mode (every return address checked against the loaded objects' segments,
+ * as the collector does). The difference between auto and fp, times the sampling rate, is
  * the share of CPU time CFI unwinding adds; whole-program timings on a
  * shared VM vary more than that (tests/bench/unwind-cost.sh).
  *
@@ -21,6 +22,8 @@
 #include <ucontext.h>
 
 static struct zt_cfi_set *set;
+static struct zt_cfi_seg segs[512];
+static uint32_t nsegs;
 
 static int add(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -30,6 +33,8 @@ static int add(struct dl_phdr_info *info, size_t size, void *data)
 
 	(void)size;
 	(void)data;
+	if (nsegs + zt_cfi_segs_of(info, NULL, 0) <= 512)
+		nsegs += (uint32_t)zt_cfi_segs_of(info, segs + nsegs, 512 - nsegs);
 	if (zt_cfi_image_of(info, &img) < 0)
 		return 0;
 	if ((t = zt_cfi_build(&img, &st)))
@@ -41,6 +46,13 @@ static int by_lo(const void *a, const void *b)
 {
 	const struct zt_cfi_table *x = *(struct zt_cfi_table *const *)a;
 	const struct zt_cfi_table *y = *(struct zt_cfi_table *const *)b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int seg_by_lo(const void *a, const void *b)
+{
+	const struct zt_cfi_seg *x = a, *y = b;
 
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
@@ -107,6 +119,10 @@ int main(void)
 	set = calloc(1, sizeof *set + 256 * sizeof set->t[0]);
 	dl_iterate_phdr(add, NULL);
 	qsort(set->t, set->n, sizeof set->t[0], by_lo);
+	/* The segments, as tables.c gives them: every step's return address is checked against them. */
+	qsort(segs, nsegs, sizeof segs[0], seg_by_lo);
+	set->seg = segs;
+	set->nseg = nsegs;
 	printf("| mode | frames | reaches the entry | ns per unwind |\n| --- | ---: | --- | ---: |\n");
 	for (int i = 0; i < 64; i++)
 		v[i] = (i * 37) % 64;
