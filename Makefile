@@ -110,6 +110,7 @@ UNIT_OBJ = \
 	tests/unit/main.o \
 	tests/unit/test-unwind.o \
 	tests/unit/test-escape.o \
+	tests/unit/test-out.o \
 	tests/unit/test-usage.o \
 	tests/unit/test-hex.o \
 	tests/unit/test-hash.o \

@@ -198,17 +198,6 @@ static size_t add_stack(struct zt_raw *d, uint32_t tid, uint32_t gen, int partia
 	return d->nstacks++;
 }
 
-/* A byte's value as a hex digit (either case), 16 when it is none. */
-static inline unsigned hexdigit(unsigned char c)
-{
-	unsigned v = (unsigned)c - '0';
-
-	if (v < 10)
-		return v;
-	v = (unsigned)(c | 0x20) - 'a';
-	return v < 6 ? v + 10 : 16;
-}
-
 static int seen_eq(void *ctx, uint32_t i, const void *key)
 {
 	const struct reader *r = ctx;
@@ -283,7 +272,6 @@ static int sample_line(struct reader *r, char *s)
 	for (;;) {
 		char *w, *digits;
 		int exact = n == 0;
-		unsigned v;
 
 		while (*s == ' ' || *s == '\t')
 			s++;
@@ -302,15 +290,15 @@ static int sample_line(struct reader *r, char *s)
 			exact = 1;
 			w++;
 		}
-		a = 0;
-		for (s = digits = w; (v = hexdigit((unsigned char)*s)) < 16; s++)
-			a = a << 4 | v;
-		if (s == digits || s - digits > 16 || (*s && *s != ' ' && *s != '\t')) {
+		if (!(digits = (char *)zt_hex(w, r->lineend, &a)) ||
+		    (*digits && *digits != ' ' && *digits != '\t')) {
+			s = w;
 			while (*s && *s != ' ' && *s != '\t')
 				s++;
 			return fail(r, "sample: bad address '%.*s'",
 				    (int)(s - w < 40 ? s - w : 40), w);
 		}
+		s = digits;
 		if (n == r->captmp || n == r->captmpx) {
 			zt_grow(&r->tmp, &r->captmp, n + 1, sizeof *r->tmp);
 			zt_grow(&r->tmpx, &r->captmpx, n + 1, 1);
