@@ -166,6 +166,7 @@ SAMPLES = \
 	samples/shortthreads \
 	samples/rawclone \
 	samples/fdhostile \
+	samples/dropper \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \

@@ -562,11 +562,23 @@ static void before_exec(const char *path)
 	zt_prof_stop();
 	/* The new image inherits the mask the program asked for. */
 	zt_sigmask_reveal();
+	/*
+	 * With -f the new image, a descendant zt-collect reports on, keeps
+	 * the status pipe (its collector checks the pipe's inode and takes it
+	 * close-on-exec again): so what becomes of its dump is said too.
+	 */
+	if (zt_state.follow && zt_files_ok(&zt_state.status))
+		fcntl(zt_state.status.fd, F_SETFD, 0);
 }
 
 static void after_failed_exec(void)
 {
 	int saved = errno;
+	struct stat st;
+
+	if (zt_state.status.fd >= 0 && fstat(zt_state.status.fd, &st) == 0 &&
+	    st.st_dev == zt_state.status.dev && st.st_ino == zt_state.status.ino)
+		fcntl(zt_state.status.fd, F_SETFD, FD_CLOEXEC);
 
 	if (zt_state.pid == getpid() && zt_state.dump.fd < 0) {
 		zt_state.exec_path[0] = '\0';

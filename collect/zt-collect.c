@@ -30,6 +30,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -202,6 +203,10 @@ static const char *unreachable_reason(const char *path, int depth)
 		why = "it is set-user-ID to another user, and the loader ignores LD_PRELOAD there";
 	else if ((st.st_mode & S_ISGID) && st.st_gid != getgid())
 		why = "it is set-group-ID to another group, and the loader ignores LD_PRELOAD there";
+	else if (getuid() != 0 && getxattr(path, "security.capability", NULL, 0) > 0)
+		/* For root, file capabilities raise nothing: no secure execution. */
+		why = "it has file capabilities (security.capability), and the loader ignores "
+		      "LD_PRELOAD there";
 	else if (n >= 4 && head[0] == '#' && head[1] == '!') {
 		char *p = head + 2;
 
@@ -220,7 +225,11 @@ static const char *unreachable_reason(const char *path, int depth)
 	return why;
 }
 
-/* Refuse a program the collector cannot reach: statically linked. */
+/*
+ * Refuse, before it runs, a program the collector cannot reach: statically
+ * linked, set-user-ID, set-group-ID or with file capabilities that change
+ * its credentials (secure execution, where the loader ignores LD_PRELOAD).
+ */
 static void check_dynamic(const char *prog)
 {
 	const char *why = unreachable_reason(prog, 0);
@@ -229,6 +238,9 @@ static void check_dynamic(const char *prog)
 		zt_die(1, "'%s' is statically linked: LD_PRELOAD cannot reach it, "
 		       "so it cannot be profiled (link it dynamically, or use perf record)",
 		       prog);
+	if (why)
+		zt_die(1, "'%s' cannot be profiled: %s (profile a copy without the bit or "
+		       "the capabilities, or run zt-collect as its owner)", prog, why);
 }
 
 /* The collector: $ZT_PROF_LIB, else beside us (build tree), else ../lib/zt. */
@@ -301,9 +313,14 @@ static char *output_path(const char *file)
  * A program killed by SIGKILL leaves its unfinished dump, FILE.tmp.PID, with
  * samples but no maps: useless, so it is removed.
  */
-static void remove_partial(const char *out, pid_t pid)
+static void remove_partial(const char *out, pid_t pid, const char *status)
 {
 	char tmp[PATH_MAX + 64];
+
+	/* A whole dump that could not be renamed is kept (status_failure named it). */
+	snprintf(tmp, sizeof tmp, "\n%d rename-failed ", (int)pid);
+	if (strstr(status, tmp) || (strncmp(status, tmp + 1, strlen(tmp + 1)) == 0))
+		return;
 
 	snprintf(tmp, sizeof tmp, "%s.tmp.%d.maps", out, (int)pid);
 	unlink(tmp);
@@ -368,9 +385,28 @@ static int status_failure(const char *status, pid_t pid, const char *out)
 				return 1;
 			}
 			if (strcmp(what, "rename-failed") == 0) {
-				zt_warn("cannot rename '%s.tmp.%d' to '%s': %s: the dump is "
-					"still under its temporary name", out, (int)pid, out,
-					strerror(err));
+				/*
+				 * The dump is whole, but the program could not
+				 * rename it (it dropped root, say, and the
+				 * directory is root's): zt-collect, with the
+				 * rights it started with, publishes it, or keeps
+				 * it and names it. Never removed.
+				 */
+				char tmp[PATH_MAX + 32];
+
+				snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)pid);
+				if (rename(tmp, out) == 0) {
+					zt_warn("note: the program could not rename its dump '%s' "
+						"to '%s' (%s: it changed its credentials?); "
+						"zt-collect published it", tmp, out, strerror(err));
+					line = strchr(line, '\n');
+					if (line)
+						line++;
+					continue;
+				}
+				zt_warn("cannot rename '%s' to '%s': %s (the program), %s "
+					"(zt-collect): the whole dump is kept as '%s'", tmp, out,
+					strerror(err), strerror(errno), tmp);
 				return 1;
 			}
 			if (strncmp(what, "seccomp-refuses-", 16) == 0) {
@@ -388,6 +424,38 @@ static int status_failure(const char *status, pid_t pid, const char *out)
 			line++;
 	}
 	return 0;
+}
+
+/*
+ * With -f: every descendant whose collector said its dump could not be
+ * written or published (status lines of other pids), named with the cause
+ * (status_failure). Returns how many.
+ */
+static int descendants_failed(const char *out, const char *status)
+{
+	static const char *const bad[] = { "write-failed", "descriptor-lost", "open-failed",
+					   "rename-failed", "seccomp-refuses-" };
+	pid_t seen[256];
+	int nseen = 0, failed = 0;
+
+	for (const char *line = status; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		char what[65], path[PATH_MAX + 32];
+		long p;
+		int known = 0, is_bad = 0;
+
+		if (sscanf(line, "%ld %64s", &p, what) != 2 || p == child)
+			continue;
+		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+			is_bad |= strncmp(what, bad[i], strlen(bad[i])) == 0;
+		for (int i = 0; i < nseen; i++)
+			known |= seen[i] == (pid_t)p;
+		if (!is_bad || known || nseen == 256)
+			continue;
+		seen[nseen++] = (pid_t)p;
+		snprintf(path, sizeof path, "%s.%ld", out, p);
+		failed += status_failure(status, (pid_t)p, path);
+	}
+	return failed;
 }
 
 /*
@@ -594,6 +662,16 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 	}
 	if (read_figures(out, &f) < 0)
 		return -1;
+	if (d->have_pid && d->pid != (uint64_t)pid) {
+		/*
+		 * Another run's, with the same -o (this run left none, or the
+		 * other published over it since): never reported as this one's.
+		 */
+		zt_warn("'%s' holds another run's dump (pid %" PRIu64 "), not this run's: "
+			"several runs with the same -o, the last to finish wins", out, d->pid);
+		zt_raw_free(d);
+		return -1;
+	}
 	rate = f.cpu > 0 ? (double)d->nsamples / f.cpu : 0;
 	if (f.useronly)
 		snprintf(split, sizeof split, "; system %.3f s (%.1f%% of CPU time) not sampled",
@@ -888,8 +966,18 @@ int main(int argc, char **argv)
 	out = prepare_output(&cfg);
 	prog = prepare_program(argv[0]);
 	lib = find_library();
-	if (unlink(out) < 0 && errno != ENOENT)
-		zt_die(ZT_EXIT_DATA, "cannot replace '%s':", out);
+	/*
+	 * An earlier dump under the name is left in place until this run
+	 * publishes over it (rename): a run that ends without a dump never
+	 * removes another run's whole one, and is told apart from it by the
+	 * pid in its header (report).
+	 */
+	{
+		struct stat st;
+
+		if (lstat(out, &st) == 0 && S_ISDIR(st.st_mode))
+			zt_die(ZT_EXIT_DATA, "cannot replace '%s': Is a directory", out);
+	}
 
 	/* The clock file times come from, so that a dump written at once is newer. */
 	clock_gettime(CLOCK_REALTIME_COARSE, &start);
@@ -913,9 +1001,11 @@ int main(int argc, char **argv)
 	wall = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 
 	read_status(status_pipe[0], status_text, sizeof status_text);
-	remove_partial(out, child);
 	/* No dump is a failure even when the program succeeded. */
 	if (report(out, argv[0], prog, &ru, wall, status_text, child) < 0 && rc == 0)
+		rc = 1;
+	remove_partial(out, child, status_text);
+	if (cfg.follow && descendants_failed(out, status_text) && rc == 0)
 		rc = 1;
 	if (cfg.follow)
 		report_tree(out, &start, wall);
