@@ -289,8 +289,9 @@ struct zt_ps_reader {
 	struct zt_strtab *bodies[2];	/* [the command starts with "java"] */
 	uint32_t *bodyid[2];		/* each's record number */
 	size_t capbodyid[2];
-	unsigned long *bodylines;	/* per record number */
-	size_t capbodylines;
+	unsigned long *bodylines;	/* per record seen here */
+	uint32_t *bodynum;		/* its number (numbered's, when it was new) */
+	size_t capbodylines, capbodynum;
 	uint32_t nbodies;
 	int java;			/* the open record's */
 	uint32_t repeat_next;		/* the END to hand out next, or NOBODY */
@@ -303,6 +304,13 @@ struct zt_ps_reader {
 		unsigned long lines;
 	} pend;
 };
+
+/*
+ * Records are numbered across every reader of the process, so that one
+ * caller can take several readers one after the other (zt-fold a b) and
+ * never mistake a record of b for one of a.
+ */
+static uint32_t numbered;
 
 /* Read this far ahead between records, so that most fit whole. */
 #define AHEAD ((size_t)32 << 10)
@@ -333,6 +341,7 @@ void zt_ps_reader_free(struct zt_ps_reader *r)
 		free(r->bodyid[j]);
 	}
 	free(r->bodylines);
+	free(r->bodynum);
 	free(r->pend.buf);
 	free(r->event);
 	free(r->skipped_event);
@@ -530,7 +539,7 @@ static void look_ahead(struct zt_ps_reader *r, const struct zt_ps_header *h)
 		id = r->bodyid[r->java][id];
 		zt_input_skip(r->in, len, r->bodylines[id]);
 		r->bytes += len;
-		r->repeat_next = (uint32_t)id;
+		r->repeat_next = r->bodynum[id];
 		r->repeat_lineno = zt_input_lineno(r->in);
 		return;
 	}
@@ -564,9 +573,14 @@ static void note_item(struct zt_ps_reader *r, struct zt_ps_item *it)
 				sizeof *r->bodyid[j]);
 			zt_grow(&r->bodylines, &r->capbodylines, (size_t)r->nbodies + 1,
 				sizeof *r->bodylines);
+			zt_grow(&r->bodynum, &r->capbodynum, (size_t)r->nbodies + 1,
+				sizeof *r->bodynum);
+			if (numbered == ZT_PS_NOBODY)
+				zt_out_of_memory("more than 2^32 - 1 distinct records");
 			r->bodyid[j][k] = r->nbodies;
 			r->bodylines[r->nbodies] = r->pend.lines;
-			it->body = r->nbodies++;
+			r->bodynum[r->nbodies++] = numbered;
+			it->body = numbered++;
 		}
 		r->pend.on = 0;
 		break;

@@ -69,7 +69,8 @@ struct zt_ps_item {
 	/* With zt_ps_reader_set_repeats, at ZT_PS_END: the number of the
 	   record's frame lines (the bytes between its header and its end,
 	   and whether its command starts with "java", which changes how
-	   stackcollapse-perf.pl names them), ZT_PS_NOBODY when it has none;
+	   stackcollapse-perf.pl names them; numbers are unique across the
+	   readers of a process), ZT_PS_NOBODY when it has none;
 	   repeat is set when they were an earlier record's, whose END had
 	   that number, and the record's frames and source lines were not
 	   handed out again. */
