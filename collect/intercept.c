@@ -309,9 +309,11 @@ ZT_EXPORT int dlclose(void *h)
 		return real_dlclose(h);
 	zt_snap_lock();
 	zt_snap_if_stale();
+	zt_tables_closing();
 	rc = real_dlclose(h);
 	saved = errno;
 	zt_tables_update();
+	zt_tables_closed();
 	zt_snap_take();
 	zt_snap_unlock();
 	errno = saved;

@@ -135,6 +135,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	ucontext_t *uc = ucv;
 	uint64_t *addr, weight = 1;
 	struct zt_regs r;
+	const struct zt_cfi_set *set;
 	enum zt_unwind_end end;
 	size_t n;
 
@@ -171,7 +172,9 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	if (t->adopted && !t->stack_hi)
 		zt_thread_find_stack(t, r.sp);
 	stacks_of(t, &r);
-	n = zt_unwind(&r, zt_tables_enter(), zt_state.unwind, addr, ZT_MAX_DEPTH, &end);
+	set = zt_tables_enter();
+	r.no_code = !zt_tables_code_readable();
+	n = zt_unwind(&r, set, zt_state.unwind, addr, ZT_MAX_DEPTH, &end);
 	zt_tables_leave();
 	if (end == ZT_UNWIND_DEPTH)
 		__atomic_fetch_add(&zt_state.truncated, 1, __ATOMIC_RELAXED);

@@ -23,6 +23,7 @@
 
 static struct zt_cfi_set *volatile published;
 static volatile long readers;
+static volatile long closing;	/* dlcloses under way: code may be unmapped */
 static pthread_mutex_t update_lock = PTHREAD_MUTEX_INITIALIZER;
 
 const struct zt_cfi_set *zt_tables_enter(void)
@@ -34,6 +35,29 @@ const struct zt_cfi_set *zt_tables_enter(void)
 void zt_tables_leave(void)
 {
 	__atomic_fetch_sub(&readers, 1, __ATOMIC_SEQ_CST);
+}
+
+int zt_tables_code_readable(void)
+{
+	return __atomic_load_n(&closing, __ATOMIC_SEQ_CST) == 0;
+}
+
+/*
+ * A handler counts itself in before it reads closing, and this sets closing
+ * before it waits for the count to drop: so every handler either sees it
+ * set or is waited for. One that takes too long is not waited for (as in
+ * zt_tables_update).
+ */
+void zt_tables_closing(void)
+{
+	__atomic_fetch_add(&closing, 1, __ATOMIC_SEQ_CST);
+	for (long spin = 0; __atomic_load_n(&readers, __ATOMIC_SEQ_CST) != 0 && spin <= 100000; spin++)
+		sched_yield();
+}
+
+void zt_tables_closed(void)
+{
+	__atomic_fetch_sub(&closing, 1, __ATOMIC_SEQ_CST);
 }
 
 /* Objects found by one scan: new tables are built, known ones reused. */

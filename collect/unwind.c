@@ -25,7 +25,9 @@
  * slot) is not a function with CFI, when the frame has none (it would be
  * the function whose record was found, not this frame's); and the caller's
  * own row, applied to the frame the step lands in, leads to code again.
- * A step that fails ends the walk, as partial.
+ * A step that fails ends the walk, as partial. Code is read only inside
+ * the segments of objects the set lists, and not at all while a dlclose
+ * may be unmapping one (r->no_code: the step is then a guess).
  */
 #include "unwind.h"
 
@@ -319,7 +321,7 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			next_ok = 1;
 			next_rbx_ok = 0;	/* the frame may have saved and reused it */
 			if (mode == ZT_UNWIND_AUTO && ra != 0) {
-				if (!set || set->nseg == 0)
+				if (!set || set->nseg == 0 || r->no_code)
 					guessed = 1;	/* nothing to check it against */
 				else if (!step_checks(r, set, row, ra, next_sp, next_rbp))
 					break;

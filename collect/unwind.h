@@ -52,13 +52,17 @@ struct zt_regs {
 	uintptr_t rbx;		/* for the rare CFA kept in rbx */
 	/* More stacks (an alternate signal stack, a coroutine's): unused when hi is 0. */
 	struct zt_stack_range extra[ZT_UNWIND_EXTRA];
+	int no_code;		/* 1: read no code (a dlclose may be unmapping some) */
 };
 
 /*
  * Unwind from r into out[0..max), leaf first: r->pc (tagged exact), then a
  * return address per frame. Every read is 8-byte aligned and inside one of
- * r's regions ([low, high) or an extra one). Within a region every frame's
- * stack pointer is strictly above the one before; a frame may move to
+ * r's regions ([low, high) or an extra one); to check a frame-pointer
+ * step, code and PLT slots are read inside the segments set lists, unless
+ * r->no_code (the step is then a guess, and the stack partial). Within a
+ * region every frame's stack pointer is strictly above the one before; a
+ * frame may move to
  * another region (a signal frame back to the interrupted stack, a split
  * stack's __morestack back to the previous segment) only to one it has not
  * been in yet. So garbage, loops and downward pointers end the walk instead

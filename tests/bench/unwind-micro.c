@@ -81,6 +81,7 @@ static __attribute__((noinline)) void measure(void)
 	enum zt_unwind_end end = ZT_UNWIND_PARTIAL;
 	double ns[3];
 
+	memset(&r, 0, sizeof r);
 	getcontext(&uc);
 	pthread_getattr_np(pthread_self(), &attr);
 	pthread_attr_getstack(&attr, &addr, &size);
