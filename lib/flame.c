@@ -41,20 +41,60 @@ struct zt_flame {
 	int diff;		/* -1 until the first line */
 };
 
+/*
+ * A line's after - before: a size and a sign, so that every pair of 64-bit
+ * counts has one (after - before as an int64 wraps at 2^63, and negating
+ * -2^63 is undefined).
+ */
+struct delta {
+	uint64_t size;
+	int negative;
+};
+
+static struct delta delta_of(uint64_t before, uint64_t after)
+{
+	return after >= before ? (struct delta){ after - before, 0 }
+			       : (struct delta){ before - after, 1 };
+}
+
+/*
+ * a + b, with the sign of the larger; past 2^64 - 1 (only counts before
+ * can add up so far: a file's counts after fit in its total) it saturates.
+ */
+static struct delta delta_add(struct delta a, struct delta b)
+{
+	if (a.negative == b.negative)
+		return (struct delta){ a.size > UINT64_MAX - b.size ? UINT64_MAX : a.size + b.size,
+				       a.negative };
+	if (a.size >= b.size)
+		return (struct delta){ a.size - b.size, a.size == b.size ? 0 : a.negative };
+	return (struct delta){ b.size - a.size, b.negative };
+}
+
+/* The delta as drawn: the other way round with --negate. */
+static double delta_value(struct delta d, int negate)
+{
+	double v = (double)d.size;
+
+	if (d.size == 0)
+		return 0;	/* never -0, which would print as "-0.00%" */
+	return d.negative != (negate != 0) ? -v : v;
+}
+
 struct frame {			/* one box */
 	const char *name;
 	size_t len;
 	uint32_t depth;
 	int hasdelta;
 	uint64_t stime, etime;
-	int64_t delta;
+	struct delta delta;
 };
 
 struct open {			/* a frame of the current path, not yet ended */
 	const char *name;
 	size_t len;
 	uint64_t stime;
-	int64_t delta;
+	struct delta delta;
 };
 
 void zt_flame_defaults(struct zt_flame_opts *o)
@@ -194,7 +234,7 @@ static void lay_out(struct zt_flame *f, struct layout *L)
 	for (size_t i = 0; i < f->n; i++) {
 		const struct line *l = &f->lines[i];
 		size_t k = split(L, f->arena + l->off, l->stacklen), same = 0;
-		int64_t d = (int64_t)(l->count - l->before);
+		struct delta d = delta_of(l->before, l->count);
 
 		while (same < L->depth && same < k &&
 		       L->path[same].len == L->next[same].len &&
@@ -205,13 +245,13 @@ static void lay_out(struct zt_flame *f, struct layout *L)
 		for (size_t j = same; j < k; j++) {
 			L->path[j] = L->next[j];
 			L->path[j].stime = now;
-			L->path[j].delta = j == k - 1 ? d : 0;
+			L->path[j].delta = j == k - 1 ? d : (struct delta){ 0, 0 };
 		}
 		/* A stack that is on the path already (the same stack again:
 		 * two differential files, or stacks whose roots were renamed
 		 * to one) adds its change, where flamegraph.pl keeps the first. */
 		if (same == k)
-			L->path[k - 1].delta += d;
+			L->path[k - 1].delta = delta_add(L->path[k - 1].delta, d);
 		L->depth = k;
 		now += l->count;
 	}
@@ -413,7 +453,7 @@ static void fill(const struct frame *fr, double maxdelta, int negate, char *buf)
 	} else if (fr->len == 1 && fr->name[0] == '-') {
 		strcpy(buf, "rgb(200,200,200)");
 	} else if (fr->hasdelta) {
-		double v = (double)(negate ? -fr->delta : fr->delta);
+		double v = delta_value(fr->delta, negate);
 		int r = 255, g = 255, b = 255;
 
 		if (v > 0)
@@ -552,7 +592,7 @@ int zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o, FILE *out,
 	mintime = o->minwidth_pct ? (double)f->total * o->minwidth / 100 : o->minwidth / wpt;
 	/* The largest change of a frame (a line's, for distinct stacks). */
 	for (size_t i = 0; i < L.n; i++) {
-		double a = L.fr[i].delta < 0 ? -(double)L.fr[i].delta : (double)L.fr[i].delta;
+		double a = (double)L.fr[i].delta.size;
 
 		if (a > maxdelta)
 			maxdelta = a;
@@ -609,7 +649,7 @@ int zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o, FILE *out,
 			put_count(out, samples);
 			fprintf(out, " samples, %.2f%%", pct);
 			if (fr->hasdelta) {
-				double d = (double)(o->negate ? -fr->delta : fr->delta);
+				double d = delta_value(fr->delta, o->negate);
 
 				fprintf(out, "; %s%.2f%%", d > 0 ? "+" : "", 100 * d / (double)f->total);
 			}

@@ -329,6 +329,26 @@ static void add_comments(struct zt_pprof *p, const struct zt_raw *d,
 		comment(p, strf(p, "zt: warning: %s", warn[i]));
 }
 
+/* v as profile.proto's int64: past 2^63 - 1 it saturates, and is counted. */
+static int64_t int64_of(struct zt_pprof *p, uint64_t v)
+{
+	if (v > INT64_MAX) {
+		p->saturated++;
+		return INT64_MAX;
+	}
+	return (int64_t)v;
+}
+
+/* count x period, saturated the same way. */
+static int64_t int64_times(struct zt_pprof *p, uint64_t count, int64_t period)
+{
+	if (period > 0 && count > (uint64_t)INT64_MAX / (uint64_t)period) {
+		p->saturated++;
+		return INT64_MAX;
+	}
+	return (int64_t)(count * (uint64_t)period);
+}
+
 struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s, int lines)
 {
 	struct zt_pprof *p = zt_calloc(1, sizeof *p);
@@ -349,7 +369,7 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 		p->nsample_types = 2;
 		p->period = (int64_t)((1000000000u + d->hz / 2) / d->hz);
 	}
-	p->duration_nanos = d->have_cpu ? (int64_t)d->cpu_ns : 0;
+	p->duration_nanos = d->have_cpu ? int64_of(p, d->cpu_ns) : 0;
 	p->key_tid = str(p, "tid");
 	p->key_thread = str(p, "thread");
 
@@ -365,8 +385,8 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 		if (st->partial)
 			push_locid(p, truncated_location(&b));
 		sm->nlocs = p->nlocids - sm->first_loc;
-		sm->value[0] = (int64_t)st->count;
-		sm->value[1] = (int64_t)st->count * p->period;
+		sm->value[0] = int64_of(p, st->count);
+		sm->value[1] = int64_times(p, st->count, p->period);
 		sm->tid = st->tid;
 		sm->thread = name && *name ? str(p, name) : comm ? str(p, comm) : 0;
 	}
@@ -385,6 +405,8 @@ struct zt_pprof_folded {
 	struct builder b;
 	uint64_t *loc_of;	/* per function id: its location id, 0 if none */
 	size_t caploc_of;
+	uint64_t *counts;	/* per sample, until divided and made int64 */
+	size_t capcounts;
 };
 
 struct zt_pprof_folded *zt_pprof_folded_new(const char *note)
@@ -444,15 +466,18 @@ void zt_pprof_folded_add(struct zt_pprof_folded *f, const char *stack, size_t n,
 		end = first > 0 ? first - 1 : 0;
 	}
 	sm->nlocs = p->nlocids - sm->first_loc;
-	sm->value[0] = count > INT64_MAX ? INT64_MAX : (int64_t)count;
+	zt_grow(&f->counts, &f->capcounts, p->nsamples, sizeof *f->counts);
+	f->counts[p->nsamples - 1] = count;
 }
 
 struct zt_pprof *zt_pprof_folded_end(struct zt_pprof_folded *f, uint64_t div)
 {
 	struct zt_pprof *p = f->b.p;
 
-	for (size_t i = 0; i < p->nsamples && div > 1; i++)
-		p->samples[i].value[0] /= (int64_t)div;
+	/* Divided first: a count past 2^63 may be a number of samples below it. */
+	for (size_t i = 0; i < p->nsamples; i++)
+		p->samples[i].value[0] = int64_of(p, div > 1 ? f->counts[i] / div : f->counts[i]);
+	free(f->counts);
 	free(f->b.locexact);
 	free(f->b.locmap);
 	free(f->b.func_of);

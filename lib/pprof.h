@@ -56,6 +56,10 @@ struct zt_pprof {
 	uint64_t period_type[2];
 	int64_t period, time_nanos, duration_nanos;
 	uint64_t key_tid, key_thread;	/* label keys */
+	/* Values past 2^63 - 1 (a count, a count times the period, the
+	   duration), which profile.proto's int64 cannot hold: written as
+	   2^63 - 1. The tool says how many. */
+	size_t saturated;
 
 	struct zt_pprof_sample *samples;
 	size_t nsamples, capsamples;

@@ -44,6 +44,7 @@ struct reader {
 	uint8_t *tmpx;
 	size_t captmp, captmpx;
 	const char *lineend;	/* of the line being read */
+	uint64_t max_ns;	/* the latest sample time so far */
 	/* Sample lines seen, by their text from the thread's first address
 	   on: a line seen before is its stack again, without parsing. */
 	struct seen *seen;
@@ -111,7 +112,7 @@ static const char *dec_digits(const char *s, uint64_t *v)
 
 	/* 19 digits always fit; past them, each is checked. */
 	for (; (c = (unsigned)(unsigned char)*s - '0') < 10; s++) {
-		if (s - start >= 19 && x > (UINT64_MAX - 9) / 10)
+		if (s - start >= 19 && x > (UINT64_MAX - c) / 10)
 			return NULL;
 		x = x * 10 + c;
 	}
@@ -260,8 +261,20 @@ static int sample_line(struct reader *r, char *s)
 	if (d->version >= 3 && *s == ZT_RAW_TIME_MARK) {
 		const char *end = dec_digits(s + 1, &ns);
 
-		if (!end)
-			return fail(r, "sample: time is not a number");
+		if (!end) {
+			const char *t = s + 1;
+
+			while (*t >= '0' && *t <= '9')
+				t++;
+			return fail(r, t > s + 1 && (!*t || *t == ' ' || *t == '\t') ?
+					       "sample: time past 2^64 - 1 ns" :
+					       "sample: time is not a number");
+		}
+		/* A record's time is start-ns plus this: it must fit too. */
+		if (ns > UINT64_MAX - d->start_ns)
+			return fail(r, "sample: time past 2^64 - 1 ns after start-ns");
+		if (ns > r->max_ns)
+			r->max_ns = ns;
 		s += end - s;
 		timed = 1;
 	}
@@ -418,7 +431,11 @@ static int key_line(struct reader *r, char *line)
 		d->have_partial = 1;
 		return number_value(r, key, v, &d->partial);
 	} else if (strcmp(key, ZT_RAW_START_NS) == 0) {
-		return number_value(r, key, v, &d->start_ns);
+		if (number_value(r, key, v, &d->start_ns) < 0)
+			return -1;
+		if (r->max_ns > UINT64_MAX - d->start_ns)
+			return fail(r, "%s: a sample's time after it passes 2^64 - 1 ns", key);
+		return 0;
 	} else if (strcmp(key, ZT_RAW_START_TIME_NS) == 0) {
 		return number_value(r, key, v, &d->start_time_ns);
 	} else if (strcmp(key, ZT_RAW_UNWIND) == 0) {

@@ -39,12 +39,17 @@ static void setevent(struct zt_weight *w, const char *ev, size_t n)
 const char *zt_weight_comment(struct zt_weight *w, const char *s, size_t n)
 {
 	static const char key[] = "# zt weight:";
-	const char *p, *end = s + n, *sp;
+	const char *p, *end = s + n, *sp, *unit;
 	char num[32];
 	size_t k;
 
 	if (n < sizeof key - 1 || memcmp(s, key, sizeof key - 1) != 0)
 		return NULL;
+	/* One declaration, before the first stack (formats/folded.md). */
+	if (w->n)
+		return "'# zt weight:' after the first stack (it goes before every stack)";
+	if (w->declared)
+		return "a second '# zt weight:' line (a file declares its weight once)";
 	p = s + sizeof key - 1;
 	while (p < end && *p == ' ')
 		p++;
@@ -63,6 +68,14 @@ const char *zt_weight_comment(struct zt_weight *w, const char *s, size_t n)
 	if (!(sp = memchr(p, ' ', (size_t)(end - p))) || sp == p || sp + 1 == end)
 		return "'# zt weight: period' wants an event, a period and a unit";
 	k = (size_t)(sp - p);
+	unit = sp + 1;
+	if (!((end - unit == 2 && memcmp(unit, "ns", 2) == 0) ||
+	      (end - unit == 6 && memcmp(unit, "events", 6) == 0)))
+		return "'# zt weight: period' wants the unit 'ns' or 'events'";
+	if ((end - unit == 2) != w->clock)
+		return w->clock ? "'# zt weight: period' of a clock event wants the unit 'ns'"
+				: "'# zt weight: period' of an event that is not a clock wants "
+				  "the unit 'events'";
 	w->kind = ZT_WEIGHT_PERIOD;
 	w->declared = 1;
 	w->period = 0;

@@ -194,6 +194,9 @@ static int pprof(const char *path, const struct zt_symargs *args, const char *ou
 		p = zt_stage_kind(sg) == ZT_STAGE_RAW
 		    ? from_raw(sg, args, err_buf, sizeof err_buf)
 		    : from_folded(sg, args, err_buf, sizeof err_buf);
+	if (p && p->saturated)
+		zt_warn("%zu value%s past 2^63 - 1 written as 2^63 - 1 (profile.proto's values "
+			"are int64)", p->saturated, p->saturated == 1 ? "" : "s");
 	if (p) {
 		buf = zt_pprof_encode(p, &len);
 		if (write_profile(buf, len, output, err_buf, sizeof err_buf) == 0)

@@ -40,11 +40,35 @@ UNIT_TEST(weight_declarations_parse)
 	CHECK(strstr(zt_weight_samples(&w, &div), "vary") != NULL);
 	CHECK_STR(zt_weight_unit(&w), "cycles");
 
+	memset(&w, 0, sizeof w);
 	CHECK(COMMENT(&w, "# zt weight: seconds") != NULL);
 	CHECK(COMMENT(&w, "# zt weight: period cpu-clock") != NULL);
 	CHECK(COMMENT(&w, "# zt weight: period cpu-clock 0 ns") != NULL);
 	CHECK(COMMENT(&w, "# zt weight: period cpu-clock 12x ns") != NULL);
 	CHECK(COMMENT(&w, "# zt weight: period cpu-clock 99999999999999999999 ns") != NULL);
+}
+
+UNIT_TEST(weight_one_declaration_before_the_stacks_with_a_known_unit)
+{
+	struct zt_weight w = { 0 };
+
+	CHECK(COMMENT(&w, "# zt weight: samples") == NULL);
+	CHECK(strstr(COMMENT(&w, "# zt weight: samples"), "second") != NULL);
+	memset(&w, 0, sizeof w);
+	CHECK(COMMENT(&w, "# zt weight: period cpu-clock 10 ns") == NULL);
+	CHECK(strstr(COMMENT(&w, "# zt weight: samples"), "second") != NULL);
+	CHECK(w.kind == ZT_WEIGHT_PERIOD && w.period == 10);
+	memset(&w, 0, sizeof w);
+	zt_weight_count(&w, 3);
+	CHECK(strstr(COMMENT(&w, "# zt weight: samples"), "after the first stack") != NULL);
+	CHECK(!w.declared);
+	CHECK(COMMENT(&w, "# another comment") == NULL);
+	memset(&w, 0, sizeof w);
+	CHECK(strstr(COMMENT(&w, "# zt weight: period cpu-clock 10 furlongs"), "unit") != NULL);
+	CHECK(strstr(COMMENT(&w, "# zt weight: period cpu-clock 10 ns extra"), "unit") != NULL);
+	CHECK(strstr(COMMENT(&w, "# zt weight: period cycles 10 ns"), "'events'") != NULL);
+	CHECK(strstr(COMMENT(&w, "# zt weight: period task-clock:u 10 events"), "'ns'") != NULL);
+	CHECK(COMMENT(&w, "# zt weight: period cycles:u varies events") == NULL);
 }
 
 UNIT_TEST(weight_records_fixed_period_are_samples)
