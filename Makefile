@@ -177,6 +177,8 @@ FUZZERS = \
 	tests/fuzz/bin/fuzz-folded \
 	tests/fuzz/bin/fuzz-stage \
 	tests/fuzz/bin/fuzz-cfi \
+	tests/fuzz/bin/fuzz-flame \
+	tests/fuzz/bin/fuzz-compare \
 
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined

@@ -48,6 +48,17 @@ const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
 			 size_t stacklen, int differential, uint64_t before,
 			 uint64_t count);
 
+/*
+ * Read one stack item of zt_folded_next (folded.h) for zt_flame_add: a
+ * folded line, or a differential one ("stack before after": its stack
+ * ends in a count). Sets the line's length, its stack's, whether it is
+ * differential and its count before. NULL, or what is wrong with the
+ * first count of a differential line.
+ */
+struct zt_folded_item;
+const char *zt_flame_item(const struct zt_flame *f, const struct zt_folded_item *it,
+			  size_t *len, size_t *stacklen, int *differential, uint64_t *before);
+
 /* Whether the lines added were differential (valid after the first). */
 int zt_flame_differential(const struct zt_flame *f);
 

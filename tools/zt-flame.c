@@ -94,29 +94,22 @@ static const char *reroot_line(struct reroot *rr, const char *line, size_t *len,
 }
 
 /*
- * The width and, for a differential line ("stack before after"), the
- * count before of one stack, its root as rr says; NULL, or what is wrong
- * with the line.
+ * One stack (zt_flame_item reads its counts), its root as rr says; NULL,
+ * or what is wrong with the line.
  */
 static const char *add_stack(struct zt_flame *flame, const struct zt_folded_item *it,
 			     struct reroot *rr)
 {
-	size_t len = it->stacklen + 1 + strlen(it->stack + it->stacklen + 1), stacklen;
-	const char *problem = "missing count", *line;
+	size_t len, stacklen;
 	uint64_t before;
+	int differential;
+	const char *problem = zt_flame_item(flame, it, &len, &stacklen, &differential, &before);
+	const char *line;
 
-	/* A differential line's stack ends in its first count. */
-	if (it->stack[it->stacklen - 1] >= '0' && it->stack[it->stacklen - 1] <= '9')
-		problem = zt_folded_parse(it->stack, it->stacklen, &stacklen, &before);
-	if (problem && zt_flame_differential(flame) && strcmp(problem, "missing count") != 0)
+	if (problem)
 		return problem;
-	if (problem) {
-		stacklen = it->stacklen;
-		line = reroot_line(rr, it->stack, &len, &stacklen);
-		return zt_flame_add(flame, line, len, stacklen, 0, 0, it->count);
-	}
 	line = reroot_line(rr, it->stack, &len, &stacklen);
-	return zt_flame_add(flame, line, len, stacklen, 1, before, it->count);
+	return zt_flame_add(flame, line, len, stacklen, differential, before, it->count);
 }
 
 /*

@@ -1,0 +1,112 @@
+/*
+ * fuzz-flame.c — libFuzzer target for zt-flame's reader and writer: folded
+ * and differential lines through zt_folded_next (lib/folded.c, lib/input.c)
+ * into zt_flame_item and zt_flame_add, then the whole SVG through zt_flame_write
+ * (lib/flame.c: the layout, colours, deltas of up to 2^64 - 1 either way,
+ * titles, XML escaping). Build with `make fuzz`; run
+ *   tests/fuzz/bin/fuzz-flame tests/fuzz/corpus-flame
+ * The input's first byte picks the options (--negate, --inverted, a
+ * minimum width in %, a narrow image), so every input is drawn four ways.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "flame.h"
+#include "folded.h"
+#include "input.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+const char *__ubsan_default_options(void);
+
+/* Undefined behaviour is a bug like a crash: stop, so the input is saved. */
+const char *__ubsan_default_options(void)
+{
+	return "halt_on_error=1:print_stacktrace=1";
+}
+
+#define CHECK(c) do { if (!(c)) { \
+	fprintf(stderr, "fuzz-flame: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+	abort(); } } while (0)
+
+static struct zt_input *open_bytes(const uint8_t *data, size_t size)
+{
+	int fd = memfd_create("fuzz-flame", MFD_CLOEXEC);
+	size_t done = 0;
+
+	if (fd < 0)
+		return NULL;
+	while (done < size) {
+		ssize_t n = write(fd, data + done, size - done);
+
+		if (n <= 0) {
+			close(fd);
+			return NULL;
+		}
+		done += (size_t)n;
+	}
+	if (lseek(fd, 0, SEEK_SET) != 0) {
+		close(fd);
+		return NULL;
+	}
+	return zt_input_fdopen(fd, "<fuzz>");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct zt_input *in;
+	struct zt_flame *f;
+	struct zt_folded_item it;
+	struct zt_flame_opts o;
+	uint64_t stacks = 0;
+	char err[512], *svg = NULL;
+	size_t svglen = 0;
+	unsigned opts = size ? data[0] : 0;
+	int got, bad = 0;
+	FILE *out;
+
+	if (!(in = open_bytes(data, size)))
+		return 0;
+	f = zt_flame_new();
+	while ((got = zt_folded_next(in, &it, &stacks, err, sizeof err)) > 0) {
+		if (it.kind != ZT_FOLDED_STACK)
+			continue;
+		size_t len, stacklen;
+		uint64_t before;
+		int diff;
+
+		if (zt_flame_item(f, &it, &len, &stacklen, &diff, &before) ||
+		    zt_flame_add(f, it.stack, len, stacklen, diff, before, it.count)) {
+			bad = 1;
+			break;
+		}
+	}
+	if (got < 0)
+		CHECK(err[0]);
+	zt_input_close(in);
+	if (got == 0 && !bad) {
+		zt_flame_defaults(&o);
+		o.negate = opts & 1;
+		o.icicle = (opts >> 1) & 1;
+		if (opts & 4) {
+			o.minwidth = (opts >> 3) & 7;
+			o.minwidth_pct = 1;
+		}
+		if (opts & 64)
+			o.width = 100;
+		out = open_memstream(&svg, &svglen);
+		CHECK(out);
+		err[0] = '\0';
+		if (zt_flame_write(f, &o, out, err, sizeof err) < 0)
+			CHECK(err[0]);
+		CHECK(fclose(out) == 0);
+		/* A whole image, or none at all. */
+		CHECK(svglen == 0 || (svglen >= 7 && memcmp(svg + svglen - 7, "</svg>\n", 7) == 0));
+		free(svg);
+	}
+	zt_flame_free(f);
+	return 0;
+}
