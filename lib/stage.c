@@ -144,7 +144,12 @@ static const char *foreign(const char *p, size_t n, int gz)
 		return "an XML document, not a profile zt reads";
 	if (has_prefix_ci(p, n, "<!doctype html") || has_prefix_ci(p, n, "<html"))
 		return "an HTML page: a web browser shows it";
-	if (n > 0 && (p[0] == '{' || p[0] == '['))
+	/* An object's '{' then a key or its end: a folded stack may start
+	   with '[' ("[unknown]" without its root) or even '{', never '{"'. */
+	for (i = 1; n > 0 && p[0] == '{' && i < n && (p[i] == ' ' || p[i] == '\t' ||
+						     p[i] == '\n' || p[i] == '\r'); i++)
+		;
+	if (n > 1 && p[0] == '{' && i < n && (p[i] == '"' || p[i] == '}'))
 		return "JSON (a report of zt-stat --json or zt-diff --report --json, or a "
 		       "speedscope profile?): no zt tool reads it; speedscope opens its own";
 	return NULL;

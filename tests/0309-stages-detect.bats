@@ -75,6 +75,16 @@ refused_by_all() {
 	assert_output "prog 1234/1234 77"
 }
 
+@test "folded stacks whose first frame is in brackets or braces are folded stacks, not JSON" {
+	printf '[unknown];main;hot 3\n{lambda};x 1\n' > brackets.folded
+	run zt-fold brackets.folded
+	assert_success
+	assert_output "$(printf '[unknown];main;hot 3\n{lambda};x 1')"
+	printf '{lambda};x 1\n' > braces.folded
+	run zt-stat braces.folded
+	assert_success
+}
+
 @test "a stream of a dump without samples is records, and says so" {
 	printf '# zt hz 997\n# zt samples 0\n' > none.sym
 	run -1 --separate-stderr zt-flame none.sym
