@@ -28,33 +28,43 @@ leaf_shares() {
 	       if (l ~ /^\[perf-[0-9]+\.map\]$/ || l == "[anon]") l = "[jit]"
 	       gsub(/ /, "_", l)
 	       s[l] += n; t += n }
-	     END { for (l in s) printf "%s %.2f\n", l, 100 * s[l] / t }' | sort
+	     END { for (l in s) printf "%s %.2f\n", l, 100 * s[l] / t
+	           print t > ENVIRON["TOTAL"] }' | sort
 }
 
 # perf's and zt's shares for node with the options in $@; every name with
-# at least 3% in either must be within 3 points.
+# at least 3% in either must be within 3 points, or within 4 standard
+# errors of the difference of two binomial shares where that is wider (a
+# loaded machine gives fewer samples, and V8's tiering then moves a few
+# points between JIT code and builtins from run to run).
 compare() {
 	perf record -F 997 -g -o p.data node "$@" "$JS" > perf.out 2> perf.err ||
 		skip "perf record does not work here: $(tail -n 1 perf.err)"
 	perf script -i p.data -F pid 2> /dev/null | head -n 1 | tr -d ' ' >> pids
-	perf script -i p.data 2> /dev/null | zt-fold --kernel | leaf_shares > perf.shares
+	perf script -i p.data 2> /dev/null | zt-fold --kernel --weight=count | TOTAL=perf.n leaf_shares > perf.shares
 	run --separate-stderr zt-collect -o n.raw node "$@" "$JS"
 	[ "$status" -eq 0 ]
 	[ "$output" = ok ]
 	sed -n 's/^pid //p' n.raw >> pids
-	zt-symbolize n.raw | zt-fold --kernel | leaf_shares > zt.shares
+	zt-symbolize n.raw | zt-fold --kernel | TOTAL=zt.n leaf_shares > zt.shares
 	join -a 1 -a 2 -e 0 -o 0,1.2,2.2 perf.shares zt.shares |
-		awk '$2 + 0 >= 3 || $3 + 0 >= 3 { print; d = $2 - $3; if (d > 3 || d < -3) bad++ }
+		NP=$(cat perf.n) NZ=$(cat zt.n) awk '
+		     $2 + 0 >= 3 || $3 + 0 >= 3 {
+			p = $2 / 100; q = $3 / 100
+			se = 100 * sqrt(p * (1 - p) / ENVIRON["NP"] + q * (1 - q) / ENVIRON["NZ"])
+			tol = 4 * se > 3 ? 4 * se : 3
+			d = $2 - $3; print $0, "tolerance", tol
+			if (d > tol || d < -tol) bad++ }
 		     END { exit bad > 0 }'
 }
 
-@test "node --perf-basic-prof: JIT and builtin names within 3 points of perf's" {
+@test "node --perf-basic-prof: JIT and builtin names within 3 points of perf's, or sampling error" {
 	compare --perf-basic-prof
 	# The JIT functions are named, not anonymous.
 	grep -q '^JS:\*numWork_' zt.shares
 }
 
-@test "node without a perf map: builtin names within 3 points of perf's" {
+@test "node without a perf map: builtin names within 3 points of perf's, or sampling error" {
 	compare
 	grep -q '^Builtins_FindOrderedHashMapEntry ' zt.shares
 }
