@@ -37,6 +37,8 @@ void zt_out_room(struct zt_out *o, size_t n);
 
 static inline void zt_out_write(struct zt_out *o, const void *p, size_t n)
 {
+	if (n == 0)	/* an empty arena has no buffer to copy into */
+		return;
 	if (o->cap - o->len < n)
 		zt_out_room(o, n);
 	memcpy(o->buf + o->len, p, n);

@@ -16,7 +16,8 @@ static const char *text(struct zt_out *o)
 {
 	static char buf[256];
 
-	memcpy(buf, o->buf, o->len);
+	if (o->len)
+		memcpy(buf, o->buf, o->len);
 	buf[o->len] = '\0';
 	o->len = 0;
 	return buf;
