@@ -17,17 +17,19 @@ key() { sed -n "s/^$2 //p" "$1"; }
 	assert_success
 	assert_output "shortthreads: 3000 threads"
 	read -r short main < cpu
-	pid=$(key st.raw pid)
-	# Samples of the main thread and of all the others, against their CPU time.
-	awk -v pid="$pid" -v a="$short" -v b="$main" '
-		/^samples$/ { s = 1; next } /^(maps|buildids|threads|summary|end)$/ { s = 0 }
-		s && NF >= 3 { if ($1 == pid) m += $2; else o += $2 }
+	# Samples in the measured spins of each side, against the CPU time each
+	# spin measured: the work around them (pthread_create and join in main,
+	# zt's own start of each thread) is in neither.
+	zt-fold st.raw > st.folded
+	A=$short B=$main awk '
+		/;short_thread;spin_for/ { o += $NF } /;main_spin;spin_for/ { m += $NF }
 		END {
+			a = ENVIRON["A"]; b = ENVIRON["B"]
 			n = m + o; p = a / (a + b); got = o / n; sd = sqrt(p * (1 - p) / n)
 			d = got - p; if (d < 0) d = -d
 			printf "samples %d, short threads %d: share %.4f, CPU share %.4f, sd %.4f\n", n, o, got, p, sd
 			exit !(n >= 1500 && d <= 4 * sd + 0.02)
-		}' st.raw
+		}' st.folded
 }
 
 @test "a thread made with a raw clone is counted, with its CPU time, in the dump and on the line" {
@@ -42,7 +44,8 @@ key() { sed -n "s/^$2 //p" "$1"; }
 	[ "$got" -ge $((clone * 9 / 10)) ] && [ "$got" -le $((clone * 13 / 10)) ]
 	re=' lost, 0\.[23][0-9][0-9] CPU-s in threads zt could not sample \(SIGPROF blocked, no timer\), 1 threads not sampled;'
 	[[ ${stderr_lines[0]} =~ $re ]]
-	[[ $stderr == *"1 threads were not sampled (made with a raw clone"*"; 0.3"*" CPU-s in all are in no sample"* ]]
+	re='1 threads were not sampled \(made with a raw clone.*; 0\.[23][0-9]* CPU-s in all are in no sample'
+	[[ $stderr =~ $re ]]
 }
 
 @test "a program without such threads shows none on the line" {
