@@ -152,12 +152,14 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 			t->period_pending = 0;
 			ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &p);
 		}
-	} else if (!(si->si_code == SI_TIMER && t && t->has_timer &&
+	} else if (!(si->si_code == SI_TIMER && t && (t->has_timer || t->timer_gone) &&
 		     si->si_timerid == (int)(intptr_t)t->timer)) {
 		if (!zt_sigmask_foreign(si, uc))
 			zt_intercept_sigprof_foreign(sig, si, ucv);
 		goto done;
 	}
+	if (si->si_code == SI_TIMER && !t->has_timer)
+		goto done;	/* queued before its timer was deleted */
 	if (!__atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE))
 		goto done;
 	__atomic_store_n(&t->busy, 1, __ATOMIC_SEQ_CST);

@@ -72,6 +72,7 @@ struct zt_thread {
 	uint64_t perf_id;	/* its event id (PERF_EVENT_IOC_ID), to know it is still ours */
 	int fallback;		/* on the POSIX timer because perf could not be had */
 	int has_timer;
+	int timer_gone;		/* timer was zt's and is deleted: its queued signal is still zt's */
 	timer_t timer;
 	volatile int period_pending;	/* the counter's first period was a random part of one */
 	uint64_t cpu0;		/* the thread's CPU clock when its POSIX timer started */

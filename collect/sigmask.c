@@ -286,7 +286,7 @@ static int signal_is_ours(const siginfo_t *si)
 		return 0;
 	if (si->si_code == POLL_IN && zt_state.timer == ZT_TIMER_PERF)
 		return zt_thread_counter_is_ours(si->si_fd);
-	return si->si_code == SI_TIMER && t && t->has_timer &&
+	return si->si_code == SI_TIMER && t && (t->has_timer || t->timer_gone) &&
 	       si->si_timerid == (int)(intptr_t)t->timer;
 }
 

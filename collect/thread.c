@@ -111,6 +111,7 @@ static struct zt_thread *claim_slot(void)
 	}
 	t->perf_fd = -1;
 	t->has_timer = 0;
+	t->timer_gone = 0;
 	t->len = 0;
 	t->busy = 0;
 	t->closed = 0;
@@ -486,6 +487,7 @@ static void after_fork_child(void)
 		if (t) {
 			t->perf_fd = -1;
 			t->has_timer = 0;
+			t->timer_gone = 0;	/* the child's own timers may reuse the id */
 			t->live = 0;
 		}
 	}

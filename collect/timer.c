@@ -52,6 +52,7 @@ static int perf_start(struct zt_thread *t)
 {
 	struct perf_event_attr attr;
 	struct f_owner_ex owner = { F_OWNER_TID, t->tid };
+	enum zt_timer_kind kind;
 	int fd, high;
 
 	memset(&attr, 0, sizeof attr);
@@ -82,12 +83,25 @@ static int perf_start(struct zt_thread *t)
 	    fcntl(fd, F_SETSIG, SIGPROF) < 0 ||
 	    fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
 	    ioctl(fd, PERF_EVENT_IOC_ID, &t->perf_id) < 0 ||
-	    ioctl(fd, PERF_EVENT_IOC_RESET, 0) < 0 ||
-	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+	    ioctl(fd, PERF_EVENT_IOC_RESET, 0) < 0) {
 		zt_sys_close(fd);
 		return -1;
 	}
-	t->perf_fd = fd;
+	/*
+	 * The handler must know the counter as zt's before it can overflow:
+	 * the first period may be as short as 10 us, and a signal it does not
+	 * recognise is the program's, whose default kills (exit 155).
+	 */
+	kind = zt_state.timer;
+	__atomic_store_n(&t->perf_fd, fd, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&zt_state.timer, ZT_TIMER_PERF, __ATOMIC_SEQ_CST);
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+		/* Never counted: no signal of its can come. */
+		zt_state.timer = kind;
+		t->perf_fd = -1;
+		zt_sys_close(fd);
+		return -1;
+	}
 	__atomic_fetch_add(&zt_state.perf_fds, 1, __ATOMIC_RELAXED);
 	return 0;
 }
@@ -130,11 +144,14 @@ static int posix_start(struct zt_thread *t)
 	}
 	zt_state.period_ns = (uint64_t)ns;
 	t->cpu0 = zt_prof_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	/* Known to the handler before it can fire (it_value may be 1 ns). */
+	t->timer_gone = 0;
+	__atomic_store_n(&t->has_timer, 1, __ATOMIC_SEQ_CST);
 	if (timer_settime(t->timer, 0, &its, NULL) < 0) {
+		t->has_timer = 0;
 		timer_delete(t->timer);
 		return -1;
 	}
-	t->has_timer = 1;
 	return 0;
 }
 
@@ -207,6 +224,9 @@ void zt_timer_stop(struct zt_thread *t)
 		if (now > t->cpu0)
 			__atomic_fetch_add(&zt_state.sampled_cpu_ns, now - t->cpu0, __ATOMIC_RELAXED);
 		timer_delete(t->timer);
+		/* A signal it queued before may still come (kernels before 6.13
+		 * deliver it after timer_delete): still zt's. */
+		t->timer_gone = 1;
 		t->has_timer = 0;
 	}
 	errno = saved;
