@@ -133,12 +133,13 @@ same_shares() {
 	printf '# %s: role zt perf\n' "$name" >&3
 	join -a 1 -a 2 -e 0 -o 0,1.2,2.2 "$name.zt" "$name.perf" | tee "$name.both" |
 		sed 's/^/# /' >&3
-	[ "$(wc -l < "$name.both")" -ge 2 ]
 	awk '{ d = $2 - $3; if (d < 0) d = -d; if (d > 3) bad = 1 } END { exit bad }' "$name.both"
 }
 
 @test "workers created under a full mask are sampled, within 3 points of perf's per-thread shares, and see the mask that was set" {
 	same_shares masks "$BATS_FILE_TMPDIR/masks"
+	# Main and its workers each have a row.
+	[ "$(wc -l < masks.both)" -ge 2 ]
 	grep -qx 'masks as set' masks.out
 	! grep -q '^sigprof-blocked' masks.raw
 }
@@ -147,7 +148,8 @@ same_shares() {
 	/usr/bin/python3 "$SAMPLES/text.py" part
 	cat part part > input
 	same_shares xz xz -6 -T2 -k -c input
-	# The worker has nearly all the work: it was sampled.
+	# The worker has nearly all the work: it was sampled. (xz's main thread
+	# has about 0.02% of it, so neither tool may have a row for it.)
 	awk '$1 == "xz" && $2 > 50 { ok = 1 } END { exit !ok }' xz.both
 }
 
