@@ -175,8 +175,10 @@ static void body_keys(struct zt_psprof *pp, const struct zt_ps_item *it)
 		n = pp->bodyn[b];
 		zt_grow(&pp->ids, &pp->capids, n + 1, sizeof *pp->ids);
 		zt_grow(&pp->aux, &pp->capaux, n + 1, sizeof *pp->aux);
-		memcpy(pp->ids, pp->bodyids + pp->bodyoff[b], n * sizeof *pp->ids);
-		memcpy(pp->aux, pp->bodyaux + pp->bodyoff[b], n * sizeof *pp->aux);
+		if (n) {
+			memcpy(pp->ids, pp->bodyids + pp->bodyoff[b], n * sizeof *pp->ids);
+			memcpy(pp->aux, pp->bodyaux + pp->bodyoff[b], n * sizeof *pp->aux);
+		}
 		pp->nids = n;
 		return;
 	}
@@ -186,8 +188,10 @@ static void body_keys(struct zt_psprof *pp, const struct zt_ps_item *it)
 	zt_grow(&pp->bodyaux, &pp->capbodyaux, pp->nbody + pp->nids, sizeof *pp->bodyaux);
 	pp->bodyoff[b] = pp->nbody;
 	pp->bodyn[b] = (uint32_t)pp->nids;
-	memcpy(pp->bodyids + pp->nbody, pp->ids, pp->nids * sizeof *pp->ids);
-	memcpy(pp->bodyaux + pp->nbody, pp->aux, pp->nids * sizeof *pp->aux);
+	if (pp->nids) {	/* a record of no frames has no arrays to copy */
+		memcpy(pp->bodyids + pp->nbody, pp->ids, pp->nids * sizeof *pp->ids);
+		memcpy(pp->bodyaux + pp->nbody, pp->aux, pp->nids * sizeof *pp->aux);
+	}
 	pp->nbody += pp->nids;
 }
 
