@@ -20,15 +20,23 @@ key() { sed -n "s/^$2 //p" "$1"; }
 	# Samples in the measured spins of each side, against the CPU time each
 	# spin measured: the work around them (pthread_create and join in main,
 	# zt's own start of each thread) is in neither.
+	# zt's perf counter counts user time only, and each spin's clock counts
+	# the kernel's time in it too (system time rose with this wave's
+	# per-thread work: 0.6 s before, 3 to 4 s for 3,000 threads here now),
+	# so the reference is uncertain by the run's system share.
+	sys=$(printf '%s\n' "$stderr" | sed -n 's/.*system [0-9.]* s (\([0-9.]*\)% of CPU time).*/\1/p')
+	[ -n "$sys" ]
 	zt-fold st.raw > st.folded
-	A=$short B=$main awk '
+	SYS=$sys A=$short B=$main awk '
 		/;short_thread;spin_for/ { o += $NF } /;main_spin;spin_for/ { m += $NF }
 		END {
 			a = ENVIRON["A"]; b = ENVIRON["B"]
 			n = m + o; p = a / (a + b); got = o / n; sd = sqrt(p * (1 - p) / n)
 			d = got - p; if (d < 0) d = -d
 			printf "samples %d, short threads %d: share %.4f, CPU share %.4f, sd %.4f\n", n, o, got, p, sd
-			exit !(n >= 1500 && d <= 4 * sd + 0.02)
+			slack = ENVIRON["SYS"] / 100
+			printf "system share %.4f\n", slack
+			exit !(n >= 1500 && got >= 0.25 && d <= 4 * sd + 0.02 + slack)
 		}' st.folded
 }
 
