@@ -20,6 +20,11 @@ measure() {
 	tail -n 1 err > "$out"
 }
 
+# The perf timer counts user time only, and rusage's split of CPU time into
+# user and system is the kernel's estimate from ticks: the samples must
+# cover at least 90% of the user time it gives, and no more than all the CPU
+# time (system time at 4 kHz varied from 10% to 33% of a run here, with the
+# machine idle or busy).
 @test "12,000 samples and more at 4 kHz: none lost, all kept" {
 	measure cpu zt-collect -F 4000 -o s.raw "$SAMPLES/spin" 600
 	read -r user sys <<< "$(rusage_of err)"
@@ -28,7 +33,7 @@ measure() {
 	echo "samples $n cpu $user + $sys"
 	[ "$n" -gt 12000 ]
 	awk -v n="$n" -v u="$user" -v s="$sys" \
-		'BEGIN { want = (u + s) * 4000; exit !(n >= want * 0.95 && n <= want * 1.05) }'
+		'BEGIN { exit !(n >= u * 4000 * 0.9 && n <= (u + s) * 4000 * 1.05) }'
 }
 
 @test "extra memory stays under 32 MiB and does not grow with the run's length" {
@@ -46,12 +51,12 @@ measure() {
 	[ "$(grep -c '^[0-9]* 1 ' long.raw)" -gt $((3 * $(grep -c '^[0-9]* 1 ' short.raw))) ]
 }
 
-@test "4 threads at 4 kHz: none lost, within 5% of CPU time" {
+@test "4 threads at 4 kHz: none lost, samples between the user and all the CPU time" {
 	measure cpu zt-collect -F 4000 -o t.raw "$SAMPLES/threads" 200
 	read -r user sys <<< "$(rusage_of err)"
 	grep -qx 'lost 0' t.raw
 	n=$(zt-symbolize t.raw | zt-fold | awk '{ s += $NF } END { print s }')
 	echo "samples $n cpu $user + $sys"
 	awk -v n="$n" -v u="$user" -v s="$sys" \
-		'BEGIN { want = (u + s) * 4000; exit !(n >= want * 0.95 && n <= want * 1.05) }'
+		'BEGIN { exit !(n >= u * 4000 * 0.9 && n <= (u + s) * 4000 * 1.05) }'
 }
