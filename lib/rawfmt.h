@@ -26,6 +26,7 @@
 #define ZT_RAW_MAGIC "zt-prof"
 #define ZT_RAW_VERSION 4
 #define ZT_RAW_VERSION_MAX 4	/* readers read 1 to this */
+#define ZT_RAW_VERSION_WALL 5	/* what --clock=wall writes: weights and waits (issue 20) */
 
 /* Sections: a line holding only the name starts one. */
 #define ZT_RAW_SAMPLES "samples"
@@ -41,6 +42,8 @@
 #define ZT_RAW_EXACT_MARK '='	/* before an exact pc that is not the first address */
 #define ZT_RAW_PARTIAL_MARK '-'	/* the last word: the stack did not reach the entry (v3) */
 #define ZT_RAW_SAME_MARK '='	/* a maps section's only line "= @ns": the maps of that snapshot (v4) */
+#define ZT_RAW_WEIGHT_MARK '^'	/* before the ns each of the line's samples stands for (v5) */
+#define ZT_RAW_WAIT_MARK '!'	/* before an off-CPU sample's wait, escaped text (v5) */
 
 /* Header keys. */
 #define ZT_RAW_PID "pid"
@@ -54,6 +57,9 @@
 #define ZT_RAW_START_NS "start-ns"
 #define ZT_RAW_START_TIME_NS "start-time-ns"
 #define ZT_RAW_DROPPED "dropped"	/* version 1's "lost" */
+#define ZT_RAW_ARCH "arch"		/* the machine's architecture; absent: x86_64 */
+#define ZT_RAW_PROFILE_CLOCK "profile-clock"	/* "cpu" (or absent) or "wall" (v5) */
+#define ZT_RAW_OFF_CPU_HZ "off-cpu-hz"	/* the wall-clock sampler's rate (v5) */
 
 /* Summary keys. */
 #define ZT_RAW_NSAMPLES "samples"	/* the key, not the section */
@@ -84,6 +90,11 @@
 #define ZT_RAW_UNREACHED_SETUID "set-user-id"
 #define ZT_RAW_UNREACHED_SETGID "set-group-id"
 #define ZT_RAW_SECCOMP "seccomp"	/* "seccomp WHAT [CALL]" */
+#define ZT_RAW_OFF_CPU_SAMPLES "off-cpu-samples"	/* v5 */
+#define ZT_RAW_OFF_CPU_REPEATED "off-cpu-repeated"
+#define ZT_RAW_OFF_CPU_TORN "off-cpu-torn"
+#define ZT_RAW_SAMPLER_CPU_NS "sampler-cpu-ns"
+#define ZT_RAW_WALL_NS "wall-ns"
 #define ZT_RAW_CPU_NS "cpu-ns"
 #define ZT_RAW_CPU_USER_NS "cpu-user-ns"
 #define ZT_RAW_CPU_SYS_NS "cpu-sys-ns"
@@ -99,6 +110,10 @@
 #define ZT_RAW_UNWIND_CFI "cfi"
 #define ZT_RAW_UNWIND_FP "fp"
 #define ZT_RAW_CLOCK_MONOTONIC "monotonic"
+#define ZT_RAW_PROFILE_CPU "cpu"
+#define ZT_RAW_PROFILE_WALL "wall"
+#define ZT_RAW_ARCH_X86_64 "x86_64"
+#define ZT_RAW_ARCH_AARCH64 "aarch64"
 #define ZT_RAW_LOST_WRITE "write-error"
 #define ZT_RAW_LOST_FD "descriptor-lost"
 #define ZT_RAW_LOST_WAIT "sigwait"	/* zt's signal taken by a sigwait of the program's */
