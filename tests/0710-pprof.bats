@@ -148,7 +148,9 @@ setup() {
 	# Thread ids and names, as zt-stat --by=thread counts them.
 	zt-pprof -o threads.pb.gz threads.raw
 	pp -tags -sample_index=samples threads.pb.gz > tags
-	awk '/^ thread:/ { t = 1; next } /^ tid:/ { t = 0 } t && NF == 3 { printf "%s %d\n", $3, $1 }' tags | LC_ALL=C sort > a
+	# A row is "482.0 (48.93%): worker4", or "1.0 (  0.1%): threads" for a
+	# small share: the name is the last field, not the third.
+	awk '/^ thread:/ { t = 1; next } /^ tid:/ { t = 0 } t && /\): / { printf "%s %d\n", $NF, $1 }' tags | LC_ALL=C sort > a
 	zt-symbolize threads.raw | zt-stat --by=thread | top_rows | sed 's/-[0-9]*\/[0-9]* / /' |
 		awk '{ print $1, $2 }' | LC_ALL=C sort > b
 	# The four workers, and the main thread when a sample caught it.
