@@ -8,7 +8,10 @@
  * number of distinct stacks, not with the length of the run. Version 4
  * carries several snapshots of the maps, each with its time; a sample is
  * named from the snapshot of its time (zt_raw_map_at), so stacks are split
- * by snapshot once the whole dump is read.
+ * by snapshot once the whole dump is read. Version 5 (a wall-clock profile)
+ * gives a sample line the ns each of its samples stands for ("^ns") and an
+ * off-CPU sample its wait ("!futex"): the wait is part of the stack, the
+ * weights are summed per stack.
  */
 #include "raw.h"
 #include "escape.h"
@@ -16,6 +19,7 @@
 #include "input.h"
 #include "ranges.h"
 #include "rawfmt.h"
+#include "strtab.h"
 #include "util.h"
 
 #include <stdarg.h>
@@ -52,6 +56,7 @@ struct reader {
 	struct zt_hash_index seenix;
 	char *seentext;
 	size_t nseentext, capseentext;
+	struct zt_strtab *waitix;	/* v5: the waits read, as d->waits' indices */
 };
 
 struct seen {
@@ -145,6 +150,7 @@ static int dec_word(char **s, uint64_t *v)
 struct stack_key {
 	uint32_t tid;
 	uint32_t gen;
+	uint32_t wait;
 	int partial;
 	size_t n;
 	const uint64_t *addr;
@@ -158,18 +164,20 @@ static int stack_eq(void *ctx, uint32_t i, const void *k)
 	const struct zt_stack *s = &d->stacks[i];
 
 	return s->tid == key->tid && s->naddr == key->n && s->partial == key->partial &&
-	       s->gen == key->gen &&
+	       s->gen == key->gen && s->wait == key->wait &&
 	       memcmp(&d->addr[s->first], key->addr, key->n * sizeof *key->addr) == 0 &&
 	       memcmp(&d->exact[s->first], key->exact, key->n) == 0;
 }
 
 /* Count a stack in; returns its index among d->stacks. */
 static size_t add_stack(struct zt_raw *d, uint32_t tid, uint32_t gen, int partial,
-			uint64_t count, const uint64_t *addr, const uint8_t *exact, size_t n)
+			uint32_t wait, uint64_t count, uint64_t weight, const uint64_t *addr,
+			const uint8_t *exact, size_t n)
 {
-	struct stack_key key = { tid, gen, partial, n, addr, exact };
+	struct stack_key key = { tid, gen, wait, partial, n, addr, exact };
 	uint64_t h = zt_hash(addr, n * sizeof *addr,
-			     tid + ((uint64_t)partial << 32) + ((uint64_t)gen << 33));
+			     tid + ((uint64_t)partial << 32) + ((uint64_t)gen << 33) +
+			     ((uint64_t)wait << 40));
 	int64_t found;
 	struct zt_stack *s;
 
@@ -177,6 +185,7 @@ static size_t add_stack(struct zt_raw *d, uint32_t tid, uint32_t gen, int partia
 	found = zt_hash_index_find(&d->index, h, stack_eq, d, &key);
 	if (found >= 0) {
 		d->stacks[found].count += count;
+		d->stacks[found].weight += weight;
 		return (size_t)found;
 	}
 	size_t cap = d->capaddr;
@@ -194,6 +203,8 @@ static size_t add_stack(struct zt_raw *d, uint32_t tid, uint32_t gen, int partia
 	s->naddr = (uint32_t)n;
 	s->first = d->naddr;
 	s->count = count;
+	s->wait = wait;
+	s->weight = weight;
 	d->naddr += n;
 	zt_hash_index_add(&d->index, h, (uint32_t)d->nstacks);
 	return d->nstacks++;
@@ -238,11 +249,79 @@ static void remember(struct reader *r, uint32_t tid, const char *words, uint64_t
 	zt_hash_index_add(&r->seenix, h, (uint32_t)r->nseen++);
 }
 
+/* The longest wait, decoded (formats/raw.md "Version 5"). */
+#define WAIT_MAX 64
+
+/* Whether c starts a v5 sample line's mark word ('@', '^', '!'). */
+static int is_mark(int c)
+{
+	return c == ZT_RAW_TIME_MARK || c == ZT_RAW_WEIGHT_MARK || c == ZT_RAW_WAIT_MARK;
+}
+
+static int mark_order(struct reader *r, char c)
+{
+	return fail(r, "sample: '%c' out of order (a sample line is 'tid count [@ns] [^weight] "
+		    "[!wait] address...')", c);
+}
+
+/*
+ * The "!wait" word at s (v5): its text decoded, checked and interned into
+ * *wait (1 + its index in d->waits). Returns the byte after it, or NULL
+ * after fail.
+ */
+static char *wait_word(struct reader *r, char *s, uint32_t *wait)
+{
+	struct zt_raw *d = r->d;
+	char buf[WAIT_MAX + 1];
+	size_t n = 0;
+	char *p = s + 1;
+	uint32_t id;
+	int isnew;
+
+	for (; *p && *p != ' ' && *p != '\t'; p++) {
+		int c = (unsigned char)*p;
+
+		if (c == '\\') {
+			if (p[1] < '0' || p[1] > '3' || p[2] < '0' || p[2] > '7' || p[3] < '0' ||
+			    p[3] > '7' || (p[1] == '0' && p[2] == '0' && p[3] == '0')) {
+				fail(r, "sample: wait: bad escape (a backslash wants three octal "
+				     "digits, \\001 to \\377)");
+				return NULL;
+			}
+			c = (p[1] - '0') << 6 | (p[2] - '0') << 3 | (p[3] - '0');
+			p += 3;
+		}
+		if (n == WAIT_MAX) {
+			fail(r, "sample: wait longer than " ZT_STR(WAIT_MAX) " bytes");
+			return NULL;
+		}
+		buf[n++] = (char)c;
+	}
+	if (n == 0) {
+		fail(r, "sample: empty wait after '%c'", ZT_RAW_WAIT_MARK);
+		return NULL;
+	}
+	if (!r->waitix)
+		r->waitix = zt_strtab_new();
+	id = zt_strtab_intern(r->waitix, buf, n, &isnew);
+	if (isnew) {
+		char *w = zt_malloc(n + 1);
+
+		memcpy(w, buf, n);
+		w[n] = '\0';
+		zt_grow(&d->waits, &d->capwaits, d->nwaits + 1, sizeof *d->waits);
+		d->waits[d->nwaits++] = w;
+	}
+	*wait = id + 1;
+	return p;
+}
+
 static int sample_line(struct reader *r, char *s)
 {
 	struct zt_raw *d = r->d;
-	uint64_t tid = 0, count = 1, a, ns = 0;
+	uint64_t tid = 0, count = 1, a, ns = 0, weight = 0, each = 0;
 	size_t n = 0, st;
+	uint32_t wait = 0;
 	int partial = 0, timed = 0;
 	int64_t hit;
 	uint64_t h;
@@ -278,9 +357,46 @@ static int sample_line(struct reader *r, char *s)
 		s += end - s;
 		timed = 1;
 	}
+	if (d->version >= 5) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == ZT_RAW_TIME_MARK)
+			return mark_order(r, *s);
+		if (*s == ZT_RAW_WEIGHT_MARK) {
+			const char *end = dec_digits(s + 1, &each);
+
+			if (!end)
+				return fail(r, "sample: weight is not a number of ns");
+			if (each == 0)
+				return fail(r, "sample: weight is zero");
+			s += end - s;
+			while (*s == ' ' || *s == '\t')
+				s++;
+			if (*s == ZT_RAW_TIME_MARK || *s == ZT_RAW_WEIGHT_MARK)
+				return mark_order(r, *s);
+		} else {
+			/* A line without "^" weighs one period of the CPU timer. */
+			each = 1000000000u / (d->hz ? d->hz : ZT_HZ_DEFAULT);
+		}
+		if (count > UINT64_MAX / each)
+			return fail(r, "sample: count times weight passes 2^64 - 1 ns");
+		weight = count * each;
+		if (d->weight > UINT64_MAX - weight)
+			return fail(r, "sample: the weights' sum passes 2^64 - 1 ns");
+		d->weight += weight;
+	}
+	/* The wait is part of the stack: the text from it on says which. */
 	if (r->store && (hit = seen_before(r, (uint32_t)tid, s, &h)) >= 0)
 		goto counted;
 	words = s;
+	if (d->version >= 5 && *s == ZT_RAW_WAIT_MARK) {
+		if (!(s = wait_word(r, s, &wait)))
+			return -1;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (is_mark(*s))
+			return mark_order(r, *s);
+	}
 	/* The addresses, the bulk of a dump: one pass over each word. */
 	for (;;) {
 		char *w, *digits;
@@ -293,6 +409,8 @@ static int sample_line(struct reader *r, char *s)
 		w = s;
 		if (partial)
 			return fail(r, "sample: '-' is not the last word");
+		if (d->version >= 5 && n == 0 && is_mark(w[0]))
+			return mark_order(r, w[0]);
 		if (d->version >= 3 && w[0] == ZT_RAW_PARTIAL_MARK &&
 		    (!w[1] || w[1] == ' ' || w[1] == '\t')) {
 			partial = 1;
@@ -331,18 +449,20 @@ counted:
 		d->nuntimed += count;
 	if (r->store) {
 		if (hit < 0) {
-			st = add_stack(d, (uint32_t)tid, ZT_RAW_GEN_ANY, partial, count, r->tmp,
-				       r->tmpx, n);
+			st = add_stack(d, (uint32_t)tid, ZT_RAW_GEN_ANY, partial, wait, count,
+				       weight, r->tmp, r->tmpx, n);
 			remember(r, (uint32_t)tid, words, h, st);
 		} else {
 			st = r->seen[hit].stack;
 			d->stacks[st].count += count;
+			d->stacks[st].weight += weight;
 		}
 		if (timed) {
 			zt_grow(&d->timed, &d->captimed, d->ntimed + 1, sizeof *d->timed);
 			d->timed[d->ntimed].ns = ns;
 			d->timed[d->ntimed].stack = st;
 			d->timed[d->ntimed].count = count;
+			d->timed[d->ntimed].weight = weight;
 			d->ntimed++;
 		}
 	}
@@ -460,6 +580,33 @@ static int key_line(struct reader *r, char *line)
 		return number_value(r, key, v, &d->cpu_user_start_ns);
 	} else if (strcmp(key, ZT_RAW_CPU_SYS_START_NS) == 0) {
 		return number_value(r, key, v, &d->cpu_sys_start_ns);
+	} else if (strcmp(key, ZT_RAW_PROFILE_CLOCK) == 0) {
+		if (strcmp(v, ZT_RAW_PROFILE_WALL) == 0)
+			d->wall = 1;
+		else if (strcmp(v, ZT_RAW_PROFILE_CPU) == 0)
+			d->wall = 0;
+		else
+			return fail(r, "%s wants '" ZT_RAW_PROFILE_CPU "' or '" ZT_RAW_PROFILE_WALL
+				    "', not '%.20s'", key, v);
+	} else if (strcmp(key, ZT_RAW_OFF_CPU_HZ) == 0) {
+		if (number_value(r, key, v, &x))
+			return -1;
+		if (x < 1 || x > 1000)
+			return fail(r, "%s %llu is out of range (1 to 1000)", key,
+				    (unsigned long long)x);
+		d->off_cpu_hz = (unsigned)x;
+	} else if (strcmp(key, ZT_RAW_OFF_CPU_SAMPLES) == 0) {
+		d->have_off_cpu = 1;
+		return number_value(r, key, v, &d->off_cpu_samples);
+	} else if (strcmp(key, ZT_RAW_OFF_CPU_REPEATED) == 0) {
+		return number_value(r, key, v, &d->off_cpu_repeated);
+	} else if (strcmp(key, ZT_RAW_OFF_CPU_TORN) == 0) {
+		return number_value(r, key, v, &d->off_cpu_torn);
+	} else if (strcmp(key, ZT_RAW_SAMPLER_CPU_NS) == 0) {
+		return number_value(r, key, v, &d->sampler_cpu_ns);
+	} else if (strcmp(key, ZT_RAW_WALL_NS) == 0) {
+		d->have_wall_ns = 1;
+		return number_value(r, key, v, &d->wall_ns);
 	}
 	return 0;
 }
@@ -680,15 +827,20 @@ static void split_by_gen(struct zt_raw *d)
 	uint64_t *oaddr = d->addr;
 	uint8_t *oexact = d->exact;
 	size_t nold = d->nstacks;
-	uint64_t *left;
+	uint64_t *left, *leftw;
 
 	if (d->nbytime < 2)
 		return;
 	left = zt_calloc(nold ? nold : 1, sizeof *left);
-	for (size_t i = 0; i < nold; i++)
+	leftw = zt_calloc(nold ? nold : 1, sizeof *leftw);
+	for (size_t i = 0; i < nold; i++) {
 		left[i] = old[i].count;
-	for (size_t i = 0; i < d->ntimed; i++)
+		leftw[i] = old[i].weight;
+	}
+	for (size_t i = 0; i < d->ntimed; i++) {
 		left[d->timed[i].stack] -= d->timed[i].count;
+		leftw[d->timed[i].stack] -= d->timed[i].weight;
+	}
 	d->stacks = NULL;
 	d->nstacks = d->capstacks = 0;
 	d->addr = NULL;
@@ -700,14 +852,16 @@ static void split_by_gen(struct zt_raw *d)
 		const struct zt_stack *s = &old[d->timed[i].stack];
 
 		d->timed[i].stack = add_stack(d, s->tid, gen_of(d, d->timed[i].ns), s->partial,
-					      d->timed[i].count, oaddr + s->first,
-					      oexact + s->first, s->naddr);
+					      s->wait, d->timed[i].count, d->timed[i].weight,
+					      oaddr + s->first, oexact + s->first, s->naddr);
 	}
 	for (size_t i = 0; i < nold; i++)
 		if (left[i])
-			add_stack(d, old[i].tid, ZT_RAW_GEN_ANY, old[i].partial, left[i],
-				  oaddr + old[i].first, oexact + old[i].first, old[i].naddr);
+			add_stack(d, old[i].tid, ZT_RAW_GEN_ANY, old[i].partial, old[i].wait,
+				  left[i], leftw[i], oaddr + old[i].first, oexact + old[i].first,
+				  old[i].naddr);
 	free(left);
+	free(leftw);
 	free(old);
 	free(oaddr);
 	free(oexact);
@@ -955,6 +1109,8 @@ static int read_dump(struct zt_input *in, struct zt_raw *d, char *err,
 	free(r.seen);
 	free(r.seentext);
 	zt_hash_index_free(&r.seenix);
+	if (r.waitix)
+		zt_strtab_free(r.waitix);
 	return rc;
 }
 
@@ -1015,9 +1171,17 @@ void zt_raw_free(struct zt_raw *d)
 	free(d->seccomp);
 	for (size_t i = 0; i < d->nunreached; i++)
 		free(d->unreached[i]);
+	for (size_t i = 0; i < d->nwaits; i++)
+		free(d->waits[i]);
+	free(d->waits);
 	free(d->unreached);
 	zt_hash_index_free(&d->index);
 	memset(d, 0, sizeof *d);
+}
+
+const char *zt_raw_wait(const struct zt_raw *d, const struct zt_stack *st)
+{
+	return st->wait && st->wait <= d->nwaits ? d->waits[st->wait - 1] : NULL;
 }
 
 const char *zt_raw_thread_name(const struct zt_raw *d, uint32_t tid)

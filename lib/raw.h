@@ -1,6 +1,7 @@
 /*
  * raw.h — reading the raw dump (formats/raw.md): version 1, as the seed
- * writes it, versions 2 and 3, and version 4, as libzt-prof.so writes it. The
+ * writes it, versions 2 and 3, version 4, as libzt-prof.so writes it, and
+ * version 5, its wall-clock profiles (weights in ns, off-CPU waits). The
  * format's keys and limits are named in rawfmt.h, shared with the writer.
  */
 #ifndef ZT_RAW_H
@@ -28,6 +29,8 @@ struct zt_stack {
 	uint32_t gen;		/* which maps name it (zt_raw_map_at), or ZT_RAW_GEN_ANY */
 	size_t first;		/* index of the first address in the pool */
 	uint64_t count;
+	uint32_t wait;		/* v5: 1 + its wait's index in waits (off-CPU), 0 on-CPU */
+	uint64_t weight;	/* v5: the ns its samples stand for, summed; 0 before v5 */
 };
 
 /* One sample line with its time (version 3 "@ns"), in file order. */
@@ -35,6 +38,7 @@ struct zt_timed {
 	uint64_t ns;		/* since the dump's start-ns */
 	size_t stack;		/* index into stacks */
 	uint64_t count;
+	uint64_t weight;	/* v5: the ns the line's samples stand for, 0 before v5 */
 };
 
 struct zt_buildid {
@@ -77,7 +81,7 @@ struct zt_tname {
 };
 
 struct zt_raw {
-	int version;		/* 1 to 4 */
+	int version;		/* 1 to 5 */
 	int complete;		/* an "end" line was read (v2) */
 	unsigned hz;
 	char *timer;		/* "perf-task-clock", "posix-cpu"; NULL if unknown */
@@ -112,6 +116,15 @@ struct zt_raw {
 	uint64_t nuntimed;	/* samples whose line had no time */
 	int have_cpu;
 	uint64_t nsamples;	/* sum of the counts */
+	/* Version 5 (formats/raw.md "Version 5"): a wall-clock profile. */
+	int wall;		/* "profile-clock wall": weights are wall-clock ns */
+	unsigned off_cpu_hz;	/* the off-CPU sampler's rate, 0 if not given */
+	uint64_t off_cpu_samples, off_cpu_repeated, off_cpu_torn;
+	uint64_t sampler_cpu_ns, wall_ns;
+	int have_off_cpu, have_wall_ns;
+	uint64_t weight;	/* the ns of every sample, summed (v5) */
+	char **waits;		/* the distinct waits, decoded ("futex", "read fd 3 pipe") */
+	size_t nwaits, capwaits;
 
 	struct zt_map *maps;	/* every snapshot's mappings, sorted by start */
 	size_t nmaps, capmaps;
@@ -177,6 +190,9 @@ const struct zt_map *zt_raw_map_at(const struct zt_raw *d, uint64_t addr, uint32
  * last, where entries overlap), or NULL.
  */
 const struct zt_jitsym *zt_raw_jit_at(const struct zt_raw *d, uint64_t addr);
+
+/* The wait of stack st (its off-CPU frame's text, "futex"), or NULL on-CPU. */
+const char *zt_raw_wait(const struct zt_raw *d, const struct zt_stack *st);
 
 /* The name of thread tid from the dump, or NULL. */
 const char *zt_raw_thread_name(const struct zt_raw *d, uint32_t tid);

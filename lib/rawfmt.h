@@ -25,7 +25,7 @@
 /* The first line: "zt-prof N". The collector writes ZT_RAW_VERSION. */
 #define ZT_RAW_MAGIC "zt-prof"
 #define ZT_RAW_VERSION 4
-#define ZT_RAW_VERSION_MAX 4	/* readers read 1 to this */
+#define ZT_RAW_VERSION_MAX 5	/* readers read 1 to this */
 #define ZT_RAW_VERSION_WALL 5	/* what --clock=wall writes: weights and waits (issue 20) */
 
 /* Sections: a line holding only the name starts one. */

@@ -187,7 +187,7 @@ static void find_jit(const struct zt_raw *d, uint64_t addr)
 
 static void walk(const struct zt_raw *d)
 {
-	uint64_t sum = 0;
+	uint64_t sum = 0, wsum = 0;
 
 	CHECK(d->version >= 1 && d->version <= 4);
 	for (size_t i = 1; i < d->nbytime; i++)
@@ -218,6 +218,15 @@ static void walk(const struct zt_raw *d)
 		CHECK(s->partial == 0 || (s->partial == 1 && d->version >= 3));
 		CHECK(s->first + s->naddr <= d->naddr);
 		sum += s->count;
+		wsum += s->weight;
+		/* v5: a weight of at least 1 ns per sample; a wait of 1 to 64 bytes. */
+		CHECK(d->version >= 5 ? s->weight >= s->count : s->weight == 0);
+		CHECK(s->wait == 0 || (d->version >= 5 && s->wait <= d->nwaits));
+		if (s->wait) {
+			size_t wl = strlen(zt_raw_wait(d, s));
+
+			CHECK(wl >= 1 && wl <= 64);
+		}
 		(void)zt_raw_thread_name(d, s->tid);
 		for (uint32_t j = 0; j < s->naddr; j++) {
 			uint64_t a = d->addr[s->first + j];
@@ -231,11 +240,14 @@ static void walk(const struct zt_raw *d)
 		}
 	}
 	CHECK(sum == d->nsamples);
+	CHECK(wsum == d->weight);
+	CHECK(d->version >= 5 || (d->nwaits == 0 && !d->wall));
 	/* Timed lines and the rest add up to the same samples (version 3). */
 	sum = d->nuntimed;
 	for (size_t i = 0; i < d->ntimed; i++) {
 		CHECK(d->timed[i].stack < d->nstacks);
 		sum += d->timed[i].count;
+		CHECK(d->timed[i].weight <= d->stacks[d->timed[i].stack].weight);
 	}
 	CHECK(d->ntimed == 0 || sum == d->nsamples);
 	for (size_t i = 0; i < d->nbuildids; i++)
@@ -274,6 +286,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(summary.nsamples == full.nsamples);
 		CHECK(summary.nstacks == 0);
 		CHECK(summary.nmaps == full.nmaps);
+		CHECK(summary.weight == full.weight && summary.nwaits == full.nwaits);
+		CHECK(summary.wall == full.wall);
 		zt_raw_free(&summary);
 	}
 	zt_raw_free(&full);
