@@ -584,8 +584,10 @@ static void after_failed_exec(void)
 
 	if (zt_state.pid == getpid() && zt_state.dump.fd < 0) {
 		zt_state.exec_path[0] = '\0';
-		if (zt_prof_begin() == 0)
+		if (zt_prof_begin() == 0) {
 			zt_sigmask_thread_start(0);
+			zt_prof_arm();
+		}
 	}
 	errno = saved;
 }

@@ -13,11 +13,14 @@
 #include "rawfmt.h"
 #include "unwind.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -122,6 +125,68 @@ static void stacks_of(struct zt_thread *t, struct zt_regs *r)
 }
 
 /*
+ * The code of the loader and of zt itself ([lo, hi) of each one's executable
+ * segments), and whether the main thread has been seen outside them. zt's
+ * constructor runs under the loader and arms the main thread's timer last,
+ * but a first period (a random part of one) can still end before the loader
+ * hands over to the program: in zt's own start, or in the loader's last
+ * steps, whose entry code has no CFI. Such a stack is partial and rooted in
+ * ld.so or zt; it is not the program's time, and it is not recorded. The
+ * first sample of the main thread that is anything else ends this for good.
+ */
+static struct { uintptr_t base, lo, hi; } start_code[2];
+static volatile int main_started;
+
+static int start_segments(struct dl_phdr_info *info, size_t size, void *unused)
+{
+	(void)size;
+	(void)unused;
+	for (int k = 0; k < 2; k++) {
+		if (info->dlpi_addr != start_code[k].base)
+			continue;
+		for (int i = 0; i < info->dlpi_phnum; i++) {
+			const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+			uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+			if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+				continue;
+			if (!start_code[k].hi || lo < start_code[k].lo)
+				start_code[k].lo = lo;
+			if (lo + ph->p_memsz > start_code[k].hi)
+				start_code[k].hi = lo + ph->p_memsz;
+		}
+	}
+	return 0;
+}
+
+static void start_code_find(void)
+{
+	Dl_info self;
+
+	start_code[0].base = (uintptr_t)getauxval(AT_BASE);
+	if (dladdr((void *)start_code_find, &self))
+		start_code[1].base = (uintptr_t)self.dli_fbase;
+	if (start_code[0].base)
+		dl_iterate_phdr(start_segments, NULL);
+}
+
+/* Whether a main-thread sample is still the loader's or zt's start (start_code). */
+static int in_start(const struct zt_thread *t, const uint64_t *addr, size_t n,
+		    enum zt_unwind_end end)
+{
+	uint64_t root;
+
+	if (__atomic_load_n(&main_started, __ATOMIC_RELAXED) || t->tid != zt_state.pid)
+		return 0;
+	root = n ? addr[n - 1] & ~ZT_UNWIND_EXACT : 0;
+	for (int k = 0; k < 2 && end == ZT_UNWIND_PARTIAL; k++)
+		if (root >= start_code[k].lo && root < start_code[k].hi)
+			return 1;
+	__atomic_store_n(&main_started, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/*
  * The six rules: do little; call only async-signal-safe functions (write is
  * the only call, in zt_store_flush); keep errno; the buffer is this thread's
  * own, and "busy" tells the stopping thread to wait for it; shared counters
@@ -178,6 +243,8 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	r.no_code = !zt_tables_code_readable();
 	n = zt_unwind(&r, set, zt_state.unwind, addr, ZT_MAX_DEPTH, &end);
 	zt_tables_leave();
+	if (in_start(t, addr, n, end))
+		goto out;
 	if (end == ZT_UNWIND_DEPTH)
 		__atomic_fetch_add(&zt_state.truncated, 1, __ATOMIC_RELAXED);
 	if (end != ZT_UNWIND_COMPLETE)
@@ -308,7 +375,11 @@ static unsigned parse_hz(const char *s)
 	return (unsigned)v;
 }
 
-/* Open the dump for this process and start sampling the calling thread. */
+/*
+ * Open the dump for this process and give the calling thread a timer, not
+ * yet running: zt_prof_arm starts it once zt's own set-up is done, so that
+ * no sample falls in zt's own code.
+ */
 int zt_prof_begin(void)
 {
 	struct zt_thread *t;
@@ -332,7 +403,7 @@ int zt_prof_begin(void)
 	t = zt_thread_attach();
 	if (!t)
 		return -1;
-	if (zt_timer_start(t) < 0) {
+	if (zt_timer_prepare(t) < 0) {
 		zt_thread_close(t);
 		return -1;
 	}
@@ -352,6 +423,15 @@ int zt_prof_begin(void)
 	zt_snap_take();
 	__atomic_store_n(&zt_state.active, 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* Start the calling thread's timer that zt_prof_begin gave it. */
+void zt_prof_arm(void)
+{
+	struct zt_thread *t = zt_thread_self();
+
+	if (t && zt_timer_arm(t) < 0)
+		__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
 }
 
 __attribute__((constructor)) static void zt_prof_start(void)
@@ -389,6 +469,7 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	zt_intercept_init();
 	zt_sigmask_init();
 	zt_snap_init();
+	start_code_find();
 	zt_tables_update();
 	zt_thread_init();
 	zt_prof_install_handler();
@@ -399,6 +480,9 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	zt_thread_adopt_running();
 	zt_dump_buildids_scan();
 	install_fatal_handlers();
+	/* Last: no sample falls in zt's own start (under the loader, its
+	 * stacks would be partial: ld.so's entry has no CFI). */
+	zt_prof_arm();
 }
 
 /* Stop every thread's timer and make the handler record nothing more. */

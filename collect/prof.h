@@ -70,6 +70,7 @@ struct zt_thread {
 	uintptr_t stack_lo, stack_hi;
 	int perf_fd;		/* -1 when the POSIX timer runs */
 	uint64_t perf_id;	/* its event id (PERF_EVENT_IOC_ID), to know it is still ours */
+	enum zt_timer_kind timer_kind;	/* the process's timer before this counter was opened */
 	int fallback;		/* on the POSIX timer because perf could not be had */
 	int has_timer;
 	int timer_gone;		/* timer was zt's and is deleted: its queued signal is still zt's */
@@ -181,6 +182,7 @@ extern volatile int zt_prof_fatal_depth ZT_HIDDEN;
 /* prof.c */
 ZT_HIDDEN void zt_prof_stop(void);
 ZT_HIDDEN int zt_prof_begin(void);
+ZT_HIDDEN void zt_prof_arm(void);
 ZT_HIDDEN void zt_prof_stop_sampling(void);
 ZT_HIDDEN void zt_prof_install_handler(void);
 ZT_HIDDEN int zt_prof_owner(void);
@@ -219,6 +221,9 @@ ZT_HIDDEN void zt_sigmask_thread_end(const struct zt_thread *t);
 ZT_HIDDEN int zt_sigmask_foreign(siginfo_t *si, ucontext_t *uc);
 
 /* timer.c */
+/* A timer for thread t (prepare: not running yet; arm: running; start: both). */
+ZT_HIDDEN int zt_timer_prepare(struct zt_thread *t);
+ZT_HIDDEN int zt_timer_arm(struct zt_thread *t);
 ZT_HIDDEN int zt_timer_start(struct zt_thread *t);
 ZT_HIDDEN void zt_timer_stop(struct zt_thread *t);
 

@@ -510,8 +510,10 @@ static void after_fork_child(void)
 	zt_state.nnames = 0;
 	zt_state.exec_path[0] = '\0';
 	/* Under a filter the child's new dump could be refused: not followed. */
-	if (zt_state.follow && zt_state.seccomp == ZT_SECCOMP_NONE)
-		zt_prof_begin();
+	if (zt_state.follow && zt_state.seccomp == ZT_SECCOMP_NONE) {
+		if (zt_prof_begin() == 0)
+			zt_prof_arm();
+	}
 	else
 		zt_intercept_sigprof_release();
 }

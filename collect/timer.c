@@ -52,7 +52,6 @@ static int perf_start(struct zt_thread *t)
 {
 	struct perf_event_attr attr;
 	struct f_owner_ex owner = { F_OWNER_TID, t->tid };
-	enum zt_timer_kind kind;
 	int fd, high;
 
 	memset(&attr, 0, sizeof attr);
@@ -92,18 +91,24 @@ static int perf_start(struct zt_thread *t)
 	 * the first period may be as short as 10 us, and a signal it does not
 	 * recognise is the program's, whose default kills (exit 155).
 	 */
-	kind = zt_state.timer;
+	t->timer_kind = zt_state.timer;
 	__atomic_store_n(&t->perf_fd, fd, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&zt_state.timer, ZT_TIMER_PERF, __ATOMIC_SEQ_CST);
-	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
-		/* Never counted: no signal of its can come. */
-		zt_state.timer = kind;
-		t->perf_fd = -1;
-		zt_sys_close(fd);
-		return -1;
-	}
 	__atomic_fetch_add(&zt_state.perf_fds, 1, __ATOMIC_RELAXED);
 	return 0;
+}
+
+/* Let t's counter count. -1 (and no counter) when the kernel refuses. */
+static int perf_arm(struct zt_thread *t)
+{
+	if (ioctl(t->perf_fd, PERF_EVENT_IOC_ENABLE, 0) == 0)
+		return 0;
+	/* Never counted: no signal of its can come. */
+	zt_state.timer = t->timer_kind;
+	__atomic_fetch_sub(&zt_state.perf_fds, 1, __ATOMIC_RELAXED);
+	zt_sys_close(t->perf_fd);
+	t->perf_fd = -1;
+	return -1;
 }
 
 /*
@@ -124,7 +129,6 @@ static int budget(void)
 static int posix_start(struct zt_thread *t)
 {
 	struct sigevent sev;
-	struct itimerspec its;
 	long ns = 1000000000L / zt_state.hz;
 
 	/* Called on the thread itself, so its own CPU clock is the one. */
@@ -134,6 +138,20 @@ static int posix_start(struct zt_thread *t)
 	sev._sigev_un._tid = t->tid;
 	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) < 0)
 		return -1;
+	zt_state.period_ns = (uint64_t)ns;
+	t->cpu0 = zt_prof_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	/* Known to the handler before it can fire (it_value may be 1 ns). */
+	t->timer_gone = 0;
+	__atomic_store_n(&t->has_timer, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/* Set t's POSIX timer going. -1 (and no timer) when it cannot be. */
+static int posix_arm(struct zt_thread *t)
+{
+	struct itimerspec its;
+	long ns = (long)zt_state.period_ns;
+
 	its.it_interval.tv_sec = ns / 1000000000L;
 	its.it_interval.tv_nsec = ns % 1000000000L;
 	its.it_value.tv_sec = 0;
@@ -142,11 +160,7 @@ static int posix_start(struct zt_thread *t)
 		its.it_value.tv_sec = its.it_value.tv_nsec / 1000000000L;
 		its.it_value.tv_nsec %= 1000000000L;
 	}
-	zt_state.period_ns = (uint64_t)ns;
 	t->cpu0 = zt_prof_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	/* Known to the handler before it can fire (it_value may be 1 ns). */
-	t->timer_gone = 0;
-	__atomic_store_n(&t->has_timer, 1, __ATOMIC_SEQ_CST);
 	if (timer_settime(t->timer, 0, &its, NULL) < 0) {
 		t->has_timer = 0;
 		timer_delete(t->timer);
@@ -156,10 +170,11 @@ static int posix_start(struct zt_thread *t)
 }
 
 /*
- * Start sampling thread t; must run on that thread. The process uses one kind of timer for all its
- * threads: the first thread decides, later ones follow.
+ * Give thread t a timer, not yet running (zt_timer_arm starts it); must run
+ * on that thread. The process uses one kind of timer for all its threads:
+ * the first thread decides, later ones follow.
  */
-int zt_timer_start(struct zt_thread *t)
+int zt_timer_prepare(struct zt_thread *t)
 {
 	int over = __atomic_load_n(&zt_state.perf_fds, __ATOMIC_RELAXED) >= budget();
 
@@ -190,6 +205,26 @@ int zt_timer_start(struct zt_thread *t)
 		return 0;
 	}
 	return -1;
+}
+
+/*
+ * Start the timer zt_timer_prepare gave t. On failure t has no timer
+ * (it_value and the counter's enable are refused only for want of memory).
+ */
+int zt_timer_arm(struct zt_thread *t)
+{
+	if (t->perf_fd >= 0)
+		return perf_arm(t);
+	if (t->has_timer)
+		return posix_arm(t);
+	return -1;
+}
+
+int zt_timer_start(struct zt_thread *t)
+{
+	if (zt_timer_prepare(t) < 0)
+		return -1;
+	return zt_timer_arm(t);
 }
 
 void zt_timer_stop(struct zt_thread *t)

@@ -200,15 +200,7 @@ class Profile:
         self.total = {}
         self.labels = {}
         self.misses = []
-        self.own = 0
         for count, frames in records(path):
-            # zt's own start (its constructor, run by the loader before
-            # main) is no part of the program: perf, which loads no zt,
-            # cannot have it. Such a stack ends at ld.so's entry code, which
-            # has no CFI, so it is partial; it is counted apart.
-            if self.tool == "zt" and any(name == "zt_prof_start" for _, name, _ in frames):
-                self.own += count
-                continue
             truncated = any(name == "[truncated]" for _, name, _ in frames)
             frames = [fr for fr in frames if fr[1] != "[truncated]"]
             keys = []
@@ -304,9 +296,6 @@ def cmd_compare(args):
     a, b = ref.tool, other.tool
     print("%-44s %9s %9s %6s" % ("tool", b, a, "diff"), file=err)
     print("%-44s %9d %9d" % ("samples", other.samples, ref.samples), file=err)
-    for p in (other, ref):
-        if p.own:
-            print("%s: %d samples in zt's own start left out" % (p.tool, p.own), file=err)
     print("%-44s %9d %9d" % ("median depth", other.median_depth(), ref.median_depth()), file=err)
     print("%-44s %8.2f%% %8.2f%% %6.2f" % ("reaching the entry", other.entry_share(),
                                              ref.entry_share(), other.entry_share() - ref.entry_share()), file=err)
