@@ -76,6 +76,7 @@ LIB_OBJ = \
 	lib/stats.o \
 	lib/compare.o \
 	lib/weight.o \
+	lib/wait.o \
 	lib/filter.o \
 	lib/views.o \
 	lib/json.o \

@@ -93,6 +93,30 @@ const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n)
 		/* Why the rate is capped: "kernel-tick" (the POSIX timer). */
 		if (!f->rate_cap[0])
 			word(f->rate_cap, sizeof f->rate_cap, v, vlen);
+	} else if (IS(ZT_FACT_PROFILE_CLOCK)) {
+		if (vlen == sizeof ZT_RAW_PROFILE_WALL - 1 &&
+		    memcmp(v, ZT_RAW_PROFILE_WALL, vlen) == 0)
+			f->wall = 1;
+		else if (!(vlen == sizeof ZT_RAW_PROFILE_CPU - 1 &&
+			   memcmp(v, ZT_RAW_PROFILE_CPU, vlen) == 0))
+			return "'# zt " ZT_FACT_PROFILE_CLOCK "' wants 'cpu' or 'wall'";
+	} else if (IS(ZT_FACT_OFF_CPU_HZ)) {
+		if (num(v, vlen, &x) < 0)
+			return "'# zt " ZT_FACT_OFF_CPU_HZ "' wants a number";
+		if (!f->off_cpu_hz)
+			f->off_cpu_hz = x;
+	} else if (IS(ZT_FACT_WALL_NS) || IS(ZT_FACT_OFF_CPU_SAMPLES) ||
+		   IS(ZT_FACT_OFF_CPU_REPEATED) || IS(ZT_FACT_OFF_CPU_TORN) ||
+		   IS(ZT_FACT_SAMPLER_CPU_NS)) {
+		uint64_t *to = IS(ZT_FACT_WALL_NS) ? &f->wall_ns :
+			       IS(ZT_FACT_OFF_CPU_SAMPLES) ? &f->off_cpu_samples :
+			       IS(ZT_FACT_OFF_CPU_REPEATED) ? &f->off_cpu_repeated :
+			       IS(ZT_FACT_OFF_CPU_TORN) ? &f->off_cpu_torn : &f->sampler_cpu_ns;
+
+		if (num(v, vlen, &x) < 0)
+			return "a '# zt' count of a wall-clock profile wants a number";
+		f->have_wall_ns |= IS(ZT_FACT_WALL_NS);
+		*to += x;
 	} else if (IS(ZT_FACT_SAMPLES)) {
 		if (num(v, vlen, &x) < 0)
 			return "'# zt " ZT_FACT_SAMPLES "' wants a number";
@@ -151,6 +175,20 @@ void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, 
 	if (d->cpu_user_ns || d->cpu_sys_ns) {
 		put_num(out, ZT_FACT_CPU_USER_NS, d->cpu_user_ns);
 		put_num(out, ZT_FACT_CPU_SYS_NS, d->cpu_sys_ns);
+	}
+	if (d->wall) {
+		put_text(out, ZT_FACT_PROFILE_CLOCK, ZT_RAW_PROFILE_WALL);
+		if (d->off_cpu_hz)
+			put_num(out, ZT_FACT_OFF_CPU_HZ, d->off_cpu_hz);
+		if (d->have_off_cpu) {
+			put_num(out, ZT_FACT_OFF_CPU_SAMPLES, d->off_cpu_samples);
+			put_num(out, ZT_FACT_OFF_CPU_REPEATED, d->off_cpu_repeated);
+			put_num(out, ZT_FACT_OFF_CPU_TORN, d->off_cpu_torn);
+		}
+		if (d->sampler_cpu_ns)
+			put_num(out, ZT_FACT_SAMPLER_CPU_NS, d->sampler_cpu_ns);
+		if (d->have_wall_ns)
+			put_num(out, ZT_FACT_WALL_NS, d->wall_ns);
 	}
 	if (d->have_pid)
 		put_num(out, ZT_FACT_PID, d->pid);

@@ -28,6 +28,11 @@ struct zt_facts {
 	uint64_t cpu_user_ns, cpu_sys_ns;	/* the program's user and system time */
 	unsigned cpu_split_seen;	/* 1: user seen, 2: system seen */
 	uint64_t unsampled_cpu_ns;	/* CPU time no sample covers, 0 when none */
+	/* A wall-clock profile's (raw version 5): summed over inputs but the rate. */
+	int wall;			/* "# zt profile-clock wall" was read */
+	uint64_t off_cpu_hz;
+	int have_wall_ns;
+	uint64_t wall_ns, off_cpu_samples, off_cpu_repeated, off_cpu_torn, sampler_cpu_ns;
 };
 
 /*

@@ -291,6 +291,11 @@ const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
 	return NULL;
 }
 
+int zt_fold_wall(const struct zt_fold *f)
+{
+	return f->weight.kind == ZT_WEIGHT_WALL;
+}
+
 uint64_t zt_fold_records(const struct zt_fold *f)
 {
 	return f->records;

@@ -44,6 +44,9 @@ void zt_fold_weight_line(struct zt_fold *f, char *buf, size_t cap);
  */
 struct zt_filter *zt_fold_filter(struct zt_fold *f);
 
+/* Whether the records are a wall-clock profile's (event zt-wall-ns): counts in ns. */
+int zt_fold_wall(const struct zt_fold *f);
+
 /* Records folded so far. */
 uint64_t zt_fold_records(const struct zt_fold *f);
 

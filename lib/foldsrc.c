@@ -18,7 +18,17 @@ struct zt_foldsrc {
 	uint64_t *counts;
 	uint32_t *order;
 	uint32_t next, n;
+	int wall;			/* the input declared '# zt weight: ns' */
 };
+
+/* Whether a folded comment is a wall-clock profile's weight line. */
+static int wall_line(const struct zt_folded_item *it)
+{
+	static const char line[] = "# zt weight: ns";
+
+	return it->kind == ZT_FOLDED_COMMENT && it->stacklen == sizeof line - 1 &&
+	       memcmp(it->stack, line, sizeof line - 1) == 0;
+}
 
 size_t zt_foldsrc_strip_hex(const char *s, size_t n, char *out)
 {
@@ -83,7 +93,7 @@ static int rewrites(const struct zt_foldsrc_opts *o)
  * (NULL: as it is), summing repeated stacks; -1 on bad input.
  */
 static int load(struct zt_foldsrc *s, struct zt_input *in, const struct zt_foldsrc_opts *o,
-		char *err, size_t errlen)
+		int *wall, char *err, size_t errlen)
 {
 	struct zt_folded_item it;
 	uint64_t stacks = 0;
@@ -99,6 +109,7 @@ static int load(struct zt_foldsrc *s, struct zt_input *in, const struct zt_folds
 		int isnew;
 		uint32_t id;
 
+		*wall |= wall_line(&it);
 		if (it.kind != ZT_FOLDED_STACK)
 			continue;
 		key = zt_foldsrc_rewrite(o, it.stack, it.stacklen, &klen, &buf, &cap);
@@ -142,7 +153,7 @@ static int sort_loaded(struct zt_foldsrc *s, const char *name, uint64_t *total, 
  * The check pass over a file to stream: its format and total, and whether
  * its stacks are in order, each once; in constant memory.
  */
-static int check(struct zt_input *in, uint64_t *total, int *sorted, char *err,
+static int check(struct zt_input *in, uint64_t *total, int *sorted, int *wall, char *err,
 		 size_t errlen)
 {
 	struct zt_folded_item it;
@@ -153,6 +164,7 @@ static int check(struct zt_input *in, uint64_t *total, int *sorted, char *err,
 
 	*sorted = 1;
 	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
+		*wall |= wall_line(&it);
 		if (it.kind != ZT_FOLDED_STACK)
 			continue;
 		if (*total > UINT64_MAX - it.count) {
@@ -184,12 +196,12 @@ struct zt_foldsrc *zt_foldsrc_from(struct zt_input *in, const char *reopen,
 
 	*total = 0;
 	if (!reopen || rewrites(o)) {
-		if (load(s, in, o, err, errlen) < 0 ||
+		if (load(s, in, o, &s->wall, err, errlen) < 0 ||
 		    sort_loaded(s, zt_input_name(in), total, err, errlen) < 0)
 			goto fail;
 		return s;
 	}
-	if (check(in, total, &sorted, err, errlen) < 0)
+	if (check(in, total, &sorted, &s->wall, err, errlen) < 0)
 		goto fail;
 	if (!(again = zt_input_open(reopen, err, errlen)))
 		goto fail;
@@ -197,7 +209,7 @@ struct zt_foldsrc *zt_foldsrc_from(struct zt_input *in, const char *reopen,
 		s->in = again;
 		return s;
 	}
-	if (load(s, again, NULL, err, errlen) < 0 ||
+	if (load(s, again, NULL, &sorted, err, errlen) < 0 ||
 	    sort_loaded(s, zt_input_name(again), total, err, errlen) < 0)
 		goto fail;
 	zt_input_close(again);
@@ -213,10 +225,22 @@ struct zt_foldsrc *zt_foldsrc_sum(struct zt_input **in, size_t n,
 				  size_t errlen)
 {
 	struct zt_foldsrc *s = zt_calloc(1, sizeof *s);
+	int wall;
 
-	for (size_t i = 0; i < n; i++)
-		if (load(s, in[i], o, err, errlen) < 0)
+	for (size_t i = 0; i < n; i++) {
+		wall = 0;
+		if (load(s, in[i], o, &wall, err, errlen) < 0)
 			goto fail;
+		if (i > 0 && wall != s->wall) {
+			zt_errf(err, errlen, "%s %s, %s %s: they cannot be summed",
+				zt_input_name(in[wall ? 0 : i]),
+				"weighs its stacks in samples or periods",
+				zt_input_name(in[wall ? i : 0]),
+				"is a wall-clock profile ('# zt weight: ns')");
+			goto fail;
+		}
+		s->wall = wall;
+	}
 	if (sort_loaded(s, n ? zt_input_name(in[0]) : "", total, err, errlen) < 0)
 		goto fail;
 	return s;
@@ -263,6 +287,11 @@ int zt_foldsrc_next(struct zt_foldsrc *s, const char **stack, size_t *len,
 	*count = s->counts[s->order[s->next]];
 	s->next++;
 	return 1;
+}
+
+int zt_foldsrc_wall(const struct zt_foldsrc *s)
+{
+	return s->wall;
 }
 
 void zt_foldsrc_close(struct zt_foldsrc *s)

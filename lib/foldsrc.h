@@ -61,6 +61,9 @@ struct zt_foldsrc *zt_foldsrc_sum(struct zt_input **in, size_t n,
 int zt_foldsrc_next(struct zt_foldsrc *s, const char **stack, size_t *len,
 		    uint64_t *count, char *err, size_t errlen);
 
+/* Whether the input (every input, for zt_foldsrc_sum) declared '# zt weight: ns'. */
+int zt_foldsrc_wall(const struct zt_foldsrc *s);
+
 void zt_foldsrc_close(struct zt_foldsrc *s);
 
 /*

@@ -149,8 +149,25 @@
 #define ZT_FACT_CPU_SYS_NS ZT_RAW_CPU_SYS_NS
 #define ZT_FACT_PID ZT_RAW_PID
 #define ZT_FACT_EXE ZT_RAW_EXE
+#define ZT_FACT_PROFILE_CLOCK ZT_RAW_PROFILE_CLOCK	/* v5: "wall" */
+#define ZT_FACT_OFF_CPU_HZ ZT_RAW_OFF_CPU_HZ
+#define ZT_FACT_OFF_CPU_SAMPLES ZT_RAW_OFF_CPU_SAMPLES
+#define ZT_FACT_OFF_CPU_REPEATED ZT_RAW_OFF_CPU_REPEATED
+#define ZT_FACT_OFF_CPU_TORN ZT_RAW_OFF_CPU_TORN
+#define ZT_FACT_SAMPLER_CPU_NS ZT_RAW_SAMPLER_CPU_NS
+#define ZT_FACT_WALL_NS ZT_RAW_WALL_NS
 #define ZT_FACT_THREAD "thread"		/* "# zt thread TID NAME" */
 #define ZT_FACT_WARNING "warning"
 #define ZT_FACT_TIMER_UNKNOWN "unknown"	/* the timer of a version 1 dump */
+
+/*
+ * The event of zt-symbolize's records: their period is a number of
+ * samples, or in a wall-clock profile (v5) the nanoseconds they stand for.
+ * An off-CPU record's leaf frame names its wait, "[futex]", with this
+ * module (formats/symbolized.md).
+ */
+#define ZT_EVENT_SAMPLES "zt-samples"
+#define ZT_EVENT_WALL "zt-wall-ns"
+#define ZT_WAIT_MODULE "[off-cpu]"
 
 #endif

@@ -405,6 +405,8 @@ static int next_chunk(struct zt_stage *s)
 		zt_symstream_record(d, &s->order, s->next++, &stack, &ns, &count);
 		st = &d->stacks[stack];
 		zt_symstream_header(s->out, d, s->comm, stack, ns, count);
+		if (zt_raw_wait(d, st))
+			zt_symstream_wait(s->out, zt_raw_wait(d, st));
 		for (size_t j = st->first; j < st->first + st->naddr; j++) {
 			uint32_t k = s->fr.of[j];
 
@@ -556,6 +558,9 @@ struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
 		zt_fold_free(f);
 		return NULL;
 	}
+	/* A wall-clock profile's counts are ns: said as zt-fold says it. */
+	if (zt_fold_wall(f))
+		fputs("# zt weight: ns\n", tmp);
 	zt_fold_write(f, tmp);
 	zt_fold_free(f);
 	if (fclose(tmp) != 0 || lseek(fd, 0, SEEK_SET) != 0) {

@@ -9,11 +9,17 @@
  * each stack's frames and its header's "thread pid/tid " once, into an
  * arena, and then a record costs its time and count in decimal and a copy
  * of those bytes, written in blocks (lib/out.h): no per-byte stdio.
+ *
+ * A wall-clock profile (raw version 5) gives each record its weight in ns
+ * as its period, event zt-wall-ns, and an off-CPU stack its wait as the
+ * leaf frame "[futex]", so that every perf-script reader sums time and
+ * shows what the thread waited in.
  */
 #include "symstream.h"
 #include "escape.h"
 #include "hash.h"
 #include "out.h"
+#include "rawfmt.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -98,15 +104,27 @@ static void format_start(struct zt_out *o, const struct zt_raw *d, const char *c
 	zt_out_byte(o, ' ');
 }
 
-/* The rest of it: "seconds: count zt-samples:\n". */
-static void format_time(struct zt_out *o, uint64_t ns, uint64_t count)
+/* The rest of it: "seconds: period zt-samples:\n" (zt-wall-ns in a wall profile). */
+static void format_time(struct zt_out *o, uint64_t ns, uint64_t period, int wall)
 {
 	zt_out_dec(o, ns / 1000000000u, 0);
 	zt_out_byte(o, '.');
 	zt_out_dec(o, ns % 1000000000u / 1000u, 6);
 	zt_out_write(o, ": ", 2);
-	zt_out_dec(o, count, 0);
-	zt_out_write(o, " zt-samples:\n", 13);
+	zt_out_dec(o, period, 0);
+	if (wall)
+		zt_out_str(o, " " ZT_EVENT_WALL ":\n");
+	else
+		zt_out_str(o, " " ZT_EVENT_SAMPLES ":\n");
+}
+
+/* An off-CPU stack's leaf: its wait in brackets, at address 0, as perf
+ * script prints a frame; a ';' in it would split the folded stack. */
+static void format_wait(struct zt_out *o, const char *wait)
+{
+	zt_out_str(o, "\t               0 [");
+	zt_escape_out(o, wait, ";");
+	zt_out_str(o, "] (" ZT_WAIT_MODULE ")\n");
 }
 
 /* The unwinder stopped short: say so at the root, never pass the stack off
@@ -123,12 +141,21 @@ void zt_symstream_frame(FILE *out, uint64_t addr, const struct zt_symres *r)
 }
 
 void zt_symstream_header(FILE *out, const struct zt_raw *d, const char *comm, size_t stack,
-			 uint64_t ns, uint64_t count)
+			 uint64_t ns, uint64_t period)
 {
 	struct zt_out o = { 0 };
 
 	format_start(&o, d, comm, stack);
-	format_time(&o, ns, count);
+	format_time(&o, ns, period, d->wall);
+	fwrite(o.buf, 1, o.len, out);
+	zt_out_free(&o);
+}
+
+void zt_symstream_wait(FILE *out, const char *wait)
+{
+	struct zt_out o = { 0 };
+
+	format_wait(&o, wait);
 	fwrite(o.buf, 1, o.len, out);
 	zt_out_free(&o);
 }
@@ -170,16 +197,16 @@ void zt_symstream_order(struct zt_raw *d, int merge, struct zt_symstream_order *
 }
 
 void zt_symstream_record(const struct zt_raw *d, const struct zt_symstream_order *o,
-			 size_t k, size_t *stack, uint64_t *ns, uint64_t *count)
+			 size_t k, size_t *stack, uint64_t *ns, uint64_t *period)
 {
 	if (o->timed) {
 		*stack = d->timed[k].stack;
 		*ns = d->start_ns + d->timed[k].ns;
-		*count = d->timed[k].count;
+		*period = d->wall ? d->timed[k].weight : d->timed[k].count;
 	} else {
 		*stack = k;
 		*ns = 0;
-		*count = d->stacks[k].count;
+		*period = d->wall ? d->stacks[k].weight : d->stacks[k].count;
 	}
 }
 
@@ -237,15 +264,20 @@ static struct span body_of(struct writer *w, const struct zt_raw *d, size_t stac
 {
 	const struct zt_stack *st = &d->stacks[stack];
 	struct span *b = &w->body[stack];
+	const char *wait = zt_raw_wait(d, st);
 	size_t need = sizeof truncated + 1;
 
 	if (b->len)
 		return *b;
+	if (wait)
+		need += 4 * strlen(wait) + 40;
 	/* Room first: the frames are copied from the arena into itself. */
 	for (size_t j = st->first; j < st->first + st->naddr; j++)
 		need += w->frame[j].len;
 	zt_out_room(&w->arena, need);
 	b->off = w->arena.len;
+	if (wait)
+		format_wait(&w->arena, wait);
 	for (size_t j = st->first; j < st->first + st->naddr; j++)
 		zt_out_write(&w->arena, w->arena.buf + w->frame[j].off, w->frame[j].len);
 	if (st->partial)
@@ -292,7 +324,7 @@ void zt_symstream_write(FILE *out, struct zt_raw *d, const struct zt_symres *res
 		s = start_of(&w, d, comm, stack);
 		b = body_of(&w, d, stack);
 		zt_out_write(&o, w.arena.buf + s.off, s.len);
-		format_time(&o, ns, count);
+		format_time(&o, ns, count, d->wall);
 		zt_out_write(&o, w.arena.buf + b.off, b.len);
 	}
 	zt_out_free(&o);

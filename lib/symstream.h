@@ -31,9 +31,19 @@ const char *zt_symstream_comm(const struct zt_raw *d);
  */
 void zt_symstream_frame(FILE *out, uint64_t addr, const struct zt_symres *r);
 
-/* A record's header line: "comm pid/tid seconds: count zt-samples:\n". */
+/*
+ * A record's header line: "comm pid/tid seconds: period zt-samples:\n",
+ * the period a count of samples; in a wall-clock profile (d->wall)
+ * "... period zt-wall-ns:\n", the period in ns.
+ */
 void zt_symstream_header(FILE *out, const struct zt_raw *d, const char *comm, size_t stack,
-			 uint64_t ns, uint64_t count);
+			 uint64_t ns, uint64_t period);
+
+/*
+ * The leaf frame of an off-CPU stack (wait: zt_raw_wait's), which comes
+ * before its other frames: "\t               0 [futex] ([off-cpu])\n".
+ */
+void zt_symstream_wait(FILE *out, const char *wait);
 
 /* The root line of a partial stack, "[truncated]", which ends its frames. */
 void zt_symstream_truncated(FILE *out);
@@ -51,9 +61,12 @@ struct zt_symstream_order {
 
 void zt_symstream_order(struct zt_raw *d, int merge, struct zt_symstream_order *o);
 
-/* Record k of order o: its stack (an index into d->stacks), time and period. */
+/*
+ * Record k of order o: its stack (an index into d->stacks), time and
+ * period (its samples, or in a wall-clock profile their ns).
+ */
 void zt_symstream_record(const struct zt_raw *d, const struct zt_symstream_order *o,
-			 size_t k, size_t *stack, uint64_t *ns, uint64_t *count);
+			 size_t k, size_t *stack, uint64_t *ns, uint64_t *period);
 
 /* Every record of d, resolved into res, to out: the whole stream after its facts. */
 void zt_symstream_write(FILE *out, struct zt_raw *d, const struct zt_symres *res, int merge);

@@ -2,6 +2,7 @@
  * weight.c — telling samples from periods (see weight.h).
  */
 #include "weight.h"
+#include "rawfmt.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -53,13 +54,19 @@ const char *zt_weight_comment(struct zt_weight *w, const char *s, size_t n)
 	p = s + sizeof key - 1;
 	while (p < end && *p == ' ')
 		p++;
+	if ((size_t)(end - p) == 2 && memcmp(p, "ns", 2) == 0) {
+		w->kind = ZT_WEIGHT_WALL;
+		w->declared = 1;
+		w->clock = 1;
+		return NULL;
+	}
 	if ((size_t)(end - p) == 7 && memcmp(p, "samples", 7) == 0) {
 		w->kind = ZT_WEIGHT_SAMPLES;
 		w->declared = 1;
 		return NULL;
 	}
 	if ((size_t)(end - p) < 7 || memcmp(p, "period ", 7) != 0)
-		return "'# zt weight:' wants 'samples' or 'period EVENT PERIOD UNIT'";
+		return "'# zt weight:' wants 'samples', 'ns' or 'period EVENT PERIOD UNIT'";
 	p += 7;
 	if (!(sp = memchr(p, ' ', (size_t)(end - p))) || sp == p)
 		return "'# zt weight: period' wants an event, a period and a unit";
@@ -105,6 +112,15 @@ void zt_weight_record(struct zt_weight *w, const char *event, size_t evlen,
 		w->n++;
 		return;
 	}
+	if (event && evlen == sizeof ZT_EVENT_WALL - 1 &&
+	    memcmp(event, ZT_EVENT_WALL, evlen) == 0) {
+		/* A wall-clock profile's records: their periods are ns. */
+		w->kind = ZT_WEIGHT_WALL;
+		w->declared = 1;
+		w->clock = 1;
+		w->n++;
+		return;
+	}
 	if (!w->declared && event && evlen) {
 		w->kind = ZT_WEIGHT_PERIOD;
 		w->declared = 1;
@@ -123,6 +139,9 @@ const char *zt_weight_samples(struct zt_weight *w, uint64_t *div)
 	*div = 1;
 	if (w->kind == ZT_WEIGHT_SAMPLES && w->declared)
 		return NULL;
+	if (w->kind == ZT_WEIGHT_WALL)
+		return "a wall-clock profile weighs its stacks in nanoseconds, on-CPU and "
+		       "off-CPU alike";
 	if (w->kind == ZT_WEIGHT_PERIOD && w->period) {
 		/* Declared by a folded file: every count must be whole samples. */
 		if (w->gcd % w->period != 0) {
@@ -176,7 +195,9 @@ const char *zt_weight_unit(const struct zt_weight *w)
 void zt_weight_line(const struct zt_weight *w, char *buf, size_t cap)
 {
 	/* A period of 1 is perf script's "no period": one sample each. */
-	if (w->kind == ZT_WEIGHT_SAMPLES || !w->event[0] || w->period == 1)
+	if (w->kind == ZT_WEIGHT_WALL)
+		snprintf(buf, cap, "# zt weight: ns");
+	else if (w->kind == ZT_WEIGHT_SAMPLES || !w->event[0] || w->period == 1)
 		snprintf(buf, cap, "# zt weight: samples");
 	else if (w->period)
 		snprintf(buf, cap, "# zt weight: period %s %llu %s", w->event,

@@ -9,6 +9,11 @@
  *   # zt weight: samples
  *   # zt weight: period cpu-clock 1003009 ns
  *   # zt weight: period cycles varies events
+ *   # zt weight: ns
+ *
+ * The last is a wall-clock profile's (zt-symbolize's records of event
+ * zt-wall-ns): every count is the nanoseconds of wall-clock time its
+ * samples stand for, on-CPU and off-CPU alike; never samples.
  *
  * A folded file without one holds sample counts, as the format says,
  * unless every count is a multiple of one large number, as perf's periods
@@ -24,6 +29,7 @@
 enum zt_weight_kind {
 	ZT_WEIGHT_SAMPLES,	/* each unit is a sample */
 	ZT_WEIGHT_PERIOD,	/* sums of perf periods */
+	ZT_WEIGHT_WALL,		/* nanoseconds of wall-clock time (zt's wall profiles) */
 };
 
 struct zt_weight {

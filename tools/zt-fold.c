@@ -93,8 +93,9 @@ static void write_folded(struct zt_fold *fold, int declare)
 
 	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 	/* Said only when asked: flamegraph.pl warns about a line it cannot
-	   read, and the default output is stackcollapse-perf.pl's bytes. */
-	if (declare) {
+	   read, and the default output is stackcollapse-perf.pl's bytes. A
+	   wall-clock profile's counts are ns, which is always said. */
+	if (declare || zt_fold_wall(fold)) {
 		zt_fold_weight_line(fold, wline, sizeof wline);
 		printf("%s\n", wline);
 	}
@@ -201,6 +202,11 @@ static int fold_records(struct zt_stage **st, int n, const struct asked *ask,
 		zt_errf(err, errlen, "no samples in the input");
 		rc = -1;
 	}
+	if (rc == 0 && ask->o.count && zt_fold_wall(fold)) {
+		zt_errf(err, errlen, "--weight=count: a wall-clock profile's records weigh "
+			"nanoseconds (of wall-clock time), not samples; fold it without it");
+		rc = -1;
+	}
 	if (rc == 0)
 		write_folded(fold, ask->declare);
 	return rc < 0 ? ZT_EXIT_DATA : ZT_EXIT_OK;
@@ -232,6 +238,8 @@ static int sum_folded(struct zt_stage **st, int n, const struct asked *ask, char
 		rc = -1;
 	if (rc == 0) {
 		setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+		if (zt_foldsrc_wall(src))
+			printf("# zt weight: ns\n");
 		while ((got = zt_foldsrc_next(src, &stack, &len, &count, err, errlen)) > 0) {
 			fwrite(stack, 1, len, stdout);
 			printf(" %llu\n", (unsigned long long)count);

@@ -1,0 +1,40 @@
+/*
+ * wait.c — telling a wall-clock profile's wait frames by their names
+ * (wait.h).
+ */
+#include "wait.h"
+
+#include <string.h>
+
+/* Names of frames without a symbol that look like waits but are not. */
+static const char *const pseudo[] = {
+	"unknown", "vdso", "vsyscall", "vvar", "anon", "heap", "stack", "truncated",
+};
+
+enum zt_state zt_wait_state(const char *name, size_t n)
+{
+	const char *w = name + 1;
+	size_t k = n - 2;
+
+	if (n < 3 || name[0] != '[' || name[n - 1] != ']' || w[0] < 'a' || w[0] > 'z')
+		return ZT_STATE_ON_CPU;
+	for (size_t i = 0; i < k; i++)
+		if (memchr(".+/[]", w[i], 5))
+			return ZT_STATE_ON_CPU;
+	for (size_t i = 0; i < sizeof pseudo / sizeof *pseudo; i++)
+		if (strlen(pseudo[i]) == k && memcmp(w, pseudo[i], k) == 0)
+			return ZT_STATE_ON_CPU;
+	if (k == sizeof ZT_WAIT_RUNQUEUE - 1 && memcmp(w, ZT_WAIT_RUNQUEUE, k) == 0)
+		return ZT_STATE_RUNQUEUE;
+	return ZT_STATE_OFF_CPU;
+}
+
+const char *zt_wait_state_name(enum zt_state s)
+{
+	switch (s) {
+	case ZT_STATE_ON_CPU: return "on-CPU";
+	case ZT_STATE_OFF_CPU: return "off-CPU";
+	case ZT_STATE_RUNQUEUE: return ZT_WAIT_RUNQUEUE;
+	}
+	return "?";
+}
