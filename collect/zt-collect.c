@@ -645,7 +645,7 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 	struct zt_raw *d = &f.d;
 	char split[96], unsampled[128], image[PATH_MAX + 64], before[PATH_MAX + 160];
 	char *started;
-	double rate;
+	double rate, early;
 
 	if (status_failure(status, pid, out))
 		return -1;
@@ -708,6 +708,16 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 			 "system %.3f s, in no dump", d->exe, f.user_before, f.sys_before);
 	}
 	free(started);
+	/*
+	 * Without an exec, the time before sampling began is the loader's
+	 * start-up (a millisecond) and the constructors of the libraries that
+	 * the loader ran before zt's, which zt cannot sample: said when it is
+	 * worth five samples or more, so that it is never mistaken for nothing.
+	 */
+	early = before[0] ? 0 : f.user_before + f.sys_before;
+	if (early * d->hz >= 5)
+		snprintf(before, sizeof before, "; %.3f CPU-s before sampling began (the loader "
+			 "and the constructors it ran before zt's), not sampled", early);
 	if ((f.user + f.sys) * d->hz < 5) {
 		/*
 		 * Less CPU time than five samples' worth (each thread's first
@@ -715,10 +725,13 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 		 * one): a rate would mean nothing, say what the time was.
 		 */
 		fprintf(stderr, "%s: %" PRIu64 " samples: the program%s was off-CPU for nearly "
-			"all of its %.3f s of wall-clock time (%.3f CPU-s while sampled; zt samples "
-			"CPU time, one sample per %.3f ms of it at %u Hz), timer %s%s, wrote '%s'; "
-			"rusage: user %.3f s, system %.3f s%s\n",
-			zt_prog, d->nsamples, image, wall, f.user + f.sys, d->hz ? 1000.0 / d->hz : 0, d->hz,
+			"all of its %s%.3f s of wall-clock time%s (%.3f CPU-s while sampled; zt "
+			"samples CPU time, one sample per %.3f ms of it at %u Hz), timer %s%s, wrote "
+			"'%s'; rusage: user %.3f s, system %.3f s%s\n",
+			zt_prog, d->nsamples, image,
+			early * d->hz >= 5 ? "time after sampling began, of " : "", wall,
+			early * d->hz >= 5 ? " in all" : "",
+			f.user + f.sys, d->hz ? 1000.0 / d->hz : 0, d->hz,
 			d->timer ? d->timer : "unknown", unsampled, out,
 			tv_s(ru->ru_utime), tv_s(ru->ru_stime), before);
 	} else {

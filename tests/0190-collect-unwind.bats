@@ -331,3 +331,33 @@ setup() {
 		done
 	done
 }
+
+@test "constructors the loader runs before zt's are not sampled, and the summary says how long they took" {
+	# The loader runs zt's constructor after those of the program's
+	# libraries (LD_DEBUG=files shows libzt-prof.so initialized last), so
+	# their time is before sampling began: zt-collect must say so, not call
+	# the run off-CPU.
+	cat > ctor.c <<-'EOF2'
+	static volatile unsigned long sink;
+	__attribute__((noinline)) void ctor_spin(void)
+	{ for (unsigned long i = 0; i < 150000000; i++) sink += i; }
+	__attribute__((constructor)) static void heavy_init(void) { ctor_spin(); }
+	void ctor_touch(void) { sink++; }
+	EOF2
+	printf 'void ctor_touch(void);\nint main(void) { ctor_touch(); return 0; }\n' > ctormain.c
+	gcc -O1 -fPIC -shared -o libctor.so ctor.c
+	gcc -O1 -o ctormain ctormain.c -L. -lctor -Wl,-rpath,"$PWD"
+	profile k -- ./ctormain
+	cat k.err
+	grep -q 'off-CPU for nearly all of its time after sampling began' k.err
+	early=$(sed -n 's/.*; \([0-9.]*\) CPU-s before sampling began (the loader and the constructors it ran before zt.s), not sampled$/\1/p' k.err)
+	user=$(awk '$1 == "cpu-user-start-ns" { printf "%.3f", $2 / 1e9 }' k.raw)
+	echo "early $early user-start $user"
+	[ -n "$early" ] && [ "$early" = "$(awk '$1 == "cpu-user-start-ns" { u = $2 } $1 == "cpu-sys-start-ns" { s = $2 } END { printf "%.3f", (u + s) / 1e9 }' k.raw)" ]
+	awk -v e="$early" 'BEGIN { exit !(e >= 0.02) }'
+	# A program whose start-up is short says nothing of it.
+	printf 'int main(void) { return 0; }\n' > plain.c
+	gcc -O1 -o plain plain.c
+	profile p -- ./plain
+	none grep -q 'before sampling began' p.err
+}
