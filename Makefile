@@ -77,6 +77,7 @@ LIB_OBJ = \
 	lib/compare.o \
 	lib/weight.o \
 	lib/wait.o \
+	lib/states.o \
 	lib/filter.o \
 	lib/views.o \
 	lib/json.o \

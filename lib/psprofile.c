@@ -5,6 +5,8 @@
  */
 #include "psprofile.h"
 #include "collapse.h"
+#include "rawfmt.h"
+#include "states.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -29,6 +31,15 @@ struct zt_psprof {
 	size_t capbodyoff, capbodyn;
 	uint32_t *bodyids, *bodyaux;
 	size_t nbody, capbodyids, capbodyaux;
+	/* The state of the open record: its leaf, and per record number. */
+	struct zt_states *states;
+	int nframes;
+	enum zt_state state;
+	struct zt_collapse_buf wait;	/* "off-CPU [futex]" for ZT_BY_STATE */
+	uint8_t *bodystate;
+	size_t capbodystate;
+	struct zt_ps_header h;		/* pid, tid and comm copied into hbuf */
+	struct zt_collapse_buf hbuf;
 };
 
 struct zt_psprof *zt_psprof_new(struct zt_profile *p, enum zt_by by)
@@ -54,10 +65,58 @@ void zt_psprof_free(struct zt_psprof *pp)
 	free(pp->bodyn);
 	free(pp->bodyids);
 	free(pp->bodyaux);
+	free(pp->bodystate);
+	free(pp->wait.buf);
+	free(pp->hbuf.buf);
 	free(pp);
 }
 
 #define NOLINE UINT32_MAX
+
+static void push(struct zt_psprof *pp, const char *s, size_t n);
+
+void zt_psprof_set_states(struct zt_psprof *pp, struct zt_states *st)
+{
+	pp->states = st;
+}
+
+/* The leaf frame tells the record's state: a wait frame, or code on a CPU. */
+static void leaf_state(struct zt_psprof *pp, const struct zt_ps_frame *f)
+{
+	static const char mod[] = ZT_WAIT_MODULE;
+
+	if (pp->nframes++ > 0)
+		return;
+	if (f->mod.n != sizeof mod - 1 || memcmp(f->mod.p, mod, f->mod.n) != 0)
+		return;
+	pp->state = zt_wait_state(f->sym.p, f->sym.n);
+	if (pp->state == ZT_STATE_ON_CPU)	/* a wait frame with an odd name */
+		pp->state = ZT_STATE_OFF_CPU;
+	if (pp->by == ZT_BY_STATE) {
+		pp->wait.len = 0;
+		if (pp->state == ZT_STATE_OFF_CPU) {
+			zt_collapse_buf_add(&pp->wait, "off-CPU ", 8);
+			zt_collapse_buf_add(&pp->wait, f->sym.p, f->sym.n);
+		} else {
+			zt_collapse_buf_add(&pp->wait, ZT_WAIT_RUNQUEUE,
+					    sizeof ZT_WAIT_RUNQUEUE - 1);
+		}
+		push(pp, pp->wait.buf, pp->wait.len);
+	}
+}
+
+/* A record's state, kept by its number for its repeats. */
+static void body_state(struct zt_psprof *pp, const struct zt_ps_item *it)
+{
+	if (it->body == ZT_PS_NOBODY)
+		return;
+	if (it->repeat) {
+		pp->state = (enum zt_state)pp->bodystate[it->body];
+		return;
+	}
+	zt_grow(&pp->bodystate, &pp->capbodystate, (size_t)it->body + 1, 1);
+	pp->bodystate[it->body] = (uint8_t)pp->state;
+}
 
 void zt_psprof_set_lines(struct zt_psprof *pp, struct zt_profile *lp)
 {
@@ -81,7 +140,8 @@ static void frame(struct zt_psprof *pp, const struct zt_ps_frame *f)
 	int unknown, names;
 
 	pp->lineslot = -1;
-	if (pp->by == ZT_BY_THREAD)
+	leaf_state(pp, f);
+	if (pp->by == ZT_BY_THREAD || pp->by == ZT_BY_STATE)
 		return;
 	if (pp->by == ZT_BY_MODULE) {
 		if ((slash = memrchr(m, '/', mn))) {
@@ -209,6 +269,16 @@ const char *zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 		pp->thread.len = 0;
 		zt_collapse_root(h, &tid, &pp->thread);
 		pp->java = h->comm.n >= 4 && memcmp(h->comm.p, "java", 4) == 0;
+		pp->nframes = 0;
+		pp->state = ZT_STATE_ON_CPU;
+		if (pp->states) {
+			/* The spans die with the line: keep pid, tid and comm. */
+			pp->hbuf.len = 0;
+			zt_collapse_buf_add(&pp->hbuf, h->pid.p, h->pid.n);
+			zt_collapse_buf_add(&pp->hbuf, h->tid.p, h->tid.n);
+			zt_collapse_buf_add(&pp->hbuf, h->comm.p, h->comm.n);
+			pp->h = *h;
+		}
 		break;
 	case ZT_PS_FRAME:
 		frame(pp, &it->frame);
@@ -218,8 +288,16 @@ const char *zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 		break;
 	case ZT_PS_END:
 		body_keys(pp, it);
+		body_state(pp, it);
 		if (pp->by == ZT_BY_THREAD)
 			push(pp, pp->thread.buf, pp->thread.len);
+		if (pp->by == ZT_BY_STATE && pp->nids == 0)
+			push(pp, "on-CPU", 6);
+		if (pp->states && zt_states_add(pp->states, pp->hbuf.buf, pp->h.pid.n,
+						pp->hbuf.buf + pp->h.pid.n, pp->h.tid.n,
+						pp->hbuf.buf + pp->h.pid.n + pp->h.tid.n,
+						pp->h.comm.n, pp->state, pp->count) < 0)
+			return "total time does not fit in 64 bits";
 		if (zt_profile_samples(pp->p) > UINT64_MAX - pp->count)
 			return "total count does not fit in 64 bits";
 		kept = zt_profile_add(pp->p, pp->ids, pp->aux, pp->nids, pp->count);

@@ -17,7 +17,11 @@
 #include "perfscript.h"
 #include "profile.h"
 
-enum zt_by { ZT_BY_FUNCTION, ZT_BY_MODULE, ZT_BY_LINE, ZT_BY_THREAD };
+/* ZT_BY_STATE: a wall-clock profile's thread states, "on-CPU", "off-CPU
+   [futex]" (one key per wait), "waiting for a CPU" (lib/wait.h). */
+enum zt_by { ZT_BY_FUNCTION, ZT_BY_MODULE, ZT_BY_LINE, ZT_BY_THREAD, ZT_BY_STATE };
+
+struct zt_states;
 
 struct zt_psprof;
 
@@ -40,6 +44,13 @@ const char *zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it);
  * kept by p's filter, and a leaf without a line counts under the key "".
  */
 void zt_psprof_set_lines(struct zt_psprof *pp, struct zt_profile *lp);
+
+/*
+ * Also add every record's period to st (the caller's) by its thread and
+ * state: off-CPU when its leaf frame is a wait frame (module "[off-cpu]",
+ * formats/symbolized.md), else on-CPU.
+ */
+void zt_psprof_set_states(struct zt_psprof *pp, struct zt_states *st);
 
 /* Whether any record carried source lines. */
 int zt_psprof_saw_lines(const struct zt_psprof *pp);

@@ -30,8 +30,8 @@ total() { awk '!/^#/ { t += $NF } END { printf "%.0f\n", t }' "$1"; }
 	[ "$(total w.folded)" = "$(weights w.raw)" ]
 	# The waiter's stack ends in its wait, and weighs its ticks.
 	n=$(grep -c ' !futex ' w.raw)
-	run grep ';hot_b;\[futex\] ' w.folded
-	assert_output "waiter;clone3;start_thread;worker;hot_b;[futex] $((n * 10309278))"
+	grep -q '^waiter;clone3;start_thread;worker;hot_b;\[futex\] [0-9]*$' w.folded
+	[ "$(grep '^waiter;.*;\[futex\] [0-9]*$' w.folded | total /dev/stdin)" = "$((n * 10309278))" ]
 	# The stream folds the same, and so does the folded file itself.
 	zt-symbolize w.raw 2> /dev/null | zt-fold > s.folded
 	cmp s.folded w.folded

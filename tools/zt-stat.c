@@ -34,6 +34,9 @@
 #include "views.h"
 #include "weight.h"
 #include "facts.h"
+#include "escape.h"
+#include "states.h"
+#include "wait.h"
 
 /* Long-only options: every code below 256 would also be a short one. */
 enum { OPT_FOCUS = ZT_SYMARGS_NEXT, OPT_IGNORE, OPT_HIDE, OPT_PEEK, OPT_LIST, OPT_SRCDIR };
@@ -41,7 +44,9 @@ enum { OPT_FOCUS = ZT_SYMARGS_NEXT, OPT_IGNORE, OPT_HIDE, OPT_PEEK, OPT_LIST, OP
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
 	{ 'n', "nodes", required_argument, "N", "rows of the table (default 20, 0 for all)" },
-	{ 'b', "by", required_argument, "KEY", "function, module, line or thread" },
+	{ 'b', "by", required_argument, "KEY", "function, module, line, thread or state\n"
+	  "(state: on-CPU, off-CPU by wait, waiting for a\n"
+	  "CPU, of a wall-clock profile)" },
 	{ 's', "sort", required_argument, "ORDER", "flat (default) or cum" },
 	{ OPT_FOCUS, "focus", required_argument, "REGEX",
 	  "keep the stacks through a matching frame" },
@@ -64,7 +69,7 @@ static const struct zt_opt options[] = {
 };
 
 static const struct zt_usage usage = {
-	"zt-stat [-n rows] [--by=function|module|line|thread] [--sort=flat|cum]\n"
+	"zt-stat [-n rows] [--by=function|module|line|thread|state] [--sort=flat|cum]\n"
 	"               [--focus=REGEX] [--ignore=REGEX] [--hide=REGEX]\n"
 	"               [--peek=REGEX] [--list=REGEX [--source-dir=DIR]] [--json]\n"
 	"               [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] [file ...]",
@@ -77,7 +82,8 @@ static const struct zt_usage usage = {
 	"--sysroot.",
 };
 
-static const char *const bynames[] = { "function", "module", "line", "thread" };
+static const char *const bynames[] = { "function", "module", "line", "thread", "state" };
+#define NBY (sizeof bynames / sizeof *bynames)
 
 /* What the counts weigh, agreed by every input. */
 struct weight {
@@ -88,6 +94,7 @@ struct weight {
 	char punit[64];		/* the unit of one period */
 	char why[256];		/* why they are not samples */
 	const char *first;	/* the input that set them */
+	int wall;		/* a wall-clock profile: ns of on- and off-CPU time */
 };
 
 /* A run: its options and what its inputs add up to. */
@@ -100,6 +107,7 @@ struct run {
 	struct zt_symargs sym;		/* for raw dumps */
 	struct zt_facts facts;
 	struct weight weight;
+	struct zt_states *states;	/* by thread and state, for a wall-clock profile */
 };
 
 /* One input as it is read, and what it added. */
@@ -136,9 +144,11 @@ static int agree(struct weight *weight, struct zt_weight *w, const char *path, c
 
 	why = zt_weight_samples(w, &div);
 	samples = why == NULL;
-	unit = samples ? "samples" : zt_weight_unit(w);
+	unit = samples ? "samples" : w->kind == ZT_WEIGHT_WALL ? "ns of wall-clock time" :
+		 zt_weight_unit(w);
 	if (!weight->set) {
 		weight->set = 1;
+		weight->wall = w->kind == ZT_WEIGHT_WALL;
 		weight->samples = samples;
 		weight->div = div;
 		snprintf(weight->unit, sizeof weight->unit, "%s", unit);
@@ -158,6 +168,37 @@ static int agree(struct weight *weight, struct zt_weight *w, const char *path, c
 	return -1;
 }
 
+/*
+ * One folded stack: by function, or by its leaf's state (a wait frame is
+ * told by its name, lib/wait.h, only in a file declared '# zt weight: ns').
+ */
+static void add_folded(struct run *st, struct reading *rd, const char *s, size_t n,
+		       uint64_t c)
+{
+	const char *leaf = s + n;
+	enum zt_state state = ZT_STATE_ON_CPU;
+	char key[96];
+	uint32_t id;
+	int k;
+
+	while (leaf > s && leaf[-1] != ';')
+		leaf--;
+	if (rd->w.kind == ZT_WEIGHT_WALL)
+		state = zt_wait_state(leaf, (size_t)(s + n - leaf));
+	(void)zt_states_add(st->states, "", 0, "", 0, "", 0, state, c);
+	if (st->by != ZT_BY_STATE) {
+		zt_profile_add_folded(st->p, s, n, c);
+		return;
+	}
+	if (state == ZT_STATE_OFF_CPU)
+		k = snprintf(key, sizeof key, "off-CPU %.*s", (int)(s + n - leaf), leaf);
+	else
+		k = snprintf(key, sizeof key, "%s", state == ZT_STATE_ON_CPU ? "on-CPU" :
+			     ZT_WAIT_RUNQUEUE);
+	id = zt_profile_key(st->p, key, k < (int)sizeof key ? (size_t)k : sizeof key - 1);
+	zt_profile_add(st->p, &id, NULL, 1, c);
+}
+
 /* Count the folded stacks of the input; -1 with the message in err. */
 static int read_folded(struct run *st, struct reading *rd, char *err, size_t errlen)
 {
@@ -167,7 +208,7 @@ static int read_folded(struct run *st, struct reading *rd, char *err, size_t err
 	uint64_t c;
 	char *s;
 
-	if (st->by != ZT_BY_FUNCTION) {
+	if (st->by != ZT_BY_FUNCTION && st->by != ZT_BY_STATE) {
 		zt_errf(err, errlen, "%s: folded stacks carry no %ss; --by=%s needs perf "
 			"script input or a raw dump", zt_input_name(in), bynames[st->by],
 			bynames[st->by]);
@@ -181,7 +222,7 @@ static int read_folded(struct run *st, struct reading *rd, char *err, size_t err
 			   zt_profile_samples(st->p) > UINT64_MAX - c) {
 			problem = "total count does not fit in 64 bits";
 		} else if (!problem) {
-			zt_profile_add_folded(st->p, s, sl, c);
+			add_folded(st, rd, s, sl, c);
 			zt_weight_count(&rd->w, c);
 			rd->stacks++;
 		}
@@ -218,6 +259,7 @@ static int read_records(struct run *st, struct reading *rd, const struct zt_symo
 	if (zt_stage_records(rd->sg, o, err, errlen) < 0)
 		return -1;
 	rd->pp = zt_psprof_new(st->p, st->by);
+	zt_psprof_set_states(rd->pp, st->states);
 	if (st->lines)
 		zt_psprof_set_lines(rd->pp, st->lines);
 	/* zt_psprof_item keeps what a record gave: repeats need not be read again. */
@@ -275,6 +317,12 @@ static int read_input(struct run *st, const char *path, const struct zt_symopts 
 	}
 	if (rc == 0)
 		rc = agree(&st->weight, &rd.w, path, err, errlen);
+	if (rc == 0 && st->by == ZT_BY_STATE && !st->weight.wall) {
+		zt_errf(err, errlen, "%s: --by=state needs a wall-clock profile (zt-collect "
+			"--clock=wall, or folded stacks with '# zt weight: ns'); in a CPU profile "
+			"every sample is on-CPU", zt_stage_name(rd.sg));
+		rc = -1;
+	}
 	zt_psprof_free(rd.pp);
 	zt_stage_close(rd.sg);
 	return rc;
@@ -304,6 +352,58 @@ static void cpu_split(const struct zt_facts *f)
 		printf("; user %.3f s, system %.3f s", u, sy);
 }
 
+/* "on-CPU 0.250 s (10.7%), off-CPU 1.800 s (76.9%), waiting for a CPU 0.290 s (12.4%)" */
+static void states_of(const uint64_t *ns)
+{
+	uint64_t all = ns[ZT_STATE_ON_CPU] + ns[ZT_STATE_OFF_CPU] + ns[ZT_STATE_RUNQUEUE];
+
+	for (int k = 0; k < ZT_STATES; k++)
+		printf("%s%s %.3f s (%.1f%%)", k ? ", " : "", zt_wait_state_name((enum zt_state)k),
+		       (double)ns[k] / 1e9, pct(ns[k], all));
+}
+
+/*
+ * A wall-clock profile's first lines: its time, on-CPU, off-CPU and
+ * waiting for a CPU, in all and per process and thread.
+ */
+static void wall_header(const struct run *st)
+{
+	const struct zt_facts *f = &st->facts;
+	uint64_t ns[ZT_STATES], all = 0;
+	const struct zt_states_row *rows;
+	size_t nrows;
+
+	for (int k = 0; k < ZT_STATES; k++)
+		all += ns[k] = zt_states_total(st->states, (enum zt_state)k);
+	printf("wall-clock profile: %.3f s of thread time (the samples' weights)", (double)all / 1e9);
+	if (f->have_wall_ns)
+		printf(", sampled over %.3f s of wall-clock time", (double)f->wall_ns / 1e9);
+	if (f->off_cpu_hz)
+		printf(", off-CPU at %llu Hz", (unsigned long long)f->off_cpu_hz);
+	printf("\n  ");
+	states_of(ns);
+	putchar('\n');
+	rows = zt_states_rows(st->states, &nrows);
+	for (size_t i = 0; i < nrows; i++) {
+		const struct zt_states_row *r = &rows[i];
+		uint64_t t = r->ns[0] + r->ns[1] + r->ns[2];
+
+		if (r->tid)
+			printf("    thread %llu ", (unsigned long long)r->tid);
+		else
+			printf("  process %llu ", (unsigned long long)r->pid);
+		zt_escape_fput_safe(stdout, r->name);
+		printf(": wall %.3f s; ", (double)t / 1e9);
+		states_of(r->ns);
+		putchar('\n');
+	}
+	if (f->off_cpu_torn || f->off_cpu_repeated)
+		printf("off-CPU samples: %llu, %llu repeating a thread's last stack, %llu dropped "
+		       "(the thread woke during the walk)\n",
+		       (unsigned long long)f->off_cpu_samples,
+		       (unsigned long long)f->off_cpu_repeated, (unsigned long long)f->off_cpu_torn);
+}
+
 static void header(const struct run *st)
 {
 	const struct zt_facts *f = &st->facts;
@@ -311,7 +411,9 @@ static void header(const struct run *st)
 	uint64_t n = zt_profile_samples(p), kept = zt_profile_kept(p);
 	double err = sqrt((double)n);
 
-	if (st->weight.samples) {
+	if (st->weight.wall) {
+		wall_header(st);
+	} else if (st->weight.samples) {
 		printf("samples: %llu (sampling error ±%.0f, %.1f%%)", (unsigned long long)n,
 		       err, n ? 100 * err / (double)n : 0);
 		if (st->weight.div > 1)
@@ -327,6 +429,9 @@ static void header(const struct run *st)
 	}
 	if (f->have_cpu_ns)
 		printf("cpu time: %.3f s (measured)", (double)f->cpu_ns / 1e9);
+	else if (st->weight.wall)
+		printf("cpu time: %.3f s (the on-CPU samples' weights)",
+		       (double)zt_states_total(st->states, ZT_STATE_ON_CPU) / 1e9);
 	else if (f->hz && st->weight.samples)
 		printf("cpu time: %.3f s (estimated, %llu samples at %llu Hz)",
 		       (double)n / (double)f->hz, (unsigned long long)n,
@@ -548,10 +653,11 @@ static int parse_options(int argc, char **argv, struct run *st, struct asked *as
 	       (c = zt_symargs_getopt(argc, argv, &usage, &st->sym, err, sizeof err)) != -1) {
 		switch (c) {
 		case 'b':
-			for (st->by = 0; st->by < 4 && strcmp(optarg, bynames[st->by]) != 0; st->by++)
+			for (st->by = 0; st->by < NBY && strcmp(optarg, bynames[st->by]) != 0; st->by++)
 				;
-			if (st->by == 4) {
-				zt_warn("--by wants function, module, line or thread, not '%s'", optarg);
+			if (st->by == NBY) {
+				zt_warn("--by wants function, module, line, thread or state, not '%s'",
+					optarg);
 				*status = ZT_EXIT_USAGE;
 			}
 			break;
@@ -622,6 +728,7 @@ int main(int argc, char **argv)
 	/* On a terminal, long work shows how far it got (lib/progress.h). */
 	zt_progress_start(isatty(STDERR_FILENO) ? stderr : NULL);
 	st.p = zt_profile_new();
+	st.states = zt_states_new();
 	zt_symargs_init(&st.sym, argc);
 	if (parse_options(argc, argv, &st, &ask, &status) < 0)
 		goto out;
@@ -655,6 +762,7 @@ out:
 	zt_filter_free(st.listre);
 	zt_profile_free(st.lines);
 	zt_profile_free(st.p);
+	zt_states_free(st.states);
 	zt_symargs_free(&st.sym);
 	return status;
 }
