@@ -14,6 +14,7 @@
 #include "flame.h"
 #include "folded.h"
 #include "util.h"
+#include "wait.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ struct line {
 	size_t off;		/* in the arena */
 	size_t len, stacklen;
 	uint64_t before, count;
+	int offcpu;		/* a wall-clock profile's off-CPU stack */
 };
 
 struct zt_flame {
@@ -39,6 +41,9 @@ struct zt_flame {
 	size_t n, ncap;
 	uint64_t total;
 	int diff;		/* -1 until the first line */
+	int wall;		/* -1 until the first input: a wall-clock profile */
+	int input_wall;		/* the current input's */
+	enum zt_flame_clock clock;
 };
 
 /*
@@ -88,6 +93,7 @@ struct frame {			/* one box */
 	int hasdelta;
 	uint64_t stime, etime;
 	struct delta delta;
+	uint64_t on;		/* of its width, the on-CPU stacks' */
 };
 
 struct open {			/* a frame of the current path, not yet ended */
@@ -95,6 +101,7 @@ struct open {			/* a frame of the current path, not yet ended */
 	size_t len;
 	uint64_t stime;
 	struct delta delta;
+	uint64_t on;
 };
 
 void zt_flame_defaults(struct zt_flame_opts *o)
@@ -109,6 +116,7 @@ struct zt_flame *zt_flame_new(void)
 	struct zt_flame *f = zt_calloc(1, sizeof *f);
 
 	f->diff = -1;
+	f->wall = -1;
 	return f;
 }
 
@@ -121,6 +129,22 @@ void zt_flame_free(struct zt_flame *f)
 	free(f);
 }
 
+const char *zt_flame_set_wall(struct zt_flame *f, int wall)
+{
+	if (f->wall >= 0 && f->wall != wall)
+		return wall ? "a wall-clock profile ('# zt weight: ns'), but the first input is not "
+			      "one: they cannot be drawn in one graph"
+			    : "not a wall-clock profile, but the first input is one ('# zt weight: "
+			      "ns'): they cannot be drawn in one graph";
+	f->wall = f->input_wall = wall;
+	return NULL;
+}
+
+void zt_flame_set_clock(struct zt_flame *f, enum zt_flame_clock clock)
+{
+	f->clock = clock;
+}
+
 int zt_flame_differential(const struct zt_flame *f)
 {
 	return f->diff == 1;
@@ -131,7 +155,18 @@ const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
 			 uint64_t count)
 {
 	struct line *l;
+	int off = 0;
 
+	if (f->input_wall && !differential) {
+		const char *leaf = line + stacklen;
+
+		while (leaf > line && leaf[-1] != ';')
+			leaf--;
+		off = zt_wait_state(leaf, (size_t)(line + stacklen - leaf)) != ZT_STATE_ON_CPU;
+		if ((f->clock == ZT_FLAME_CLOCK_CPU && off) ||
+		    (f->clock == ZT_FLAME_CLOCK_OFF && !off))
+			return NULL;
+	}
 	if (f->diff < 0)
 		f->diff = differential;
 	else if (f->diff != differential)
@@ -150,6 +185,7 @@ const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
 	l->stacklen = stacklen;
 	l->before = before;
 	l->count = count;
+	l->offcpu = off;
 	f->used += len;
 	return NULL;
 }
@@ -220,6 +256,7 @@ static void end_frames(struct layout *L, size_t from, uint64_t now, int diff)
 		fr->stime = o->stime;
 		fr->etime = now;
 		fr->delta = o->delta;
+		fr->on = o->on;
 		fr->hasdelta = diff;
 	}
 }
@@ -270,7 +307,11 @@ static void lay_out(struct zt_flame *f, struct layout *L)
 			L->path[j] = L->next[j];
 			L->path[j].stime = now;
 			L->path[j].delta = j == k - 1 ? d : (struct delta){ 0, 0 };
+			L->path[j].on = 0;
 		}
+		if (!l->offcpu)
+			for (size_t j = 0; j < k; j++)
+				L->path[j].on += l->count;
 		/* A stack that is on the path already (the same stack again:
 		 * two differential files, or stacks whose roots were renamed
 		 * to one) adds its change, where flamegraph.pl keeps the first. */
@@ -468,11 +509,17 @@ static void hot(const char *name, size_t len, char *buf)
 }
 
 /* The fill of a frame: diff shades, greys for separators, hashed colours. */
-static void fill(const struct frame *fr, double maxdelta, int negate, char *buf)
+static void fill(const struct frame *fr, double maxdelta, int negate, int wall, char *buf)
 {
 	double v1, v2;
 
-	if (fr->len == 2 && memcmp(fr->name, "--", 2) == 0) {
+	if (wall && !fr->hasdelta && fr->on == 0 && fr->depth > 0) {
+		/* Off-CPU all through: flamegraph.pl's cold ("blue", --colors=io)
+		 * palette, hashed by the name, for a hot/cold graph. */
+		hashes(fr->name, fr->len, &v1, &v2);
+		snprintf(buf, 48, "rgb(%d,%d,%d)", 80 + (int)(60 * v1), 80 + (int)(60 * v1),
+			 190 + (int)(55 * v1));
+	} else if (fr->len == 2 && memcmp(fr->name, "--", 2) == 0) {
 		strcpy(buf, "rgb(160,160,160)");
 	} else if (fr->len == 1 && fr->name[0] == '-') {
 		strcpy(buf, "rgb(200,200,200)");
@@ -607,8 +654,16 @@ int zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o, FILE *out,
 	unsigned height;
 	size_t kept = 0;
 
+	if (f->clock != ZT_FLAME_CLOCK_WALL && f->wall != 1) {
+		zt_errf(err, errlen, "--clock=%s needs a wall-clock profile (zt-collect --clock=wall, "
+			"or folded stacks with '# zt weight: ns'); a CPU profile is on-CPU only",
+			f->clock == ZT_FLAME_CLOCK_CPU ? "cpu" : "off");
+		return -1;
+	}
 	if (f->total == 0) {
-		zt_errf(err, errlen, "no samples: every count is 0");
+		zt_errf(err, errlen, f->clock == ZT_FLAME_CLOCK_CPU ? "no on-CPU samples" :
+			f->clock == ZT_FLAME_CLOCK_OFF ? "no off-CPU samples" :
+			"no samples: every count is 0");
 		return -1;
 	}
 	lay_out(f, &L);
@@ -658,20 +713,20 @@ int zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o, FILE *out,
 		snprintf(sx1, sizeof sx1, "%.1f", x1);
 		snprintf(sx2, sizeof sx2, "%.1f", x2);
 		tenths = tenths_of(sx2) - tenths_of(sx1);
-		fill(fr, maxdelta, o->negate, colour);
+		fill(fr, maxdelta, o->negate, f->wall == 1, colour);
 
 		fputs("<g><title>", out);
 		if (root) {
 			fputs("all (", out);
 			put_count(out, samples);
-			fputs(" samples, 100%)", out);
+			fputs(f->wall == 1 ? " ns, 100%)" : " samples, 100%)", out);
 		} else {
 			double pct = 100 * (double)samples / (double)f->total;
 
 			put_xml(out, fr->name, strip_annotation(fr->name, fr->len), 1);
 			fputs(" (", out);
 			put_count(out, samples);
-			fprintf(out, " samples, %.2f%%", pct);
+			fprintf(out, " %s, %.2f%%", f->wall == 1 ? "ns" : "samples", pct);
 			if (fr->hasdelta) {
 				double d = delta_value(fr->delta, o->negate);
 

@@ -8,7 +8,10 @@
  * narrower than the minimum width left out. A differential input
  * (`stack before after`, zt-diff's output) takes its widths from `after`
  * and colours each frame by after − before, red for growth, blue for
- * shrinkage.
+ * shrinkage. A wall-clock profile's (folded stacks declared '# zt weight:
+ * ns') widths are ns, and a frame whose every stack is off-CPU (its leaf a
+ * wait frame, lib/wait.h) is drawn in a cold palette beside the warm
+ * on-CPU frames, a hot/cold flame graph.
  */
 #ifndef ZT_FLAME_H
 #define ZT_FLAME_H
@@ -26,6 +29,13 @@ struct zt_flame_opts {
 	int minwidth_pct;	/* ... in pixels, or when set in % of the total */
 	int icicle;		/* roots at the top (flamegraph.pl --inverted) */
 	int negate;		/* differential: red for shrinkage, blue for growth */
+};
+
+/* Which stacks of a wall-clock profile to draw (zt-flame --clock). */
+enum zt_flame_clock {
+	ZT_FLAME_CLOCK_WALL,	/* all of them (the default) */
+	ZT_FLAME_CLOCK_CPU,	/* on-CPU stacks only */
+	ZT_FLAME_CLOCK_OFF,	/* off-CPU stacks only (waits, waiting for a CPU) */
 };
 
 /* Defaults as flamegraph.pl's: width 1200, minwidth 0.1 pixels. */
@@ -58,6 +68,21 @@ const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
 struct zt_folded_item;
 const char *zt_flame_item(const struct zt_flame *f, const struct zt_folded_item *it,
 			  size_t *len, size_t *stacklen, int *differential, uint64_t *before);
+
+/*
+ * The lines added from now on are a wall-clock profile's (wall 1) or not:
+ * call before each input's first line, after its '# zt weight: ns' line.
+ * Returns NULL, or what is wrong: a wall-clock profile among CPU ones, or
+ * the other way round (the first input decides).
+ */
+const char *zt_flame_set_wall(struct zt_flame *f, int wall);
+
+/*
+ * Keep only the stacks of a wall-clock profile that clock says; lines
+ * added otherwise are left out. zt_flame_write refuses anything but
+ * ZT_FLAME_CLOCK_WALL on stacks that are not a wall-clock profile's.
+ */
+void zt_flame_set_clock(struct zt_flame *f, enum zt_flame_clock clock);
 
 /* Whether the lines added were differential (valid after the first). */
 int zt_flame_differential(const struct zt_flame *f);

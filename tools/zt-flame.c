@@ -31,7 +31,7 @@
 #include "util.h"
 
 /* Long-only options: every code below 256 would also be a short one. */
-enum { OPT_INVERTED = ZT_SYMARGS_NEXT, OPT_NEGATE, OPT_ROOT, OPT_NO_ROOT };
+enum { OPT_INVERTED = ZT_SYMARGS_NEXT, OPT_NEGATE, OPT_ROOT, OPT_NO_ROOT, OPT_CLOCK };
 
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
@@ -48,6 +48,9 @@ static const struct zt_opt options[] = {
 	{ OPT_ROOT, "root", required_argument, "NAME",
 	  "every stack's root frame (the command) becomes NAME" },
 	{ OPT_NO_ROOT, "no-root", no_argument, NULL, "every stack's root frame is dropped" },
+	{ OPT_CLOCK, "clock", required_argument, "CLOCK",
+	  "of a wall-clock profile, draw only its on-CPU\n"
+	  "(cpu) or its off-CPU (off) stacks" },
 	{ 'h', "help", no_argument, NULL, "print this help" },
 	{ 'V', "version", no_argument, NULL, "print the version" },
 	{ 0 },
@@ -55,7 +58,7 @@ static const struct zt_opt options[] = {
 
 static const struct zt_usage usage = {
 	"zt-flame [-i] [-t title] [-w width] [-m minwidth[%]] [--negate]\n"
-	"                [--root=NAME | --no-root]\n"
+	"                [--root=NAME | --no-root] [--clock=cpu|off]\n"
 	"                [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] [file ...]",
 	"Draw the files or stdin as one self-contained, interactive SVG flame\n"
 	"graph on stdout: a zt raw dump, zt-symbolize's stream or perf script\n"
@@ -133,9 +136,20 @@ static int read_input(struct zt_flame *flame, const char *path, const struct zt_
 		for (size_t i = 0; i < nwarn; i++)
 			zt_warn("%s", warn[i]);
 	}
+	int wall = 0, said = 0;
+
 	while (in && (got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
+		/* '# zt weight: ns' comes before the first stack, if at all. */
+		if (it.kind == ZT_FOLDED_COMMENT && it.stacklen == 15 &&
+		    memcmp(it.stack, "# zt weight: ns", 15) == 0)
+			wall = 1;
 		if (it.kind != ZT_FOLDED_STACK)
 			continue;
+		if (!said++ && (problem = zt_flame_set_wall(flame, wall))) {
+			zt_errf(err, errlen, "%s: %s", zt_input_name(in), problem);
+			got = -1;
+			break;
+		}
 		if ((problem = add_stack(flame, &it, rr))) {
 			zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
 			got = -1;
@@ -151,7 +165,8 @@ static int read_input(struct zt_flame *flame, const char *path, const struct zt_
  * *status (--help, --version, a usage error).
  */
 static int parse_options(int argc, char **argv, struct zt_flame_opts *o,
-			 struct zt_symargs *sym, struct zt_reroot *root, int *status)
+			 struct zt_symargs *sym, struct zt_reroot *root,
+			 enum zt_flame_clock *clock, int *status)
 {
 	char *end, err[ZT_ERR_MAX];
 	const char *problem;
@@ -178,6 +193,17 @@ static int parse_options(int argc, char **argv, struct zt_flame_opts *o,
 		case OPT_NO_ROOT:
 			if ((problem = zt_folded_root_option(root, c == OPT_ROOT ? optarg : NULL))) {
 				zt_warn("%s", problem);
+				zt_usage(&usage, stderr);
+				return -1;
+			}
+			break;
+		case OPT_CLOCK:
+			if (strcmp(optarg, "cpu") == 0) {
+				*clock = ZT_FLAME_CLOCK_CPU;
+			} else if (strcmp(optarg, "off") == 0) {
+				*clock = ZT_FLAME_CLOCK_OFF;
+			} else {
+				zt_warn("--clock wants cpu or off, not '%s'", optarg);
 				zt_usage(&usage, stderr);
 				return -1;
 			}
@@ -218,6 +244,7 @@ int main(int argc, char **argv)
 	struct reroot rr = { { ZT_ROOT_KEEP, NULL }, NULL, 0 };
 	struct zt_flame *flame;
 	static char obuf[1 << 16];
+	enum zt_flame_clock clock = ZT_FLAME_CLOCK_WALL;
 	char err[ZT_ERR_MAX];
 	int status;
 
@@ -226,7 +253,7 @@ int main(int argc, char **argv)
 	zt_progress_start(isatty(STDERR_FILENO) ? stderr : NULL);
 	zt_flame_defaults(&o);
 	zt_symargs_init(&sym, argc);
-	if (parse_options(argc, argv, &o, &sym, &rr.r, &status) < 0) {
+	if (parse_options(argc, argv, &o, &sym, &rr.r, &clock, &status) < 0) {
 		zt_symargs_free(&sym);
 		return status;
 	}
@@ -234,6 +261,7 @@ int main(int argc, char **argv)
 	argv += optind;
 
 	flame = zt_flame_new();
+	zt_flame_set_clock(flame, clock);
 	if (!argc)
 		zt_stdin_note();
 	for (int i = 0; i < (argc ? argc : 1) && status == ZT_EXIT_OK; i++)
