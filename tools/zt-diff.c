@@ -138,6 +138,19 @@ static int difffolded(const char *a, const char *b, int normalize,
 	size_t n1 = 0, n2 = 0;
 	int h1 = -1, h2 = -1;
 
+	/* A wall-clock profile's counts are ns: never beside samples. */
+	if (s2 && zt_foldsrc_wall(s1) != zt_foldsrc_wall(s2)) {
+		zt_errf(err, errlen, "'%s' is %s and '%s' %s: they cannot be compared",
+			a, zt_foldsrc_wall(s1) ? "a wall-clock profile (ns of wall-clock time)" :
+			"a CPU profile (samples or periods)", b, zt_foldsrc_wall(s2) ?
+			"a wall-clock profile (ns of wall-clock time)" :
+			"a CPU profile (samples or periods)");
+		zt_foldsrc_close(s1);
+		zt_foldsrc_close(s2);
+		return -1;
+	}
+	if (s2 && zt_foldsrc_wall(s1))
+		printf("# zt weight: ns\n");
 	if (s2 && (h1 = zt_foldsrc_next(s1, &k1, &n1, &c1, err, errlen)) >= 0)
 		h2 = zt_foldsrc_next(s2, &k2, &n2, &c2, err, errlen);
 	while (h1 >= 0 && h2 >= 0 && (h1 || h2)) {
@@ -202,6 +215,10 @@ static int load_run(struct zt_compare_runs *m, size_t j, const char *path,
 			zt_weight_count(&w, it.count);
 	}
 	free(buf);
+	if (got == 0 && !problem && w.kind == ZT_WEIGHT_WALL)
+		problem = "a wall-clock profile: its counts are ns of wall-clock time, not samples, "
+			  "and --report tests shares of samples; compare wall-clock profiles "
+			  "without --report";
 	if (got == 0 && !problem && !(problem = zt_weight_samples(&w, &div))) {
 		zt_compare_runs_divide(m, j, div);
 		if (zt_compare_runs_samples(m, j) == 0)
