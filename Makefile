@@ -51,6 +51,7 @@ LIB_OBJ = \
 	lib/util.o \
 	lib/input.o \
 	lib/raw.o \
+	lib/arch.o \
 	lib/maps.o \
 	lib/ranges.o \
 	lib/elfread.o \

@@ -4,6 +4,7 @@
  * a file, and a file already archived is checked, not copied again.
  */
 #include "archive.h"
+#include "arch.h"
 #include "debugfile.h"
 #include "elfread.h"
 #include "hash.h"
@@ -153,8 +154,8 @@ static uint64_t file_hash(const struct zt_map *m)
 		       m->buildid ? zt_hash(m->buildid, strlen(m->buildid), 1) : 0);
 }
 
-int zt_archive(const struct zt_raw *d, const char *dir, struct zt_archived **out,
-	       size_t *nout, char *err, size_t errlen)
+int zt_archive(const struct zt_raw *d, const char *dir, const char *sysroot,
+	       struct zt_archived **out, size_t *nout, char *err, size_t errlen)
 {
 	/* Files seen, by path and build: a dump's snapshots of the maps
 	 * repeat each file many times. */
@@ -162,6 +163,7 @@ int zt_archive(const struct zt_raw *d, const char *dir, struct zt_archived **out
 	struct zt_archived *a = NULL;
 	size_t n = 0, cap = 0;
 	static const char *const sysdirs[] = { "/usr/lib/debug" };
+	const char *const roots[] = { sysroot };
 
 	if (mkdirs(dir) < 0) {
 		zt_errf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
@@ -180,29 +182,31 @@ int zt_archive(const struct zt_raw *d, const char *dir, struct zt_archived **out
 		if (zt_hash_index_find(&seenix, h, same_file, (void *)d, m) >= 0)
 			continue;
 		zt_hash_index_add(&seenix, h, (uint32_t)i);
-		if (zt_elf_open(m->path, &f, why, sizeof why) < 0) {
-			zt_elf_close(&f);
+		if (zt_elf_open_in(sysroot, m->path, &f, why, sizeof why) < 0) {
 			/* Not ELF (a font, a locale archive): nothing to symbolize. */
-			if (!m->buildid && strstr(why, "ELF"))
-				continue;
-			e = add(&a, &n, &cap, m->path);
-			problem(e, "%s", why);
+			if (m->buildid || !strstr(why, "ELF")) {
+				e = add(&a, &n, &cap, f.path);	/* sysroot and path */
+				problem(e, "%s", why);
+			}
+			zt_elf_close(&f);
 			continue;
 		}
-		e = add(&a, &n, &cap, m->path);
-		if (!m->buildid) {
+		e = add(&a, &n, &cap, f.path);
+		if (zt_arch_check((enum zt_arch)d->arch, f.machine, why, sizeof why) < 0) {
+			problem(e, "%s", why);
+		} else if (!m->buildid) {
 			problem(e, "the dump records no build-id for it");
 		} else if (strcmp(m->buildid, f.buildid) != 0) {
 			problem(e, "build-id mismatch: the dump has %s, the file has %s",
 				m->buildid, f.buildid[0] ? f.buildid : "none");
 		} else {
 			put(e, dir, m->buildid, "", &f);
-			if (zt_debugfile_find(&f, m->path, sysdirs, NULL, 1, &dbg, dwarn,
+			if (zt_debugfile_find(&f, m->path, sysdirs, roots, 1, &dbg, dwarn,
 					      sizeof dwarn) == 0) {
 				e = add(&a, &n, &cap, dbg.path);
 				put(e, dir, m->buildid, ".debug", &dbg);
 			} else if (dwarn[0]) {
-				e = add(&a, &n, &cap, m->path);
+				e = add(&a, &n, &cap, f.path);
 				problem(e, "%s", dwarn);
 			}
 			zt_elf_close(&dbg);

@@ -28,14 +28,17 @@ struct zt_archived {
 /*
  * Archive every ELF file that d maps, under dir (created if need be), with
  * its separate debug file when one is found (by build-id under
- * /usr/lib/debug, or by .gnu_debuglink). A file is archived only under the
- * build-id the dump recorded, and only when the file on disk still has it;
- * files that are not ELF are ignored. Returns the entries in *out (the
- * caller frees them with zt_archived_free) and 0, or -1 with err set when
- * dir cannot be made.
+ * /usr/lib/debug, or by .gnu_debuglink). With sysroot (not NULL), the
+ * dump's paths and /usr/lib/debug are looked up inside it, as zt-symbolize
+ * --sysroot does (the root file system of the machine that ran, mounted
+ * here). A file is archived only under the build-id the dump recorded,
+ * only when the file on disk still has it, and only when it is built for
+ * the dump's architecture; files that are not ELF are ignored. Returns the
+ * entries in *out (the caller frees them with zt_archived_free) and 0, or
+ * -1 with err set when dir cannot be made.
  */
-int zt_archive(const struct zt_raw *d, const char *dir, struct zt_archived **out,
-	       size_t *nout, char *err, size_t errlen);
+int zt_archive(const struct zt_raw *d, const char *dir, const char *sysroot,
+	       struct zt_archived **out, size_t *nout, char *err, size_t errlen);
 
 void zt_archived_free(struct zt_archived *a, size_t n);
 

@@ -73,6 +73,14 @@ static int try_link(const struct zt_elf *run, const char *root, const char *cand
 		zt_elf_close(out);
 		return -1;
 	}
+	if (out->machine != run->machine) {
+		if (!*warn)
+			zt_errf(warn, warnlen, "debug file '%s' is for ELF machine %u, not %u; "
+				"not used", out->path, (unsigned)out->machine,
+				(unsigned)run->machine);
+		zt_elf_close(out);
+		return -1;
+	}
 	return 0;
 }
 
@@ -85,8 +93,11 @@ int zt_debugfile_find(const struct zt_elf *run, const char *path,
 
 	*warn = '\0';
 	if (run->buildid[0] &&
-	    zt_debugfile_by_buildid(dirs, roots, ndirs, run->buildid, ".debug", out) == 0)
-		return 0;
+	    zt_debugfile_by_buildid(dirs, roots, ndirs, run->buildid, ".debug", out) == 0) {
+		if (out->machine == run->machine)
+			return 0;
+		zt_elf_close(out);
+	}
 	if (!run->debuglink || strchr(run->debuglink, '/'))
 		return -1;
 	slash = strrchr(path, '/');

@@ -270,17 +270,144 @@ static int cmp_plt(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* A PLT entry found: [addr, addr + size) jumps through GOT slot hit. */
+static void add_plt(struct zt_elf *e, size_t *cap, size_t *namelen, uint64_t addr,
+		    uint64_t size, const struct slot *hit)
+{
+	zt_grow(&e->plt, cap, e->nplt + 1, sizeof *e->plt);
+	e->plt[e->nplt].addr = addr;
+	e->plt[e->nplt].size = size;
+	e->plt[e->nplt].name = hit->name;	/* gets "@plt" in read_plt */
+	e->plt[e->nplt].bind = STB_LOCAL;
+	e->plt[e->nplt].type = STT_FUNC;
+	*namelen += strlen(hit->name) + 5;
+	e->nplt++;
+}
+
+/* The slot at GOT address got, or NULL. */
+static const struct slot *slot_at(const struct slot *slots, size_t nslots, uint64_t got)
+{
+	size_t k = zt_ranges_upto(slots, nslots, sizeof *slots, offsetof(struct slot, got), got);
+
+	return k == 0 || slots[k - 1].got != got ? NULL : &slots[k - 1];
+}
+
+/*
+ * x86-64: every entry of .plt, .plt.sec and .plt.got (16 bytes, or the
+ * section's entsize) whose jmp *disp(%rip) reads a named slot.
+ */
+static void plt_x86_64(struct zt_elf *e, const struct slot *slots, size_t nslots,
+		       size_t *cap, size_t *namelen)
+{
+	static const char *const plts[] = { ".plt", ".plt.sec", ".plt.got" };
+
+	for (size_t p = 0; p < sizeof plts / sizeof plts[0]; p++) {
+		const struct zt_section *s = zt_elf_section(e, plts[p]);
+		uint64_t ent;
+
+		if (!s || s->type != SHT_PROGBITS || !s->size)
+			continue;
+		ent = s->entsize >= 8 && s->entsize <= 32 ? s->entsize : 16;
+		if (p == 0 && s->entsize < 16)
+			ent = 16;	/* .plt's entsize is sometimes 8 */
+		for (uint64_t off = 0; off + ent <= s->size; off += ent) {
+			const unsigned char *b = e->data + s->offset + off;
+			const struct slot *hit;
+			int32_t disp;
+			uint64_t j;
+
+			for (j = 0; j + 6 <= ent; j++)
+				if (b[j] == 0xff && b[j + 1] == 0x25)
+					break;
+			if (j + 6 > ent)
+				continue;
+			memcpy(&disp, b + j + 2, 4);
+			hit = slot_at(slots, nslots, s->addr + off + j + 6 + (uint64_t)(int64_t)disp);
+			if (hit)
+				add_plt(e, cap, namelen, s->addr + off, ent, hit);
+		}
+	}
+}
+
+/* AArch64 instructions of a PLT entry (Arm ARM C6.2: ADRP, LDR immediate, BTI). */
+#define A64_ADRP_MASK 0x9f000000u
+#define A64_ADRP 0x90000000u
+#define A64_LDR_X_MASK 0xffc00000u	/* LDR Xt, [Xn, #imm12 * 8] */
+#define A64_LDR_X 0xf9400000u
+#define A64_BTI_C 0xd503245fu
+#define A64_X16 16u
+#define A64_X17 17u
+
+/*
+ * AArch64: the linker's entries (binutils and lld alike) load their GOT
+ * slot with "adrp x16, PAGE; ldr x17, [x16, #OFF]" and branch to x17, after
+ * a "bti c" when built for BTI. Every such pair in .plt that reads a named
+ * slot starts an entry (at its bti c, if any), which runs to the next one
+ * or to the end of .plt; the header's pair reads GOT[2], which no
+ * relocation names.
+ */
+static void plt_aarch64(struct zt_elf *e, const struct slot *slots, size_t nslots,
+			size_t *cap, size_t *namelen)
+{
+	const struct zt_section *s = zt_elf_section(e, ".plt");
+	size_t first = e->nplt;
+
+	if (!s || s->type != SHT_PROGBITS || s->size < 8 || s->addr % 4)
+		return;
+	for (uint64_t off = 0; off + 8 <= s->size; off += 4) {
+		uint32_t adrp, ldr, prev;
+		uint64_t pc = s->addr + off, page, start;
+		int64_t imm;
+		const struct slot *hit;
+
+		memcpy(&adrp, e->data + s->offset + off, 4);
+		memcpy(&ldr, e->data + s->offset + off + 4, 4);
+		if ((adrp & A64_ADRP_MASK) != A64_ADRP || (adrp & 0x1f) != A64_X16 ||
+		    (ldr & A64_LDR_X_MASK) != A64_LDR_X || ((ldr >> 5) & 0x1f) != A64_X16 ||
+		    (ldr & 0x1f) != A64_X17)
+			continue;
+		/* immhi (bits 23:5) and immlo (30:29): a signed count of 4 KiB pages. */
+		imm = (int64_t)((((adrp >> 5) & 0x7ffff) << 2) | ((adrp >> 29) & 3));
+		if (imm & (1 << 20))
+			imm -= 1 << 21;
+		page = (pc & ~(uint64_t)0xfff) + (uint64_t)(imm * 4096);
+		hit = slot_at(slots, nslots, page + ((ldr >> 10) & 0xfff) * 8);
+		if (!hit)
+			continue;
+		start = pc;
+		if (off >= 4) {
+			memcpy(&prev, e->data + s->offset + off - 4, 4);
+			if (prev == A64_BTI_C)
+				start -= 4;
+		}
+		add_plt(e, cap, namelen, start, s->addr + s->size - start, hit);
+	}
+	/* Found in address order: each ends where the next starts. */
+	for (size_t i = first; i + 1 < e->nplt; i++)
+		e->plt[i].size = e->plt[i + 1].addr - e->plt[i].addr;
+}
+
 /*
  * GOT slots named by the relocations against .dynsym (JUMP_SLOT, GLOB_DAT),
- * then every PLT entry whose jmp *disp(%rip) reads one of those slots.
+ * then every PLT entry that jumps through one of those slots, decoded as
+ * the file's machine lays its entries out (x86-64, AArch64).
  */
 static void read_plt(struct zt_elf *e, const struct zt_section *dynsym)
 {
 	struct slot *slots = NULL;
-	size_t nslots = 0, cap = 0, pcap = 0, namelen = 0, out = 0;
-	static const char *const plts[] = { ".plt", ".plt.sec", ".plt.got" };
+	size_t nslots = 0, cap = 0, pcap = 0, namelen = 0;
+	uint32_t jump_slot, glob_dat;
 
-	if (!dynsym || dynsym->type != SHT_DYNSYM || e->machine != EM_X86_64)
+	if (e->machine == EM_X86_64) {
+		jump_slot = R_X86_64_JUMP_SLOT;
+		glob_dat = R_X86_64_GLOB_DAT;
+	} else if (e->machine == EM_AARCH64) {
+		jump_slot = R_AARCH64_JUMP_SLOT;
+		glob_dat = R_AARCH64_GLOB_DAT;
+	} else {
+		return;
+	}
+	if (!dynsym || dynsym->type != SHT_DYNSYM)
 		return;
 	for (size_t i = 0; i < e->nsections; i++) {
 		const struct zt_section *r = &e->sections[i];
@@ -300,8 +427,8 @@ static void read_plt(struct zt_elf *e, const struct zt_section *dynsym)
 			const char *name;
 
 			memcpy(&rel, e->data + r->offset + k, sizeof rel);
-			if (ELF64_R_TYPE(rel.r_info) != R_X86_64_JUMP_SLOT &&
-			    ELF64_R_TYPE(rel.r_info) != R_X86_64_GLOB_DAT)
+			if (ELF64_R_TYPE(rel.r_info) != jump_slot &&
+			    ELF64_R_TYPE(rel.r_info) != glob_dat)
 				continue;
 			si = ELF64_R_SYM(rel.r_info);
 			if (si == 0 || si >= dynsym->size / sizeof sym)
@@ -318,57 +445,22 @@ static void read_plt(struct zt_elf *e, const struct zt_section *dynsym)
 	if (!nslots)
 		return;
 	qsort(slots, nslots, sizeof *slots, cmp_slot);
-	for (size_t p = 0; p < sizeof plts / sizeof plts[0]; p++) {
-		const struct zt_section *s = zt_elf_section(e, plts[p]);
-		uint64_t ent;
-
-		if (!s || s->type != SHT_PROGBITS || !s->size)
-			continue;
-		ent = s->entsize >= 8 && s->entsize <= 32 ? s->entsize : 16;
-		if (p == 0 && s->entsize < 16)
-			ent = 16;	/* .plt's entsize is sometimes 8 */
-		for (uint64_t off = 0; off + ent <= s->size; off += ent) {
-			const unsigned char *b = e->data + s->offset + off;
-			const struct slot *hit;
-			int32_t disp;
-			uint64_t j, got;
-			size_t k;
-
-			for (j = 0; j + 6 <= ent; j++)
-				if (b[j] == 0xff && b[j + 1] == 0x25)
-					break;
-			if (j + 6 > ent)
-				continue;
-			memcpy(&disp, b + j + 2, 4);
-			got = s->addr + off + j + 6 + (uint64_t)(int64_t)disp;
-			k = zt_ranges_upto(slots, nslots, sizeof *slots, offsetof(struct slot, got),
-					   got);
-			if (k == 0 || slots[k - 1].got != got)
-				continue;
-			hit = &slots[k - 1];
-			zt_grow(&e->plt, &pcap, out + 1, sizeof *e->plt);
-			e->plt[out].addr = s->addr + off;
-			e->plt[out].size = ent;
-			e->plt[out].name = hit->name;	/* gets "@plt" below */
-			e->plt[out].bind = STB_LOCAL;
-			e->plt[out].type = STT_FUNC;
-			namelen += strlen(hit->name) + 5;
-			out++;
-		}
-	}
+	if (e->machine == EM_X86_64)
+		plt_x86_64(e, slots, nslots, &pcap, &namelen);
+	else
+		plt_aarch64(e, slots, nslots, &pcap, &namelen);
 	free(slots);
-	if (!out)
+	if (!e->nplt)
 		return;
 	e->pltnames = zt_malloc(namelen);
 	namelen = 0;
-	for (size_t i = 0; i < out; i++) {
+	for (size_t i = 0; i < e->nplt; i++) {
 		char *n = e->pltnames + namelen;
 
 		namelen += (size_t)sprintf(n, "%s@plt", e->plt[i].name) + 1;
 		e->plt[i].name = n;
 	}
-	qsort(e->plt, out, sizeof *e->plt, cmp_plt);
-	e->nplt = out;
+	qsort(e->plt, e->nplt, sizeof *e->plt, cmp_plt);
 	zt_ranges_link(&SYM_RANGES(e->plt, e->nplt));
 }
 

@@ -1,5 +1,6 @@
 /*
- * elfread.h — reading 64-bit little-endian ELF files (x86-64 and the like):
+ * elfread.h — reading 64-bit little-endian ELF files (x86-64, AArch64 and the
+ * like), whatever machine zt runs on:
  * load segments, sections, symbol tables and the build-id. A file is mmapped
  * once; every offset and size read from it is checked against its length,
  * so a truncated or corrupt file gives an error, never a bad read.
@@ -111,9 +112,11 @@ const struct zt_sym *zt_elf_lookup(const struct zt_elf *e, uint64_t vaddr);
 
 /*
  * The .plt, .plt.sec or .plt.got entry holding vaddr, named "func@plt", or
- * NULL. Entries are found by decoding each one's jmp *GOT(%rip) and naming
- * the relocation of that GOT slot (JUMP_SLOT or GLOB_DAT), so the lazy and
- * the IBT (.plt.sec) layouts read alike.
+ * NULL. Entries are found by decoding how each one reads its GOT slot (on
+ * x86-64 its jmp *GOT(%rip), so the lazy and the IBT (.plt.sec) layouts
+ * read alike; on AArch64 its adrp x16 and ldr x17, with or without a bti c
+ * before them) and naming the relocation of that slot (JUMP_SLOT or
+ * GLOB_DAT). Other machines' files have no PLT entries here.
  */
 const struct zt_sym *zt_elf_lookup_plt(const struct zt_elf *e, uint64_t vaddr);
 

@@ -14,6 +14,7 @@
  * weights are summed per stack.
  */
 #include "raw.h"
+#include "arch.h"
 #include "escape.h"
 #include "hex.h"
 #include "input.h"
@@ -558,6 +559,14 @@ static int key_line(struct reader *r, char *line)
 		return 0;
 	} else if (strcmp(key, ZT_RAW_START_TIME_NS) == 0) {
 		return number_value(r, key, v, &d->start_time_ns);
+	} else if (strcmp(key, ZT_RAW_ARCH) == 0) {
+		/* Addresses of another machine must never be read as this one's:
+		 * an architecture zt does not know ends the dump. */
+		int a = zt_arch_by_name(v);
+
+		if (a < 0)
+			return fail(r, "%s '%.40s' is not one zt reads (" ZT_ARCH_NAMES ")", key, v);
+		d->arch = a;
 	} else if (strcmp(key, ZT_RAW_UNWIND) == 0) {
 		free(d->unwind);
 		d->unwind = zt_strdup(v);

@@ -82,6 +82,8 @@ struct zt_tname {
 
 struct zt_raw {
 	int version;		/* 1 to 5 */
+	int arch;		/* enum zt_arch (arch.h): the machine the run was on;
+				   ZT_ARCH_X86_64 when the dump has no "arch" key */
 	int complete;		/* an "end" line was read (v2) */
 	unsigned hz;
 	char *timer;		/* "perf-task-clock", "posix-cpu"; NULL if unknown */

@@ -9,6 +9,7 @@
  * with the load bias read from the dump's maps instead.
  */
 #include "symbolize.h"
+#include "arch.h"
 #include "debugfile.h"
 #include "demangle.h"
 #include "ehframe.h"
@@ -172,9 +173,20 @@ static int module_bias(struct zt_symbolizer *s, struct module *mod, const struct
 	return -1;
 }
 
+/*
+ * Whether e was built for another machine than the dump's (why, into buf).
+ * Such an object is never read for names: its link-time addresses and
+ * symbols would name the dump's addresses wrongly.
+ */
+static int wrong_arch(const struct zt_symbolizer *s, const struct zt_elf *e, char *buf,
+		      size_t len)
+{
+	return zt_arch_check((enum zt_arch)s->d->arch, e->machine, buf, len) < 0;
+}
+
 static void module_load(struct zt_symbolizer *s, struct module *mod)
 {
-	char err[512], warn[600], dwarn[600] = "", *path;
+	char err[512], warn[600], dwarn[600] = "", other[200], *path;
 	const char *problem = NULL;
 
 	if (mod->state != MOD_UNTRIED)
@@ -185,6 +197,9 @@ static void module_load(struct zt_symbolizer *s, struct module *mod)
 	sprintf(path, "%s%s", s->o.sysroot ? s->o.sysroot : "", mod->path);
 	if (zt_elf_open_in(s->o.sysroot, mod->path, &mod->run, err, sizeof err) < 0) {
 		problem = err;
+		zt_elf_close(&mod->run);
+	} else if (wrong_arch(s, &mod->run, warn, sizeof warn)) {
+		problem = warn;
 		zt_elf_close(&mod->run);
 	} else if (mod->buildid && strcmp(mod->buildid, mod->run.buildid) != 0) {
 		snprintf(warn, sizeof warn, "build-id mismatch: the dump has %s, the file has %s",
@@ -198,7 +213,7 @@ static void module_load(struct zt_symbolizer *s, struct module *mod)
 	if (problem && mod->buildid) {
 		if (zt_debugfile_by_buildid(s->dirs, s->roots, s->ndirs, mod->buildid, "",
 					    &mod->run) == 0 &&
-		    !mod->run.nobits_text) {
+		    !mod->run.nobits_text && !wrong_arch(s, &mod->run, other, sizeof other)) {
 			mod->have_run = 1;
 			problem = NULL;
 		}
@@ -206,6 +221,7 @@ static void module_load(struct zt_symbolizer *s, struct module *mod)
 			zt_elf_close(&mod->run);
 			if (zt_debugfile_by_buildid(s->dirs, s->roots, s->ndirs, mod->buildid,
 						    ".debug", &mod->dbg) == 0 &&
+			    !wrong_arch(s, &mod->dbg, other, sizeof other) &&
 			    module_bias(s, mod, &mod->dbg) == 0) {
 				mod->have_dbg = 1;
 				problem = NULL;

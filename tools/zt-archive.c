@@ -3,7 +3,7 @@
  * build-ids the dump recorded, so that zt-symbolize --debug-dir=DIR names
  * the dump correctly after they were rebuilt or deleted.
  *
- *   zt-archive --dir=DIR [FILE]
+ *   zt-archive --dir=DIR [--sysroot=ROOT] [FILE]
  *
  * Prints one line per file, "stored DEST SRC" or "present DEST SRC"; a file
  * that cannot be archived (gone, or of another build now) is named on
@@ -18,15 +18,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { OPT_SYSROOT = 256 };
+
 static const struct zt_opt options[] = {
 	{ 'd', "dir", required_argument, "DIR", "the archive (created if need be)" },
+	{ OPT_SYSROOT, "sysroot", required_argument, "ROOT",
+	  "look for the dump's files under ROOT (another machine's\n"
+	  "root file system, mounted here)" },
 	{ 'h', "help", no_argument, NULL, "print this help" },
 	{ 'V', "version", no_argument, NULL, "print the version" },
 	{ 0 },
 };
 
 static const struct zt_usage usage = {
-	"zt-archive -d DIR [FILE]",
+	"zt-archive -d DIR [--sysroot ROOT] [FILE]",
 	"Copy every ELF file a zt raw dump (FILE or stdin) maps, and its separate\n"
 	"debug file, into DIR/.build-id/xx/rest (and rest.debug), keyed by the\n"
 	"build-ids the dump recorded.",
@@ -38,14 +43,23 @@ static const struct zt_usage usage = {
  * The options, into *dir. Returns 0, or -1 when main is to end at once
  * with *status (--help, --version, a usage error).
  */
-static int parse_options(int argc, char **argv, const char **dir, int *status)
+static int parse_options(int argc, char **argv, const char **dir, const char **sysroot,
+			 int *status)
 {
+	char err[ZT_ERR_MAX];
 	int c;
 
 	*status = ZT_EXIT_USAGE;
 	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'd': *dir = optarg; break;
+		case OPT_SYSROOT:
+			if (zt_dir_check("--sysroot", optarg, err, sizeof err) < 0) {
+				zt_warn("%s", err);
+				return -1;
+			}
+			*sysroot = optarg;
+			break;
 		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
 		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
 		default: zt_usage(&usage, stderr); return -1;
@@ -61,7 +75,7 @@ static int parse_options(int argc, char **argv, const char **dir, int *status)
 
 int main(int argc, char **argv)
 {
-	const char *dir = NULL;
+	const char *dir = NULL, *sysroot = NULL;
 	struct zt_raw d = { 0 };
 	struct zt_archived *a;
 	size_t n;
@@ -69,7 +83,7 @@ int main(int argc, char **argv)
 	int status;
 
 	zt_setprog(argv[0]);
-	if (parse_options(argc, argv, &dir, &status) < 0)
+	if (parse_options(argc, argv, &dir, &sysroot, &status) < 0)
 		return status;
 	argc -= optind;
 	argv += optind;
@@ -77,7 +91,7 @@ int main(int argc, char **argv)
 	if (!argc)
 		zt_stdin_note();
 	if (zt_raw_load(argc ? argv[0] : NULL, &d, err, sizeof err) < 0 ||
-	    zt_archive(&d, dir, &a, &n, err, sizeof err) < 0) {
+	    zt_archive(&d, dir, sysroot, &a, &n, err, sizeof err) < 0) {
 		zt_warn("%s", err);
 		zt_raw_free(&d);
 		return ZT_EXIT_DATA;
