@@ -31,7 +31,7 @@ endif
 BUILD_DEBS = libdwarf-dev zlib1g-dev libiberty-dev binutils gcc make libc6-dev
 TEST_DEBS = bats bats-assert bats-support linux-perf procps util-linux python3-minimal \
 	    perl xz-utils gzip libc6-dbg llvm chromium libxml2-utils golang-go \
-	    gawk gdb g++
+	    gawk gdb g++ gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 DEBS = $(BUILD_DEBS) $(TEST_DEBS)
 # Only for `make bench`: the collectors zt is compared with.
 BENCH_DEBS = google-perftools libprotobuf-c-dev protobuf-c-compiler

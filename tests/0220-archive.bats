@@ -116,12 +116,15 @@ setup() {
 @test "zt-archive: bad usage exits 2, a bad dump exits 1 with no output" {
 	run --separate-stderr zt-archive p.raw
 	[ "$status" -eq 2 ]
-	[[ "$stderr" == "usage: zt-archive -d DIR [FILE]"* ]]
+	[[ "$stderr" == "usage: zt-archive -d DIR [--sysroot ROOT] [FILE]"* ]]
 	run --separate-stderr zt-archive --bogus -d arch p.raw
 	[ "$status" -eq 2 ]
+	run --separate-stderr zt-archive --sysroot=/nonexistent -d arch p.raw
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "zt-archive: --sysroot: cannot read '/nonexistent': No such file or directory" ]
 	run --separate-stderr zt-archive --help
 	[ "$status" -eq 0 ]
-	[[ "$output" == "usage: zt-archive -d DIR [FILE]"* ]]
+	[[ "$output" == "usage: zt-archive -d DIR [--sysroot ROOT] [FILE]"* ]]
 	printf 'hello\n' > g.raw
 	run --separate-stderr zt-archive -d arch g.raw
 	[ "$status" -eq 1 ]
