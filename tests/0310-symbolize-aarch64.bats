@@ -316,6 +316,37 @@ compare() {
 	grep -q "^	 *[0-9a-f]* \[libwork.so+0x$(${A64}nm libwork.so | sed -n 's/^0*\([0-9a-f]*\) t hidden$/\1/p')\]+0x[0-9a-f]* (.*/nog/libwork.so)\$" nog.sym
 }
 
+@test "a BTI program's PLT entries (bti c before adrp, 24 bytes) are named as objdump labels them" {
+	local at label v off fs n=0
+	mkdir -p bti
+	# Not run: the cross crt1.o has no BTI landing pad, so the loader's jump
+	# to _start faults under force-bti. The dump places it where it links.
+	${A64}gcc -O2 -no-pie -mbranch-protection=standard -Wl,-z,force-bti -o bti/prog prog.c \
+		-L. -lwork 2>/dev/null
+	${A64}objdump -d -j .plt bti/prog | grep -q 'bti	c'
+	read -r off v fs < <(readelf -lW bti/prog | awk '$1 == "LOAD" { print $2, $3, $5; exit }')
+	{
+		printf 'zt-prof 4\npid 7\narch aarch64\nmaps\n'
+		printf '%x-%x r-xp %08x fe:00 9 %s\n' $((v)) $((v + (fs + 4095) / 4096 * 4096)) $((off)) "$PWD/bti/prog"
+		printf 'samples\n'
+		while read -r at label; do
+			printf '7 1 @0 %x\n7 1 @0 %x\n' $((0x$at + 4)) $((0x$at + 20))
+			n=$((n + 1))
+		done < <(${A64}objdump -d -j .plt bti/prog | sed -n 's/^0*\([0-9a-f]*\) <\(.*@plt\)>:$/\1 \2/p')
+		printf 'end\n'
+	} > bti.raw
+	[ "$n" -ge 5 ]
+	run --separate-stderr zt-symbolize bti.raw
+	[ "$status" -eq 0 ]
+	echo "$output" > bti.sym
+	grep -q '^	 *[0-9a-f]* hot_b@plt+0x4 (.*/bti/prog)$' bti.sym
+	grep -q '^	 *[0-9a-f]* hot_b@plt+0x14 (.*/bti/prog)$' bti.sym
+	run compare bti.raw bti.sym
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "0 $((2 * n)) 0" ]
+}
+
 @test "an x86-64 library where an aarch64 dump maps libwork.so is refused by name and its frames stay unnamed, with or without build-ids" {
 	local lib=$BATS_FILE_TMPDIR/libwork.so
 	mkdir -p swap
