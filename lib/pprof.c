@@ -5,7 +5,10 @@
  *
  * What goes where (formats follow profile.proto's field numbers):
  * - one Sample per distinct (thread, stack) of the dump, valued [count,
- *   count x period], labelled with the thread id and name;
+ *   count x period], labelled with the thread id and name; in a wall-clock
+ *   profile (raw version 5) valued [count, its ns] as samples/count and
+ *   wall/nanoseconds, labelled with its state too, an off-CPU stack's leaf
+ *   location its wait ("[futex]", at address 0), as zt-symbolize's;
  * - one Location per distinct address (and exactness: an exact pc and a
  *   return address are looked up at different addresses), its address as
  *   the dump has it, its Lines the frames zt-symbolize prints for it,
@@ -24,6 +27,7 @@
 #include "hash.h"
 #include "maps.h"
 #include "util.h"
+#include "wait.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -84,6 +88,8 @@ struct builder {
 	size_t capfunc_of;
 	uint8_t *mapflags;		/* per dump map: USED, FILES, LINES */
 	uint64_t truncated;		/* the "[truncated]" location, 0 until needed */
+	uint64_t *waitloc;		/* per wait of the dump: its location, 0 until needed */
+	int wall;			/* folded: a wall-clock profile's stacks */
 };
 
 enum { MAP_USED = 1, MAP_FILES = 2, MAP_LINES = 4 };
@@ -210,6 +216,31 @@ static uint64_t truncated_location(struct builder *b)
 	return b->truncated;
 }
 
+/* The leaf of an off-CPU stack: its wait, "[futex]", as zt-symbolize prints it. */
+static uint64_t wait_location(struct builder *b, const struct zt_stack *st)
+{
+	struct zt_pprof_location *loc;
+	uint64_t *id = &b->waitloc[st->wait - 1];
+	char *name;
+
+	if (*id)
+		return *id;
+	*id = new_location(b, 0, 1, SIZE_MAX);
+	name = zt_malloc(strlen(zt_raw_wait(b->d, st)) + 3);
+	sprintf(name, "[%s]", zt_raw_wait(b->d, st));
+	add_line(b, name, NULL, 0);
+	free(name);
+	loc = &b->p->locations[*id - 1];
+	loc->nlines = b->p->nlines - loc->first_line;
+	return *id;
+}
+
+/* A sample's "state" label. */
+static uint64_t state_of(struct zt_pprof *p, enum zt_state s)
+{
+	return str(p, zt_wait_state_name(s));
+}
+
 static void push_locid(struct zt_pprof *p, uint64_t id)
 {
 	zt_grow(&p->locids, &p->caplocids, p->nlocids + 1, sizeof *p->locids);
@@ -313,6 +344,10 @@ static void add_comments(struct zt_pprof *p, const struct zt_raw *d,
 		fact(buf, sizeof buf, ", cpu-ns %" PRIu64, d->cpu_ns);
 	else
 		fact(buf, sizeof buf, ", cpu-ns unknown (duration 0)");
+	if (d->wall)
+		fact(buf, sizeof buf, ", wall-clock profile (off-CPU at %u Hz, %" PRIu64
+		     " off-CPU samples, %" PRIu64 " torn)", d->off_cpu_hz, d->off_cpu_samples,
+		     d->off_cpu_torn);
 	if (d->conflict)
 		fact(buf, sizeof buf, ", program-sigprof %s", d->conflict);
 	if (d->exec)
@@ -363,13 +398,23 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 	p->nsample_types = 1;
 	/* A rate gives each sample its CPU time, as Go's profiles do: one
 	 * period, 1e9 / hz ns. Without one there is no cpu value. */
-	if (d->hz) {
+	if (d->wall) {
+		/* One time axis, on-CPU and off-CPU: each stack's weight. */
+		p->sample_type[1][0] = p->period_type[0] = str(p, "wall");
+		p->sample_type[1][1] = p->period_type[1] = str(p, "nanoseconds");
+		p->nsample_types = 2;
+		p->key_state = str(p, "state");
+		if (d->off_cpu_hz)
+			p->period = (int64_t)((1000000000u + d->off_cpu_hz / 2) / d->off_cpu_hz);
+		b.waitloc = zt_calloc(d->nwaits ? d->nwaits : 1, sizeof *b.waitloc);
+	} else if (d->hz) {
 		p->sample_type[1][0] = p->period_type[0] = str(p, "cpu");
 		p->sample_type[1][1] = p->period_type[1] = str(p, "nanoseconds");
 		p->nsample_types = 2;
 		p->period = (int64_t)((1000000000u + d->hz / 2) / d->hz);
 	}
-	p->duration_nanos = d->have_cpu ? int64_of(p, d->cpu_ns) : 0;
+	p->duration_nanos = d->wall && d->have_wall_ns ? int64_of(p, d->wall_ns) :
+			    d->have_cpu ? int64_of(p, d->cpu_ns) : 0;
 	p->key_tid = str(p, "tid");
 	p->key_thread = str(p, "thread");
 
@@ -380,13 +425,23 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 		const char *name = zt_raw_thread_name(d, st->tid);
 
 		sm->first_loc = p->nlocids;
+		if (d->wall && st->wait)
+			push_locid(p, wait_location(&b, st));
 		for (size_t j = st->first; j < st->first + st->naddr; j++)
 			push_locid(p, location(&b, d->addr[j], d->exact[j], st->gen));
 		if (st->partial)
 			push_locid(p, truncated_location(&b));
 		sm->nlocs = p->nlocids - sm->first_loc;
 		sm->value[0] = int64_of(p, st->count);
-		sm->value[1] = int64_times(p, st->count, p->period);
+		sm->value[1] = d->wall ? int64_of(p, st->weight) :
+			       int64_times(p, st->count, p->period);
+		if (d->wall) {
+			const char *w = zt_raw_wait(d, st);
+
+			sm->state = state_of(p, !w ? ZT_STATE_ON_CPU :
+					     strcmp(w, ZT_WAIT_RUNQUEUE) == 0 ? ZT_STATE_RUNQUEUE :
+					     ZT_STATE_OFF_CPU);
+		}
 		sm->tid = st->tid;
 		sm->thread = name && *name ? str(p, name) : comm ? str(p, comm) : 0;
 	}
@@ -398,6 +453,7 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 	free(b.locmap);
 	free(b.func_of);
 	free(b.mapflags);
+	free(b.waitloc);
 	return p;
 }
 
@@ -463,11 +519,23 @@ void zt_pprof_folded_add(struct zt_pprof_folded *f, const char *stack, size_t n,
 			loc->nlines = 1;
 		}
 		push_locid(p, f->loc_of[fn]);
+		if (f->b.wall && end == n)
+			sm->state = state_of(p, zt_wait_state(stack + first, end - first));
 		end = first > 0 ? first - 1 : 0;
 	}
 	sm->nlocs = p->nlocids - sm->first_loc;
 	zt_grow(&f->counts, &f->capcounts, p->nsamples, sizeof *f->counts);
 	f->counts[p->nsamples - 1] = count;
+}
+
+void zt_pprof_folded_wall(struct zt_pprof_folded *f)
+{
+	struct zt_pprof *p = f->b.p;
+
+	f->b.wall = 1;
+	p->sample_type[0][0] = str(p, "wall");
+	p->sample_type[0][1] = str(p, "nanoseconds");
+	p->key_state = str(p, "state");
 }
 
 struct zt_pprof *zt_pprof_folded_end(struct zt_pprof_folded *f, uint64_t div)
@@ -602,6 +670,8 @@ unsigned char *zt_pprof_encode(const struct zt_pprof *p, size_t *len)
 		put_label(&b, p->key_tid, 0, (uint64_t)s->tid);
 		if (s->thread)
 			put_label(&b, p->key_thread, s->thread, 0);
+		if (s->state)
+			put_label(&b, p->key_state, s->state, 0);
 		end_len(&b, mark, 2);
 	}
 	for (size_t i = 0; i < p->nmappings; i++) {

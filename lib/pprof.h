@@ -47,6 +47,7 @@ struct zt_pprof_sample {
 	int64_t value[2];
 	int64_t tid;			/* label "tid", a number */
 	uint64_t thread;		/* label "thread", the thread's name */
+	uint64_t state;			/* label "state" of a wall-clock profile, 0 if none */
 };
 
 struct zt_pprof {
@@ -55,7 +56,7 @@ struct zt_pprof {
 	size_t nsample_types;
 	uint64_t period_type[2];
 	int64_t period, time_nanos, duration_nanos;
-	uint64_t key_tid, key_thread;	/* label keys */
+	uint64_t key_tid, key_thread, key_state;	/* label keys */
 	/* Values past 2^63 - 1 (a count, a count times the period, the
 	   duration), which profile.proto's int64 cannot hold: written as
 	   2^63 - 1. The tool says how many. */
@@ -101,6 +102,14 @@ struct zt_pprof_folded *zt_pprof_folded_new(const char *note);
 void zt_pprof_folded_add(struct zt_pprof_folded *f, const char *stack, size_t n,
 			 uint64_t count);
 struct zt_pprof *zt_pprof_folded_end(struct zt_pprof_folded *f, uint64_t div);
+
+/*
+ * The stacks added from now on are a wall-clock profile's ('# zt weight:
+ * ns'): the one sample type is wall/nanoseconds, and each sample is
+ * labelled with its state (lib/wait.h: its leaf frame's). Call before the
+ * first zt_pprof_folded_add; end with a div of 1.
+ */
+void zt_pprof_folded_wall(struct zt_pprof_folded *f);
 
 /* The profile in the wire format, uncompressed; *len is its size. */
 unsigned char *zt_pprof_encode(const struct zt_pprof *p, size_t *len);

@@ -152,7 +152,7 @@ static struct zt_pprof *from_folded(struct zt_stage *sg, const struct zt_symargs
 	const char *const *warn, *problem = NULL;
 	uint64_t stacks = 0, div = 1;
 	size_t nwarn;
-	int got;
+	int got, wall = 0;
 
 	warn = zt_stage_warnings(sg, &nwarn);
 	print_warnings(warn, nwarn);
@@ -164,6 +164,9 @@ static struct zt_pprof *from_folded(struct zt_stage *sg, const struct zt_symargs
 		if (it.kind == ZT_FOLDED_COMMENT) {
 			if ((problem = zt_weight_comment(&w, it.stack, it.stacklen)))
 				break;
+			/* '# zt weight: ns' comes before the first stack. */
+			if (w.kind == ZT_WEIGHT_WALL && !wall++)
+				zt_pprof_folded_wall(f);
 			continue;
 		}
 		zt_weight_count(&w, it.count);
@@ -171,7 +174,7 @@ static struct zt_pprof *from_folded(struct zt_stage *sg, const struct zt_symargs
 	}
 	if (problem)
 		zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
-	else if (got == 0 && (problem = zt_weight_samples(&w, &div)))
+	else if (got == 0 && !wall && (problem = zt_weight_samples(&w, &div)))
 		zt_err_at(err, errlen, zt_input_name(in), 0, "%s", problem);
 	if (got < 0 || problem) {
 		zt_pprof_free(zt_pprof_folded_end(f, 1));
