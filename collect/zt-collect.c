@@ -645,6 +645,7 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 	struct zt_raw *d = &f.d;
 	char split[96], unsampled[128], image[PATH_MAX + 64], before[PATH_MAX + 160];
 	char *started;
+	char earlytxt[128];
 	double rate, early;
 
 	if (status_failure(status, pid, out))
@@ -712,12 +713,17 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 	 * Without an exec, the time before sampling began is the loader's
 	 * start-up (a millisecond) and the constructors of the libraries that
 	 * the loader ran before zt's, which zt cannot sample: said when it is
-	 * worth five samples or more, so that it is never mistaken for nothing.
+	 * 20 ms or more and a tenth of the sampled time, so that heavy work in
+	 * constructors is never mistaken for nothing (a loader's start-up under
+	 * load is a few ms).
 	 */
 	early = before[0] ? 0 : f.user_before + f.sys_before;
-	if (early * d->hz >= 5)
-		snprintf(before, sizeof before, "; %.3f CPU-s before sampling began (the loader "
-			 "and the constructors it ran before zt's), not sampled", early);
+	earlytxt[0] = '\0';
+	if (early >= 0.02 && early >= 0.1 * (f.user + f.sys))
+		snprintf(earlytxt, sizeof earlytxt, ", %.3f CPU-s before sampling began (the "
+			 "loader and the constructors it ran before zt's) not sampled", early);
+	else
+		early = 0;
 	if ((f.user + f.sys) * d->hz < 5) {
 		/*
 		 * Less CPU time than five samples' worth (each thread's first
@@ -726,23 +732,23 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 		 */
 		fprintf(stderr, "%s: %" PRIu64 " samples: the program%s was off-CPU for nearly "
 			"all of its %s%.3f s of wall-clock time%s (%.3f CPU-s while sampled; zt "
-			"samples CPU time, one sample per %.3f ms of it at %u Hz), timer %s%s, wrote "
+			"samples CPU time, one sample per %.3f ms of it at %u Hz), timer %s%s%s, wrote "
 			"'%s'; rusage: user %.3f s, system %.3f s%s\n",
 			zt_prog, d->nsamples, image,
-			early * d->hz >= 5 ? "time after sampling began, of " : "", wall,
-			early * d->hz >= 5 ? " in all" : "",
+			early > 0 ? "time after sampling began, of " : "", wall,
+			early > 0 ? " in all" : "",
 			f.user + f.sys, d->hz ? 1000.0 / d->hz : 0, d->hz,
-			d->timer ? d->timer : "unknown", unsampled, out,
+			d->timer ? d->timer : "unknown", unsampled, earlytxt, out,
 			tv_s(ru->ru_utime), tv_s(ru->ru_stime), before);
 	} else {
 		/* The kernel's own account of the program (wait4), for comparison. */
 		fprintf(stderr, "%s: %" PRIu64 " samples in %.3f %sCPU-s%s and %.3f s wall-clock: "
-			"%.1f Hz of %u requested, timer %s%s, %" PRIu64 " lost%s%s, wrote '%s'; "
+			"%.1f Hz of %u requested, timer %s%s, %" PRIu64 " lost%s%s%s, wrote '%s'; "
 			"rusage: user %.3f s, system %.3f s%s\n",
 			zt_prog, d->nsamples, f.cpu, f.useronly ? "user " : "", image, wall,
 			rate, d->hz, d->timer ? d->timer : "unknown",
 			d->rate_cap ? " (rate capped by the kernel tick)" : "", d->lost,
-			unsampled, split, out, tv_s(ru->ru_utime), tv_s(ru->ru_stime), before);
+			unsampled, split, earlytxt, out, tv_s(ru->ru_utime), tv_s(ru->ru_stime), before);
 	}
 	report_notes(d);
 	if (d->exec)
