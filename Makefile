@@ -14,6 +14,7 @@ PREFIX  ?= /usr/local
 BINDIR   = $(PREFIX)/bin
 LIBDIR   = $(PREFIX)/lib/zt
 MANDIR   = $(PREFIX)/share/man
+INCDIR   = $(PREFIX)/include
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -45,10 +46,12 @@ TOOLS = \
 	tools/zt-diff \
 	tools/zt-flame \
 	tools/zt-pprof \
+	tools/zt-ctl \
 
 # The analysis library, one concern per file.
 LIB_OBJ = \
 	lib/util.o \
+	lib/ctl.o \
 	lib/input.o \
 	lib/raw.o \
 	lib/arch.o \
@@ -107,6 +110,7 @@ COLLECT_LO = \
 	collect/intercept.lo \
 	collect/sigmask.lo \
 	collect/seccomp.lo \
+	collect/control.lo \
 
 # Unit tests for lib/ and collect/, linked into one runner.
 UNIT_OBJ = \
@@ -341,13 +345,15 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
 	install -m 755 $(TOOLS) collect/zt-collect $(DESTDIR)$(BINDIR)/
 	install -m 755 collect/libzt-prof.so $(DESTDIR)$(LIBDIR)/
+	install -d $(DESTDIR)$(INCDIR)
+	install -m 644 include/zt.h $(DESTDIR)$(INCDIR)/
 	for m in $(MAN); do \
 		case $$m in *.1) d=man1;; *.5) d=man5;; esac; \
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/$$d/ || exit 1; done
 
 uninstall:
 	for t in $(TOOLS) collect/zt-collect; do rm -f $(DESTDIR)$(BINDIR)/$${t##*/}; done
-	rm -f $(DESTDIR)$(LIBDIR)/libzt-prof.so
+	rm -f $(DESTDIR)$(LIBDIR)/libzt-prof.so $(DESTDIR)$(INCDIR)/zt.h
 	-rmdir $(DESTDIR)$(LIBDIR)
 	for m in $(MAN); do \
 		case $$m in *.1) d=man1;; *.5) d=man5;; esac; \

@@ -112,8 +112,13 @@ static const char *timer_name(void)
 	}
 }
 
-/* Open the temporary dump and write its header. 0 on success. */
-int zt_dump_open(void)
+/*
+ * Open the temporary dump and write its header. 0 on success. keep: a
+ * snapshot's successor, on the first dump's time origin (its start-ns),
+ * so that the times of every snapshot and of the build-ids and maps
+ * carried over are on one clock.
+ */
+static int open_dump(int keep)
 {
 	char exe[4096];
 	ssize_t n;
@@ -160,8 +165,10 @@ int zt_dump_open(void)
 	zt_dump_puts(dfd, zt_state.unwind == ZT_UNWIND_FP ? ZT_RAW_UNWIND " " ZT_RAW_UNWIND_FP "\n" :
 		zt_state.unwind == ZT_UNWIND_CFI ? ZT_RAW_UNWIND " " ZT_RAW_UNWIND_CFI "\n" :
 		ZT_RAW_UNWIND " " ZT_RAW_UNWIND_AUTO "\n");
-	zt_state.start_ns = zt_prof_clock_ns(CLOCK_MONOTONIC);
-	zt_state.start_time_ns = zt_prof_clock_ns(CLOCK_REALTIME);
+	if (!keep) {
+		zt_state.start_ns = zt_prof_clock_ns(CLOCK_MONOTONIC);
+		zt_state.start_time_ns = zt_prof_clock_ns(CLOCK_REALTIME);
+	}
 	zt_dump_puts(dfd, ZT_RAW_CLOCK " " ZT_RAW_CLOCK_MONOTONIC "\n");
 	put_key(dfd, ZT_RAW_START_NS, zt_state.start_ns);
 	put_key(dfd, ZT_RAW_START_TIME_NS, zt_state.start_time_ns);
@@ -169,6 +176,16 @@ int zt_dump_open(void)
 	dfd = -1;
 	zt_snap_reset();
 	return 0;
+}
+
+int zt_dump_open(void)
+{
+	return open_dump(0);
+}
+
+int zt_dump_reopen(void)
+{
+	return open_dump(1);
 }
 
 /*
@@ -291,6 +308,42 @@ static void put_buildids(void)
 	}
 }
 
+/*
+ * A snapshot's names of the threads still running (the end records them
+ * in the table before it flushes them; a snapshot must not, or the table
+ * would grow with every snapshot).
+ */
+static void put_live_names(void)
+{
+	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
+
+	for (int i = 0; i < n; i++) {
+		const struct zt_thread *t = zt_state.threads[i];
+		char path[64] = "/proc/self/task/", name[32], *p;
+		ssize_t len = 0;
+		int fd;
+
+		if (!t || !t->live || t->closed)
+			continue;
+		p = zt_store_fmt_u64(path + strlen(path), (uint64_t)t->tid, 10);
+		memcpy(p, "/comm", 6);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, name, sizeof name - 1);
+		zt_sys_close(fd);
+		while (len > 0 && name[len - 1] == '\n')
+			len--;
+		if (len <= 0)
+			continue;
+		p = zt_store_fmt_u64(path, (uint64_t)t->tid, 10);
+		*p++ = ' ';
+		zt_dump_write_all(dfd, path, (size_t)(p - path));
+		zt_dump_put_text(dfd, name, (size_t)(len > 15 ? 15 : len));
+		zt_dump_puts(dfd, "\n");
+	}
+}
+
 /* Thread names: the table of ended threads, then the live ones. */
 static void put_threads(void)
 {
@@ -308,6 +361,22 @@ static void put_threads(void)
 			zt_dump_puts(dfd, ZT_RAW_NO_NAME);
 		zt_dump_puts(dfd, "\n");
 	}
+	if (zt_state.snapshot)
+		put_live_names();
+}
+
+/*
+ * The process's CPU time while sampling ran in this dump: its windows'
+ * (all of it when sampling was never paused).
+ */
+static uint64_t sampled_cpu(void)
+{
+	int64_t end = zt_state.cpu_stop_ns ? zt_state.cpu_stop_ns : zt_prof_cpu_ns();
+	uint64_t cpu = zt_state.window_cpu_ns;
+
+	if (!zt_state.paused && end > zt_state.window_cpu0)
+		cpu += (uint64_t)(end - zt_state.window_cpu0);
+	return cpu;
 }
 
 static void put_summary(void)
@@ -364,10 +433,12 @@ static void put_summary(void)
 		 * (sigmask.c), and what the process used that no thread's
 		 * timer counted (threads without one, a raw clone's).
 		 */
-		uint64_t cpu = (uint64_t)((zt_state.cpu_stop_ns ? zt_state.cpu_stop_ns
-					   : zt_prof_cpu_ns()) - zt_state.cpu_start_ns);
+		uint64_t cpu = sampled_cpu();
 		uint64_t seen = __atomic_load_n(&zt_state.sampled_cpu_ns, __ATOMIC_RELAXED);
-		uint64_t none = zt_state.unsampled_cpu_ns + (cpu > seen ? cpu - seen : 0);
+		/* With windows the timers count paused time too, and running
+		 * threads' counts are summed only at their end: left out. */
+		uint64_t none = zt_state.unsampled_cpu_ns +
+				(!zt_state.control && cpu > seen ? cpu - seen : 0);
 
 		if (none)
 			put_key(dfd, ZT_RAW_UNSAMPLED_CPU_NS, none);
@@ -420,17 +491,46 @@ static void put_summary(void)
 		zt_dump_put_text(dfd, zt_state.exec_path, strlen(zt_state.exec_path));
 		zt_dump_puts(dfd, "\n");
 	}
-	put_key(dfd, ZT_RAW_CPU_NS, (uint64_t)((zt_state.cpu_stop_ns ? zt_state.cpu_stop_ns
-							      : zt_prof_cpu_ns()) - zt_state.cpu_start_ns));
-	put_key(dfd, ZT_RAW_CPU_USER_START_NS, zt_state.user_start_ns);
-	put_key(dfd, ZT_RAW_CPU_SYS_START_NS, zt_state.sys_start_ns);
+	if (zt_state.control) {
+		uint64_t wall = zt_state.window_wall_ns;
+
+		if (!zt_state.paused)
+			wall += zt_prof_clock_ns(CLOCK_MONOTONIC) - zt_state.window_wall0;
+		put_key(dfd, ZT_RAW_WINDOWS, zt_state.windows);
+		put_key(dfd, ZT_RAW_WINDOW_NS, wall);
+		if (zt_state.snapshot)
+			put_key(dfd, ZT_RAW_SNAPSHOT, zt_state.snapshot);
+		else
+			put_key(dfd, ZT_RAW_SNAPSHOTS, zt_state.snapshots);
+	}
+	put_key(dfd, ZT_RAW_CPU_NS, sampled_cpu());
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
-		put_key(dfd, ZT_RAW_CPU_USER_NS,
-			(uint64_t)ru.ru_utime.tv_sec * 1000000000u +
-			(uint64_t)ru.ru_utime.tv_usec * 1000u);
-		put_key(dfd, ZT_RAW_CPU_SYS_NS,
-			(uint64_t)ru.ru_stime.tv_sec * 1000000000u +
-			(uint64_t)ru.ru_stime.tv_usec * 1000u);
+		uint64_t user = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
+				(uint64_t)ru.ru_utime.tv_usec * 1000u;
+		uint64_t sys = (uint64_t)ru.ru_stime.tv_sec * 1000000000u +
+			       (uint64_t)ru.ru_stime.tv_usec * 1000u;
+		uint64_t ustart = zt_state.user_start_ns, sstart = zt_state.sys_start_ns;
+
+		if (zt_state.control) {
+			/* The end values less the user and system time while
+			 * sampling was on, so that their difference is the
+			 * windows' (formats/raw.md). */
+			uint64_t u = zt_state.window_user_ns, k = zt_state.window_sys_ns;
+
+			if (!zt_state.paused) {
+				u += user > zt_state.window_user0 ? user - zt_state.window_user0 : 0;
+				k += sys > zt_state.window_sys0 ? sys - zt_state.window_sys0 : 0;
+			}
+			ustart = user > u ? user - u : 0;
+			sstart = sys > k ? sys - k : 0;
+		}
+		put_key(dfd, ZT_RAW_CPU_USER_START_NS, ustart);
+		put_key(dfd, ZT_RAW_CPU_SYS_START_NS, sstart);
+		put_key(dfd, ZT_RAW_CPU_USER_NS, user);
+		put_key(dfd, ZT_RAW_CPU_SYS_NS, sys);
+	} else {
+		put_key(dfd, ZT_RAW_CPU_USER_START_NS, zt_state.user_start_ns);
+		put_key(dfd, ZT_RAW_CPU_SYS_START_NS, zt_state.sys_start_ns);
 	}
 }
 
@@ -545,6 +645,52 @@ static int put_end(int fd)
 }
 
 /*
+ * Publish the whole dump at zt_state.tmp as to (compressed on the way with
+ * -z), through the output directory. report: tell zt-collect how it went
+ * (the end's dump; a snapshot's client is told instead). 0, or the errno
+ * of the rename that failed (the whole dump is then kept under tmp).
+ */
+static int publish(const char *to, int report)
+{
+	if (zt_state.gzip) {
+		char gz[sizeof zt_state.tmp + 8];
+		size_t len = strlen(zt_state.tmp);
+		int out, err;
+
+		memcpy(gz, zt_state.tmp, len);
+		memcpy(gz + len, ".gz", 4);
+		out = zt_files_open_in_dir(gz, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		err = out < 0 ? errno : compress_file(zt_state.tmp, out);
+		if (err == 0) {
+			zt_sys_close(out);
+			if (zt_files_rename_in_dir(gz, to) == 0) {
+				zt_files_unlink_in_dir(zt_state.tmp);
+				if (report)
+					zt_files_status("ok", 0, zt_state.samples);
+				return 0;
+			}
+		} else {
+			/* Keep the whole dump uncompressed rather than lose it. */
+			if (report)
+				zt_files_status("gzip-failed", err, 0);
+			if (out >= 0)
+				zt_sys_close(out);
+		}
+		zt_files_unlink_in_dir(gz);
+	}
+	if (zt_files_rename_in_dir(zt_state.tmp, to) < 0) {
+		int err = errno;
+
+		if (report)
+			zt_files_status("rename-failed", err, zt_state.samples);
+		return err ? err : EIO;
+	}
+	if (report)
+		zt_files_status("ok", 0, zt_state.samples);
+	return 0;
+}
+
+/*
  * Append everything known only at the end and publish the dump under its
  * final name; or, when it cannot be whole, remove it and tell zt-collect
  * why. A dump is never published half-written. Sampling must already be
@@ -570,32 +716,35 @@ void zt_dump_finish(void)
 		zt_files_unlink_in_dir(zt_state.tmp);
 		return;
 	}
-	if (zt_state.gzip) {
-		char gz[sizeof zt_state.tmp + 8];
-		size_t len = strlen(zt_state.tmp);
-		int out, err;
+	publish(zt_state.out, 1);
+}
 
-		memcpy(gz, zt_state.tmp, len);
-		memcpy(gz + len, ".gz", 4);
-		out = zt_files_open_in_dir(gz, O_WRONLY | O_CREAT | O_EXCL, 0644);
-		err = out < 0 ? errno : compress_file(zt_state.tmp, out);
-		if (err == 0) {
-			zt_sys_close(out);
-			if (zt_files_rename_in_dir(gz, zt_state.out) == 0) {
-				zt_files_unlink_in_dir(zt_state.tmp);
-				zt_files_status("ok", 0, zt_state.samples);
-				return;
-			}
-		} else {
-			/* Keep the whole dump uncompressed rather than lose it. */
-			zt_files_status("gzip-failed", err, 0);
-			if (out >= 0)
-				zt_sys_close(out);
-		}
-		zt_files_unlink_in_dir(gz);
+/*
+ * A snapshot: the dump so far, finished as the end finishes it and
+ * published as path (FILE.N), with zt_state.snapshot its number. The
+ * caller holds sampling and has flushed every buffer; it then starts the
+ * next dump with zt_dump_reopen. 0, or an errno (no file is left).
+ */
+int zt_dump_snapshot(const char *path)
+{
+	int fd = zt_files_dump_fd(), ok, err;
+
+	if (fd < 0) {
+		zt_files_close(&zt_state.maps);
+		zt_files_close(&zt_dump_maps_now);
+		zt_state.dump.fd = -1;
+		zt_files_unlink_in_dir(zt_state.tmp);
+		return EBADF;
 	}
-	if (zt_files_rename_in_dir(zt_state.tmp, zt_state.out) < 0)
-		zt_files_status("rename-failed", errno, zt_state.samples);
-	else
-		zt_files_status("ok", 0, zt_state.samples);
+	ok = put_end(fd) == 0 && zt_state.lost[ZT_LOST_WRITE] == 0;
+	err = zt_state.write_errno;
+	zt_files_close(&zt_state.dump);
+	if (!ok) {
+		zt_files_unlink_in_dir(zt_state.tmp);
+		return err ? err : EIO;
+	}
+	err = publish(path, 0);
+	if (err)
+		zt_files_unlink_in_dir(zt_state.tmp);
+	return err;
 }

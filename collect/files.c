@@ -200,7 +200,8 @@ void zt_files_write_failed(int err)
 int zt_files_fds_ours(int *out, int max)
 {
 	const struct zt_owned *mine[] = { &zt_state.dump, &zt_state.maps, &zt_state.dir,
-					  &zt_state.status, &zt_dump_maps_now };
+					  &zt_state.status, &zt_dump_maps_now,
+					  &zt_state.control_fd };
 	int nt = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 	int n = 0;
 
@@ -220,7 +221,8 @@ int zt_files_fds_ours(int *out, int max)
 int zt_files_fd_is_ours(int fd)
 {
 	const struct zt_owned *mine[] = { &zt_state.dump, &zt_state.maps, &zt_state.dir,
-					  &zt_state.status, &zt_dump_maps_now };
+					  &zt_state.status, &zt_dump_maps_now,
+					  &zt_state.control_fd };
 	int nt = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 
 	if (fd < 0)

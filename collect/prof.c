@@ -10,6 +10,7 @@
  * the environment are left alone unless ZT_FOLLOW is set.
  */
 #include "prof.h"
+#include "control.h"
 #include "rawfmt.h"
 #include "unwind.h"
 
@@ -29,7 +30,7 @@
 #include <unistd.h>
 
 struct zt_state zt_state = {
-	.dump.fd = -1, .maps.fd = -1, .dir.fd = -1, .status.fd = -1,
+	.dump.fd = -1, .maps.fd = -1, .dir.fd = -1, .status.fd = -1, .control_fd.fd = -1,
 };
 
 /*
@@ -225,10 +226,13 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	}
 	if (si->si_code == SI_TIMER && !t->has_timer)
 		goto done;	/* queued before its timer was deleted */
-	if (!__atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&zt_state.paused, __ATOMIC_ACQUIRE))
 		goto done;
 	__atomic_store_n(&t->busy, 1, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&zt_state.active, __ATOMIC_SEQ_CST) || t->closed)
+	/* Whoever stops or holds sampling sets the flag, then waits for busy. */
+	if (!__atomic_load_n(&zt_state.active, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&zt_state.paused, __ATOMIC_SEQ_CST) || t->closed)
 		goto out;
 	addr = t->addr;
 	memset(&r, 0, sizeof r);
@@ -421,6 +425,7 @@ int zt_prof_begin(void)
 					(uint64_t)ru.ru_stime.tv_usec * 1000u;
 	}
 	zt_snap_take();
+	zt_control_begin();
 	__atomic_store_n(&zt_state.active, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -480,6 +485,7 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	zt_thread_adopt_running();
 	zt_dump_buildids_scan();
 	install_fatal_handlers();
+	zt_control_init();
 	/* Last: no sample falls in zt's own start (under the loader, its
 	 * stacks would be partial: ld.so's entry has no CFI). */
 	zt_prof_arm();
@@ -529,6 +535,7 @@ void zt_prof_stop(void)
 			__builtin_ia32_pause();
 		return;
 	}
+	zt_control_end(!zt_prof_fatal_depth);
 	zt_prof_stop_sampling();
 	/* The thread that ends the program: did it block zt's signal? (A fatal
 	 * signal's handler runs with everything blocked: not counted.) */

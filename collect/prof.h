@@ -107,6 +107,22 @@ enum { ZT_UNREACHED_MAX = 16 };
 
 struct zt_state {
 	volatile int active;	/* the handler records samples */
+	/*
+	 * Sampling windows (control.c). paused: the handler records nothing
+	 * though the timers run; start_paused: what each new dump starts with
+	 * (--paused); control: windows are in use (the summary says so).
+	 * The window_* figures are this dump's: windows opened, their CPU
+	 * time (process clock) and wall-clock time, the open window's start.
+	 */
+	volatile int paused;
+	int start_paused;
+	volatile int control;
+	uint64_t windows, window_cpu_ns, window_wall_ns, window_user_ns, window_sys_ns;
+	int64_t window_cpu0;
+	uint64_t window_wall0, window_user0, window_sys0;
+	unsigned snapshot;	/* in a snapshot being written: its number N (FILE.N) */
+	unsigned snapshots;	/* snapshots written by this process so far */
+	struct zt_owned control_fd;	/* the control socket, listening (control.c) */
 	pid_t pid;		/* the process that owns the dump */
 	pid_t root_pid;		/* ZT_PID: the process zt-collect started */
 	struct zt_owned dump;	/* the temporary dump, O_APPEND; fd >= 0 while one is open */
@@ -260,6 +276,13 @@ ZT_HIDDEN int zt_dump_open(void);
 ZT_HIDDEN void zt_dump_finish(void);
 ZT_HIDDEN void zt_dump_abandon(void);
 ZT_HIDDEN void zt_dump_buildids_scan(void);
+/*
+ * Snapshots (control.c): with sampling held and every buffer flushed,
+ * finish the dump in progress and publish it as path (0, or an errno);
+ * then zt_dump_reopen starts the next one on the same time origin.
+ */
+ZT_HIDDEN int zt_dump_snapshot(const char *path);
+ZT_HIDDEN int zt_dump_reopen(void);
 
 /* snapshot.c */
 ZT_HIDDEN void zt_snap_init(void);

@@ -26,6 +26,7 @@
  * does not go through libc is not seen (zt-collect(1), CAVEATS).
  */
 #include "prof.h"
+#include "control.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -362,6 +363,9 @@ static void before_filter(int install, unsigned long mode, unsigned long flags, 
 
 	if (!zt_prof_owner() || zt_state.seccomp == ZT_SECCOMP_STOPPED || (!strict && !filter))
 		return;
+	/* The control channel's thread makes calls no probe tries: it ends
+	 * before any filter goes in (the C API goes on where zt does). */
+	zt_control_close_channel(1);
 	if (strict) {
 		obey(C_PROCESS_VM_READV, 0);
 	} else {

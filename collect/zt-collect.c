@@ -36,7 +36,7 @@
 
 enum { EXIT_CANNOT_RUN = 127 };
 
-enum { OPT_TIMER = 256, OPT_UNWIND };
+enum { OPT_TIMER = 256, OPT_UNWIND, OPT_PAUSED, OPT_CONTROL };
 
 static const struct zt_opt options[] = {
 	{ 'F', "freq", required_argument, "HZ",
@@ -51,6 +51,12 @@ static const struct zt_opt options[] = {
 	  "auto (default: unwind tables where an object has\n"
 	  "them, frame pointers elsewhere), cfi (tables only)\n"
 	  "or fp (frame pointers only)" },
+	{ OPT_PAUSED, "paused", no_argument, NULL,
+	  "start with sampling off, until 'zt-ctl PID start'\n"
+	  "or the program's zt_start() (implies --control)" },
+	{ OPT_CONTROL, "control", no_argument, NULL,
+	  "serve zt-ctl: sampling on and off, and snapshots\n"
+	  "FILE.1, FILE.2, ... (also ZT_CONTROL=1)" },
 	{ 'h', "help", no_argument, NULL, "print this help" },
 	{ 'V', "version", no_argument, NULL, "print the version" },
 	{ 0 },
@@ -58,7 +64,7 @@ static const struct zt_opt options[] = {
 
 static const struct zt_usage usage = {
 	"zt-collect [-fz] [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--unwind=auto|cfi|fp]\n"
-	"       [--] PROGRAM [ARG...]",
+	"       [--paused] [--control] [--] PROGRAM [ARG...]",
 	"Run PROGRAM with the zt sampler preloaded and write a raw dump.",
 	options,
 	NULL,
@@ -68,7 +74,7 @@ static const struct zt_usage usage = {
 struct config {
 	const char *outarg, *timer, *unwind;
 	uint64_t hz;
-	int gzip, follow;
+	int gzip, follow, paused, control;
 };
 
 static pid_t child;
@@ -119,6 +125,12 @@ static int parse_options(int argc, char **argv, struct config *cfg)
 			    strcmp(optarg, "posix"))
 				bad_usage("--timer: '%s' is not auto, perf or posix", optarg);
 			cfg->timer = optarg;
+			break;
+		case OPT_PAUSED:
+			cfg->paused = 1;
+			break;
+		case OPT_CONTROL:
+			cfg->control = 1;
 			break;
 		case OPT_UNWIND:
 			if (strcmp(optarg, ZT_RAW_UNWIND_AUTO) && strcmp(optarg, ZT_RAW_UNWIND_CFI) &&
@@ -520,6 +532,47 @@ static int read_figures(const char *path, struct figures *f)
 	return 0;
 }
 
+/*
+ * A run with sampling windows, whose dump's CPU figures are the windows':
+ * before the dump's line (after 0), the line that stands for it when the
+ * end's dump had no window and no sample (returns 1); after it, which
+ * windows and snapshots there were.
+ */
+static int report_windows(const struct figures *f, const char *out, struct rusage *ru, int after)
+{
+	const struct zt_raw *d = &f->d;
+	char snaps[2 * PATH_MAX + 64];
+
+	if (!d->have_windows)
+		return 0;
+	if (d->snapshots > 1)
+		snprintf(snaps, sizeof snaps, "; snapshots '%s.1' to '%s.%" PRIu64 "' hold the "
+			 "samples before", out, out, d->snapshots);
+	else if (d->snapshots)
+		snprintf(snaps, sizeof snaps, "; snapshot '%s.1' holds the samples before", out);
+	else
+		snaps[0] = '\0';
+	if (!d->windows && !d->nsamples) {
+		if (after)
+			return 1;
+		if (d->snapshots)
+			fprintf(stderr, "%s: sampling was off after the last snapshot: wrote '%s', "
+				"a whole dump with no samples%s; rusage: user %.3f s, system %.3f s\n",
+				zt_prog, out, snaps, tv_s(ru->ru_utime), tv_s(ru->ru_stime));
+		else
+			fprintf(stderr, "%s: sampling was never started (--paused, and neither "
+				"'zt-ctl %" PRIu64 " start' nor zt_start() came): wrote '%s', a "
+				"whole dump with no samples; rusage: user %.3f s, system %.3f s\n",
+				zt_prog, d->pid, out, tv_s(ru->ru_utime), tv_s(ru->ru_stime));
+		return 1;
+	}
+	if (after)
+		zt_warn("sampling windows: %" PRIu64 " in '%s', %.3f s of wall-clock time with "
+			"sampling on (the CPU time above is theirs)%s", d->windows, out,
+			ns_s(d->window_ns), snaps);
+	return 0;
+}
+
 /* The program zt-collect started, as /proc/PID/exe will name it. */
 static char *started_image(const char *prog)
 {
@@ -673,6 +726,11 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 		zt_raw_free(d);
 		return -1;
 	}
+	if (report_windows(&f, out, ru, 0)) {
+		report_notes(d);
+		zt_raw_free(d);
+		return 0;
+	}
 	rate = f.cpu > 0 ? (double)d->nsamples / f.cpu : 0;
 	if (f.useronly)
 		snprintf(split, sizeof split, "; system %.3f s (%.1f%% of CPU time) not sampled",
@@ -750,6 +808,7 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 			d->rate_cap ? " (rate capped by the kernel tick)" : "", d->lost,
 			unsampled, split, earlytxt, out, tv_s(ru->ru_utime), tv_s(ru->ru_stime), before);
 	}
+	report_windows(&f, out, ru, 1);
 	report_notes(d);
 	if (d->exec)
 		report_unreached(d, 1);
@@ -799,6 +858,10 @@ static void report_tree(const char *out, const struct timespec *start, double wa
 		}
 		if (read_figures(path, &f) < 0)
 			continue;
+		if (f.d.snapshot) {	/* FILE.N, a snapshot: not a descendant's */
+			zt_raw_free(&f.d);
+			continue;
+		}
 		if (i > 0 && f.d.exec)
 			report_unreached(&f.d, 0);
 		if (i > 0)
@@ -908,6 +971,12 @@ static void run_program(const struct config *cfg, const char *prog, char **argv,
 		setenv("ZT_FOLLOW", "1", 1);
 	else
 		unsetenv("ZT_FOLLOW");
+	if (cfg->paused)
+		setenv("ZT_PAUSED", "1", 1);
+	else
+		unsetenv("ZT_PAUSED");
+	if (cfg->control)
+		setenv("ZT_CONTROL", "1", 1);
 	execv(prog, argv);
 	err = errno;
 	if (write(exec_fd, &err, sizeof err) < 0)

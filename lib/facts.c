@@ -172,7 +172,12 @@ void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, 
 	if (d->have_cpu)
 		put_num(out, ZT_FACT_CPU_NS, d->cpu_ns);
 	/* Both or neither: zt-stat splits CPU time only with both. */
-	if (d->cpu_user_ns || d->cpu_sys_ns) {
+	if (d->have_windows && d->cpu_user_ns >= d->cpu_user_start_ns &&
+	    d->cpu_sys_ns >= d->cpu_sys_start_ns) {
+		/* Sampling windows: the time while sampling was on (raw.md). */
+		put_num(out, ZT_FACT_CPU_USER_NS, d->cpu_user_ns - d->cpu_user_start_ns);
+		put_num(out, ZT_FACT_CPU_SYS_NS, d->cpu_sys_ns - d->cpu_sys_start_ns);
+	} else if (d->cpu_user_ns || d->cpu_sys_ns) {
 		put_num(out, ZT_FACT_CPU_USER_NS, d->cpu_user_ns);
 		put_num(out, ZT_FACT_CPU_SYS_NS, d->cpu_sys_ns);
 	}

@@ -548,6 +548,15 @@ static int key_line(struct reader *r, char *line)
 		return number_value(r, key, v, &d->timer_fallback);
 	} else if (strcmp(key, ZT_RAW_DUMP_REOPENED) == 0) {
 		return number_value(r, key, v, &d->dump_reopened);
+	} else if (strcmp(key, ZT_RAW_WINDOWS) == 0) {
+		d->have_windows = 1;
+		return number_value(r, key, v, &d->windows);
+	} else if (strcmp(key, ZT_RAW_WINDOW_NS) == 0) {
+		return number_value(r, key, v, &d->window_ns);
+	} else if (strcmp(key, ZT_RAW_SNAPSHOT) == 0) {
+		return number_value(r, key, v, &d->snapshot);
+	} else if (strcmp(key, ZT_RAW_SNAPSHOTS) == 0) {
+		return number_value(r, key, v, &d->snapshots);
 	} else if (strcmp(key, ZT_RAW_PARTIAL) == 0) {
 		d->have_partial = 1;
 		return number_value(r, key, v, &d->partial);

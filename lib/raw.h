@@ -103,6 +103,12 @@ struct zt_raw {
 	uint64_t timers_lost;	/* sampling counters the program closed */
 	uint64_t timer_fallback;	/* threads on the POSIX timer beside perf ones */
 	uint64_t dump_reopened;	/* times the program closed the dump's descriptor */
+	/* Sampling windows (zt-ctl, zt_start): have_windows when the dump says. */
+	int have_windows;
+	uint64_t windows;	/* windows opened in this dump */
+	uint64_t window_ns;	/* their wall-clock time */
+	uint64_t snapshot;	/* this dump is snapshot N (FILE.N); 0 if not one */
+	uint64_t snapshots;	/* the end's dump: snapshots written before it */
 	char *conflict;		/* "handler", "itimer-prof": the program's own SIGPROF use */
 	char *exec;		/* the program exec'd this, after which the dump ends */
 	char **unreached;	/* "PID WHY PATH": what vforked children exec'd that zt cannot reach */

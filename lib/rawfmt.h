@@ -96,6 +96,13 @@
 #define ZT_RAW_SAMPLER_CPU_NS "sampler-cpu-ns"
 #define ZT_RAW_WALL_NS "wall-ns"
 #define ZT_RAW_CPU_NS "cpu-ns"
+/* Sampling windows (zt-collect --paused, zt-ctl, zt_start/zt_stop): windows
+   opened in this dump, their wall-clock time; a snapshot's number N (its file
+   is FILE.N), or in the end's dump the snapshots written before it. */
+#define ZT_RAW_WINDOWS "windows"
+#define ZT_RAW_WINDOW_NS "window-ns"
+#define ZT_RAW_SNAPSHOT "snapshot"
+#define ZT_RAW_SNAPSHOTS "snapshots"
 #define ZT_RAW_CPU_USER_NS "cpu-user-ns"
 #define ZT_RAW_CPU_SYS_NS "cpu-sys-ns"
 #define ZT_RAW_CPU_USER_START_NS "cpu-user-start-ns"	/* before this image's sampling */
