@@ -174,6 +174,8 @@ SAMPLES = \
 	samples/rawclone \
 	samples/fdhostile \
 	samples/dropper \
+	samples/windows \
+	samples/windowapi \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \
@@ -298,6 +300,10 @@ tests/patchfde: tests/patchfde.c
 samples/splitstack: samples/splitstack.c
 	@echo "  CC      $@"
 	$(Q)$(CC) $(SAMPLE_CFLAGS) -fsplit-stack -o $@ $<
+
+samples/windowapi: samples/windowapi.c include/zt.h
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -Iinclude -o $@ $<
 
 samples/%: samples/%.c
 	@echo "  CC      $@"

@@ -435,6 +435,8 @@ static int listen_socket(void)
 
 static void *serve(void *arg)
 {
+	int failures = 0;
+
 	(void)arg;
 	while (!__atomic_load_n(&channel_closed, __ATOMIC_ACQUIRE)) {
 		int fd;
@@ -448,11 +450,19 @@ static void *serve(void *arg)
 		}
 		fd = accept4(zt_state.control_fd.fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE ||
-			    errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-				continue;
-			break;	/* shut down by zt_control_end, or not a socket any more */
+			struct timespec pause = { 0, 100000000 };
+
+			/* Shut down by the end: the loop ends. Closed by the
+			 * program: made again. Out of descriptors: later. */
+			if (errno != EINTR && errno != ECONNABORTED &&
+			    zt_files_ok(&zt_state.control_fd) && ++failures > 100)
+				break;
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM)
+				nanosleep(&pause, NULL);
+			continue;
 		}
+		failures = 0;
 		if (__atomic_load_n(&channel_closed, __ATOMIC_ACQUIRE)) {
 			zt_sys_close(fd);
 			break;

@@ -87,18 +87,16 @@ int zt_ctl_request(pid_t pid, const char *request, char *reply, size_t cap, char
 {
 	char buf[8192];
 	size_t got = 0, len = strlen(request);
-	int fd = connect_to(pid, err, errlen);
+	int fd = connect_to(pid, err, errlen), send_errno = 0;
 	struct timespec t0, t;
 
 	if (fd < 0)
 		return -1;
+	/* A refusal may come, and the socket close, before the request is
+	 * sent: the answer is read either way. */
 	if (send(fd, request, len, MSG_NOSIGNAL) != (ssize_t)len ||
-	    send(fd, "\n", 1, MSG_NOSIGNAL) != 1) {
-		zt_errf(err, errlen, "pid %d: cannot send the request: %s", (int)pid,
-			strerror(errno));
-		close(fd);
-		return -1;
-	}
+	    send(fd, "\n", 1, MSG_NOSIGNAL) != 1)
+		send_errno = errno;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (got < sizeof buf - 1 && !memchr(buf, '\n', got)) {
 		struct pollfd p = { fd, POLLIN, 0 };
@@ -125,7 +123,12 @@ int zt_ctl_request(pid_t pid, const char *request, char *reply, size_t cap, char
 	close(fd);
 	buf[got] = '\0';
 	if (!memchr(buf, '\n', got)) {
-		zt_errf(err, errlen, "pid %d: no answer from its control channel", (int)pid);
+		if (send_errno)
+			zt_errf(err, errlen, "pid %d: cannot send the request: %s", (int)pid,
+				strerror(send_errno));
+		else
+			zt_errf(err, errlen, "pid %d: no answer from its control channel",
+				(int)pid);
 		return -1;
 	}
 	buf[strcspn(buf, "\n")] = '\0';
