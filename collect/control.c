@@ -378,22 +378,14 @@ static void serve_one(int fd)
 }
 
 /*
- * The socket's directory, checked: a directory (not a link) of this user's,
- * mode 0700, made when missing. Its descriptor is kept in dir.
+ * The socket's directory at path, checked: a directory (not a link) of
+ * this user's, mode 0700, made when missing. Its descriptor, kept in dir.
  */
-static int open_dir(void)
+static int open_dir_at(const char *path)
 {
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	char path[4096];
 	struct stat st;
 	int fd;
 
-	if (zt_files_ok(&dir))
-		return dir.fd;
-	if (xdg && xdg[0] == '/' && strlen(xdg) + 4 < sizeof path)
-		snprintf(path, sizeof path, "%s/" ZT_CTL_XDG_DIR, xdg);
-	else
-		snprintf(path, sizeof path, ZT_CTL_TMP_DIR "%u", (unsigned)geteuid());
 	if (mkdir(path, 0700) < 0 && errno != EEXIST)
 		return -1;
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -405,6 +397,23 @@ static int open_dir(void)
 		return -1;
 	}
 	return zt_files_own(&dir, fd);
+}
+
+/* $XDG_RUNTIME_DIR/zt, else (or when that cannot be had) /tmp/zt-UID. */
+static int open_dir(void)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	char path[4096];
+
+	if (zt_files_ok(&dir))
+		return dir.fd;
+	if (xdg && xdg[0] == '/' && strlen(xdg) + 4 < sizeof path) {
+		snprintf(path, sizeof path, "%s/" ZT_CTL_XDG_DIR, xdg);
+		if (open_dir_at(path) >= 0)
+			return dir.fd;
+	}
+	snprintf(path, sizeof path, ZT_CTL_TMP_DIR "%u", (unsigned)geteuid());
+	return open_dir_at(path);
 }
 
 /* The listening socket, made (again) and bound as PID.sock in the directory. */

@@ -427,6 +427,9 @@ static int status_failure(const char *status, pid_t pid, const char *out)
 					"written", what + 16);
 				return 1;
 			}
+			if (strcmp(what, "control-failed") == 0)
+				zt_warn("cannot serve zt-ctl in pid %ld: %s: sampling stayed as it "
+					"started", p, strerror(err));
 			if (strcmp(what, "gzip-failed") == 0)
 				zt_warn("cannot compress '%s': %s: the dump was kept "
 					"uncompressed", out, strerror(err));

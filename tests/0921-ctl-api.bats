@@ -140,3 +140,115 @@ wait_for() {
 	# Sampling was on from the start: both kinds of work.
 	zt-fold w.raw | grep -q ';outside_work '
 }
+
+@test "make install puts zt.h in PREFIX/include, zt-ctl in bin, its page in man1" {
+	dest="$BATS_TEST_TMPDIR/root"
+	make -s -C "$ZT_TOP" install PREFIX=/opt/zt DESTDIR="$dest" > /dev/null
+	[ -f "$dest/opt/zt/include/zt.h" ]
+	[ -x "$dest/opt/zt/bin/zt-ctl" ]
+	[ -f "$dest/opt/zt/share/man/man1/zt-ctl.1" ]
+	cc -O0 -I"$dest/opt/zt/include" -o api "$SAMPLES/windowapi.c"
+	run ./api
+	assert_output "zt_stop -1 zt_start -1 zt_snapshot -1 zt_stop -1"
+	make -s -C "$ZT_TOP" uninstall PREFIX=/opt/zt DESTDIR="$dest" > /dev/null
+	[ -z "$(find "$dest" -type f)" ]
+}
+
+@test "the channel lives under \$XDG_RUNTIME_DIR/zt, and not in one open to others" {
+	mkdir -m 700 xdg
+	export XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/xdg
+	zt-collect --paused -o w.raw "$SAMPLES/windows" s > out 2> err &
+	zc=$!
+	wait_for s/pid
+	pid=$(cat s/pid)
+	[ -S "xdg/zt/$pid.sock" ]
+	[ "$(stat -c %a xdg/zt)" = 700 ]
+	run zt-ctl "$pid" start
+	assert_success
+	assert_output "sampling on"
+	touch s/go s/stop s/end
+	st=0
+	wait "$zc" || st=$?
+	[ "$st" -eq 3 ]
+	grep -qx 'windows 1' w.raw
+	# A zt directory that others may enter is not used: /tmp/zt-UID is.
+	rm -rf xdg/zt s/*
+	mkdir -m 755 xdg/zt
+	zt-collect --paused -o w.raw "$SAMPLES/windows" s > out 2> err &
+	zc=$!
+	wait_for s/pid
+	pid=$(cat s/pid)
+	[ ! -e "xdg/zt/$pid.sock" ]
+	[ -S "/tmp/zt-$me/$pid.sock" ]
+	run zt-ctl "$pid" start
+	assert_success
+	touch s/go s/stop s/end
+	st=0
+	wait "$zc" || st=$?
+	[ "$st" -eq 3 ]
+}
+
+@test "a seccomp filter the program installs ends the channel first, and the program is unharmed" {
+	cat > sc.c <<'C'
+#define _GNU_SOURCE
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(void)
+{
+	/* getsockopt, which the channel's thread makes for each client, kills
+	 * the process; the filter applies to every thread (TSYNC). */
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getsockopt, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog p = { sizeof f / sizeof f[0], f };
+	struct stat st;
+	FILE *o = fopen("s/pid.tmp", "w");
+
+	fprintf(o, "%d\n", (int)getpid());
+	fclose(o);
+	rename("s/pid.tmp", "s/pid");
+	while (stat("s/go", &st) != 0)
+		usleep(10000);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &p)) {
+		perror("seccomp");
+		return 1;
+	}
+	o = fopen("s/in.tmp", "w");
+	fclose(o);
+	rename("s/in.tmp", "s/in");
+	while (stat("s/end", &st) != 0)
+		usleep(10000);
+	puts("sandboxed");
+	return 3;
+}
+C
+	cc -O1 -o sc sc.c
+	zt-collect --control -o w.raw ./sc > out 2> err &
+	zc=$!
+	wait_for s/pid
+	pid=$(cat s/pid)
+	run zt-ctl "$pid" stop
+	assert_success
+	touch s/go
+	wait_for s/in
+	run -1 --separate-stderr zt-ctl "$pid" start
+	echo "$stderr"
+	[[ "$stderr" == "zt-ctl: pid $pid: no zt control channel"* ]]
+	touch s/end
+	st=0
+	wait "$zc" || st=$?
+	cat err
+	[ "$st" -eq 3 ]
+	[ "$(cat out)" = sandboxed ]
+	grep -qx end w.raw
+}
