@@ -301,7 +301,7 @@ static const char *num(char *buf, uint64_t v)
 static void serve_one(int fd)
 {
 	struct zt_owned c;
-	struct ucred cred;
+	struct ucred cred = { 0, (uid_t)-1, (gid_t)-1 };
 	socklen_t len = sizeof cred;
 	struct timeval tv = { 2, 0 };
 	char line[64], msg[sizeof zt_state.out + 160], n1[24], n2[24];
