@@ -770,6 +770,9 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 			 "system %.3f s, in no dump", d->exe, f.user_before, f.sys_before);
 	}
 	free(started);
+	/* With windows the CPU figures are the windows': no time "before". */
+	if (d->have_windows)
+		before[0] = '\0';
 	/*
 	 * Without an exec, the time before sampling began is the loader's
 	 * start-up (a millisecond) and the constructors of the libraries that
@@ -778,7 +781,7 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 	 * constructors is never mistaken for nothing (a loader's start-up under
 	 * load is a few ms).
 	 */
-	early = before[0] ? 0 : f.user_before + f.sys_before;
+	early = before[0] || d->have_windows ? 0 : f.user_before + f.sys_before;
 	earlytxt[0] = '\0';
 	if (early >= 0.02 && early >= 0.1 * (f.user + f.sys))
 		snprintf(earlytxt, sizeof earlytxt, ", %.3f CPU-s before sampling began (the "

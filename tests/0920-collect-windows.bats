@@ -89,6 +89,8 @@ times_of() {
 	zt-fold w.raw | grep ';main' > main.folded
 	! grep -v ';main;inside_work \|;main;exists;' main.folded
 	grep -q "sampling windows: 1 in '$BATS_TEST_TMPDIR/w.raw'" err
+	# The time outside the window is not passed off as the loader's.
+	! grep -q 'before sampling began' err
 }
 
 @test "without --paused the same run samples both kinds of work (the window is what selects)" {
