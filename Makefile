@@ -231,7 +231,7 @@ tools/%: tools/%.c lib/libzt.a lib/*.h
 COLLECT_CFLAGS = -O2 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 		 -fno-omit-frame-pointer -fno-stack-protector
 
-collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h lib/dwarfpe.h
+collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h lib/dwarfpe.h lib/ctl.h
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(COLLECT_CFLAGS) $(WARN) -c -o $@ $<
 
@@ -244,7 +244,7 @@ collect/zt-collect: collect/zt-collect.c lib/libzt.a lib/*.h
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -o $@ $< lib/libzt.a $(LDLIBS) $(LDFLAGS)
 
 # Collector sources built as ordinary objects, for the unit tests.
-collect/%.o: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h lib/dwarfpe.h
+collect/%.o: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h lib/dwarfpe.h lib/ctl.h
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -c -o $@ $<
 
