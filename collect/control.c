@@ -11,7 +11,8 @@
  * every thread's buffer into the dump in progress, finishes it as the end
  * would (dump.c) under the name FILE.N, and opens the next dump on the
  * same time origin; sampling then goes on as it was. The samples of the
- * few milliseconds this takes are not taken.
+ * time this takes are not taken (9 to 50 ms of wall-clock time between
+ * two snapshots' samples, measured on a loaded machine).
  *
  * The channel, made only when asked for (--paused sets ZT_PAUSED=1,
  * --control or the user ZT_CONTROL=1): a unix stream socket PID.sock in
