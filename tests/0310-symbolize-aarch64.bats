@@ -168,6 +168,12 @@ setup() {
 	cd "$BATS_FILE_TMPDIR"
 }
 
+# absent PATTERN [FILE]: no line of FILE (or stdin) matches PATTERN (bats
+# does not fail a test on a negated command that is not its last).
+absent() {
+	! grep -q -- "$@"
+}
+
 # plt_of FILE FUNC: the link-time address of FUNC@plt, as objdump labels it.
 plt_of() {
 	${A64}objdump -d "$1" | sed -n "s/^0*\([0-9a-f]*\) <$2@plt>:\$/\1/p"
@@ -356,15 +362,39 @@ compare() {
 	[ "$status" -eq 0 ]
 	[ "${stderr_lines[0]}" = "zt-symbolize: '$PWD/swap/libwork.so': architecture mismatch: the dump is of an aarch64 run, the file is x86_64; its frames are named [libwork.so]" ]
 	[ "$(grep -c "^	 *[0-9a-f]* \[libwork.so\] ($PWD/swap/libwork.so)\$" <<< "$output")" -eq 6 ]
-	! grep 'hot_\|hidden' <<< "$output"
+	absent ' [a-z_]*+0x[0-9a-f]* (.*/swap/libwork.so)$' <<< "$output"
 	# Without build-ids (a dump that lost them), nothing else stops it.
 	sed '/^buildids$/,/^samples$/{/^samples$/!d}' swap.raw > noid.raw
-	! grep -q '^buildids' noid.raw
+	absent '^buildids' noid.raw
 	run --separate-stderr zt-symbolize noid.raw
 	[ "$status" -eq 0 ]
 	[ "${stderr_lines[0]}" = "zt-symbolize: '$PWD/swap/libwork.so': architecture mismatch: the dump is of an aarch64 run, the file is x86_64; its frames are named [libwork.so]" ]
-	! grep 'hot_\|hidden' <<< "$output"
+	absent ' [a-z_]*+0x[0-9a-f]* (.*/swap/libwork.so)$' <<< "$output"
 	[ "$(grep -c "^	 *[0-9a-f]* \[libwork.so\] ($PWD/swap/libwork.so)\$" <<< "$output")" -eq 6 ]
+}
+
+@test "a stripped aarch64 library is named, with lines and inlined frames, from its debug file under --debug-dir" {
+	local id
+	mkdir -p strip
+	${A64}objcopy --only-keep-debug libwork.so libwork.debug
+	${A64}strip -o strip/libwork.so libwork.so
+	id=$(readelf -n strip/libwork.so | sed -n 's/.*Build ID: //p')
+	mkdir -p "dbg/.build-id/${id:0:2}"
+	mv libwork.debug "dbg/.build-id/${id:0:2}/${id:2}.debug"
+	sed "s|$BATS_FILE_TMPDIR/libwork.so|$PWD/strip/libwork.so|" g.raw > strip.raw
+	zt-symbolize -l g.raw 2>/dev/null | grep -v '^# zt warning ' |
+		sed "s|$BATS_FILE_TMPDIR/libwork.so|$PWD/strip/libwork.so|" > expect.sym
+	run --separate-stderr zt-symbolize -l -d dbg strip.raw
+	[ "$status" -eq 0 ]
+	[ "$(grep -v '^# zt warning ' <<< "$output")" = "$(cat expect.sym)" ]
+	grep -q ' hidden+0x[0-9a-f]* (.*/strip/libwork.so)$' <<< "$output"
+	grep -q ' mix (inlined)$' <<< "$output"
+	# Every frame named: the program's PLT entry too.
+	absent ' \[[a-z.]*\] (/' <<< "$output"
+	grep -q ' hot_b@plt+0x4 (' <<< "$output"
+	# Without it, hidden is only its FDE.
+	run --separate-stderr zt-symbolize strip.raw
+	grep -q ' \[libwork.so+0x[0-9a-f]*\]+0x[0-9a-f]* (.*/strip/libwork.so)$' <<< "$output"
 }
 
 # nowarn: zt-symbolize's stream without its warnings, which name the files
@@ -397,7 +427,7 @@ remote_dump() {
 	grep -q '\[libc.so.6+0x[0-9a-f]*\]+0x[0-9a-f]* (/lib/libc.so.6)$' <<< "$output"
 	grep -q ' qsort+0x4 (/lib/libc.so.6)$' <<< "$output"
 	grep -q ' hot_b@plt+0x4 (/opt/zt/prog)$' <<< "$output"
-	! grep -q 'mismatch' <<< "$stderr"
+	absent 'mismatch' <<< "$stderr"
 	# Without it, the dump's /lib/libc.so.6 is not on this machine.
 	run --separate-stderr zt-symbolize remote.raw
 	[ "$status" -eq 0 ]
@@ -418,7 +448,7 @@ remote_dump() {
 	run --separate-stderr zt-symbolize -d arch --lines remote.raw
 	[ "$status" -eq 0 ]
 	[ "$(nowarn <<< "$output")" = "$(cat expect.sym)" ]
-	! grep -q ' \[libc.so.6\] \| \[prog\] \| \[libwork.so\] ' <<< "$output"
+	absent ' \[libc.so.6\] \| \[prog\] \| \[libwork.so\] ' <<< "$output"
 	grep -q ' mix (inlined)$' <<< "$output"
 	grep -q ' hot_b@plt+0x4 (/opt/zt/prog)$' <<< "$output"
 }
@@ -430,7 +460,7 @@ remote_dump() {
 	run --separate-stderr zt-archive -d skiparch skip.raw
 	[ "$status" -eq 1 ]
 	[[ $stderr == "zt-archive: '$PWD/skip/libwork.so': architecture mismatch: the dump is of an aarch64 run, the file is x86_64; not archived" ]]
-	! grep -q "skip/libwork.so" <<< "$output"
+	absent "skip/libwork.so" <<< "$output"
 }
 
 @test "a raw dump's arch that zt does not know names its line, in zt-symbolize and in the tools that read raw dumps" {
@@ -462,7 +492,7 @@ remote_dump() {
 	run --separate-stderr zt-symbolize noarch.raw
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"zt-symbolize: '$BATS_FILE_TMPDIR/libwork.so': architecture mismatch: the dump is of an x86_64 run, the file is aarch64; its frames are named [libwork.so]"* ]]
-	! grep -q 'hot_a' <<< "$output"
+	absent 'hot_a' <<< "$output"
 }
 
 @test "zt-fold and zt-stat read the aarch64 dump with --sysroot as zt-symbolize's stream" {
