@@ -157,7 +157,7 @@ const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
 	struct line *l;
 	int off = 0;
 
-	if (f->input_wall && !differential) {
+	if (f->input_wall) {
 		const char *leaf = line + stacklen;
 
 		while (leaf > line && leaf[-1] != ';')

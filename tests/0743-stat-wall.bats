@@ -52,11 +52,13 @@ ns_of() {
 @test "--by=state: on-CPU, off-CPU by wait, waiting for a CPU" {
 	on=$(ns_of "" '^[^!]*$'); off=$(ns_of "" ' !futex '); q=$(ns_of "" ' !waiting')
 	for f in w.raw w.sym w.folded; do
-		zt-stat --by=state "$f" | sed -n '/^ *flat/,$p' | sed 's/^ *\([0-9]*\) .*%  /\1 /' > s.out
-		grep -qx "$on on-CPU" s.out
-		grep -qx "$off off-CPU \[futex\]" s.out
-		grep -qx "$q waiting for a CPU" s.out
-		[ "$(wc -l < s.out)" = 4 ]
+		zt-stat --json --by=state "$f" | grep '^  {"name": ' > s.out
+		grep -qF "  {\"name\": \"on-CPU\", \"self\": $on, \"total\": $on}" s.out
+		grep -qF "  {\"name\": \"off-CPU [futex]\", \"self\": $off, \"total\": $off}" s.out
+		grep -qF "  {\"name\": \"waiting for a CPU\", \"self\": $q, \"total\": $q}" s.out
+		[ "$(wc -l < s.out)" = 3 ]
+		# The table shows times, as pprof does for ns.
+		zt-stat --by=state "$f" | grep -Eq '^ +[0-9.]+(m|u|n)?s +[0-9.]+% +[0-9.]+% +[0-9.]+(m|u|n)?s +[0-9.]+%  off-CPU \[futex\]$'
 	done
 }
 

@@ -610,7 +610,7 @@ static void report(const struct run *st, long rows, int asjson, int cum)
 
 	view.p = st->p;
 	view.all = zt_profile_samples(st->p);
-	view.ns = !st->weight.samples && strcmp(st->weight.unit, "ns") == 0;
+	view.ns = st->weight.wall || (!st->weight.samples && strcmp(st->weight.unit, "ns") == 0);
 	view.json = asjson;
 	view.warn = list_warn;
 	ids = zt_profile_sorted_by(st->p, &nids, cum);
