@@ -134,6 +134,7 @@ UNIT_OBJ = \
 	tests/unit/test-profile.o \
 	tests/unit/test-cfi.o \
 	tests/unit/test-weight.o \
+	tests/unit/test-wait.o \
 	tests/unit/test-compare.o \
 	tests/unit/test-filter.o \
 	tests/unit/test-facts.o \
