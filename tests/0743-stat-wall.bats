@@ -62,6 +62,18 @@ ns_of() {
 	done
 }
 
+@test "--json: the states, in all and per thread" {
+	on=$(ns_of "" '^[^!]*$'); off=$(ns_of "" ' !futex '); q=$(ns_of "" ' !waiting')
+	wt=$(sed -n 's/^\([0-9]*\) waiter$/\1/p' w.raw)
+	main=$(sed -n 's/^pid //p' w.raw)
+	zt-stat --json w.raw > j.out
+	grep -qF "\"unit\": \"ns of wall-clock time\"" j.out
+	grep -qF "\"wall\": {\"on_cpu_ns\": $on, \"off_cpu_ns\": $off, \"waiting_for_cpu_ns\": $q, \"threads\": [" j.out
+	grep -qF "{\"pid\": $main, \"tid\": $wt, \"name\": \"waiter\", \"on_cpu_ns\": 0, \"off_cpu_ns\": $off, \"waiting_for_cpu_ns\": 0}" j.out
+	run zt-stat --json c.raw
+	refute_output --partial '"wall"'
+}
+
 @test "a CPU profile: the same header as before, and --by=state refused" {
 	run zt-stat c.raw
 	assert_line --regexp '^samples: [0-9]+ \(sampling error'

@@ -471,6 +471,40 @@ static void json_u64(const char *key, int known, uint64_t v)
 		printf("null");
 }
 
+/* One row's ns by state, as JSON members. */
+static void json_states(const uint64_t *ns)
+{
+	printf("\"on_cpu_ns\": %llu, \"off_cpu_ns\": %llu, \"waiting_for_cpu_ns\": %llu",
+	       (unsigned long long)ns[ZT_STATE_ON_CPU], (unsigned long long)ns[ZT_STATE_OFF_CPU],
+	       (unsigned long long)ns[ZT_STATE_RUNQUEUE]);
+}
+
+/* A wall-clock profile's states: "wall": {..., "threads": [...]}. */
+static void json_wall(const struct run *st)
+{
+	uint64_t ns[ZT_STATES];
+	const struct zt_states_row *rows;
+	size_t nrows, k = 0;
+
+	for (int i = 0; i < ZT_STATES; i++)
+		ns[i] = zt_states_total(st->states, (enum zt_state)i);
+	printf(", \"wall\": {");
+	json_states(ns);
+	printf(", \"threads\": [");
+	rows = zt_states_rows(st->states, &nrows);
+	for (size_t i = 0; i < nrows; i++) {
+		if (!rows[i].tid)
+			continue;
+		printf("%s{\"pid\": %llu, \"tid\": %llu, \"name\": ", k++ ? ", " : "",
+		       (unsigned long long)rows[i].pid, (unsigned long long)rows[i].tid);
+		zt_json_string(stdout, rows[i].name, strlen(rows[i].name));
+		printf(", ");
+		json_states(rows[i].ns);
+		printf("}");
+	}
+	printf("]}");
+}
+
 static void json(const struct run *st, const uint32_t *ids, uint32_t k,
 		 const struct zt_view *v)
 {
@@ -532,6 +566,8 @@ static void json(const struct run *st, const uint32_t *ids, uint32_t k,
 	else
 		printf("null");
 	json_u64("lost", f->have_lost, f->lost);
+	if (st->weight.wall)
+		json_wall(st);
 	printf(", \"by\": \"%s\", \"functions\": [", bynames[st->by]);
 	for (uint32_t i = 0; i < k; i++) {
 		size_t nl;
