@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # An aarch64 run's dump, read on this x86-64 machine (zt-symbolize(1),
 # formats/raw.md's arch key): real aarch64 programs, cross-built with -O2 with
-# and without -g, a shared library and a stripped one, run once under
+# and without -g, a shared library and a stripped one (its return addresses
+# signed with pac-ret+b-key, so its CIEs say "zRB"), run once under
 # qemu-aarch64, where the program writes a raw dump of what it saw: its own
 # maps, the build-ids of its objects from their notes in memory, and real
 # pcs and return addresses (each function records where it was called
@@ -152,8 +153,9 @@ C
 	${A64}gcc -O2 -g -fPIC -shared -o libwork.so work.c
 	${A64}gcc -O2 -g -o prog prog.c -L. -lwork -Wl,-rpath,'$ORIGIN'
 	mkdir nog
-	${A64}gcc -O2 -fPIC -shared -o nog/libwork.so work.c
-	${A64}strip nog/libwork.so
+	# Return addresses signed with the B key: its CIEs say "zRB".
+	${A64}gcc -O2 -fPIC -shared -mbranch-protection=pac-ret+b-key -o libwork-pac.so work.c
+	${A64}strip -o nog/libwork.so libwork-pac.so
 	${A64}gcc -O2 -o nog/prog prog.c -Lnog -lwork -Wl,-rpath,'$ORIGIN'
 	# The dumps, written by the programs themselves under qemu.
 	qemu-aarch64 -L "$CROSS_ROOT" ./prog "$(plt_of prog hot_b)" > g.raw
@@ -311,7 +313,8 @@ compare() {
 	grep -q '^	 *[0-9a-f]* hot_b@plt+0x4 (.*/prog)$' g.sym
 }
 
-@test "aarch64 -O2 without -g, library stripped: names are the oracles'; its static function is named by its FDE, which no oracle names" {
+@test "aarch64 -O2 without -g, library stripped and signed (pac-ret+b-key): names are the oracles'; its static function is named by its FDE (CIE 'zRB'), which no oracle names" {
+	readelf --debug-dump=frames nog/libwork.so | grep -q 'Augmentation: *"zRB"'
 	run --separate-stderr zt-symbolize nog.raw
 	[ "$status" -eq 0 ]
 	echo "$output" > nog.sym
@@ -319,7 +322,7 @@ compare() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = "9 1 3" ]
-	grep -q "^	 *[0-9a-f]* \[libwork.so+0x$(${A64}nm libwork.so | sed -n 's/^0*\([0-9a-f]*\) t hidden$/\1/p')\]+0x[0-9a-f]* (.*/nog/libwork.so)\$" nog.sym
+	grep -q "^	 *[0-9a-f]* \[libwork.so+0x$(${A64}nm libwork-pac.so | sed -n 's/^0*\([0-9a-f]*\) t hidden$/\1/p')\]+0x[0-9a-f]* (.*/nog/libwork.so)\$" nog.sym
 }
 
 @test "a BTI program's PLT entries (bti c before adrp, 24 bytes) are named as objdump labels them" {
