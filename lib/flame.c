@@ -595,8 +595,27 @@ static void put_label(FILE *out, const char *name, size_t len, double px)
 
 extern const char zt_flamescript[];
 
+/*
+ * The script; a wall-clock profile's titles say "ns" where others say
+ * "samples", so its title parser takes either (a CPU profile's graph keeps
+ * its bytes).
+ */
+static void script(FILE *out, int wall)
+{
+	static const char was[] = ") samples, /", now[] = ") (?:samples|ns), /";
+	const char *at = wall ? strstr(zt_flamescript, was) : NULL;
+
+	if (!at) {
+		fputs(zt_flamescript, out);
+		return;
+	}
+	fwrite(zt_flamescript, 1, (size_t)(at - zt_flamescript), out);
+	fputs(now, out);
+	fputs(at + sizeof was - 1, out);
+}
+
 static void header(FILE *out, const struct zt_flame_opts *o, unsigned height,
-		   uint64_t total, int diff)
+		   uint64_t total, int diff, int wall)
 {
 	const char *title = o->title ? o->title : o->icicle ? "Icicle Graph" : "Flame Graph";
 
@@ -629,7 +648,7 @@ static void header(FILE *out, const struct zt_flame_opts *o, unsigned height,
 		"var XPAD = %d, WIDTH = %u, CHARW = %.2f, ICICLE = %s, TOTAL = %llu, DIFF = %s;\n",
 		XPAD, o->width, FONTSZ * FONTW, o->icicle ? "true" : "false",
 		(unsigned long long)total, diff ? "true" : "false");
-	fputs(zt_flamescript, out);
+	script(out, wall);
 	fputs("]]></script>\n", out);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"url(#background)\"/>\n",
 		o->width, height);
@@ -688,7 +707,7 @@ int zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o, FILE *out,
 	L.n = kept;
 	qsort(L.fr, L.n, sizeof *L.fr, byplace);
 	height = (depthmax + 1) * FRAMEH + YPAD1 + YPAD2;
-	header(out, o, height, f->total, f->diff == 1);
+	header(out, o, height, f->total, f->diff == 1, f->wall == 1);
 
 	fputs("<g id=\"frames\">\n", out);
 	for (size_t i = 0; i < L.n; i++) {

@@ -13,7 +13,7 @@ var frames = [], byG = new Map(), details, unzoomBtn, searchBtn, matchedTxt;
 var zoomed = null, searchTerm = null;
 
 function parseTitle(title) {
-	var m = /^([\s\S]*) \(([0-9,]+) (?:samples|ns), /.exec(title);
+	var m = /^([\s\S]*) \(([0-9,]+) samples, /.exec(title);
 	return m ? { name: m[1], samples: Number(m[2].replace(/,/g, "")) }
 		 : { name: title, samples: 0 };
 }

@@ -68,6 +68,11 @@ ns_of() {
 @test "a CPU profile is drawn as before, and --clock is refused on it" {
 	zt-flame c.raw > c.svg
 	grep -q '^<g><title>all ([0-9,]* samples, 100%)' c.svg
+	# Its script is what it was; a wall-clock graph's reads "ns" titles too.
+	grep -qF ') samples, /.exec(title)' c.svg
+	run grep -c 'samples|ns' c.svg
+	assert_output 0
+	grep -qF ') (?:samples|ns), /.exec(title)' w.svg
 	warm "$(fill_of hot_b c.svg)"
 	run -1 --separate-stderr zt-flame --clock=cpu c.raw
 	assert_equal "$stderr" "zt-flame: --clock=cpu needs a wall-clock profile (zt-collect --clock=wall, or folded stacks with '# zt weight: ns'); a CPU profile is on-CPU only"
