@@ -277,3 +277,27 @@ times_of() {
 	[ "$st" -eq 3 ]
 	grep -qx 'windows 0' w.raw
 }
+
+@test "after an exec the new image starts paused again, with a channel of its own under the same pid" {
+	zt-collect --paused -o w.raw sh -c 'exec "$0" s' "$SAMPLES/windows" > out 2> err &
+	zc=$!
+	wait_for s/pid
+	pid=$(cat s/pid)
+	touch s/go
+	wait_for s/in
+	run zt-ctl "$pid" start
+	assert_success
+	assert_output "sampling on"
+	sleep 0.5
+	run zt-ctl "$pid" stop
+	assert_success
+	touch s/stop s/end
+	st=0
+	wait "$zc" || st=$?
+	cat err
+	[ "$st" -eq 3 ]
+	grep -qx 'windows 1' w.raw
+	zt-fold w.raw | grep -q ';inside_work '
+	! zt-fold w.raw | grep -q 'outside_work'
+	[ ! -e "/tmp/zt-$me/$pid.sock" ]
+}
