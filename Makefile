@@ -302,9 +302,9 @@ samples/splitstack: samples/splitstack.c
 	@echo "  CC      $@"
 	$(Q)$(CC) $(SAMPLE_CFLAGS) -fsplit-stack -o $@ $<
 
-samples/windowapi: samples/windowapi.c include/zt.h
+samples/windowapi: samples/windowapi.c collect/zt.h
 	@echo "  CC      $@"
-	$(Q)$(CC) $(SAMPLE_CFLAGS) -Iinclude -o $@ $<
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -Icollect -o $@ $<
 
 samples/%: samples/%.c
 	@echo "  CC      $@"
@@ -353,7 +353,7 @@ install: all
 	install -m 755 $(TOOLS) collect/zt-collect $(DESTDIR)$(BINDIR)/
 	install -m 755 collect/libzt-prof.so $(DESTDIR)$(LIBDIR)/
 	install -d $(DESTDIR)$(INCDIR)
-	install -m 644 include/zt.h $(DESTDIR)$(INCDIR)/
+	install -m 644 collect/zt.h $(DESTDIR)$(INCDIR)/
 	for m in $(MAN); do \
 		case $$m in *.1) d=man1;; *.5) d=man5;; esac; \
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/$$d/ || exit 1; done

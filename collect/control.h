@@ -5,7 +5,7 @@
  * Two ways in, one set of actions: the control channel (a unix socket in
  * a private directory, served by a thread of zt's, for zt-ctl), made only
  * when zt-collect --paused or ZT_CONTROL=1 asks for it, and the C API of
- * include/zt.h (zt_start, zt_stop, zt_snapshot), which calls the exported
+ * collect/zt.h (zt_start, zt_stop, zt_snapshot), which calls the exported
  * zt_control_* below. None of it is for signal handlers.
  */
 #ifndef ZT_CONTROL_H
@@ -28,7 +28,7 @@ ZT_HIDDEN void zt_control_end(int join);
 /* A seccomp filter goes in: the channel's thread ends first (join: waits for it). */
 ZT_HIDDEN void zt_control_close_channel(int join);
 
-/* The C API's entry points (include/zt.h): 0 when done, -1 when zt cannot. */
+/* The C API's entry points (collect/zt.h): 0 when done, -1 when zt cannot. */
 ZT_EXPORT int zt_control_start(void);
 ZT_EXPORT int zt_control_stop(void);
 /* The snapshot's number N (the file FILE.N), or -1. */

@@ -1,6 +1,6 @@
 /*
  * windowapi.c — a program that marks its own sampling window with
- * include/zt.h: before_work outside it, window_work inside it (with a
+ * collect/zt.h: before_work outside it, window_work inside it (with a
  * snapshot halfway), after_work outside it again. Built without linking
  * anything of zt's: without zt every call returns -1 and it runs as well.
  * Prints what the four calls returned.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# zt-ctl's errors and usage, the C API of include/zt.h (zt_start, zt_stop,
+# zt-ctl's errors and usage, the C API of collect/zt.h (zt_start, zt_stop,
 # zt_snapshot) with and without zt, and what a program that asks for no
 # control pays: nothing (issue 20, item 6).
 
