@@ -63,7 +63,7 @@ wait_for() {
 }
 
 @test "the API works in a program built without -fPIE too (found by dlsym)" {
-	cc -O0 -g -no-pie -fno-pie -I"$ZT_TOP/include" -o api "$SAMPLES/windowapi.c"
+	cc -O0 -g -no-pie -fno-pie -I"$ZT_TOP/collect" -o api "$SAMPLES/windowapi.c"
 	run ./api
 	assert_output "zt_stop -1 zt_start -1 zt_snapshot -1 zt_stop -1"
 	run --separate-stderr zt-collect -o b.raw ./api
