@@ -80,7 +80,8 @@ int zt_states_add(struct zt_states *s, const char *pid, size_t pidn, const char 
 		r->tid = key.tid;
 		if (namen >= sizeof r->name)
 			namen = sizeof r->name - 1;
-		memcpy(r->name, name, namen);
+		if (namen)
+			memcpy(r->name, name, namen);
 		zt_hash_index_add(&s->ix, h, (uint32_t)s->n);
 		i = (int64_t)s->n++;
 	}
@@ -107,7 +108,8 @@ const struct zt_states_row *zt_states_rows(struct zt_states *s, size_t *n)
 	size_t prow = 0;
 
 	s->nrows = 0;
-	qsort(s->threads, s->n, sizeof *s->threads, by_ids);
+	if (s->n)
+		qsort(s->threads, s->n, sizeof *s->threads, by_ids);
 	zt_hash_index_free(&s->ix);
 	memset(&s->ix, 0, sizeof s->ix);
 	for (size_t i = 0; i < s->n; i++) {
