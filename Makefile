@@ -111,6 +111,7 @@ COLLECT_LO = \
 	collect/sigmask.lo \
 	collect/seccomp.lo \
 	collect/control.lo \
+	collect/offcpu.lo \
 
 # Unit tests for lib/ and collect/, linked into one runner.
 UNIT_OBJ = \

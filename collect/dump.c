@@ -11,6 +11,7 @@
  * this code also runs inside a fatal signal's handler, where malloc cannot.
  */
 #include "prof.h"
+#include "offcpu.h"
 #include "rawfmt.h"
 
 #include <elf.h>
@@ -147,7 +148,8 @@ static int open_dump(int keep)
 	}
 	zt_state.write_errno = 0;
 	zt_state.fd_lost = 0;
-	zt_dump_puts(dfd, ZT_RAW_MAGIC " " ZT_STR(ZT_RAW_VERSION) "\n");
+	zt_dump_puts(dfd, zt_state.wall ? ZT_RAW_MAGIC " " ZT_STR(ZT_RAW_VERSION_WALL) "\n" :
+		     ZT_RAW_MAGIC " " ZT_STR(ZT_RAW_VERSION) "\n");
 	put_key(dfd, ZT_RAW_PID, (uint64_t)zt_state.pid);
 	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0) {
@@ -172,6 +174,10 @@ static int open_dump(int keep)
 	zt_dump_puts(dfd, ZT_RAW_CLOCK " " ZT_RAW_CLOCK_MONOTONIC "\n");
 	put_key(dfd, ZT_RAW_START_NS, zt_state.start_ns);
 	put_key(dfd, ZT_RAW_START_TIME_NS, zt_state.start_time_ns);
+	if (zt_state.wall) {
+		zt_dump_puts(dfd, ZT_RAW_PROFILE_CLOCK " " ZT_RAW_PROFILE_WALL "\n");
+		put_key(dfd, ZT_RAW_OFF_CPU_HZ, zt_state.off_cpu_hz);
+	}
 	zt_dump_puts(dfd, ZT_RAW_SAMPLES "\n");
 	dfd = -1;
 	zt_snap_reset();
@@ -532,6 +538,7 @@ static void put_summary(void)
 		put_key(dfd, ZT_RAW_CPU_USER_START_NS, zt_state.user_start_ns);
 		put_key(dfd, ZT_RAW_CPU_SYS_START_NS, zt_state.sys_start_ns);
 	}
+	zt_offcpu_put_summary(dfd);
 }
 
 /*

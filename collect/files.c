@@ -17,6 +17,7 @@
  * Everything here is async-signal-safe (system calls only).
  */
 #include "prof.h"
+#include "offcpu.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -214,7 +215,7 @@ int zt_files_fds_ours(int *out, int max)
 		if (t && t->live && zt_files_perf_ok(t))
 			out[n++] = t->perf_fd;
 	}
-	return n;
+	return n + zt_offcpu_fds(out + n, max - n);
 }
 
 /* Whether fd is one of zt's. */
@@ -227,6 +228,8 @@ int zt_files_fd_is_ours(int fd)
 
 	if (fd < 0)
 		return 0;
+	if (zt_offcpu_fd_is_ours(fd))
+		return 1;
 	for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
 		if (mine[i]->fd == fd)
 			return zt_files_ok(mine[i]);

@@ -234,7 +234,7 @@ static int by_value(const void *a, const void *b)
 
 ZT_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 {
-	int mine[ZT_MAX_THREADS + 8];
+	int mine[3 * ZT_MAX_THREADS + 8];	/* perf counters, the off-CPU sampler's two a thread */
 	unsigned from = lo;
 	int n;
 

@@ -11,6 +11,7 @@
  */
 #include "prof.h"
 #include "control.h"
+#include "offcpu.h"
 #include "rawfmt.h"
 #include "unwind.h"
 
@@ -427,6 +428,7 @@ int zt_prof_begin(void)
 	zt_snap_take();
 	zt_control_begin();
 	__atomic_store_n(&zt_state.active, 1, __ATOMIC_RELEASE);
+	zt_offcpu_start();
 	return 0;
 }
 
@@ -447,6 +449,7 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	const char *follow = getenv("ZT_FOLLOW");
 	const char *gz = getenv("ZT_GZIP");
 	const char *unwind = getenv("ZT_UNWIND");
+	const char *clock = getenv("ZT_CLOCK");
 
 	if (!out || !pid || strlen(out) >= sizeof zt_state.base - 32)
 		return;
@@ -458,6 +461,17 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	zt_state.hz = parse_hz(getenv("ZT_HZ"));
 	if (!zt_state.hz)
 		return;
+	zt_state.period_ns = 1000000000ull / zt_state.hz;
+	if (clock && strcmp(clock, ZT_RAW_PROFILE_WALL) == 0) {
+		const char *hz = getenv("ZT_OFF_CPU_HZ");
+		char *end;
+		unsigned long v = hz && *hz ? strtoul(hz, &end, 10) : ZT_OFF_CPU_HZ_DEFAULT;
+
+		if (hz && *hz && (*end || v < 1 || v > ZT_OFF_CPU_HZ_MAX))
+			return;
+		zt_state.wall = 1;
+		zt_state.off_cpu_hz = (unsigned)v;
+	}
 	zt_state.gzip = gz && strcmp(gz, "1") == 0;
 	if (timer && strcmp(timer, "perf") == 0)
 		zt_state.want_timer = 1;
@@ -537,6 +551,7 @@ void zt_prof_stop(void)
 	}
 	zt_control_end(!zt_prof_fatal_depth);
 	zt_prof_stop_sampling();
+	zt_offcpu_stop();
 	/* The thread that ends the program: did it block zt's signal? (A fatal
 	 * signal's handler runs with everything blocked: not counted.) */
 	if (!zt_prof_fatal_depth)

@@ -38,6 +38,7 @@ enum {
 	ZT_MAX_BUILDIDS = 1024,	/* ELF objects whose build-id is kept */
 	ZT_ALTSTACK = 64 * 1024,	/* each thread's alternate signal stack, a guard page below */
 	ZT_WINDOW = 16 * 1024,	/* bytes of a foreign stack copied for one walk */
+	ZT_LINE_WALL = 2 * 22 + 2 + 4 * 64,	/* a wall dump's " ^weight" and " !wait" */
 };
 
 /* Why samples were lost; each has a counter and a name in the dump. */
@@ -140,6 +141,8 @@ struct zt_state {
 	int follow;		/* ZT_FOLLOW: profile descendants too */
 	int gzip;		/* ZT_GZIP: compress the dump */
 	enum zt_unwind_mode unwind;	/* ZT_UNWIND: auto, cfi or fp */
+	int wall;		/* ZT_CLOCK=wall: a wall-clock profile (offcpu.c), dump version 5 */
+	unsigned off_cpu_hz;	/* ZT_OFF_CPU_HZ: the off-CPU sampler's ticks per second */
 	volatile int program_sigprof;	/* the program uses SIGPROF: 1 handler, 2 timer */
 	volatile enum zt_seccomp seccomp;	/* a filter is in place, and what it leaves zt */
 	const char *seccomp_refused;	/* the first of zt's calls it kills, or NULL */

@@ -62,7 +62,8 @@ void zt_store_flush(struct zt_thread *t)
 }
 
 /*
- * Appends "TID COUNT @WHEN ADDR ADDR...\n" (COUNT: the periods the sample
+ * Appends "TID COUNT @WHEN ADDR ADDR...\n" ("TID COUNT @WHEN ^PERIOD ADDR..."
+ * in a wall dump) (COUNT: the periods the sample
  * stands for, 1 but for a POSIX-timer fallback), WHEN in nanoseconds since the dump
  * started (CLOCK_MONOTONIC): an exact pc after the first is written
  * "=ADDR", and a stack that did not reach the thread's entry ends in " -".
@@ -73,7 +74,7 @@ void zt_store_sample(struct zt_thread *t, uint64_t when, uint64_t count, const u
 {
 	char *p;
 
-	if (t->len + ZT_LINE_MAX > sizeof t->buf)
+	if (t->len + ZT_LINE_MAX + (zt_state.wall ? ZT_LINE_WALL : 0) > sizeof t->buf)
 		zt_store_flush(t);
 	p = t->buf + t->len;
 	p = zt_store_fmt_u64(p, (uint64_t)t->tid, 10);
@@ -82,6 +83,12 @@ void zt_store_sample(struct zt_thread *t, uint64_t when, uint64_t count, const u
 	*p++ = ' ';
 	*p++ = ZT_RAW_TIME_MARK;
 	p = zt_store_fmt_u64(p, when > zt_state.start_ns ? when - zt_state.start_ns : 0, 10);
+	if (zt_state.wall) {
+		/* A wall dump weighs every sample: a CPU sample stands for its period. */
+		*p++ = ' ';
+		*p++ = ZT_RAW_WEIGHT_MARK;
+		p = zt_store_fmt_u64(p, zt_state.period_ns, 10);
+	}
 	for (size_t i = 0; i < n; i++) {
 		*p++ = ' ';
 		if (i > 0 && (addr[i] & ZT_UNWIND_EXACT))

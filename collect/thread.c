@@ -8,6 +8,7 @@
  */
 #include "prof.h"
 #include "hex.h"
+#include "offcpu.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -294,7 +295,7 @@ void zt_thread_adopt_running(void)
 		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
 		struct zt_thread *t;
 
-		if (tid <= 0 || tid == me)
+		if (tid <= 0 || tid == me || zt_offcpu_is_sampler(tid))
 			continue;
 		if (zt_state.timer != ZT_TIMER_PERF || !(t = claim_slot())) {
 			__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
@@ -467,6 +468,7 @@ static void after_fork_child(void)
 	if (zt_state.dump.fd < 0)
 		return;
 	__atomic_store_n(&zt_state.active, 0, __ATOMIC_SEQ_CST);
+	zt_offcpu_after_fork();
 	if (!zt_state.follow)
 		zt_sigmask_reveal();
 	/* The parent's dump stays the parent's: only the copies are closed. */

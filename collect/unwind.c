@@ -176,6 +176,39 @@ static uintptr_t callee_of(const struct zt_cfi_set *s, uintptr_t t)
 	return *(const uintptr_t *)slot;
 }
 
+/*
+ * For a walk whose rbp is unknown (zt_unwind_blocked): the lowest frame
+ * record at or above sp in sp's region, the one a frame-pointer function
+ * whose frame starts there set rbp to. A record is a saved rbp (0, or an
+ * aligned address above the record and less than 1 MiB away) below a
+ * return address that follows a call in code. Its locals could hold such a
+ * pair too: then the walk takes a wrong frame, as an fp walk through a
+ * leaf does. 0 when none (or code cannot be read).
+ */
+static int find_record(const struct zt_regs *r, const struct zt_cfi_set *s, uintptr_t sp,
+		       uintptr_t *rbp)
+{
+	int reg = region_of(r, sp);
+	uintptr_t hi, target;
+
+	if (reg < 0 || !s || s->nseg == 0 || r->no_code)
+		return 0;
+	hi = reg == 0 ? r->high : r->extra[reg - 1].hi;
+	for (uintptr_t p = (sp + 7) & ~(uintptr_t)7; p + 16 <= hi; p += 8) {
+		uintptr_t saved, ra;
+
+		if (!load(r, p, &saved) || !load(r, p + 8, &ra))
+			break;
+		if (saved != 0 && (saved <= p || saved % 8 != 0 || saved - p > (1u << 20)))
+			continue;
+		if (ra > 0 && in_code(s, ra - 1) && call_before(s, ra, &target)) {
+			*rbp = p;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* The row for pc in s, or NULL. */
 static const struct zt_cfi_row *row_of(const struct zt_cfi_set *s, uintptr_t pc)
 {
@@ -231,12 +264,12 @@ static int step_checks(const struct zt_regs *r, const struct zt_cfi_set *s,
 	return next == 0 || in_code(s, next - 1);
 }
 
-size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
-		 enum zt_unwind_mode mode, uint64_t *out, size_t max,
-		 enum zt_unwind_end *end)
+static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
+		     enum zt_unwind_mode mode, uint64_t *out, size_t max,
+		     enum zt_unwind_end *end, int rbp_unknown)
 {
 	uintptr_t pc = r->pc, sp = r->sp, rbp = r->rbp, rbx = r->rbx;
-	int rbp_ok = 1, rbx_ok = 1, exact = 1, first = region_of(r, r->sp);
+	int rbp_ok = !rbp_unknown, rbx_ok = 1, exact = 1, first = region_of(r, r->sp);
 	unsigned seen = first >= 0 ? 1u << first : 0;
 	int guessed = 0;
 	const struct zt_cfi_row *row = NULL;
@@ -273,6 +306,10 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 		if (row && (row->kind == ZT_CFA_RSP || row->kind == ZT_CFA_RBP ||
 			    row->kind == ZT_CFA_PLT || row->kind == ZT_CFA_RBX)) {
 			if (row->kind == ZT_CFA_RBP) {
+				if (!rbp_ok && rbp_unknown) {
+					rbp_ok = next_ok = find_record(r, set, sp, &rbp);
+					next_rbp = rbp;
+				}
 				if (!rbp_ok)
 					break;
 				cfa = rbp + (uintptr_t)(intptr_t)row->cfa_off;
@@ -314,6 +351,8 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			break;
 		} else {
 			/* No usable row: one frame-pointer step. */
+			if (!rbp_ok && rbp_unknown)
+				rbp_ok = find_record(r, set, sp, &rbp);
 			if (!rbp_ok || !may_step(r, sp, rbp, 1, &seen) || !load(r, rbp, &next_rbp) ||
 			    !load(r, rbp + 8, &ra))
 				break;
@@ -368,4 +407,18 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 	if (guessed && *end == ZT_UNWIND_COMPLETE)
 		*end = ZT_UNWIND_PARTIAL;
 	return n;
+}
+
+size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
+		 enum zt_unwind_mode mode, uint64_t *out, size_t max,
+		 enum zt_unwind_end *end)
+{
+	return unwind(r, set, mode, out, max, end, 0);
+}
+
+size_t zt_unwind_blocked(const struct zt_regs *r, const struct zt_cfi_set *set,
+			 enum zt_unwind_mode mode, uint64_t *out, size_t max,
+			 enum zt_unwind_end *end)
+{
+	return unwind(r, set, mode, out, max, end, 1);
 }

@@ -76,4 +76,16 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 		 enum zt_unwind_mode mode, uint64_t *out, size_t max,
 		 enum zt_unwind_end *end);
 
+/*
+ * zt_unwind for a thread that is not running, whose stack was copied
+ * (an extra region with copy) and whose rbp is not known: only its pc and
+ * sp are (/proc/PID/task/TID/syscall gives no more). r->rbp is ignored:
+ * the first frame that needs rbp takes instead the lowest frame record at
+ * or above its stack pointer, a saved rbp (0, or a higher address) below a
+ * return address that follows a call in code. Async-signal-safe.
+ */
+size_t zt_unwind_blocked(const struct zt_regs *r, const struct zt_cfi_set *set,
+			 enum zt_unwind_mode mode, uint64_t *out, size_t max,
+			 enum zt_unwind_end *end);
+
 #endif

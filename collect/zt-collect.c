@@ -36,7 +36,7 @@
 
 enum { EXIT_CANNOT_RUN = 127 };
 
-enum { OPT_TIMER = 256, OPT_UNWIND, OPT_PAUSED, OPT_CONTROL };
+enum { OPT_TIMER = 256, OPT_UNWIND, OPT_PAUSED, OPT_CONTROL, OPT_CLOCK, OPT_OFF_CPU_HZ };
 
 static const struct zt_opt options[] = {
 	{ 'F', "freq", required_argument, "HZ",
@@ -57,6 +57,12 @@ static const struct zt_opt options[] = {
 	{ OPT_CONTROL, "control", no_argument, NULL,
 	  "serve zt-ctl: sampling on and off, and snapshots\n"
 	  "FILE.1, FILE.2, ... (also ZT_CONTROL=1)" },
+	{ OPT_CLOCK, "clock", required_argument, "CLOCK",
+	  "cpu (default: samples of CPU time) or wall (also\n"
+	  "where the threads not running waited, off-CPU)" },
+	{ OPT_OFF_CPU_HZ, "off-cpu-hz", required_argument, "HZ",
+	  "with --clock=wall: off-CPU ticks per second, 1 to\n"
+	  ZT_STR(ZT_OFF_CPU_HZ_MAX) " (default " ZT_STR(ZT_OFF_CPU_HZ_DEFAULT) ")" },
 	{ 'h', "help", no_argument, NULL, "print this help" },
 	{ 'V', "version", no_argument, NULL, "print the version" },
 	{ 0 },
@@ -64,7 +70,7 @@ static const struct zt_opt options[] = {
 
 static const struct zt_usage usage = {
 	"zt-collect [-fz] [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--unwind=auto|cfi|fp]\n"
-	"       [--paused] [--control] [--] PROGRAM [ARG...]",
+	"       [--paused] [--control] [--clock=cpu|wall] [--off-cpu-hz=HZ] [--] PROGRAM [ARG...]",
 	"Run PROGRAM with the zt sampler preloaded and write a raw dump.",
 	options,
 	NULL,
@@ -72,8 +78,8 @@ static const struct zt_usage usage = {
 
 /* What the command line asked for. */
 struct config {
-	const char *outarg, *timer, *unwind;
-	uint64_t hz;
+	const char *outarg, *timer, *unwind, *clock;
+	uint64_t hz, off_cpu_hz;
 	int gzip, follow, paused, control;
 };
 
@@ -103,7 +109,8 @@ static int parse_options(int argc, char **argv, struct config *cfg)
 	int c;
 
 	*cfg = (struct config){ .outarg = "zt.raw", .timer = "auto", .unwind = "auto",
-				.hz = ZT_HZ_DEFAULT };
+				.clock = ZT_RAW_PROFILE_CPU, .hz = ZT_HZ_DEFAULT,
+				.off_cpu_hz = ZT_OFF_CPU_HZ_DEFAULT };
 	while ((c = zt_usage_getopt_ordered(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'f':
@@ -137,6 +144,17 @@ static int parse_options(int argc, char **argv, struct config *cfg)
 			    strcmp(optarg, ZT_RAW_UNWIND_FP))
 				bad_usage("--unwind: '%s' is not auto, cfi or fp", optarg);
 			cfg->unwind = optarg;
+			break;
+		case OPT_CLOCK:
+			if (strcmp(optarg, ZT_RAW_PROFILE_CPU) && strcmp(optarg, ZT_RAW_PROFILE_WALL))
+				bad_usage("--clock: '%s' is not cpu or wall", optarg);
+			cfg->clock = optarg;
+			break;
+		case OPT_OFF_CPU_HZ:
+			if (zt_parse_u64(optarg, 10, &cfg->off_cpu_hz) || cfg->off_cpu_hz < 1 ||
+			    cfg->off_cpu_hz > ZT_OFF_CPU_HZ_MAX)
+				bad_usage("--off-cpu-hz: '%s' is not a frequency from 1 to "
+					  ZT_STR(ZT_OFF_CPU_HZ_MAX), optarg);
 			break;
 		case 'h':
 			zt_usage(&usage, stdout);
@@ -969,6 +987,16 @@ static void run_program(const struct config *cfg, const char *prog, char **argv,
 	setenv("ZT_PID", pidbuf, 1);
 	setenv("ZT_TIMER", cfg->timer, 1);
 	setenv("ZT_UNWIND", cfg->unwind, 1);
+	if (strcmp(cfg->clock, ZT_RAW_PROFILE_WALL) == 0) {
+		char offbuf[16];
+
+		snprintf(offbuf, sizeof offbuf, "%u", (unsigned)cfg->off_cpu_hz);
+		setenv("ZT_CLOCK", ZT_RAW_PROFILE_WALL, 1);
+		setenv("ZT_OFF_CPU_HZ", offbuf, 1);
+	} else {
+		unsetenv("ZT_CLOCK");
+		unsetenv("ZT_OFF_CPU_HZ");
+	}
 	if (cfg->gzip)
 		setenv("ZT_GZIP", "1", 1);
 	else

@@ -21,6 +21,9 @@
 /* Sampling rate, in samples per CPU-second (zt-collect -F, ZT_HZ, "hz"). */
 #define ZT_HZ_DEFAULT 997	/* prime, as perf users pick: no lockstep with periodic work */
 #define ZT_HZ_MAX 10000		/* the highest rate zt-collect accepts and readers take */
+/* The off-CPU sampler's wall-clock ticks per second (--off-cpu-hz, "off-cpu-hz", v5). */
+#define ZT_OFF_CPU_HZ_DEFAULT 97	/* prime, like ZT_HZ_DEFAULT */
+#define ZT_OFF_CPU_HZ_MAX 1000
 
 /* The first line: "zt-prof N". The collector writes ZT_RAW_VERSION. */
 #define ZT_RAW_MAGIC "zt-prof"

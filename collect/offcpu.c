@@ -1,0 +1,785 @@
+/*
+ * offcpu.c — the wall-clock sampler (zt-collect --clock=wall): where the
+ * threads that are not running wait, without root and without a signal.
+ *
+ * A thread of zt's own ticks at off-cpu-hz (97 by default, each interval
+ * drawn from [0.5, 1.5) periods so that it never keeps step with periodic
+ * work). At each tick it visits every thread zt samples (zt_state.threads)
+ * and reads two files of it, kept open and re-read with pread:
+ * /proc/self/task/TID/schedstat (CPU time, run delay, times put on a CPU)
+ * and /proc/self/task/TID/syscall, which the kernel fills while the thread
+ * is off-CPU: "nr a0..a5 sp pc" for a thread blocked in a system call,
+ * "-1 sp pc" for one blocked outside one (a page fault), "running" for one
+ * on a CPU or runnable. A running thread is left to its CPU samples. For a
+ * blocked one the sampler copies up to ZT_WINDOW bytes of its stack from sp
+ * with process_vm_readv on its own pid (EFAULT, not a fault, when the stack
+ * went away), unwinds the copy from (pc, sp) with the CPU samples' tables
+ * (unwind.c; rbp is not given, so frame-pointer code gets it from a frame
+ * record found in the copy), and reads both files again: a thread that woke
+ * meanwhile is dropped as torn (counted). A thread that has not run since
+ * the last tick (schedstat unchanged) is still where it was: its last
+ * off-CPU sample is written again, without a walk (counted).
+ *
+ * Each sample line carries its weight, the wall-clock time since that
+ * thread's previous tick, and its wait: the system call and, where cheap,
+ * its object ("read fd 3 pipe", "poll 2 fds"). formats/raw.md, version 5.
+ *
+ * The sampler is invisible to the program as far as it can be: it is made
+ * with the real pthread_create (so it has no zt record, no timer and no
+ * name in the dump), all signals blocked (no signal of the program's is
+ * ever delivered to it), no lock the program could hold is taken on its
+ * path (no malloc: its memory is mapped once at start), and it ends the
+ * process as glibc would (exit(0)) when it is the last thread left. It is
+ * still in /proc/self/task, named "zt-offcpu".
+ */
+#include "offcpu.h"
+#include "hex.h"
+#include "rawfmt.h"
+#include "unwind.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+enum {
+	WAIT_MAX = 64,		/* bytes of a wait's text, before escaping (formats/raw.md) */
+	FD_BITS = 1 << 20,	/* descriptors below this are told apart by a bitmap */
+	HIGH_FD = 512,		/* where zt's descriptors go (files.c) */
+	TEXT_MAX = 256,		/* /proc/self/task/TID/syscall's line */
+};
+
+/* One thread zt samples, as the sampler last saw it; indexed as zt_state.threads. */
+struct rec {
+	pid_t tid;		/* 0: none */
+	int sfd, qfd;		/* its syscall and schedstat files, kept open; -1: opened each tick */
+	uint64_t exec_ns, runs;	/* schedstat's first and third fields at the last tick */
+	uint64_t last_ns;	/* CLOCK_MONOTONIC of the last tick that visited it */
+	int have;		/* the last tick recorded it off-CPU: the line below */
+	int partial;
+	uint32_t n;
+	char wait[WAIT_MAX * 4 + 1];	/* escaped */
+	uint64_t addr[ZT_MAX_DEPTH];
+};
+
+struct sampler {
+	char buf[ZT_BUF_SIZE];	/* lines not yet written to the dump */
+	size_t len;
+	unsigned char window[ZT_WINDOW];	/* the stack being unwound, copied */
+	struct rec rec[ZT_MAX_THREADS];
+};
+
+static struct sampler *S;	/* mapped once; the sampler thread's alone */
+static volatile int gen;	/* a sampler of an older generation ends at its next tick */
+static volatile int busy;	/* the sampler is in a tick */
+static volatile pid_t sampler_tid;
+static volatile int kept_fds;	/* descriptors kept open, at most budget */
+static int budget;
+static uint64_t fdbits[FD_BITS / 64];
+static uint64_t nsamples, nrepeated, ntorn, cpu_ns, stop_ns;
+
+/* Mark fd as the sampler's (or not), for files.c's close interposers. */
+static void own_fd(int fd, int on)
+{
+	if (fd < 0 || fd >= FD_BITS)
+		return;
+	if (on)
+		__atomic_or_fetch(&fdbits[fd / 64], (uint64_t)1 << fd % 64, __ATOMIC_RELEASE);
+	else
+		__atomic_and_fetch(&fdbits[fd / 64], ~((uint64_t)1 << fd % 64), __ATOMIC_RELEASE);
+}
+
+int zt_offcpu_fd_is_ours(int fd)
+{
+	return fd >= 0 && fd < FD_BITS &&
+	       (__atomic_load_n(&fdbits[fd / 64], __ATOMIC_ACQUIRE) >> fd % 64 & 1);
+}
+
+int zt_offcpu_fds(int *out, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < FD_BITS / 64 && n < max; i++)
+		for (uint64_t w = __atomic_load_n(&fdbits[i], __ATOMIC_ACQUIRE); w && n < max;
+		     w &= w - 1)
+			out[n++] = i * 64 + __builtin_ctzll(w);
+	return n;
+}
+
+/* "/proc/self/task/TID/" NAME, opened, and moved out of the program's way. */
+static int open_task_file(pid_t tid, const char *name, int keep)
+{
+	char path[64] = "/proc/self/task/", *p = path + strlen(path);
+	int fd, high;
+
+	p = zt_store_fmt_u64(p, (uint64_t)tid, 10);
+	*p++ = '/';
+	strcpy(p, name);
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !keep)
+		return fd;
+	high = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
+	if (high >= 0) {
+		zt_sys_close(fd);
+		fd = high;
+	}
+	own_fd(fd, 1);
+	return fd;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd < 0)
+		return;
+	own_fd(*fd, 0);
+	zt_sys_close(*fd);
+	*fd = -1;
+	__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
+}
+
+/* Forget a thread: its descriptors closed, its last sample dropped. */
+static void forget(struct rec *c)
+{
+	close_fd(&c->sfd);
+	close_fd(&c->qfd);
+	c->tid = 0;
+	c->have = 0;
+}
+
+/*
+ * One of c's files into buf (NUL-terminated): the kept descriptor re-read
+ * from offset 0, or (beyond the budget) opened, read and closed. Its
+ * length, or -1 when the thread is gone.
+ */
+static ssize_t read_task_file(struct rec *c, int fd, const char *name, char *buf, size_t len)
+{
+	ssize_t n;
+
+	if (fd >= 0) {
+		n = pread(fd, buf, len - 1, 0);
+	} else {
+		if ((fd = open_task_file(c->tid, name, 0)) < 0)
+			return -1;
+		n = read(fd, buf, len - 1);
+		zt_sys_close(fd);
+	}
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+static const char *dec(const char *p, uint64_t *v)
+{
+	const char *s = p;
+
+	*v = 0;
+	while (*p >= '0' && *p <= '9')
+		*v = *v * 10 + (uint64_t)(*p++ - '0');
+	return p > s ? p : NULL;
+}
+
+/* schedstat: "exec_ns delay_ns runs\n". 0, or -1 when unreadable. */
+static int read_sched(struct rec *c, uint64_t *exec, uint64_t *runs)
+{
+	char buf[96];
+	uint64_t delay;
+	const char *p;
+
+	if (read_task_file(c, c->qfd, "schedstat", buf, sizeof buf) < 0)
+		return -1;
+	if (!(p = dec(buf, exec)) || *p++ != ' ' || !(p = dec(p, &delay)) || *p++ != ' ' ||
+	    !dec(p, runs))
+		return -1;
+	return 0;
+}
+
+/* What a syscall line says: running (1), blocked (0), or unreadable (-1). */
+static int parse_syscall(const char *s, long *nr, uint64_t *arg, uint64_t *sp, uint64_t *pc)
+{
+	uint64_t v[8];
+	int n = 0, neg = 0;
+	uint64_t u;
+
+	if (strncmp(s, "running", 7) == 0)
+		return 1;
+	if (*s == '-') {
+		neg = 1;
+		s++;
+	}
+	if (!(s = dec(s, &u)))
+		return -1;
+	*nr = neg ? -(long)u : (long)u;
+	while (*s == ' ' && n < 8) {
+		const char *q = s + 1;
+
+		if (q[0] != '0' || q[1] != 'x' ||
+		    !(q = (const char *)zt_hex(q + 2, q + strlen(q), &v[n])))
+			return -1;
+		s = q;
+		n++;
+	}
+	if (*s != '\n' && *s != '\0')
+		return -1;
+	if (*nr < 0 ? n != 2 : n != 8)
+		return -1;
+	for (int i = 0; i < 6 && *nr >= 0; i++)
+		arg[i] = v[i];
+	*sp = v[n - 2];
+	*pc = v[n - 1];
+	return 0;
+}
+
+/* The system calls a thread commonly blocks in, by name; how the wait names its object. */
+enum obj { OBJ_NONE, OBJ_FD, OBJ_NFDS };
+
+static const struct call {
+	long nr;
+	const char *name;
+	enum obj obj;
+} calls[] = {
+	{ SYS_futex, "futex", OBJ_NONE },
+	{ SYS_read, "read", OBJ_FD },
+	{ SYS_write, "write", OBJ_FD },
+	{ SYS_readv, "readv", OBJ_FD },
+	{ SYS_writev, "writev", OBJ_FD },
+	{ SYS_pread64, "pread64", OBJ_FD },
+	{ SYS_pwrite64, "pwrite64", OBJ_FD },
+	{ SYS_ppoll, "ppoll", OBJ_NFDS },
+	{ SYS_epoll_pwait, "epoll_pwait", OBJ_NONE },
+	{ SYS_pselect6, "pselect6", OBJ_NONE },
+	{ SYS_clock_nanosleep, "clock_nanosleep", OBJ_NONE },
+	{ SYS_nanosleep, "nanosleep", OBJ_NONE },
+	{ SYS_accept, "accept", OBJ_FD },
+	{ SYS_accept4, "accept4", OBJ_FD },
+	{ SYS_connect, "connect", OBJ_FD },
+	{ SYS_recvfrom, "recvfrom", OBJ_FD },
+	{ SYS_recvmsg, "recvmsg", OBJ_FD },
+	{ SYS_recvmmsg, "recvmmsg", OBJ_FD },
+	{ SYS_sendto, "sendto", OBJ_FD },
+	{ SYS_sendmsg, "sendmsg", OBJ_FD },
+	{ SYS_sendmmsg, "sendmmsg", OBJ_FD },
+	{ SYS_wait4, "wait4", OBJ_NONE },
+	{ SYS_waitid, "waitid", OBJ_NONE },
+	{ SYS_fsync, "fsync", OBJ_FD },
+	{ SYS_fdatasync, "fdatasync", OBJ_FD },
+	{ SYS_flock, "flock", OBJ_FD },
+	{ SYS_fcntl, "fcntl", OBJ_FD },
+	{ SYS_openat, "openat", OBJ_NONE },
+	{ SYS_rt_sigtimedwait, "rt_sigtimedwait", OBJ_NONE },
+	{ SYS_rt_sigsuspend, "rt_sigsuspend", OBJ_NONE },
+	{ SYS_semtimedop, "semtimedop", OBJ_NONE },
+	{ SYS_msgrcv, "msgrcv", OBJ_NONE },
+	{ SYS_mq_timedreceive, "mq_timedreceive", OBJ_NONE },
+	{ SYS_io_getevents, "io_getevents", OBJ_NONE },
+	{ SYS_splice, "splice", OBJ_NONE },
+	{ SYS_sendfile, "sendfile", OBJ_NONE },
+	{ SYS_vfork, "vfork", OBJ_NONE },
+#ifdef SYS_poll
+	{ SYS_poll, "poll", OBJ_NFDS },
+	{ SYS_select, "select", OBJ_NONE },
+	{ SYS_epoll_wait, "epoll_wait", OBJ_NONE },
+	{ SYS_pause, "pause", OBJ_NONE },
+#endif
+#ifdef SYS_epoll_pwait2
+	{ SYS_epoll_pwait2, "epoll_pwait2", OBJ_NONE },
+#endif
+#ifdef SYS_futex_waitv
+	{ SYS_futex_waitv, "futex_waitv", OBJ_NONE },
+#endif
+};
+
+static char *put(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/*
+ * The kind of the program's descriptor fd, from /proc/self/fd/FD's link:
+ * pipe, socket, file (a path), or NULL (an anonymous inode, a device).
+ */
+static const char *fd_kind(uint64_t fd)
+{
+	char path[48] = "/proc/self/fd/", link[64];
+	ssize_t n;
+
+	if (fd > INT32_MAX)
+		return NULL;
+	*zt_store_fmt_u64(path + strlen(path), fd, 10) = '\0';
+	n = readlink(path, link, sizeof link - 1);
+	if (n <= 0)
+		return NULL;
+	link[n] = '\0';
+	if (strncmp(link, "pipe:", 5) == 0)
+		return "pipe";
+	if (strncmp(link, "socket:", 7) == 0)
+		return "socket";
+	if (link[0] == '/')
+		return strncmp(link, "/dev/", 5) == 0 ? "device" : "file";
+	return NULL;
+}
+
+/* The wait's text, escaped (space as \040), into out; its end. */
+static char *wait_text(char *out, long nr, const uint64_t *arg)
+{
+	char text[WAIT_MAX + 1], *p = text, *o = out;
+	const struct call *c = NULL;
+
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0] && !c; i++)
+		if (calls[i].nr == nr)
+			c = &calls[i];
+	if (nr < 0) {
+		p = put(p, "page fault");
+	} else if (!c) {
+		p = put(p, "syscall ");
+		p = zt_store_fmt_u64(p, (uint64_t)nr, 10);
+	} else {
+		p = put(p, c->name);
+		if (c->obj == OBJ_FD && arg[0] <= INT32_MAX) {
+			const char *kind = fd_kind(arg[0]);
+
+			p = put(p, " fd ");
+			p = zt_store_fmt_u64(p, arg[0], 10);
+			if (kind) {
+				*p++ = ' ';
+				p = put(p, kind);
+			}
+		} else if (c->obj == OBJ_NFDS && arg[1] <= 1000000) {
+			*p++ = ' ';
+			p = zt_store_fmt_u64(p, arg[1], 10);
+			p = put(p, arg[1] == 1 ? " fd" : " fds");
+		}
+	}
+	for (char *q = text; q < p; q++) {
+		if (*q == ' ') {
+			o = put(o, "\\040");
+		} else {
+			*o++ = *q;
+		}
+	}
+	*o = '\0';
+	return o;
+}
+
+/* Write the sampler's buffer to the dump. */
+static void flush(void)
+{
+	int fd = S->len ? zt_files_dump_fd() : -1;
+
+	if (fd >= 0)
+		zt_dump_write_all(fd, S->buf, S->len);
+	S->len = 0;
+}
+
+/* One off-CPU line of c, weighing weight ns, at when. */
+static void emit(const struct rec *c, uint64_t when, uint64_t weight)
+{
+	char *p;
+
+	if (S->len + ZT_LINE_MAX + ZT_LINE_WALL > sizeof S->buf)
+		flush();
+	p = S->buf + S->len;
+	p = zt_store_fmt_u64(p, (uint64_t)c->tid, 10);
+	p = put(p, " 1 ");
+	*p++ = ZT_RAW_TIME_MARK;
+	p = zt_store_fmt_u64(p, when > zt_state.start_ns ? when - zt_state.start_ns : 0, 10);
+	*p++ = ' ';
+	*p++ = ZT_RAW_WEIGHT_MARK;
+	p = zt_store_fmt_u64(p, weight, 10);
+	*p++ = ' ';
+	*p++ = ZT_RAW_WAIT_MARK;
+	p = put(p, c->wait);
+	for (uint32_t i = 0; i < c->n; i++) {
+		*p++ = ' ';
+		if (c->addr[i] & ZT_UNWIND_EXACT)
+			*p++ = ZT_RAW_EXACT_MARK;
+		p = zt_store_fmt_u64(p, c->addr[i] & ~ZT_UNWIND_EXACT, 16);
+	}
+	if (c->partial) {
+		*p++ = ' ';
+		*p++ = ZT_RAW_PARTIAL_MARK;
+	}
+	*p++ = '\n';
+	S->len = (size_t)(p - S->buf);
+	__atomic_fetch_add(&nsamples, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Copy the stack of t from sp (up to ZT_WINDOW bytes, and not past its top
+ * when zt knows it) into the window, one page per element so that the copy
+ * stops at the first unmapped page. The bytes copied, 0 if none.
+ */
+static size_t copy_stack(const struct zt_thread *t, uintptr_t sp)
+{
+	struct iovec local = { S->window, ZT_WINDOW }, remote[ZT_WINDOW / 4096 + 1];
+	uintptr_t a = sp & ~(uintptr_t)7, to = a + ZT_WINDOW;
+	unsigned long n = 0;
+	long got;
+
+	if (t->stack_hi && sp >= t->stack_lo && sp < t->stack_hi && to > t->stack_hi)
+		to = t->stack_hi;
+	if (to <= a)
+		return 0;
+	while (a < to) {
+		uintptr_t next = (a | 4095) + 1;
+
+		remote[n].iov_base = (void *)a;
+		remote[n].iov_len = (next < to ? next : to) - a;
+		a += remote[n++].iov_len;
+	}
+	got = syscall(SYS_process_vm_readv, zt_state.pid, &local, 1UL, remote, n, 0UL);
+	return got > 0 ? (size_t)got : 0;
+}
+
+/* Unwind the copy of the stack at sp from pc into c. */
+static void walk(struct rec *c, uintptr_t pc, uintptr_t sp, size_t got, long nr)
+{
+	const struct zt_cfi_set *set;
+	struct zt_regs r;
+	enum zt_unwind_end end = ZT_UNWIND_PARTIAL;
+
+	if (nr == SYS_vfork || got == 0) {
+		/* vfork keeps its return address in a register: not unwound. */
+		c->addr[0] = pc | ZT_UNWIND_EXACT;
+		c->n = 1;
+		c->partial = 1;
+		return;
+	}
+	memset(&r, 0, sizeof r);
+	r.pc = pc;
+	r.sp = sp;
+	r.extra[0].lo = sp & ~(uintptr_t)7;
+	r.extra[0].hi = r.extra[0].lo + got;
+	r.extra[0].copy = S->window;
+	set = zt_tables_enter();
+	r.no_code = !zt_tables_code_readable();
+	c->n = (uint32_t)zt_unwind_blocked(&r, set, zt_state.unwind, c->addr, ZT_MAX_DEPTH, &end);
+	zt_tables_leave();
+	c->partial = end != ZT_UNWIND_COMPLETE;
+	/* Code no snapshot of the maps shows: read them again later (snapshot.c). */
+	zt_snap_pc_known(pc);
+}
+
+/* One thread at one tick. */
+static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
+{
+	char text[TEXT_MAX], again[TEXT_MAX];
+	uint64_t exec, runs, exec2, runs2, arg[6] = { 0 }, sp, pc, weight;
+	long nr = 0;
+	int st, ran;
+	size_t got;
+
+	weight = now - c->last_ns;
+	c->last_ns = now;
+	if (read_sched(c, &exec, &runs) < 0) {
+		forget(c);	/* gone */
+		return;
+	}
+	ran = exec != c->exec_ns || runs != c->runs;
+	c->exec_ns = exec;
+	c->runs = runs;
+	if (!ran && c->have) {
+		/* Not on a CPU since: where it was. */
+		emit(c, now, weight);
+		__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	c->have = 0;
+	if (read_task_file(c, c->sfd, "syscall", text, sizeof text) < 0) {
+		forget(c);
+		return;
+	}
+	st = parse_syscall(text, &nr, arg, &sp, &pc);
+	if (st != 0)
+		return;	/* running (its CPU samples have it), or not a line zt reads */
+	got = copy_stack(t, (uintptr_t)sp);
+	walk(c, (uintptr_t)pc, (uintptr_t)sp, got, nr);
+	wait_text(c->wait, nr, arg);
+	/* Still there? A thread that woke during the walk is not where the copy says. */
+	if (read_task_file(c, c->sfd, "syscall", again, sizeof again) < 0 ||
+	    strcmp(text, again) != 0 || read_sched(c, &exec2, &runs2) < 0 || runs2 != runs ||
+	    exec2 != exec) {
+		__atomic_fetch_add(&ntorn, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	c->have = 1;
+	emit(c, now, weight);
+}
+
+/* Start keeping thread tid's files, within the descriptor budget. */
+static void track(struct rec *c, pid_t tid, uint64_t since)
+{
+	forget(c);
+	c->tid = tid;
+	c->last_ns = since;
+	c->exec_ns = c->runs = 0;
+	c->sfd = c->qfd = -1;
+	if (__atomic_add_fetch(&kept_fds, 2, __ATOMIC_RELAXED) > budget) {
+		__atomic_fetch_sub(&kept_fds, 2, __ATOMIC_RELAXED);
+		return;
+	}
+	c->sfd = open_task_file(tid, "syscall", 1);
+	c->qfd = open_task_file(tid, "schedstat", 1);
+	if (c->sfd < 0)
+		__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
+	if (c->qfd < 0)
+		__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Whether a thread of the program is still alive, once its main thread
+ * has ended with pthread_exit (which leaves it a zombie that
+ * /proc/self/stat's num_threads still counts, beside the sampler).
+ */
+static int others_alive(void)
+{
+	char buf[512];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	const char *p;
+	uint64_t v = 3;
+
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof buf - 1);
+	zt_sys_close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	/* Field 20, counted after the command's closing parenthesis (field 2). */
+	p = strrchr(buf, ')');
+	for (int f = 2; p && f < 20; f++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		dec(p + 1, &v);
+	return v > 2;
+}
+
+/* The main thread ended with pthread_exit (a key's destructor runs then, not at exit). */
+static volatile int main_exited;
+static pthread_key_t main_key;
+static int have_main_key;
+
+static void on_main_exit(void *p)
+{
+	(void)p;
+	main_exited = 1;
+}
+
+static void tick(uint64_t now, uint64_t prev)
+{
+	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
+
+	for (int i = 0; i < n; i++) {
+		struct zt_thread *t = __atomic_load_n(&zt_state.threads[i], __ATOMIC_ACQUIRE);
+		struct rec *c = &S->rec[i];
+		pid_t tid;
+
+		if (!t || !__atomic_load_n(&t->live, __ATOMIC_ACQUIRE) || t->closed ||
+		    (tid = t->tid) <= 0) {
+			if (c->tid)
+				forget(c);
+			continue;
+		}
+		if (c->tid != tid)
+			track(c, tid, prev);
+		visit(c, t, now);
+	}
+}
+
+static uint64_t jitter_seed;
+
+/* An interval in [period / 2, 3 period / 2): xorshift64*. */
+static uint64_t next_interval(uint64_t period)
+{
+	uint64_t x = jitter_seed;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	jitter_seed = x;
+	return period / 2 + (x * 0x2545f4914f6cdd1dull) % (period ? period : 1);
+}
+
+static void *sampler_main(void *arg)
+{
+	int mine = (int)(intptr_t)arg;
+	uint64_t period = 1000000000ull / zt_state.off_cpu_hz, prev, next;
+	struct timespec ts;
+
+	prctl(PR_SET_NAME, "zt-offcpu", 0, 0, 0);
+	__atomic_store_n(&sampler_tid, zt_prof_gettid(), __ATOMIC_RELEASE);
+	jitter_seed = zt_prof_clock_ns(CLOCK_MONOTONIC) | 1;
+	prev = zt_prof_clock_ns(CLOCK_MONOTONIC);
+	next = prev + next_interval(period);
+	for (;;) {
+		uint64_t now;
+
+		ts.tv_sec = (time_t)(next / 1000000000u);
+		ts.tv_nsec = (long)(next % 1000000000u);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		if (__atomic_load_n(&gen, __ATOMIC_ACQUIRE) != mine)
+			break;
+		now = zt_prof_clock_ns(CLOCK_MONOTONIC);
+		__atomic_store_n(&busy, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&gen, __ATOMIC_SEQ_CST) == mine &&
+		    __atomic_load_n(&zt_state.active, __ATOMIC_SEQ_CST))
+			tick(now, prev);
+		__atomic_store_n(&busy, 0, __ATOMIC_SEQ_CST);
+		prev = now;
+		next += next_interval(period);
+		if (next < now)
+			next = now + next_interval(period);	/* ticks missed: not made up */
+		/*
+		 * The program's threads have all ended (the main thread by
+		 * pthread_exit): glibc would now end the process, but this
+		 * thread counts as one of its threads, so it does as glibc does.
+		 */
+		if (main_exited && __atomic_load_n(&gen, __ATOMIC_ACQUIRE) == mine &&
+		    !others_alive())
+			exit(0);
+	}
+	return NULL;
+}
+
+/* The sampler's share of the descriptors: a quarter of the soft limit, as timer.c's. */
+static int fd_budget(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 2 * ZT_MAX_THREADS;
+	return (int)(rl.rlim_cur / 4 < 2 * ZT_MAX_THREADS ? rl.rlim_cur / 4 : 2 * ZT_MAX_THREADS);
+}
+
+int zt_offcpu_start(void)
+{
+	static int (*real_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	pthread_attr_t attr;
+	pthread_t th;
+	sigset_t all, old;
+	int rc, mine;
+
+	if (!zt_state.wall)
+		return 0;
+	if (!real_create)
+		*(void **)&real_create = dlsym(RTLD_NEXT, "pthread_create");
+	if (!S) {
+		void *m = mmap(NULL, sizeof *S, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (m == MAP_FAILED)
+			return -1;
+		S = m;
+		for (int i = 0; i < ZT_MAX_THREADS; i++)
+			S->rec[i].sfd = S->rec[i].qfd = -1;
+	}
+	if (!real_create)
+		return -1;
+	budget = fd_budget();
+	main_exited = 0;
+	if (zt_prof_gettid() == getpid()) {
+		if (!have_main_key)
+			have_main_key = pthread_key_create(&main_key, on_main_exit) == 0;
+		if (have_main_key)
+			pthread_setspecific(main_key, (void *)1);
+	}
+	nsamples = nrepeated = ntorn = cpu_ns = stop_ns = 0;
+	S->len = 0;
+	mine = __atomic_add_fetch(&gen, 1, __ATOMIC_SEQ_CST);
+	sampler_tid = 0;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	/* Every signal blocked from its first instruction: the program's go to its own threads. */
+	sigfillset(&all);
+	/* But glibc's own two (cancellation, and setuid's SIGSETXID, which every thread must take). */
+	sigdelset(&all, SIGRTMIN - 1);
+	sigdelset(&all, SIGRTMIN - 2);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, (size_t)_NSIG / 8);
+	rc = real_create(&th, &attr, sampler_main, (void *)(intptr_t)mine);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, (size_t)_NSIG / 8);
+	pthread_attr_destroy(&attr);
+	if (rc != 0)
+		return -1;
+	/* Its id known before anything lists the process's threads (zt_thread_adopt_running). */
+	for (int spin = 0; !__atomic_load_n(&sampler_tid, __ATOMIC_ACQUIRE) && spin < 100000; spin++)
+		sched_yield();
+	return 0;
+}
+
+int zt_offcpu_is_sampler(pid_t tid)
+{
+	return tid > 0 && tid == __atomic_load_n(&sampler_tid, __ATOMIC_ACQUIRE);
+}
+
+void zt_offcpu_stop(void)
+{
+	pid_t me = zt_prof_gettid();
+	uint64_t c;
+
+	if (!zt_state.wall || !S)
+		return;
+	__atomic_add_fetch(&gen, 1, __ATOMIC_SEQ_CST);
+	if (me != __atomic_load_n(&sampler_tid, __ATOMIC_ACQUIRE))
+		for (long spin = 0; __atomic_load_n(&busy, __ATOMIC_ACQUIRE) && spin < 100000000;
+		     spin++)
+			__builtin_ia32_pause();
+	/* Its own CPU clock, read from here (the kernel's encoding, as glibc's). */
+	if (sampler_tid > 0 && (c = zt_prof_clock_ns((clockid_t)((~(unsigned)sampler_tid << 3) | 6))))
+		cpu_ns = c;
+	stop_ns = zt_prof_clock_ns(CLOCK_MONOTONIC);
+	flush();
+}
+
+void zt_offcpu_after_fork(void)
+{
+	/* The parent's threads' files, inherited: not the child's threads. */
+	__atomic_add_fetch(&gen, 1, __ATOMIC_SEQ_CST);
+	busy = 0;
+	sampler_tid = 0;
+	if (!S)
+		return;
+	for (int i = 0; i < ZT_MAX_THREADS; i++)
+		if (S->rec[i].tid || S->rec[i].sfd >= 0 || S->rec[i].qfd >= 0)
+			forget(&S->rec[i]);
+	kept_fds = 0;
+	S->len = 0;
+}
+
+static void put_key(int fd, const char *key, uint64_t v)
+{
+	char buf[96], *p = put(buf, key);
+
+	*p++ = ' ';
+	p = zt_store_fmt_u64(p, v, 10);
+	*p++ = '\n';
+	zt_dump_write_all(fd, buf, (size_t)(p - buf));
+}
+
+void zt_offcpu_put_summary(int fd)
+{
+	if (!zt_state.wall)
+		return;
+	put_key(fd, ZT_RAW_OFF_CPU_SAMPLES, nsamples);
+	put_key(fd, ZT_RAW_OFF_CPU_REPEATED, nrepeated);
+	put_key(fd, ZT_RAW_OFF_CPU_TORN, ntorn);
+	put_key(fd, ZT_RAW_SAMPLER_CPU_NS, cpu_ns);
+	put_key(fd, ZT_RAW_WALL_NS, (stop_ns ? stop_ns : zt_prof_clock_ns(CLOCK_MONOTONIC)) -
+				    zt_state.start_ns);
+}

@@ -1,0 +1,41 @@
+/*
+ * offcpu.h — the wall-clock sampler of `zt-collect --clock=wall`: a thread
+ * of zt's own that, at a fixed wall-clock rate, records where every thread
+ * of the process that is not running waits, from
+ * /proc/self/task/TID/syscall and a copy of its stack, without a signal.
+ */
+#ifndef ZT_OFFCPU_H
+#define ZT_OFFCPU_H
+
+#include "prof.h"
+
+/*
+ * Start the sampler thread in the process that owns the dump (after
+ * zt_prof_begin opened it). Not for signal handlers. 0, or -1 when the
+ * thread could not be made (the dump then holds CPU samples only).
+ */
+ZT_HIDDEN int zt_offcpu_start(void);
+
+/*
+ * Stop it: after this returns the sampler writes nothing more, and its
+ * buffer is in the dump. Async-signal-safe (the endings call it); the
+ * thread itself ends at its next tick, or with the process.
+ */
+ZT_HIDDEN void zt_offcpu_stop(void);
+
+/* In a forked child: the parent's sampler and descriptors are not the child's. */
+ZT_HIDDEN void zt_offcpu_after_fork(void);
+
+/* Whether tid is the sampler thread's (never sampled, never adopted). */
+ZT_HIDDEN int zt_offcpu_is_sampler(pid_t tid);
+
+/* Whether fd is one of the sampler's descriptors. Async-signal-safe. */
+ZT_HIDDEN int zt_offcpu_fd_is_ours(int fd);
+
+/* The sampler's descriptors into out[0..max); returns how many. */
+ZT_HIDDEN int zt_offcpu_fds(int *out, int max);
+
+/* The summary keys of a wall dump, written to fd. */
+ZT_HIDDEN void zt_offcpu_put_summary(int fd);
+
+#endif
