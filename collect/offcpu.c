@@ -64,12 +64,14 @@ enum {
 struct rec {
 	pid_t tid;		/* 0: none */
 	int sfd, qfd;		/* its syscall and schedstat files, kept open; -1: opened each tick */
-	uint64_t exec_ns, runs;	/* schedstat's first and third fields at the last tick */
+	uint64_t exec_ns, delay_ns, runs;	/* schedstat at the last tick */
 	uint64_t last_ns;	/* CLOCK_MONOTONIC of the last tick that visited it */
-	int have;		/* the last tick recorded it off-CPU: the line below */
+	int64_t balance;	/* off-CPU ns not yet in a sample (negative: paid back) */
+	int have;		/* it was blocked at the last tick: the stack below */
 	int partial;
 	uint32_t n;
-	char wait[WAIT_MAX * 4 + 1];	/* escaped */
+	char wait[WAIT_MAX * 4 + 1];	/* the sample's wait, escaped */
+	char blocked[WAIT_MAX * 4 + 1];	/* what it was blocked in */
 	uint64_t addr[ZT_MAX_DEPTH];
 };
 
@@ -79,6 +81,9 @@ struct sampler {
 	unsigned char window[ZT_WINDOW];	/* the stack being unwound, copied */
 	struct rec rec[ZT_MAX_THREADS];
 };
+
+/* The wait of a thread woken but not yet on a CPU, escaped. */
+#define WAITING "waiting\\040for\\040a\\040CPU"
 
 static struct sampler *S;	/* mapped once; the sampler thread's alone */
 static volatile int gen;	/* a sampler of an older generation ends at its next tick */
@@ -191,15 +196,14 @@ static const char *dec(const char *p, uint64_t *v)
 }
 
 /* schedstat: "exec_ns delay_ns runs\n". 0, or -1 when unreadable. */
-static int read_sched(struct rec *c, uint64_t *exec, uint64_t *runs)
+static int read_sched(struct rec *c, uint64_t *exec, uint64_t *delay, uint64_t *runs)
 {
 	char buf[96];
-	uint64_t delay;
 	const char *p;
 
 	if (read_task_file(c, c->qfd, "schedstat", buf, sizeof buf) < 0)
 		return -1;
-	if (!(p = dec(buf, exec)) || *p++ != ' ' || !(p = dec(p, &delay)) || *p++ != ' ' ||
+	if (!(p = dec(buf, exec)) || *p++ != ' ' || !(p = dec(p, delay)) || *p++ != ' ' ||
 	    !dec(p, runs))
 		return -1;
 	return 0;
@@ -474,50 +478,90 @@ static void walk(struct rec *c, uintptr_t pc, uintptr_t sp, size_t got, long nr)
 	zt_snap_pc_known(pc);
 }
 
-/* One thread at one tick. */
+/*
+ * One thread at one tick. Its schedstat is read first (the cheaper file):
+ * the thread's off-CPU time since the last tick is the wall-clock time
+ * minus the CPU time and the run delay it gained, and that, not the tick's
+ * length, is what its sample weighs, so that the off-CPU time of a thread
+ * adds up to what the kernel accounts however the ticks fall (the sampler
+ * runs when a CPU is free, which is when threads block: tick-length
+ * weights overstated blocked threads by up to 12 points on a loaded
+ * machine). A run delay is added only when the waiting thread gets its CPU,
+ * so a thread woken and still waiting looks blocked at that tick and the
+ * next interval pays it back: the balance carries over, and no sample is
+ * written while it is not positive. The delay itself is written as
+ * "waiting for a CPU", at the stack the thread was woken from.
+ *
+ * A thread that has not run since the last tick (CPU time and times on a
+ * CPU unchanged) is still where it was: its last sample is repeated
+ * without a walk. Otherwise its syscall line says where it is: "running"
+ * (on a CPU: its CPU samples have it; the off-CPU time of the interval
+ * goes to the stack it was blocked in at the last tick), or blocked, and
+ * the stack is copied and unwound.
+ */
 static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 {
 	char text[TEXT_MAX], again[TEXT_MAX];
-	uint64_t exec, runs, exec2, runs2, arg[6] = { 0 }, sp, pc, weight;
+	uint64_t exec, delay, runs, exec2, delay2, runs2, arg[6] = { 0 }, sp, pc;
 	long nr = 0;
 	int st, ran;
 	size_t got;
 
-	weight = now - c->last_ns;
-	c->last_ns = now;
-	if (read_sched(c, &exec, &runs) < 0) {
+	if (read_sched(c, &exec, &delay, &runs) < 0) {
 		forget(c);	/* gone */
 		return;
 	}
 	ran = exec != c->exec_ns || runs != c->runs;
+	c->balance += (int64_t)(now - c->last_ns) - (int64_t)(exec - c->exec_ns) -
+		      (int64_t)(delay - c->delay_ns);
+	if (delay != c->delay_ns && c->have) {
+		memcpy(c->wait, WAITING, sizeof WAITING);
+		emit(c, now, delay - c->delay_ns);
+		memcpy(c->wait, c->blocked, sizeof c->wait);
+	}
+	c->last_ns = now;
 	c->exec_ns = exec;
+	c->delay_ns = delay;
 	c->runs = runs;
 	if (!ran && c->have) {
-		/* Not on a CPU since: where it was. */
-		emit(c, now, weight);
-		__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
+		if (c->balance > 0) {
+			emit(c, now, (uint64_t)c->balance);
+			__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
+			c->balance = 0;
+		}
 		return;
 	}
-	c->have = 0;
 	if (read_task_file(c, c->sfd, "syscall", text, sizeof text) < 0) {
 		forget(c);
 		return;
 	}
 	st = parse_syscall(text, &nr, arg, &sp, &pc);
-	if (st != 0)
-		return;	/* running (its CPU samples have it), or not a line zt reads */
+	if (st != 0) {
+		/* On a CPU (or a line zt does not read): the interval's off-CPU
+		 * time was spent where the thread was blocked at the last tick. */
+		if (c->have && c->balance > 0) {
+			emit(c, now, (uint64_t)c->balance);
+			c->balance = 0;
+		}
+		c->have = 0;
+		return;
+	}
+	c->have = 0;
 	got = copy_stack(t, (uintptr_t)sp);
 	walk(c, (uintptr_t)pc, (uintptr_t)sp, got, nr);
 	wait_text(c->wait, nr, arg);
 	/* Still there? A thread that woke during the walk is not where the copy says. */
 	if (read_task_file(c, c->sfd, "syscall", again, sizeof again) < 0 ||
-	    strcmp(text, again) != 0 || read_sched(c, &exec2, &runs2) < 0 || runs2 != runs ||
-	    exec2 != exec) {
+	    strcmp(text, again) != 0 || read_sched(c, &exec2, &delay2, &runs2) < 0 ||
+	    runs2 != runs || exec2 != exec) {
 		__atomic_fetch_add(&ntorn, 1, __ATOMIC_RELAXED);
-		return;
+		return;	/* its balance waits for the next sample */
 	}
+	memcpy(c->blocked, c->wait, sizeof c->wait);
 	c->have = 1;
-	emit(c, now, weight);
+	if (c->balance > 0)
+		emit(c, now, (uint64_t)c->balance);
+	c->balance = 0 < c->balance ? 0 : c->balance;
 }
 
 /* Start keeping thread tid's files, within the descriptor budget. */
@@ -526,18 +570,22 @@ static void track(struct rec *c, pid_t tid, uint64_t since)
 	forget(c);
 	c->tid = tid;
 	c->last_ns = since;
-	c->exec_ns = c->runs = 0;
+	c->balance = 0;
 	c->sfd = c->qfd = -1;
 	if (__atomic_add_fetch(&kept_fds, 2, __ATOMIC_RELAXED) > budget) {
 		__atomic_fetch_sub(&kept_fds, 2, __ATOMIC_RELAXED);
-		return;
+	} else {
+		c->sfd = open_task_file(tid, "syscall", 1);
+		c->qfd = open_task_file(tid, "schedstat", 1);
+		if (c->sfd < 0)
+			__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
+		if (c->qfd < 0)
+			__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
 	}
-	c->sfd = open_task_file(tid, "syscall", 1);
-	c->qfd = open_task_file(tid, "schedstat", 1);
-	if (c->sfd < 0)
-		__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
-	if (c->qfd < 0)
-		__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
+	/* Where its account starts: as if it had been here since the last tick. */
+	if (read_sched(c, &c->exec_ns, &c->delay_ns, &c->runs) < 0)
+		c->exec_ns = c->delay_ns = c->runs = 0;
+	c->runs = ~(uint64_t)0;	/* so that the first visit reads its syscall line */
 }
 
 /*

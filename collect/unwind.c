@@ -177,36 +177,48 @@ static uintptr_t callee_of(const struct zt_cfi_set *s, uintptr_t t)
 }
 
 /*
- * For a walk whose rbp is unknown (zt_unwind_blocked): the lowest frame
- * record at or above sp in sp's region, the one a frame-pointer function
- * whose frame starts there set rbp to. A record is a saved rbp (0, or an
- * aligned address above the record and less than 1 MiB away) below a
- * return address that follows a call in code. Its locals could hold such a
- * pair too: then the walk takes a wrong frame, as an fp walk through a
- * leaf does. 0 when none (or code cannot be read).
+ * For a walk whose rbp is unknown (zt_unwind_blocked), at a frame in code
+ * at pc whose stack pointer is sp: the frame record that function made,
+ * found in sp's region. A record is a saved rbp (any value: the caller may
+ * use rbp as it likes) below a return address that follows a call in code.
+ * The function's locals may hold stale records of calls made before from
+ * the same place (the same kind of word pairs), so the lowest record whose
+ * call is a direct one to the function that holds pc (its target, through
+ * the PLT, at most 64 KiB below pc in the same object) is taken first;
+ * failing that (a call through a pointer: main, a thread's start), the
+ * lowest whose saved rbp is 0 or a stack address above it, and then the
+ * lowest of all. 0 when none (or code cannot be read).
  */
-static int find_record(const struct zt_regs *r, const struct zt_cfi_set *s, uintptr_t sp,
-		       uintptr_t *rbp)
+static int find_record(const struct zt_regs *r, const struct zt_cfi_set *s, uintptr_t pc,
+		       uintptr_t sp, uintptr_t *rbp)
 {
 	int reg = region_of(r, sp);
-	uintptr_t hi, target;
+	uintptr_t hi, lowest = 0, chained = 0;
+	const struct zt_cfi_table *own;
 
 	if (reg < 0 || !s || s->nseg == 0 || r->no_code)
 		return 0;
+	own = zt_cfi_find(s, pc);
 	hi = reg == 0 ? r->high : r->extra[reg - 1].hi;
 	for (uintptr_t p = (sp + 7) & ~(uintptr_t)7; p + 16 <= hi; p += 8) {
-		uintptr_t saved, ra;
+		uintptr_t saved, ra, target, callee;
 
 		if (!load(r, p, &saved) || !load(r, p + 8, &ra))
 			break;
-		if (saved != 0 && (saved <= p || saved % 8 != 0 || saved - p > (1u << 20)))
+		if (ra == 0 || !in_code(s, ra - 1) || !call_before(s, ra, &target))
 			continue;
-		if (ra > 0 && in_code(s, ra - 1) && call_before(s, ra, &target)) {
+		if (!lowest)
+			lowest = p;
+		if (!chained && (saved == 0 || (saved > p && saved % 8 == 0 && saved - p < (1u << 20))))
+			chained = p;
+		if (target && (callee = callee_of(s, target)) && callee <= pc &&
+		    pc - callee < (1u << 16) && zt_cfi_find(s, callee) == own) {
 			*rbp = p;
 			return 1;
 		}
 	}
-	return 0;
+	*rbp = chained ? chained : lowest;
+	return *rbp != 0;
 }
 
 /* The row for pc in s, or NULL. */
@@ -307,7 +319,7 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			    row->kind == ZT_CFA_PLT || row->kind == ZT_CFA_RBX)) {
 			if (row->kind == ZT_CFA_RBP) {
 				if (!rbp_ok && rbp_unknown) {
-					rbp_ok = next_ok = find_record(r, set, sp, &rbp);
+					rbp_ok = next_ok = find_record(r, set, at, sp, &rbp);
 					next_rbp = rbp;
 				}
 				if (!rbp_ok)
@@ -352,7 +364,7 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 		} else {
 			/* No usable row: one frame-pointer step. */
 			if (!rbp_ok && rbp_unknown)
-				rbp_ok = find_record(r, set, sp, &rbp);
+				rbp_ok = find_record(r, set, at, sp, &rbp);
 			if (!rbp_ok || !may_step(r, sp, rbp, 1, &seen) || !load(r, rbp, &next_rbp) ||
 			    !load(r, rbp + 8, &ra))
 				break;

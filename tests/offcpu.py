@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""offcpu.py -- read a wall-clock raw dump (version 5) the way the off-CPU
+tests need, from its text alone (tests/0900-collect-offcpu.bats).
+
+  offcpu.py shares DUMP TRUTH     per thread of samples/waits' TRUTH file:
+                                  "name truth measured" in percent of the
+                                  thread's life, off-CPU (blocked) time
+  offcpu.py waits DUMP            "tid wait weight-ns lines" per thread and wait
+  offcpu.py v4 DUMP               the dump as version 4, its off-CPU samples
+                                  only (weights and waits dropped), so that
+                                  zt-symbolize and zt-fold name their frames
+  offcpu.py check DUMP            every sample line of a wall dump has a
+                                  weight; prints the number of lines
+
+Truth: (end - start) - exec - delay of the thread's own schedstat.
+Measured: the weights of its off-CPU samples (not "waiting for a CPU")
+taken while it lived, over the same span.
+"""
+import sys
+
+
+def unescape(s):
+    out, i = [], 0
+    while i < len(s):
+        if s[i] == '\\' and i + 3 < len(s) + 1:
+            out.append(chr(int(s[i + 1:i + 4], 8)))
+            i += 4
+        else:
+            out.append(s[i])
+            i += 1
+    return ''.join(out)
+
+
+def read(path):
+    """header dict, sample lines as (tid, count, ns, weight, wait, words)."""
+    header, samples, sec = {}, [], None
+    with open(path) as f:
+        lines = f.read().split('\n')
+    if not lines[0].startswith('zt-prof '):
+        sys.exit('offcpu.py: %s: not a raw dump' % path)
+    header['version'] = lines[0].split()[1]
+    for line in lines[1:]:
+        if line in ('samples', 'maps', 'buildids', 'threads', 'summary', 'perfmap', 'end') \
+                or line.startswith('maps @'):
+            sec = line.split()[0]
+            continue
+        if sec is None or sec == 'summary':
+            k, _, v = line.partition(' ')
+            header[k] = v
+        elif sec == 'samples' and line:
+            w = line.split(' ')
+            tid, count, rest = int(w[0]), int(w[1]), w[2:]
+            ns = weight = None
+            wait = None
+            while rest and rest[0][:1] in '@^!':
+                m, v = rest[0][0], rest[0][1:]
+                if m == '@':
+                    ns = int(v)
+                elif m == '^':
+                    weight = int(v)
+                else:
+                    wait = unescape(v)
+                rest = rest[1:]
+            samples.append((tid, count, ns, weight, wait, rest, line))
+    return header, samples
+
+
+def main():
+    cmd, path = sys.argv[1], sys.argv[2]
+    header, samples = read(path)
+    if cmd == 'check':
+        bad = [s[6] for s in samples if s[3] is None]
+        if bad:
+            sys.exit('offcpu.py: a line without a weight: ' + bad[0])
+        print(len(samples))
+    elif cmd == 'waits':
+        acc = {}
+        for tid, count, ns, weight, wait, words, _ in samples:
+            if wait is None:
+                continue
+            k = (tid, wait)
+            a = acc.setdefault(k, [0, 0])
+            a[0] += weight * count
+            a[1] += 1
+        for (tid, wait), (w, n) in sorted(acc.items()):
+            print('%d %s %d %d' % (tid, wait.replace(' ', '_'), w, n))
+    elif cmd == 'v4':
+        with open(path) as f:
+            text = f.read().split('\n')
+        out, sec = ['zt-prof 4'], None
+        for line in text[1:]:
+            if line in ('samples', 'buildids', 'threads', 'summary', 'perfmap', 'end') \
+                    or line == 'maps' or line.startswith('maps @'):
+                sec = line.split()[0]
+                out.append(line)
+                continue
+            if sec is None and line.split(' ')[0] in ('profile-clock', 'off-cpu-hz'):
+                continue
+            if sec == 'summary' and line.split(' ')[0] in (
+                    'off-cpu-samples', 'off-cpu-repeated', 'off-cpu-torn',
+                    'sampler-cpu-ns', 'wall-ns'):
+                continue
+            if sec == 'samples' and line:
+                w = line.split(' ')
+                if not any(x.startswith('!') for x in w):
+                    continue
+                w = [x for x in w if x[:1] not in '^!']
+                # The exact pc first: v4 writes it bare.
+                if len(w) > 3 and w[3].startswith('='):
+                    w[3] = w[3][1:]
+                line = ' '.join(w)
+            out.append(line)
+        sys.stdout.write('\n'.join(out))
+    elif cmd == 'shares':
+        start_ns = int(header['start-ns'])
+        for t in open(sys.argv[3]):
+            name, tid, start, end, exec_ns, delay = t.split()
+            tid, start, end = int(tid), int(start), int(end)
+            life = end - start
+            truth = (life - int(exec_ns) - int(delay)) / life
+            off = 0
+            for stid, count, ns, weight, wait, words, _ in samples:
+                if stid != tid or wait is None or wait == 'waiting for a CPU':
+                    continue
+                at = start_ns + ns
+                if start <= at <= end:
+                    off += min(weight, at - start) * count
+            print('%s %.1f %.1f' % (name, 100 * truth, 100 * off / life))
+    else:
+        sys.exit('offcpu.py: unknown command ' + cmd)
+
+
+main()
