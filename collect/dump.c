@@ -442,9 +442,12 @@ static void put_summary(void)
 		uint64_t cpu = sampled_cpu();
 		uint64_t seen = __atomic_load_n(&zt_state.sampled_cpu_ns, __ATOMIC_RELAXED);
 		/* With windows the timers count paused time too, and running
-		 * threads' counts are summed only at their end: left out. */
-		uint64_t none = zt_state.unsampled_cpu_ns +
-				(!zt_state.control && cpu > seen ? cpu - seen : 0);
+		 * threads' counts are summed only at their end: left out. The
+		 * off-CPU sampler thread's time is zt's. */
+		uint64_t none, own = zt_offcpu_cpu_ns();
+
+		cpu = cpu > own ? cpu - own : 0;
+		none = zt_state.unsampled_cpu_ns + (!zt_state.control && cpu > seen ? cpu - seen : 0);
 
 		if (none)
 			put_key(dfd, ZT_RAW_UNSAMPLED_CPU_NS, none);

@@ -810,6 +810,11 @@ void zt_offcpu_after_fork(void)
 	S->len = 0;
 }
 
+uint64_t zt_offcpu_cpu_ns(void)
+{
+	return zt_state.wall ? cpu_ns : 0;
+}
+
 static void put_key(int fd, const char *key, uint64_t v)
 {
 	char buf[96], *p = put(buf, key);

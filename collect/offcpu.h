@@ -35,6 +35,9 @@ ZT_HIDDEN int zt_offcpu_fd_is_ours(int fd);
 /* The sampler's descriptors into out[0..max); returns how many. */
 ZT_HIDDEN int zt_offcpu_fds(int *out, int max);
 
+/* The sampler thread's CPU time, as zt_offcpu_stop read it (0 before). */
+ZT_HIDDEN uint64_t zt_offcpu_cpu_ns(void);
+
 /* The summary keys of a wall dump, written to fd. */
 ZT_HIDDEN void zt_offcpu_put_summary(int fd);
 

@@ -656,6 +656,25 @@ static void report_vforked(const struct zt_raw *d)
 	}
 }
 
+/*
+ * A wall-clock dump's second line: its off-CPU samples, the time they
+ * stand for (blocked, or waiting for a CPU), and what the sampler thread
+ * cost, from its own CPU clock.
+ */
+static void report_wall(const struct zt_raw *d, uint64_t cpu_samples)
+{
+	double cpu_ns = d->hz ? (double)cpu_samples * 1e9 / d->hz : 0;
+	double off_ns = (double)d->weight > cpu_ns ? (double)d->weight - cpu_ns : 0;
+	double span = d->have_wall_ns ? ns_s(d->wall_ns) : 0;
+
+	fprintf(stderr, "%s: wall clock: %" PRIu64 " off-CPU samples at %u Hz (%" PRIu64
+		" repeated without a walk, %" PRIu64 " dropped as torn), %.3f s off-CPU in all "
+		"threads; the sampler thread used %.3f CPU-s (%.2f%% of one core over %.3f s)\n",
+		zt_prog, d->off_cpu_samples, d->off_cpu_hz, d->off_cpu_repeated, d->off_cpu_torn,
+		off_ns / 1e9, ns_s(d->sampler_cpu_ns),
+		span > 0 ? 100 * ns_s(d->sampler_cpu_ns) / span : 0, span);
+}
+
 /* The notes a dump's summary carries, after its line. */
 static void report_notes(const struct zt_raw *d)
 {
@@ -721,6 +740,7 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 	char *started;
 	char earlytxt[128];
 	double rate, early;
+	uint64_t off = 0, cpu_samples;
 
 	if (status_failure(status, pid, out))
 		return -1;
@@ -747,12 +767,18 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 		zt_raw_free(d);
 		return -1;
 	}
+	/* A wall dump's off-CPU samples are not CPU samples: said apart, after the line. */
+	if (d->wall && d->have_off_cpu && d->off_cpu_samples <= d->nsamples)
+		off = d->off_cpu_samples;
+	cpu_samples = d->nsamples - off;
 	if (report_windows(&f, out, ru, 0)) {
+		if (d->wall)
+			report_wall(d, cpu_samples);
 		report_notes(d);
 		zt_raw_free(d);
 		return 0;
 	}
-	rate = f.cpu > 0 ? (double)d->nsamples / f.cpu : 0;
+	rate = f.cpu > 0 ? (double)cpu_samples / f.cpu : 0;
 	if (f.useronly)
 		snprintf(split, sizeof split, "; system %.3f s (%.1f%% of CPU time) not sampled",
 			 f.sys, 100 * f.sys / (f.user + f.sys));
@@ -806,7 +832,8 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 			 "loader and the constructors it ran before zt's) not sampled", early);
 	else
 		early = 0;
-	if ((f.user + f.sys) * d->hz < 5) {
+	/* (In a wall dump, whose CPU time holds the sampler thread's, fewer than 5 samples.) */
+	if ((d->wall && cpu_samples < 5) || (f.user + f.sys) * d->hz < 5) {
 		/*
 		 * Less CPU time than five samples' worth (each thread's first
 		 * sample comes at a random point of its period, so there may be
@@ -816,7 +843,7 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 			"all of its %s%.3f s of wall-clock time%s (%.3f CPU-s while sampled; zt "
 			"samples CPU time, one sample per %.3f ms of it at %u Hz), timer %s%s%s, wrote "
 			"'%s'; rusage: user %.3f s, system %.3f s%s\n",
-			zt_prog, d->nsamples, image,
+			zt_prog, cpu_samples, image,
 			early > 0 ? "time after sampling began, of " : "", wall,
 			early > 0 ? " in all" : "",
 			f.user + f.sys, d->hz ? 1000.0 / d->hz : 0, d->hz,
@@ -827,12 +854,14 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 		fprintf(stderr, "%s: %" PRIu64 " samples in %.3f %sCPU-s%s and %.3f s wall-clock: "
 			"%.1f Hz of %u requested, timer %s%s, %" PRIu64 " lost%s%s%s, wrote '%s'; "
 			"rusage: user %.3f s, system %.3f s%s\n",
-			zt_prog, d->nsamples, f.cpu, f.useronly ? "user " : "", image, wall,
+			zt_prog, cpu_samples, f.cpu, f.useronly ? "user " : "", image, wall,
 			rate, d->hz, d->timer ? d->timer : "unknown",
 			d->rate_cap ? " (rate capped by the kernel tick)" : "", d->lost,
 			unsampled, split, earlytxt, out, tv_s(ru->ru_utime), tv_s(ru->ru_stime), before);
 	}
 	report_windows(&f, out, ru, 1);
+	if (d->wall)
+		report_wall(d, cpu_samples);
 	report_notes(d);
 	if (d->exec)
 		report_unreached(d, 1);
