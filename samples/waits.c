@@ -24,9 +24,9 @@
  * Every call's result is checked: an EINTR (or any failure) is printed and
  * the program exits 1. Its standard output is the same every run (one line
  * per thread, in a fixed order); the truth goes to the file TRUTH, one line per thread:
- * "name tid start_ns end_ns exec_ns delay_ns", CLOCK_MONOTONIC and the
- * thread's own /proc/self/task/TID/schedstat when it ended, so that its
- * off-CPU time is (end - start) - exec - delay.
+ * "name tid start_ns end_ns exec_ns delay_ns", CLOCK_MONOTONIC and what
+ * the thread's own /proc/self/task/TID/schedstat gained between them, so
+ * that its off-CPU time is (end - start) - exec - delay.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -80,11 +80,25 @@ static int done(void)
 struct me {
 	const char *name;
 	uint64_t start;
+	unsigned long long exec0, delay0;	/* schedstat at start: a new thread waits for its first CPU */
 };
+
+static void schedstat(unsigned long long *exec, unsigned long long *delay)
+{
+	char path[64], buf[128];
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", (long)syscall(SYS_gettid));
+	f = fopen(path, "r");
+	if (!f || !fgets(buf, sizeof buf, f) || sscanf(buf, "%llu %llu", exec, delay) != 2)
+		fail("schedstat", errno ? errno : EINVAL);
+	fclose(f);
+}
 
 static void begin(struct me *m, const char *name)
 {
 	m->name = name;
+	schedstat(&m->exec0, &m->delay0);
 	m->start = now_ns();
 	if (pthread_setname_np(pthread_self(), name) != 0)
 		fail("pthread_setname_np", EINVAL);
@@ -92,19 +106,14 @@ static void begin(struct me *m, const char *name)
 
 static void end(struct me *m)
 {
-	char path[64], buf[128];
 	unsigned long long exec = 0, delay = 0;
 	uint64_t stop = now_ns();
-	FILE *f;
 
-	snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", (long)syscall(SYS_gettid));
-	f = fopen(path, "r");
-	if (!f || !fgets(buf, sizeof buf, f) || sscanf(buf, "%llu %llu", &exec, &delay) != 2)
-		fail("schedstat", errno ? errno : EINVAL);
-	fclose(f);
+	schedstat(&exec, &delay);
 	pthread_mutex_lock(&out);
 	fprintf(truth, "%s %ld %llu %llu %llu %llu\n", m->name, (long)syscall(SYS_gettid),
-		(unsigned long long)m->start, (unsigned long long)stop, exec, delay);
+		(unsigned long long)m->start, (unsigned long long)stop, exec - m->exec0,
+		delay - m->delay0);
 	pthread_mutex_unlock(&out);
 }
 

@@ -14,7 +14,8 @@ tests need, from its text alone (tests/0900-collect-offcpu.bats).
 
 Truth: (end - start) - exec - delay of the thread's own schedstat.
 Measured: the weights of its off-CPU samples (not "waiting for a CPU")
-taken while it lived, over the same span.
+taken while it lived, over the span from its start to the sampler's last
+tick before its end (the time the sampler could account for).
 """
 import sys
 
@@ -118,14 +119,20 @@ def main():
             tid, start, end = int(tid), int(start), int(end)
             life = end - start
             truth = (life - int(exec_ns) - int(delay)) / life
-            off = 0
+            off, last = 0, start
             for stid, count, ns, weight, wait, words, _ in samples:
                 if stid != tid or wait is None or wait == 'waiting for a CPU':
                     continue
                 at = start_ns + ns
                 if start <= at <= end:
                     off += min(weight, at - start) * count
-            print('%s %.1f %.1f' % (name, 100 * truth, 100 * off / life))
+            # The sampler accounts for a thread's time up to its last tick:
+            # on a loaded machine that may come well before the thread ends.
+            for stid, count, ns, weight, wait, words, _ in samples:
+                if wait is not None and start_ns + ns <= end:
+                    last = max(last, start_ns + ns)
+            seen = last - start if last > start else life
+            print('%s %.1f %.1f' % (name, 100 * truth, 100 * off / seen))
     else:
         sys.exit('offcpu.py: unknown command ' + cmd)
 
