@@ -68,10 +68,11 @@ struct rec {
 	uint64_t last_ns;	/* CLOCK_MONOTONIC of the last tick that visited it */
 	int64_t balance;	/* off-CPU ns not yet in a sample (negative: paid back) */
 	int have;		/* it was blocked at the last tick: the stack below */
+	uint32_t pend, walked;	/* ticks at that stack not yet written; 1 if the first was a walk */
+	uint64_t pend_ns;	/* the last of those ticks */
 	int partial;
 	uint32_t n;
 	char wait[WAIT_MAX * 4 + 1];	/* the sample's wait, escaped */
-	char blocked[WAIT_MAX * 4 + 1];	/* what it was blocked in */
 	uint64_t addr[ZT_MAX_DEPTH];
 };
 
@@ -153,9 +154,13 @@ static void close_fd(int *fd)
 	__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
 }
 
-/* Forget a thread: its descriptors closed, its last sample dropped. */
+static void emit_pending(struct rec *c);
+
+/* Forget a thread: what it gathered written, its descriptors closed. */
 static void forget(struct rec *c)
 {
+	if (c->tid && c->have && S->len + ZT_LINE_MAX + ZT_LINE_WALL <= sizeof S->buf)
+		emit_pending(c);
 	close_fd(&c->sfd);
 	close_fd(&c->qfd);
 	c->tid = 0;
@@ -389,8 +394,8 @@ static void flush(void)
 	S->len = 0;
 }
 
-/* One off-CPU line of c, weighing weight ns, at when. */
-static void emit(const struct rec *c, uint64_t when, uint64_t weight)
+/* One off-CPU line of c: count samples at when, each weighing weight ns. */
+static void emit(const struct rec *c, uint64_t when, uint64_t count, uint64_t weight)
 {
 	char *p;
 
@@ -398,7 +403,9 @@ static void emit(const struct rec *c, uint64_t when, uint64_t weight)
 		flush();
 	p = S->buf + S->len;
 	p = zt_store_fmt_u64(p, (uint64_t)c->tid, 10);
-	p = put(p, " 1 ");
+	*p++ = ' ';
+	p = zt_store_fmt_u64(p, count, 10);
+	*p++ = ' ';
 	*p++ = ZT_RAW_TIME_MARK;
 	p = zt_store_fmt_u64(p, when > zt_state.start_ns ? when - zt_state.start_ns : 0, 10);
 	*p++ = ' ';
@@ -419,7 +426,7 @@ static void emit(const struct rec *c, uint64_t when, uint64_t weight)
 	}
 	*p++ = '\n';
 	S->len = (size_t)(p - S->buf);
-	__atomic_fetch_add(&nsamples, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&nsamples, count, __ATOMIC_RELAXED);
 }
 
 /*
@@ -479,74 +486,87 @@ static void walk(struct rec *c, uintptr_t pc, uintptr_t sp, size_t got, long nr)
 }
 
 /*
+ * The off-CPU time c has gathered at its stack since its last line, as one
+ * line of c->pend samples, each weighing an equal part. Nothing is written
+ * while the balance is not positive (a run delay paid back).
+ */
+static void emit_pending(struct rec *c)
+{
+	uint64_t per;
+
+	if (c->pend && c->balance > 0 && (per = (uint64_t)c->balance / c->pend) > 0) {
+		emit(c, c->pend_ns, c->pend, per);
+		c->balance -= (int64_t)(per * c->pend);
+		__atomic_fetch_add(&nrepeated, c->pend - c->walked, __ATOMIC_RELAXED);
+	}
+	c->pend = 0;
+	c->walked = 0;
+}
+
+/*
  * One thread at one tick. Its schedstat is read first (the cheaper file):
  * the thread's off-CPU time since the last tick is the wall-clock time
  * minus the CPU time and the run delay it gained, and that, not the tick's
- * length, is what its sample weighs, so that the off-CPU time of a thread
+ * length, is what its samples weigh, so that the off-CPU time of a thread
  * adds up to what the kernel accounts however the ticks fall (the sampler
- * runs when a CPU is free, which is when threads block: tick-length
+ * gets a CPU when one is free, which is when threads block: tick-length
  * weights overstated blocked threads by up to 12 points on a loaded
- * machine). A run delay is added only when the waiting thread gets its CPU,
- * so a thread woken and still waiting looks blocked at that tick and the
- * next interval pays it back: the balance carries over, and no sample is
- * written while it is not positive. The delay itself is written as
- * "waiting for a CPU", at the stack the thread was woken from.
+ * machine).
  *
  * A thread that has not run since the last tick (CPU time and times on a
- * CPU unchanged) is still where it was: its last sample is repeated
- * without a walk. Otherwise its syscall line says where it is: "running"
- * (on a CPU: its CPU samples have it; the off-CPU time of the interval
- * goes to the stack it was blocked in at the last tick), or blocked, and
- * the stack is copied and unwound.
+ * CPU unchanged) is still where it was, or woken and waiting for a CPU (a
+ * run delay is added only when the CPU comes): one more sample of its
+ * stack, without a walk, written once the thread has run (its delay then
+ * known, and written apart as "waiting for a CPU" at the same stack) or
+ * after a second of them. A thread that ran is read again: "running" (on a
+ * CPU: its CPU samples have it), or blocked, and then its stack is copied
+ * and unwound.
  */
 static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 {
 	char text[TEXT_MAX], again[TEXT_MAX];
-	uint64_t exec, delay, runs, exec2, delay2, runs2, arg[6] = { 0 }, sp, pc;
+	uint64_t exec, delay, runs, exec2, delay2, runs2, arg[6] = { 0 }, sp, pc, waited;
 	long nr = 0;
-	int st, ran;
+	int st, ran, counted = 0;	/* this tick is in a line already (the old stack's) */
 	size_t got;
 
 	if (read_sched(c, &exec, &delay, &runs) < 0) {
-		forget(c);	/* gone */
+		forget(c);	/* gone: written as of the last tick that saw it */
 		return;
 	}
 	ran = exec != c->exec_ns || runs != c->runs;
+	waited = delay - c->delay_ns;
 	c->balance += (int64_t)(now - c->last_ns) - (int64_t)(exec - c->exec_ns) -
-		      (int64_t)(delay - c->delay_ns);
-	if (delay != c->delay_ns && c->have) {
-		memcpy(c->wait, WAITING, sizeof WAITING);
-		emit(c, now, delay - c->delay_ns);
-		memcpy(c->wait, c->blocked, sizeof c->wait);
-	}
+		      (int64_t)waited;
 	c->last_ns = now;
 	c->exec_ns = exec;
 	c->delay_ns = delay;
 	c->runs = runs;
-	if (!ran && c->have) {
-		if (c->balance > 0) {
-			emit(c, now, (uint64_t)c->balance);
-			__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
-			c->balance = 0;
+	if (c->have) {
+		c->pend++;
+		c->pend_ns = now;
+		if (!ran) {
+			if (c->pend >= zt_state.off_cpu_hz)
+				emit_pending(c);
+			return;
 		}
-		return;
+		/* Woken since the last tick: where it waited, then for how long a CPU. */
+		emit_pending(c);
+		counted = 1;
+		if (waited) {
+			memcpy(c->wait, WAITING, sizeof WAITING);
+			emit(c, now, 1, waited);
+			__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
+		}
+		c->have = 0;
 	}
 	if (read_task_file(c, c->sfd, "syscall", text, sizeof text) < 0) {
 		forget(c);
 		return;
 	}
 	st = parse_syscall(text, &nr, arg, &sp, &pc);
-	if (st != 0) {
-		/* On a CPU (or a line zt does not read): the interval's off-CPU
-		 * time was spent where the thread was blocked at the last tick. */
-		if (c->have && c->balance > 0) {
-			emit(c, now, (uint64_t)c->balance);
-			c->balance = 0;
-		}
-		c->have = 0;
-		return;
-	}
-	c->have = 0;
+	if (st != 0 || (nr < 0 && sp == 0 && pc == 0))
+		return;	/* on a CPU (its CPU samples have it), exited, or a line zt does not read */
 	got = copy_stack(t, (uintptr_t)sp);
 	walk(c, (uintptr_t)pc, (uintptr_t)sp, got, nr);
 	wait_text(c->wait, nr, arg);
@@ -555,22 +575,55 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 	    strcmp(text, again) != 0 || read_sched(c, &exec2, &delay2, &runs2) < 0 ||
 	    runs2 != runs || exec2 != exec) {
 		__atomic_fetch_add(&ntorn, 1, __ATOMIC_RELAXED);
-		return;	/* its balance waits for the next sample */
+		return;	/* its balance goes to the next stack seen */
 	}
-	memcpy(c->blocked, c->wait, sizeof c->wait);
 	c->have = 1;
-	if (c->balance > 0)
-		emit(c, now, (uint64_t)c->balance);
-	c->balance = 0 < c->balance ? 0 : c->balance;
+	c->pend = counted ? 0 : 1;
+	c->pend_ns = now;
+	c->walked = c->pend;
+}
+
+/*
+ * When thread tid started, CLOCK_MONOTONIC: its stat's starttime (field
+ * 22, in clock ticks of the boot-time clock), to 1/USER_HZ.
+ */
+static int thread_start(pid_t tid, uint64_t *ns)
+{
+	char buf[1024];
+	int fd = open_task_file(tid, "stat", 0);
+	ssize_t n;
+	const char *p;
+	uint64_t ticks = 0, boot, mono;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	zt_sys_close(fd);
+	if (n <= 0 || hz <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	for (int f = 2; p && f < 22; f++)
+		p = strchr(p + 1, ' ');
+	if (!p || !dec(p + 1, &ticks))
+		return -1;
+	boot = zt_prof_clock_ns(CLOCK_BOOTTIME);
+	mono = zt_prof_clock_ns(CLOCK_MONOTONIC);
+	*ns = ticks * (1000000000u / (uint64_t)hz) - (boot > mono ? boot - mono : 0);
+	return 0;
 }
 
 /* Start keeping thread tid's files, within the descriptor budget. */
 static void track(struct rec *c, pid_t tid, uint64_t since)
 {
+	uint64_t start;
+
 	forget(c);
 	c->tid = tid;
 	c->last_ns = since;
 	c->balance = 0;
+	c->pend = c->walked = 0;
 	c->sfd = c->qfd = -1;
 	if (__atomic_add_fetch(&kept_fds, 2, __ATOMIC_RELAXED) > budget) {
 		__atomic_fetch_sub(&kept_fds, 2, __ATOMIC_RELAXED);
@@ -582,9 +635,18 @@ static void track(struct rec *c, pid_t tid, uint64_t since)
 		if (c->qfd < 0)
 			__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
 	}
-	/* Where its account starts: as if it had been here since the last tick. */
-	if (read_sched(c, &c->exec_ns, &c->delay_ns, &c->runs) < 0)
-		c->exec_ns = c->delay_ns = c->runs = 0;
+	/*
+	 * Where its account starts: at the thread's start, when that came
+	 * after the dump's (all its CPU time and delay are since then);
+	 * otherwise as if it had been here since the last tick.
+	 */
+	c->exec_ns = c->delay_ns = 0;
+	if (thread_start(tid, &start) < 0 || start < zt_state.start_ns || start > since) {
+		if (read_sched(c, &c->exec_ns, &c->delay_ns, &c->runs) < 0)
+			c->exec_ns = c->delay_ns = 0;
+	} else {
+		c->last_ns = start;
+	}
 	c->runs = ~(uint64_t)0;	/* so that the first visit reads its syscall line */
 }
 
@@ -628,6 +690,30 @@ static void on_main_exit(void *p)
 	main_exited = 1;
 }
 
+/*
+ * Thread t ended (zt_offcpu_thread_end took its schedstat): the rest of its
+ * account, to its end, goes to the stack it was blocked in, its last run
+ * delay apart.
+ */
+static void close_account(struct rec *c, const struct zt_thread *t)
+{
+	uint64_t end = __atomic_load_n(&t->end_ns, __ATOMIC_ACQUIRE), waited;
+
+	if (!end || end < c->last_ns || !c->have)
+		return;
+	waited = t->end_delay_ns > c->delay_ns ? t->end_delay_ns - c->delay_ns : 0;
+	c->balance += (int64_t)(end - c->last_ns) - (int64_t)(t->end_exec_ns - c->exec_ns) -
+		      (int64_t)waited;
+	c->pend_ns = end;
+	emit_pending(c);
+	if (waited) {
+		memcpy(c->wait, WAITING, sizeof WAITING);
+		emit(c, end, 1, waited);
+		__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
+	}
+	c->have = 0;
+}
+
 static void tick(uint64_t now, uint64_t prev)
 {
 	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
@@ -639,6 +725,8 @@ static void tick(uint64_t now, uint64_t prev)
 
 		if (!t || !__atomic_load_n(&t->live, __ATOMIC_ACQUIRE) || t->closed ||
 		    (tid = t->tid) <= 0) {
+			if (c->tid && t && t->tid == c->tid)
+				close_account(c, t);
 			if (c->tid)
 				forget(c);
 			continue;
@@ -792,6 +880,10 @@ void zt_offcpu_stop(void)
 	if (sampler_tid > 0 && (c = zt_prof_clock_ns((clockid_t)((~(unsigned)sampler_tid << 3) | 6))))
 		cpu_ns = c;
 	stop_ns = zt_prof_clock_ns(CLOCK_MONOTONIC);
+	/* What each blocked thread gathered since its last line, as of the last tick. */
+	for (int i = 0; i < ZT_MAX_THREADS; i++)
+		if (S->rec[i].tid && S->rec[i].have)
+			emit_pending(&S->rec[i]);
 	flush();
 }
 
@@ -804,10 +896,38 @@ void zt_offcpu_after_fork(void)
 	if (!S)
 		return;
 	for (int i = 0; i < ZT_MAX_THREADS; i++)
-		if (S->rec[i].tid || S->rec[i].sfd >= 0 || S->rec[i].qfd >= 0)
+		if (S->rec[i].tid || S->rec[i].sfd >= 0 || S->rec[i].qfd >= 0) {
+			S->rec[i].have = 0;	/* the parent's to write, not the child's */
 			forget(&S->rec[i]);
+		}
 	kept_fds = 0;
 	S->len = 0;
+}
+
+void zt_offcpu_thread_end(struct zt_thread *t)
+{
+	char buf[96];
+	uint64_t exec, delay, runs;
+	const char *p;
+	int fd;
+	ssize_t n;
+
+	if (!zt_state.wall || !S)
+		return;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof buf - 1);
+	zt_sys_close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (!(p = dec(buf, &exec)) || *p++ != ' ' || !(p = dec(p, &delay)) || *p++ != ' ' ||
+	    !dec(p, &runs))
+		return;
+	t->end_exec_ns = exec;
+	t->end_delay_ns = delay;
+	__atomic_store_n(&t->end_ns, zt_prof_clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELEASE);
 }
 
 uint64_t zt_offcpu_cpu_ns(void)

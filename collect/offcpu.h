@@ -26,6 +26,12 @@ ZT_HIDDEN void zt_offcpu_stop(void);
 /* In a forked child: the parent's sampler and descriptors are not the child's. */
 ZT_HIDDEN void zt_offcpu_after_fork(void);
 
+/*
+ * The calling thread, t, ends: its schedstat as it is now, so that the
+ * sampler closes its account exactly (its last wait for a CPU included).
+ */
+ZT_HIDDEN void zt_offcpu_thread_end(struct zt_thread *t);
+
 /* Whether tid is the sampler thread's (never sampled, never adopted). */
 ZT_HIDDEN int zt_offcpu_is_sampler(pid_t tid);
 

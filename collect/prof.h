@@ -80,6 +80,8 @@ struct zt_thread {
 	uint64_t cpu0;		/* the thread's CPU clock when its POSIX timer started */
 	unsigned char *alt;	/* zt's alternate signal stack, ZT_ALTSTACK bytes; NULL if none */
 	uint64_t nsamples;	/* samples taken of this thread */
+	/* Its schedstat and clock as it ended (offcpu.c, a wall profile); end_ns 0 until then. */
+	volatile uint64_t end_ns, end_exec_ns, end_delay_ns;
 	size_t len;
 	char buf[ZT_BUF_SIZE];
 	uint64_t addr[ZT_MAX_DEPTH];	/* the handler's frames: kept off the interrupted stack */

@@ -118,6 +118,7 @@ static struct zt_thread *claim_slot(void)
 	t->closed = 0;
 	t->adopted = 0;
 	t->stack_lo = t->stack_hi = 0;
+	t->end_ns = 0;
 	return t;
 }
 
@@ -358,6 +359,8 @@ int zt_thread_counter_is_ours(int fd)
 void zt_thread_close(struct zt_thread *t)
 {
 	zt_timer_stop(t);
+	if (self == t)
+		zt_offcpu_thread_end(t);
 	if (self == t)
 		zt_sigmask_thread_end(t);
 	if (!__atomic_exchange_n(&t->closed, 1, __ATOMIC_SEQ_CST)) {

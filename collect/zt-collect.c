@@ -919,6 +919,9 @@ static void report_tree(const char *out, const struct timespec *start, double wa
 			report_unreached(&f.d, 0);
 		if (i > 0)
 			report_vforked(&f.d);
+		/* CPU samples: a wall dump's off-CPU ones are not (report_wall). */
+		if (f.d.wall && f.d.have_off_cpu && f.d.off_cpu_samples <= f.d.nsamples)
+			f.d.nsamples -= f.d.off_cpu_samples;
 		samples += f.d.nsamples;
 		partial += f.d.partial;
 		cpu += f.cpu;

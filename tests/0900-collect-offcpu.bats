@@ -40,8 +40,9 @@ setup() {
 	ns=$(echo "$output" | awk '$2 == "clock_nanosleep" { s += $3 } END { print s + 0 }')
 	[ "$ns" -ge 900000000 ] && [ "$ns" -le 1100000000 ]
 	# The summary counts what the lines hold.
-	lines=$(grep -c ' !' s.raw)
-	[ "$(sed -n 's/^off-cpu-samples //p' s.raw)" = "$lines" ]
+	n=$(awk '/ !/ { n += $2 } END { print n + 0 }' s.raw)
+	[ "$n" -ge 80 ]
+	[ "$(sed -n 's/^off-cpu-samples //p' s.raw)" = "$n" ]
 	for k in off-cpu-repeated off-cpu-torn sampler-cpu-ns wall-ns; do
 		grep -q "^$k [0-9][0-9]*$" s.raw
 	done
@@ -69,11 +70,17 @@ setup() {
 	grep -qx 'off-cpu-hz 13' h.raw
 }
 
-# Each thread's off-CPU share, "name truth measured", within 3 points.
+# Each thread's off-CPU share, "name truth measured ticks", within 3 points.
 check_shares() {
 	run $OFFCPU shares "$BATS_FILE_TMPDIR/$1.raw" "$BATS_FILE_TMPDIR/$1.truth"
 	echo "$output"
 	[ "$(echo "$output" | wc -l)" -eq 12 ]
+	# A sampler starved of CPU (nice, on a machine loaded many times over)
+	# cannot tell a thread woken but still waiting from a blocked one.
+	ticks=$(echo "$output" | awk '$1 == "joiner" { print $4 }')
+	if [ "$ticks" -lt 70 ]; then
+		skip "the sampler got only $ticks% of its ticks: the machine is too loaded"
+	fi
 	echo "$output" | awk '{ d = $3 - $2; if (d < -3 || d > 3) { print "off by " d ": " $0; bad = 1 } }
 		END { exit bad }'
 }

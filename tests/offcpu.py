@@ -3,8 +3,10 @@
 tests need, from its text alone (tests/0900-collect-offcpu.bats).
 
   offcpu.py shares DUMP TRUTH     per thread of samples/waits' TRUTH file:
-                                  "name truth measured" in percent of the
-                                  thread's life, off-CPU (blocked) time
+                                  "name truth measured ticks" in percent:
+                                  of the thread's life, off-CPU (blocked)
+                                  time; of the sampler's ticks, the ones
+                                  its samples stand for
   offcpu.py waits DUMP            "tid wait weight-ns lines" per thread and wait
   offcpu.py v4 DUMP               the dump as version 4, its off-CPU samples
                                   only (weights and waits dropped), so that
@@ -13,9 +15,9 @@ tests need, from its text alone (tests/0900-collect-offcpu.bats).
                                   weight; prints the number of lines
 
 Truth: (end - start) - exec - delay of the thread's own schedstat.
-Measured: the weights of its off-CPU samples (not "waiting for a CPU")
-taken while it lived, over the span from its start to the sampler's last
-tick before its end (the time the sampler could account for).
+Measured: the weights of its off-CPU samples (not "waiting for a CPU"),
+over the span from its start to the last tick they stand for (the time
+the sampler could account for).
 """
 import sys
 
@@ -119,20 +121,20 @@ def main():
             tid, start, end = int(tid), int(start), int(end)
             life = end - start
             truth = (life - int(exec_ns) - int(delay)) / life
-            off, last = 0, start
+            off, last, ticks = 0, start, 0
             for stid, count, ns, weight, wait, words, _ in samples:
                 if stid != tid or wait is None or wait == 'waiting for a CPU':
                     continue
-                at = start_ns + ns
-                if start <= at <= end:
-                    off += min(weight, at - start) * count
-            # The sampler accounts for a thread's time up to its last tick:
-            # on a loaded machine that may come well before the thread ends.
-            for stid, count, ns, weight, wait, words, _ in samples:
-                if wait is not None and start_ns + ns <= end:
-                    last = max(last, start_ns + ns)
-            seen = last - start if last > start else life
-            print('%s %.1f %.1f' % (name, 100 * truth, 100 * off / seen))
+                off += weight * count
+                ticks += count
+                last = max(last, start_ns + ns)
+            # A line's time is the last tick it stands for: the sampler
+            # accounts for a thread up to the last tick that saw it alive,
+            # which on a loaded machine may come well before it ends.
+            seen = min(last, end) - start if last > start else life
+            hz = int(header.get('off-cpu-hz', '97'))
+            print('%s %.1f %.1f %.0f' % (name, 100 * truth, 100 * off / seen,
+                                         100 * ticks / (hz * seen / 1e9)))
     else:
         sys.exit('offcpu.py: unknown command ' + cmd)
 
