@@ -5,24 +5,26 @@
  * A thread of zt's own ticks at off-cpu-hz (97 by default, each interval
  * drawn from [0.5, 1.5) periods so that it never keeps step with periodic
  * work). At each tick it visits every thread zt samples (zt_state.threads)
- * and reads two files of it, kept open and re-read with pread:
- * /proc/self/task/TID/schedstat (CPU time, run delay, times put on a CPU)
- * and /proc/self/task/TID/syscall, which the kernel fills while the thread
- * is off-CPU: "nr a0..a5 sp pc" for a thread blocked in a system call,
+ * and reads /proc/self/task/TID/schedstat (CPU time, run delay, times put
+ * on a CPU), kept open and re-read with pread. A thread that has not run
+ * since the last tick is where it was: one more tick at its last stack,
+ * without a walk. One that has run is read further:
+ * /proc/self/task/TID/syscall, which the kernel fills while the thread is
+ * off-CPU, says "nr a0..a5 sp pc" for a thread blocked in a system call,
  * "-1 sp pc" for one blocked outside one (a page fault), "running" for one
- * on a CPU or runnable. A running thread is left to its CPU samples. For a
- * blocked one the sampler copies up to ZT_WINDOW bytes of its stack from sp
- * with process_vm_readv on its own pid (EFAULT, not a fault, when the stack
- * went away), unwinds the copy from (pc, sp) with the CPU samples' tables
+ * on a CPU or runnable (left to its CPU samples). For a blocked one the
+ * sampler copies up to ZT_WINDOW bytes of its stack from sp with
+ * process_vm_readv on its own pid (EFAULT, not a fault, when the stack went
+ * away), unwinds the copy from (pc, sp) with the CPU samples' tables
  * (unwind.c; rbp is not given, so frame-pointer code gets it from a frame
  * record found in the copy), and reads both files again: a thread that woke
- * meanwhile is dropped as torn (counted). A thread that has not run since
- * the last tick (schedstat unchanged) is still where it was: its last
- * off-CPU sample is written again, without a walk (counted).
+ * meanwhile is dropped as torn (counted).
  *
- * Each sample line carries its weight, the wall-clock time since that
- * thread's previous tick, and its wait: the system call and, where cheap,
- * its object ("read fd 3 pipe", "poll 2 fds"). formats/raw.md, version 5.
+ * A thread's ticks at one stack are written as one line when it runs again
+ * (visit() says how they are weighed: by the thread's schedstat, so that
+ * its off-CPU time adds up), with its wait: the system call and, where
+ * cheap, its object ("read fd 3 pipe", "poll 2 fds"). formats/raw.md,
+ * version 5.
  *
  * The sampler is invisible to the program as far as it can be: it is made
  * with the real pthread_create (so it has no zt record, no timer and no

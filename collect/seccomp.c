@@ -27,6 +27,7 @@
  */
 #include "prof.h"
 #include "control.h"
+#include "offcpu.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -366,6 +367,9 @@ static void before_filter(int install, unsigned long mode, unsigned long flags, 
 	/* The control channel's thread makes calls no probe tries: it ends
 	 * before any filter goes in (the C API goes on where zt does). */
 	zt_control_close_channel(1);
+	/* A filter for every thread would hold the off-CPU sampler too: it stops first. */
+	if (filter && install == 1 && (flags & SECCOMP_FILTER_FLAG_TSYNC))
+		zt_offcpu_stop();
 	if (strict) {
 		obey(C_PROCESS_VM_READV, 0);
 	} else {
