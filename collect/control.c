@@ -32,6 +32,7 @@
  * back, "ok TEXT" or "error TEXT" (zt-ctl prints TEXT).
  */
 #include "control.h"
+#include "offcpu.h"
 #include "ctl.h"
 
 #include <dlfcn.h>
@@ -222,6 +223,7 @@ static int snapshot_locked(char *path, size_t cap, uint64_t *samples)
 	*zt_store_fmt_u64(p, n, 10) = '\0';
 	window_close();
 	flush_all();
+	zt_offcpu_flush();
 	*samples = zt_state.samples;
 	zt_state.snapshot = n;
 	err = zt_dump_snapshot(path);
@@ -229,6 +231,7 @@ static int snapshot_locked(char *path, size_t cap, uint64_t *samples)
 	if (!err)
 		zt_state.snapshots = n;
 	next_dump_counts();
+	zt_offcpu_next_dump();
 	if (zt_dump_reopen() < 0 && !err)
 		err = errno ? errno : EIO;
 	zt_snap_take();

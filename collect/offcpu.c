@@ -72,6 +72,7 @@ struct rec {
 	int have;		/* it was blocked at the last tick: the stack below */
 	uint32_t pend, walked;	/* ticks at that stack not yet written; 1 if the first was a walk */
 	uint64_t pend_ns;	/* the last of those ticks */
+	int resync;		/* sampling was paused: its account starts again */
 	int partial;
 	uint32_t n;
 	char wait[WAIT_MAX * 4 + 1];	/* the sample's wait, escaped */
@@ -536,6 +537,13 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 		forget(c);	/* gone: written as of the last tick that saw it */
 		return;
 	}
+	if (c->resync) {
+		c->resync = 0;
+		c->last_ns = now;
+		c->exec_ns = exec;
+		c->delay_ns = delay;
+		c->runs = ~(uint64_t)0;	/* its syscall line read now */
+	}
 	ran = exec != c->exec_ns || runs != c->runs;
 	waited = delay - c->delay_ns;
 	c->balance += (int64_t)(now - c->last_ns) - (int64_t)(exec - c->exec_ns) -
@@ -753,9 +761,27 @@ static uint64_t next_interval(uint64_t period)
 	return period / 2 + (x * 0x2545f4914f6cdd1dull) % (period ? period : 1);
 }
 
+/*
+ * After a pause: no thread's account goes on across it, each starts again
+ * from its schedstat of the next tick.
+ */
+static void resync_all(void)
+{
+	for (int i = 0; i < ZT_MAX_THREADS; i++) {
+		struct rec *c = &S->rec[i];
+
+		if (!c->tid)
+			continue;
+		c->have = 0;
+		c->pend = c->walked = 0;
+		c->balance = 0;
+		c->resync = 1;
+	}
+}
+
 static void *sampler_main(void *arg)
 {
-	int mine = (int)(intptr_t)arg;
+	int mine = (int)(intptr_t)arg, paused = 0;
 	uint64_t period = 1000000000ull / zt_state.off_cpu_hz, prev, next;
 	struct timespec ts;
 
@@ -775,9 +801,17 @@ static void *sampler_main(void *arg)
 			break;
 		now = zt_prof_clock_ns(CLOCK_MONOTONIC);
 		__atomic_store_n(&busy, 1, __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&gen, __ATOMIC_SEQ_CST) == mine &&
-		    __atomic_load_n(&zt_state.active, __ATOMIC_SEQ_CST))
+		if (__atomic_load_n(&gen, __ATOMIC_SEQ_CST) != mine ||
+		    !__atomic_load_n(&zt_state.active, __ATOMIC_SEQ_CST)) {
+			;
+		} else if (__atomic_load_n(&zt_state.paused, __ATOMIC_SEQ_CST)) {
+			paused = 1;	/* outside a sampling window (zt-ctl) */
+		} else {
+			if (paused)
+				resync_all();
+			paused = 0;
 			tick(now, prev);
+		}
 		__atomic_store_n(&busy, 0, __ATOMIC_SEQ_CST);
 		prev = now;
 		next += next_interval(period);
@@ -889,6 +923,23 @@ void zt_offcpu_stop(void)
 	flush();
 }
 
+void zt_offcpu_flush(void)
+{
+	if (!zt_state.wall || !S)
+		return;
+	for (long spin = 0; __atomic_load_n(&busy, __ATOMIC_ACQUIRE) && spin < 100000000; spin++)
+		__builtin_ia32_pause();
+	for (int i = 0; i < ZT_MAX_THREADS; i++)
+		if (S->rec[i].tid && S->rec[i].have)
+			emit_pending(&S->rec[i]);
+	flush();
+}
+
+void zt_offcpu_next_dump(void)
+{
+	nsamples = nrepeated = ntorn = 0;
+}
+
 void zt_offcpu_after_fork(void)
 {
 	/* The parent's threads' files, inherited: not the child's threads. */
@@ -954,6 +1005,12 @@ void zt_offcpu_put_summary(int fd)
 	put_key(fd, ZT_RAW_OFF_CPU_SAMPLES, nsamples);
 	put_key(fd, ZT_RAW_OFF_CPU_REPEATED, nrepeated);
 	put_key(fd, ZT_RAW_OFF_CPU_TORN, ntorn);
+	if (!stop_ns && sampler_tid > 0) {
+		uint64_t c = zt_prof_clock_ns((clockid_t)((~(unsigned)sampler_tid << 3) | 6));
+
+		if (c)
+			cpu_ns = c;	/* a snapshot's: the sampler runs on */
+	}
 	put_key(fd, ZT_RAW_SAMPLER_CPU_NS, cpu_ns);
 	put_key(fd, ZT_RAW_WALL_NS, (stop_ns ? stop_ns : zt_prof_clock_ns(CLOCK_MONOTONIC)) -
 				    zt_state.start_ns);

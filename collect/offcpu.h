@@ -23,6 +23,13 @@ ZT_HIDDEN int zt_offcpu_start(void);
  */
 ZT_HIDDEN void zt_offcpu_stop(void);
 
+/*
+ * For a snapshot (control.c), with sampling paused: what the sampler holds
+ * goes to the dump in progress, and its counts start again for the next.
+ */
+ZT_HIDDEN void zt_offcpu_flush(void);
+ZT_HIDDEN void zt_offcpu_next_dump(void);
+
 /* In a forked child: the parent's sampler and descriptors are not the child's. */
 ZT_HIDDEN void zt_offcpu_after_fork(void);
 
