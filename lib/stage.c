@@ -3,14 +3,16 @@
  * out at the stage the tool reads: records (perf script items) or folded
  * stacks.
  *
- * A raw dump becomes the lines of its symbolized stream without a pipe:
- * each distinct address's frame lines are formatted once (lib/symstream.c,
- * zt-symbolize's writer), and a record is its header and those lines, fed
- * to the perf script reader zt-symbolize's stream would go through. The
- * records are one per distinct stack (zt-symbolize --merge): every reader
- * sums records, so the result is the per-sample stream's. What issue 21
- * would lift next: hand the reader's items for a frame out of the cache,
- * parsed once, instead of parsing the cached line again per record.
+ * A raw dump becomes the items of its symbolized stream without a pipe
+ * and without a text to parse again: each distinct address is resolved
+ * once and its frame lines are formatted once (lib/symstream.c,
+ * zt-symbolize's writer) and read once by the perf script reader
+ * (zt_ps_line); a record is then its header line, read as the stream's
+ * would be, the cached items of its addresses, and its end. The records
+ * are one per distinct stack (zt-symbolize --merge): every reader sums
+ * records, so the result is the per-sample stream's. An address whose
+ * lines the reader would not take alone as frames (none is known) sends
+ * its records through the text of the stream, line by line, as before.
  */
 #include "stage.h"
 #include "facts.h"
@@ -29,7 +31,17 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* The distinct addresses of a dump, each with its frame lines. */
+/* One line of an address's, as the perf script reader read it once. */
+struct cline {
+	enum zt_ps_kind kind;	/* ZT_PS_FRAME or ZT_PS_SRCLINE */
+	struct zt_ps_frame frame;
+	struct zt_span text;
+};
+
+/*
+ * The distinct addresses of a dump, each with its frame lines; after them
+ * (k == n) the line of a partial stack's root.
+ */
 struct frames {
 	char *text;		/* every address's lines, one after the other */
 	size_t *off;		/* address k's lines: text[off[k] .. off[k + 1]) */
@@ -38,6 +50,11 @@ struct frames {
 	uint8_t *exact;
 	size_t n, capaddr, capexact, capoff;	/* each array has its own */
 	struct zt_hash_index ix;
+	/* The lines read: address k's are line[first[k] .. first[k + 1]),
+	   when items[k] (else its records go through the text). */
+	struct cline *line;
+	size_t *first;
+	uint8_t *items;
 };
 
 struct zt_stage {
@@ -59,6 +76,10 @@ struct zt_stage {
 	char *chunk;			/* its lines ('\n' made NUL) */
 	size_t chunklen, pos;
 	int facts_done;
+	/* The record handed out from the cached items: */
+	int fast;			/* 1 its header, 2 its frames (3 skipped) */
+	size_t fstack, fj, fl;		/* its stack, address, line of the address */
+	int fpartial;			/* the partial root's line is still to come */
 	unsigned long lineno;		/* in the stream */
 	/* Folded here: */
 	struct zt_input *folded;
@@ -342,6 +363,52 @@ static int frame_eq(void *ctx, uint32_t i, const void *key)
 	return fr->addr[i] == k[0] && fr->exact[i] == k[1];
 }
 
+/*
+ * Read each address's lines once, as the stream's reader reads them inside
+ * a record: a reader of its own is given a header, then the lines. An
+ * address's items stand for its lines in any record when its first line
+ * is a frame (what a line is does not then depend on the line before the
+ * address) and every line gave an item.
+ */
+static void read_frames(struct frames *fr)
+{
+	static const char head[] = "zt 1/1 0.000000: 1 zt-samples:";
+	struct zt_ps_reader *r = zt_ps_reader_new(NULL);
+	struct zt_ps_item it;
+	char err[ZT_ERR_MAX];
+	size_t nline = 0, capline = 0;
+
+	fr->first = zt_calloc(fr->n + 2, sizeof *fr->first);
+	fr->items = zt_calloc(fr->n + 1, sizeof *fr->items);
+	for (size_t k = 0; k <= fr->n; k++) {
+		char *p = fr->text + fr->off[k], *end = fr->text + fr->off[k + 1];
+		int ok = zt_ps_line(r, head, sizeof head - 1, 1, &it, err, sizeof err) == 1;
+
+		fr->first[k] = nline;
+		while (ok && p < end) {
+			char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+			ok = zt_ps_line(r, p, len, 2, &it, err, sizeof err) == 1 &&
+			     (it.kind == ZT_PS_FRAME ||
+			      (it.kind == ZT_PS_SRCLINE && nline > fr->first[k]));
+			if (ok) {
+				zt_grow(&fr->line, &capline, nline + 1, sizeof *fr->line);
+				fr->line[nline++] = (struct cline){ it.kind, it.frame, it.text };
+			}
+			p += len + 1;
+		}
+		if (!ok)
+			nline = fr->first[k];
+		fr->items[k] = ok && nline > fr->first[k];
+		/* Close the record, or start afresh after a line that failed. */
+		zt_ps_reader_free(r);
+		r = zt_ps_reader_new(NULL);
+	}
+	fr->first[fr->n + 1] = nline;
+	zt_ps_reader_free(r);
+}
+
 /* Each distinct address's lines, formatted once as zt-symbolize writes them. */
 static void make_frames(struct zt_stage *s)
 {
@@ -374,12 +441,73 @@ static void make_frames(struct zt_stage *s)
 		}
 		fr->of[i] = (uint32_t)k;
 	}
+	fflush(f);
+	fr->off[fr->n] = (size_t)ftello(f);
+	zt_grow(&fr->off, &fr->capoff, fr->n + 2, sizeof *fr->off);
+	zt_symstream_truncated(f);
 	if (fflush(f) != 0)
 		zt_out_of_memory("the frames of a raw dump");
-	fr->off[fr->n] = (size_t)ftello(f);
+	fr->off[fr->n + 1] = (size_t)ftello(f);
 	fclose(f);
 	fr->text = text;
+	read_frames(fr);
 	s->have_frames = 1;
+}
+
+/* Whether every line of stack st's record is in the cache. */
+static int cached(const struct zt_stage *s, const struct zt_stack *st)
+{
+	const struct frames *fr = &s->fr;
+
+	for (size_t j = st->first; j < st->first + st->naddr; j++)
+		if (!fr->items[fr->of[j]])
+			return 0;
+	return !st->partial || fr->items[fr->n];
+}
+
+/* Address j of the cached record's stack (its partial root after the last): its k. */
+static size_t cached_k(const struct zt_stage *s, size_t j)
+{
+	const struct zt_stack *st = &s->d.stacks[s->fstack];
+
+	return j < st->naddr ? s->fr.of[st->first + j] : s->fr.n;
+}
+
+/*
+ * The next item of the cached record after its header: its frames and
+ * source lines, then its end, read by the reader as a blank line would be
+ * (1, or -1 with the message in err). With skip (its header was skipped),
+ * only its lines are counted and its end read.
+ */
+static int next_cached(struct zt_stage *s, struct zt_ps_item *it, int skip, char *err,
+		       size_t errlen)
+{
+	const struct frames *fr = &s->fr;
+	size_t n = s->d.stacks[s->fstack].naddr + (size_t)(s->fpartial != 0);
+
+	while (s->fj < n) {
+		size_t k = cached_k(s, s->fj), l = fr->first[k] + s->fl;
+
+		if (skip) {
+			s->lineno += fr->first[k + 1] - fr->first[k];
+		} else if (l < fr->first[k + 1]) {
+			const struct cline *c = &fr->line[l];
+
+			s->fl++;
+			it->kind = c->kind;
+			it->lineno = ++s->lineno;
+			it->frame = c->frame;
+			it->text = c->text;
+			it->unterminated = 0;
+			it->body = ZT_PS_NOBODY;
+			it->repeat = 0;
+			return 1;
+		}
+		s->fj++;
+		s->fl = 0;
+	}
+	s->fast = 0;
+	return zt_ps_line(s->r, "", 0, ++s->lineno, it, err, errlen);
 }
 
 /* The next chunk of the stream: its facts, then one record. 0 after the last. */
@@ -407,15 +535,23 @@ static int next_chunk(struct zt_stage *s)
 		zt_symstream_header(s->out, d, s->comm, stack, ns, count);
 		if (zt_raw_wait(d, st))
 			zt_symstream_wait(s->out, zt_raw_wait(d, st));
-		for (size_t j = st->first; j < st->first + st->naddr; j++) {
+		if (cached(s, st)) {
+			/* The header (and wait) alone: its frames come from the cache. */
+			s->fast = 1;
+			s->fstack = stack;
+			s->fj = s->fl = 0;
+			s->fpartial = st->partial;
+		}
+		for (size_t j = st->first; !s->fast && j < st->first + st->naddr; j++) {
 			uint32_t k = s->fr.of[j];
 
 			fwrite(s->fr.text + s->fr.off[k], 1, s->fr.off[k + 1] - s->fr.off[k],
 			       s->out);
 		}
-		if (st->partial)
+		if (st->partial && !s->fast)
 			zt_symstream_truncated(s->out);
-		putc('\n', s->out);
+		if (!s->fast)
+			putc('\n', s->out);
 	} else {
 		return 0;
 	}
@@ -441,8 +577,19 @@ static int next_raw(struct zt_stage *s, struct zt_ps_item *it, char *err, size_t
 			s->pos += len + 1;
 			s->lineno++;
 			got = zt_ps_line(s->r, line, len, s->lineno, it, err, errlen);
+			/* The header: 0 for a record of another event, skipped. */
+			if (s->fast == 1)
+				s->fast = got > 0 ? 2 : 3;
 			if (got != 0)
 				return got;
+		}
+		/* The chunk's lines handed out, its cached ones follow. */
+		if (s->fast >= 2) {
+			int got = next_cached(s, it, s->fast == 3, err, errlen);
+
+			if (got != 0)
+				return got;
+			continue;
 		}
 		if (!next_chunk(s))
 			break;
@@ -588,6 +735,9 @@ void zt_stage_close(struct zt_stage *s)
 	free(s->fr.of);
 	free(s->fr.addr);
 	free(s->fr.exact);
+	free(s->fr.line);
+	free(s->fr.first);
+	free(s->fr.items);
 	zt_hash_index_free(&s->fr.ix);
 	free(s->res);
 	zt_symbolizer_free(s->sym);
