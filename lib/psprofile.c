@@ -1,12 +1,15 @@
 /*
  * psprofile.c — perf script records into per-key counts. The keys of the
  * open record are gathered leaf first; a source line, which follows its
- * frame, replaces that frame's key when reporting by line.
+ * frame, replaces that frame's key when reporting by line. The keys of a
+ * frame line are worked out once per distinct line (stackcollapse's name
+ * rules, lib/collapse.c) and kept, as zt-fold keeps them (lib/fold.c).
  */
 #include "psprofile.h"
 #include "collapse.h"
 #include "rawfmt.h"
 #include "states.h"
+#include "strtab.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -40,6 +43,14 @@ struct zt_psprof {
 	size_t capbodystate;
 	struct zt_ps_header h;		/* pid, tid and comm copied into hbuf */
 	struct zt_collapse_buf hbuf;
+	/* Per distinct frame text (from its symbol to its module's end, as
+	   zt_collapse_frame reads it) and [command starts with "java"]: the
+	   keys it gave, in push order, at fkeys[off .. off + n). */
+	struct zt_strtab *frames[2];
+	struct fcache { uint32_t off, n; } *fc[2];
+	size_t capfc[2];
+	uint32_t *fkeys;
+	size_t nfkeys, capfkeys;
 };
 
 struct zt_psprof *zt_psprof_new(struct zt_profile *p, enum zt_by by)
@@ -68,6 +79,11 @@ void zt_psprof_free(struct zt_psprof *pp)
 	free(pp->bodystate);
 	free(pp->wait.buf);
 	free(pp->hbuf.buf);
+	for (int j = 0; j < 2; j++) {
+		zt_strtab_free(pp->frames[j]);
+		free(pp->fc[j]);
+	}
+	free(pp->fkeys);
 	free(pp);
 }
 
@@ -124,20 +140,73 @@ void zt_psprof_set_lines(struct zt_psprof *pp, struct zt_profile *lp)
 	zt_profile_key(lp, "", 0);
 }
 
-static void push(struct zt_psprof *pp, const char *s, size_t n)
+static void push_key(struct zt_psprof *pp, uint32_t key)
 {
 	zt_grow(&pp->ids, &pp->capids, pp->nids + 1, sizeof *pp->ids);
 	zt_grow(&pp->aux, &pp->capaux, pp->nids + 1, sizeof *pp->aux);
 	pp->aux[pp->nids] = NOLINE;
-	pp->ids[pp->nids++] = zt_profile_key(pp->p, s, n);
+	pp->ids[pp->nids++] = key;
+}
+
+static void push(struct zt_psprof *pp, const char *s, size_t n)
+{
+	push_key(pp, zt_profile_key(pp->p, s, n));
+}
+
+static void keep_key(struct zt_psprof *pp, const char *s, size_t n)
+{
+	zt_grow(&pp->fkeys, &pp->capfkeys, pp->nfkeys + 1, sizeof *pp->fkeys);
+	pp->fkeys[pp->nfkeys++] = zt_profile_key(pp->p, s, n);
+}
+
+/* The keys frame f gives, by function or by line: worked out once per distinct f. */
+static const struct fcache *frame_keys(struct zt_psprof *pp, const struct zt_ps_frame *f)
+{
+	static const struct zt_collapse_opts plain;
+	size_t klen = (size_t)(f->mod.p + f->mod.n - f->sym.p), k, n, last;
+	int j = pp->java, isnew, unknown;
+	uint32_t id;
+	struct fcache *c;
+
+	if (!pp->frames[j])
+		pp->frames[j] = zt_strtab_new();
+	id = zt_strtab_intern(pp->frames[j], f->sym.p, klen, &isnew);
+	if (!isnew)
+		return &pp->fc[j][id];
+	zt_grow(&pp->fc[j], &pp->capfc[j], (size_t)id + 1, sizeof *pp->fc[j]);
+	c = &pp->fc[j][id];
+	c->off = (uint32_t)pp->nfkeys;
+	pp->tmp.len = 0;
+	if (zt_collapse_frame(f, &plain, pp->java, &pp->tmp, &unknown) == 0) {
+		c->n = 0;
+	} else if (pp->by == ZT_BY_LINE) {
+		/* The innermost name, marked as having no line until one comes. */
+		for (k = 0, last = 0; k < pp->tmp.len; k += strlen(pp->tmp.buf + k) + 1)
+			last = k;
+		n = strlen(pp->tmp.buf + last);
+		memmove(pp->tmp.buf, pp->tmp.buf + last, n);
+		pp->tmp.len = n;
+		zt_collapse_buf_add(&pp->tmp, " ??", 3);
+		keep_key(pp, pp->tmp.buf, pp->tmp.len);
+	} else {
+		/* Leaf first: the names of "a->b" go in as b, a. */
+		for (k = pp->tmp.len; k > 0;) {
+			size_t end = k - 1, start = end;
+			while (start > 0 && pp->tmp.buf[start - 1] != '\0')
+				start--;
+			keep_key(pp, pp->tmp.buf + start, end - start);
+			k = start;
+		}
+	}
+	c->n = (uint32_t)(pp->nfkeys - c->off);
+	return c;
 }
 
 static void frame(struct zt_psprof *pp, const struct zt_ps_frame *f)
 {
-	static const struct zt_collapse_opts plain;
 	const char *m = f->mod.p, *slash;
-	size_t mn = f->mod.n, k, n, last;
-	int unknown, names;
+	size_t mn = f->mod.n;
+	const struct fcache *c;
 
 	pp->lineslot = -1;
 	leaf_state(pp, f);
@@ -151,33 +220,15 @@ static void frame(struct zt_psprof *pp, const struct zt_ps_frame *f)
 		push(pp, m, mn);
 		return;
 	}
-	pp->tmp.len = 0;
-	names = zt_collapse_frame(f, &plain, pp->java, &pp->tmp, &unknown);
-	if (names == 0)
+	c = frame_keys(pp, f);
+	if (c->n == 0)
 		return;
-	if (pp->by == ZT_BY_LINE) {
-		/* The innermost name, marked as having no line until one comes. */
-		for (k = 0, last = 0; k < pp->tmp.len; k += strlen(pp->tmp.buf + k) + 1)
-			last = k;
-		n = strlen(pp->tmp.buf + last);
-		memmove(pp->tmp.buf, pp->tmp.buf + last, n);
-		pp->tmp.len = n;
-		zt_collapse_buf_add(&pp->tmp, " ??", 3);
+	/* The innermost name takes the frame's source line, by line or when
+	   lines are counted. */
+	if (pp->by == ZT_BY_LINE || pp->lp)
 		pp->lineslot = (long)pp->nids;
-		push(pp, pp->tmp.buf, pp->tmp.len);
-		return;
-	}
-	/* Leaf first: the names of "a->b" go in as b, a. The innermost one
-	   takes the frame's source line, when lines are counted. */
-	if (pp->lp)
-		pp->lineslot = (long)pp->nids;
-	for (k = pp->tmp.len; k > 0;) {
-		size_t end = k - 1, start = end;
-		while (start > 0 && pp->tmp.buf[start - 1] != '\0')
-			start--;
-		push(pp, pp->tmp.buf + start, end - start);
-		k = start;
-	}
+	for (uint32_t k = 0; k < c->n; k++)
+		push_key(pp, pp->fkeys[c->off + k]);
 }
 
 static void srcline(struct zt_psprof *pp, const struct zt_span *t)
