@@ -19,6 +19,7 @@
 #include "folded.h"
 #include "hash.h"
 #include "input.h"
+#include "out.h"
 #include "rawfmt.h"
 #include "symstream.h"
 #include "util.h"
@@ -72,8 +73,9 @@ struct zt_stage {
 	const char *comm;
 	struct zt_symstream_order order;
 	size_t next;			/* the next record */
-	FILE *out;			/* the chunk being handed out, */
-	char *chunk;			/* its lines ('\n' made NUL) */
+	char *facts;			/* the first chunk: the facts' lines */
+	struct zt_out rec;		/* the others: a record's lines */
+	char *chunk;			/* the chunk being handed out ('\n' made NUL) */
 	size_t chunklen, pos;
 	int facts_done;
 	/* The record handed out from the cached items: */
@@ -402,8 +404,10 @@ static void read_frames(struct frames *fr)
 			nline = fr->first[k];
 		fr->items[k] = ok && nline > fr->first[k];
 		/* Close the record, or start afresh after a line that failed. */
-		zt_ps_reader_free(r);
-		r = zt_ps_reader_new(NULL);
+		if (!ok || zt_ps_line(r, "", 0, 3, &it, err, sizeof err) != 1) {
+			zt_ps_reader_free(r);
+			r = zt_ps_reader_new(NULL);
+		}
 	}
 	fr->first[fr->n + 1] = nline;
 	zt_ps_reader_free(r);
@@ -414,13 +418,8 @@ static void make_frames(struct zt_stage *s)
 {
 	struct frames *fr = &s->fr;
 	const struct zt_raw *d = &s->d;
-	FILE *f;
-	char *text = NULL;
-	size_t textlen = 0;
+	struct zt_out text = { 0 };	/* an arena: fr->text keeps its buffer */
 
-	f = open_memstream(&text, &textlen);
-	if (!f)
-		zt_out_of_memory("the frames of a raw dump");
 	fr->of = zt_calloc(d->naddr ? d->naddr : 1, sizeof *fr->of);
 	for (size_t i = 0; i < d->naddr; i++) {
 		uint64_t key[2] = { d->addr[i], d->exact[i] != 0 };
@@ -433,23 +432,18 @@ static void make_frames(struct zt_stage *s)
 			zt_grow(&fr->off, &fr->capoff, fr->n + 2, sizeof *fr->off);
 			fr->addr[fr->n] = key[0];
 			fr->exact[fr->n] = (uint8_t)key[1];
-			fflush(f);
-			fr->off[fr->n] = (size_t)ftello(f);
-			zt_symstream_frame(f, d->addr[i], &s->res[i]);
+			fr->off[fr->n] = text.len;
+			zt_symstream_frame(&text, d->addr[i], &s->res[i]);
 			zt_hash_index_add(&fr->ix, h, (uint32_t)fr->n);
 			k = (int64_t)fr->n++;
 		}
 		fr->of[i] = (uint32_t)k;
 	}
-	fflush(f);
-	fr->off[fr->n] = (size_t)ftello(f);
 	zt_grow(&fr->off, &fr->capoff, fr->n + 2, sizeof *fr->off);
-	zt_symstream_truncated(f);
-	if (fflush(f) != 0)
-		zt_out_of_memory("the frames of a raw dump");
-	fr->off[fr->n + 1] = (size_t)ftello(f);
-	fclose(f);
-	fr->text = text;
+	fr->off[fr->n] = text.len;
+	zt_symstream_truncated(&text);
+	fr->off[fr->n + 1] = text.len;
+	fr->text = text.buf;
 	read_frames(fr);
 	s->have_frames = 1;
 }
@@ -515,14 +509,19 @@ static int next_chunk(struct zt_stage *s)
 {
 	const struct zt_raw *d = &s->d;
 
-	if (!s->out && !(s->out = open_memstream(&s->chunk, &s->chunklen)))
-		zt_out_of_memory("a record of a raw dump");
-	rewind(s->out);
 	if (!s->facts_done) {
 		const char *const *w = (const char *const *)s->warn;
+		size_t n = 0;
+		FILE *f = open_memstream(&s->facts, &n);
 
 		s->facts_done = 1;
-		zt_facts_write(s->out, d, w, s->nwarn);
+		if (!f)
+			zt_out_of_memory("the facts of a raw dump");
+		zt_facts_write(f, d, w, s->nwarn);
+		if (fclose(f) != 0)
+			zt_out_of_memory("the facts of a raw dump");
+		s->chunk = s->facts;
+		s->chunklen = n;
 	} else if (s->next < s->order.n) {
 		const struct zt_stack *st;
 		uint64_t ns, count;
@@ -532,32 +531,32 @@ static int next_chunk(struct zt_stage *s)
 			make_frames(s);
 		zt_symstream_record(d, &s->order, s->next++, &stack, &ns, &count);
 		st = &d->stacks[stack];
-		zt_symstream_header(s->out, d, s->comm, stack, ns, count);
+		s->rec.len = 0;
+		zt_symstream_header(&s->rec, d, s->comm, stack, ns, count);
 		if (zt_raw_wait(d, st))
-			zt_symstream_wait(s->out, zt_raw_wait(d, st));
+			zt_symstream_wait(&s->rec, zt_raw_wait(d, st));
 		if (cached(s, st)) {
 			/* The header (and wait) alone: its frames come from the cache. */
 			s->fast = 1;
 			s->fstack = stack;
 			s->fj = s->fl = 0;
 			s->fpartial = st->partial;
-		}
-		for (size_t j = st->first; !s->fast && j < st->first + st->naddr; j++) {
-			uint32_t k = s->fr.of[j];
+		} else {
+			for (size_t j = st->first; j < st->first + st->naddr; j++) {
+				uint32_t k = s->fr.of[j];
 
-			fwrite(s->fr.text + s->fr.off[k], 1, s->fr.off[k + 1] - s->fr.off[k],
-			       s->out);
+				zt_out_write(&s->rec, s->fr.text + s->fr.off[k],
+					     s->fr.off[k + 1] - s->fr.off[k]);
+			}
+			if (st->partial)
+				zt_symstream_truncated(&s->rec);
+			zt_out_byte(&s->rec, '\n');
 		}
-		if (st->partial && !s->fast)
-			zt_symstream_truncated(s->out);
-		if (!s->fast)
-			putc('\n', s->out);
+		s->chunk = s->rec.buf;
+		s->chunklen = s->rec.len;
 	} else {
 		return 0;
 	}
-	if (fflush(s->out) != 0)
-		zt_out_of_memory("a record of a raw dump");
-	s->chunklen = (size_t)ftello(s->out);
 	s->pos = 0;
 	return 1;
 }
@@ -727,9 +726,8 @@ void zt_stage_close(struct zt_stage *s)
 	zt_input_close(s->folded);
 	zt_ps_reader_free(s->r);
 	zt_input_close(s->in);
-	if (s->out)
-		fclose(s->out);
-	free(s->chunk);
+	free(s->facts);
+	zt_out_free(&s->rec);
 	free(s->fr.text);
 	free(s->fr.off);
 	free(s->fr.of);

@@ -131,38 +131,26 @@ static void format_wait(struct zt_out *o, const char *wait)
  * as whole. */
 static const char truncated[] = "\t               0 [truncated] ([unknown])\n";
 
-void zt_symstream_frame(FILE *out, uint64_t addr, const struct zt_symres *r)
+void zt_symstream_frame(struct zt_out *o, uint64_t addr, const struct zt_symres *r)
 {
-	struct zt_out o = { 0 };
-
-	format_frame(&o, addr, r);
-	fwrite(o.buf, 1, o.len, out);
-	zt_out_free(&o);
+	format_frame(o, addr, r);
 }
 
-void zt_symstream_header(FILE *out, const struct zt_raw *d, const char *comm, size_t stack,
-			 uint64_t ns, uint64_t period)
+void zt_symstream_header(struct zt_out *o, const struct zt_raw *d, const char *comm,
+			 size_t stack, uint64_t ns, uint64_t period)
 {
-	struct zt_out o = { 0 };
-
-	format_start(&o, d, comm, stack);
-	format_time(&o, ns, period, d->wall);
-	fwrite(o.buf, 1, o.len, out);
-	zt_out_free(&o);
+	format_start(o, d, comm, stack);
+	format_time(o, ns, period, d->wall);
 }
 
-void zt_symstream_wait(FILE *out, const char *wait)
+void zt_symstream_wait(struct zt_out *o, const char *wait)
 {
-	struct zt_out o = { 0 };
-
-	format_wait(&o, wait);
-	fwrite(o.buf, 1, o.len, out);
-	zt_out_free(&o);
+	format_wait(o, wait);
 }
 
-void zt_symstream_truncated(FILE *out)
+void zt_symstream_truncated(struct zt_out *o)
 {
-	fputs(truncated, out);
+	zt_out_write(o, truncated, sizeof truncated - 1);
 }
 
 /* Sample lines by time; lines with the same time keep their file order. */

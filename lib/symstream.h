@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "out.h"
 #include "raw.h"
 #include "symbolize.h"
 
@@ -25,28 +26,31 @@ struct zt_symres *zt_symstream_resolve(struct zt_symbolizer *s, const struct zt_
 const char *zt_symstream_comm(const struct zt_raw *d);
 
 /*
- * The lines of one address, each ending in '\n': its inlined frames first,
- * as perf prints them ("(inlined)" for the module), then the frame itself;
- * each with its source line.
+ * The lines of one address, each ending in '\n', into o: its inlined frames
+ * first, as perf prints them ("(inlined)" for the module), then the frame
+ * itself; each with its source line.
  */
-void zt_symstream_frame(FILE *out, uint64_t addr, const struct zt_symres *r);
+void zt_symstream_frame(struct zt_out *o, uint64_t addr, const struct zt_symres *r);
 
 /*
- * A record's header line: "comm pid/tid seconds: period zt-samples:\n",
+ * A record's header line: "comm pid/tid seconds: period zt-samples:
+",
  * the period a count of samples; in a wall-clock profile (d->wall)
- * "... period zt-wall-ns:\n", the period in ns.
+ * "... period zt-wall-ns:
+", the period in ns.
  */
-void zt_symstream_header(FILE *out, const struct zt_raw *d, const char *comm, size_t stack,
-			 uint64_t ns, uint64_t period);
+void zt_symstream_header(struct zt_out *o, const struct zt_raw *d, const char *comm,
+			 size_t stack, uint64_t ns, uint64_t period);
 
 /*
  * The leaf frame of an off-CPU stack (wait: zt_raw_wait's), which comes
- * before its other frames: "\t               0 [futex] ([off-cpu])\n".
+ * before its other frames: "	               0 [futex] ([off-cpu])
+".
  */
-void zt_symstream_wait(FILE *out, const char *wait);
+void zt_symstream_wait(struct zt_out *o, const char *wait);
 
 /* The root line of a partial stack, "[truncated]", which ends its frames. */
-void zt_symstream_truncated(FILE *out);
+void zt_symstream_truncated(struct zt_out *o);
 
 /*
  * The order of the records. Without merge, when every sample line has its

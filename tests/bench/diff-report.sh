@@ -1,18 +1,24 @@
 #!/bin/sh
-# diff-report.sh — how long zt-diff --report takes on large profiles, and
-# that its time does not grow with the counts (compare.c loops over
-# functions and runs, never over a count).
+# diff-report.sh — that zt-diff --report's time does not grow with the
+# counts (compare.c loops over functions and runs, never over a count), as
+# a ratio of CPU time measured in the same call (tests/bench/ratio.inc:
+# alternating pairs, median of the ratios): counts up to 2^63 against
+# counts from 1 to 1000 on the same stacks, goal at most +20%; and its
+# peak memory against the size of its two inputs, goal at most 2x.
 #
 # Input: two folded files of 300,000 distinct stacks each (100,000
 # functions under 1,000 callers), drawn with a fixed seed; in the "big"
 # pair one stack's count is near 2^63 and the others are scaled up, so
-# the counts span 1 to 2^63 and the total still fits in 64 bits. Prints
-# the best of three runs of each pair, and zt-diff's peak RSS against the
-# size of its two inputs (compare.c keeps a few numbers per function).
-cd "$(dirname "$0")/../.." || exit 1
+# the counts span 1 to 2^63 and the total still fits in 64 bits.
+#
+#   sh tests/bench/diff-report.sh      # ROUNDS=3 MARGIN=1.5 by default
+set -eu
+cd "$(dirname "$0")/../.."
+top=$PWD
 [ -x tools/zt-diff ] || { echo "diff-report.sh: build tools/zt-diff first (make)" >&2; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+ROUNDS=${ROUNDS:-3}
+. tests/bench/ratio.inc
+tmp=$btmp
 
 # gen SEED SCALE BIG: 300,000 lines "root;callerC;fnF;leafL COUNT", sorted.
 gen() {
@@ -40,27 +46,20 @@ declared 1 8589934592 9214364837600034816 > "$tmp/b1"
 declared 2 8589934592 9214364837600034816 > "$tmp/b2"
 echo "input: $(wc -l < "$tmp/a1") and $(wc -l < "$tmp/b1") lines a file; largest count $(awk '{ print $NF }' "$tmp/b1" | sort -n | tail -1)"
 
-best() {
-	b=
-	for r in 1 2 3; do
-		s=$(date +%s.%N)
-		tools/zt-diff --report "$@" > "$tmp/out" 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
-		e=$(date +%s.%N)
-		b=$(awk -v s="$s" -v e="$e" -v b="$b" 'BEGIN { t = e - s; if (b == "" || t < b) b = t; printf "%.3f", b }')
-	done
-	echo "$b"
-}
-
-ts=$(best "$tmp/a1" "$tmp/a2") && [ -n "$ts" ] || exit 1
-tb=$(best "$tmp/b1" "$tmp/b2") && [ -n "$tb" ] || exit 1
-head -2 "$tmp/out"
+bench_header "zt-diff --report on 300,000 stacks a file: the counts do not cost time"
+bench_ratio "counts up to 2^63 vs counts 1 to 1000" +20% \
+	"$top/tools/zt-diff --report $tmp/a1 $tmp/a2" "$top/tools/zt-diff --report $tmp/b1 $tmp/b2"
+echo
 if [ -x /usr/bin/time ]; then
 	/usr/bin/time -v tools/zt-diff --report "$tmp/b1" "$tmp/b2" > /dev/null 2> "$tmp/time"
 	kib=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/time")
 	in=$(cat "$tmp/b1" "$tmp/b2" | wc -c)
-	rss="$kib KiB, $(awk -v k="$kib" -v b="$in" 'BEGIN { printf "%.2f", k * 1024 / b }')x the two inputs' $in bytes (goal: at most 2x)"
+	awk -v k="$kib" -v b="$in" -v m="$margin" 'BEGIN {
+		r = k * 1024 / b
+		printf "peak RSS of zt-diff --report b1 b2: %d KiB, %.2fx its two inputs (%d bytes); goal at most 2x%s\n",
+			k, r, b, r > 2 * m ? " FAILED" : ""
+		exit r > 2 * m }' || bench_failed=1
 else
-	rss="unknown (/usr/bin/time is not installed)"
+	echo "peak RSS: not measured (/usr/bin/time is not installed)"
 fi
-echo "zt-diff --report, counts 1 to 1000:  $ts s"
-echo "zt-diff --report, counts up to 2^63: $tb s, peak RSS $rss"
+bench_end

@@ -23,5 +23,19 @@ awk '/^samples$/ { s = 1; print; next }
 	for (k = 1; k < 70; k++) for (i = 1; i <= n; i++) { split(L[i], f, " "); $0 = L[i]; $1 = f[1] + k; print }
 	$0 = save }
      s { L[++n] = $0 } { print }' "$tmp/xz.raw" > "$tmp/big.raw"
-"$tmp/bench" "$tmp/big.raw" "$reps"
-/usr/bin/time -f 'zt-pprof, whole run: %e s, %M KiB' tools/zt-pprof -o "$tmp/big.pb.gz" "$tmp/big.raw"
+echo "## zt-pprof's encoder against protobuf-c"
+echo
+echo "$(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)," \
+     "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), best of $reps each"
+echo
+"$tmp/bench" "$tmp/big.raw" "$reps" | tee "$tmp/out"
+# The figure: the hand-written encoder's best time against protobuf-c's, in
+# the same call; goal at most 1 (not slower), failed beyond MARGIN (1.5).
+awk -v m="${MARGIN:-1.5}" '/^hand-written:/ { a = $(NF - 1) } /^protobuf-c:/ { b = $(NF - 1) }
+	/^identical:/ { same = $2 }
+	END {
+		if (b <= 0) { print "pprof-encode.sh: no figure printed" > "/dev/stderr"; exit 1 }
+		bad = a / b > m || same != "yes"
+		printf "\nhand-written / protobuf-c: %.2f (goal at most 1; the bytes identical: %s)%s\n",
+			a / b, same, bad ? " FAILED" : ""
+		exit bad }' "$tmp/out" || exit 1
