@@ -34,7 +34,9 @@ TEST_DEBS = bats bats-assert bats-support linux-perf procps util-linux python3-m
 	    perl xz-utils gzip libc6-dbg llvm chromium libxml2-utils golang-go \
 	    gawk gdb g++ gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 DEBS = $(BUILD_DEBS) $(TEST_DEBS)
-# Only for `make bench`: the collectors zt is compared with.
+# Only for `make bench`: the collectors and the encoder zt is compared with.
+# FlameGraph's perl scripts (tests/bench/flame.sh, answers.sh) are not
+# packaged: FLAMEGRAPH names a checkout of it (tests/bench/README.md).
 BENCH_DEBS = google-perftools libprotobuf-c-dev protobuf-c-compiler
 
 # The filters, one per line.

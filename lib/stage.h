@@ -5,10 +5,12 @@
  * stacks, told apart by their content, never by their names.
  *
  * A raw dump is symbolized here with lib/symbolize.c and the options the
- * tool took (lib/symargs.h), and its records are the lines zt-symbolize
- * would write (lib/symstream.c), handed to the same perf script reader:
- * whatever a tool computes from a raw dump is what it computes from
- * `zt-symbolize dump |`. Records are folded as zt-fold folds them with its
+ * tool took (lib/symargs.h), each distinct address once, and its records
+ * are the items of the lines zt-symbolize would write (lib/symstream.c):
+ * each distinct address's lines are read once by the same perf script
+ * reader and a record's items are handed out from them, never formatted
+ * and parsed again per record. Whatever a tool computes from a raw dump is
+ * what it computes from `zt-symbolize --merge dump |`. Records are folded as zt-fold folds them with its
  * default options for the tools that want folded stacks. An input of a
  * kind no tool reads (a pprof profile, a perf.data file, an SVG) is
  * refused with one line saying what it looks like and what reads it.

@@ -1,5 +1,5 @@
-# cpu.sh — sourced by the benchmarks that measure what a collector costs the
-# profiled program (collect-overhead.sh, unwind-cost.sh). The caller sets
+# cpu.sh — sourced by tests/bench/offcpu-cost.sh (what a collector costs the
+# profiled program; not yet in ratio.inc's form). The caller sets
 # (from the top of the tree) $tmp (a scratch directory) and $cputime (tests/cputime), and defines
 # samples_of NAME, which prints how many samples the run NAME just took.
 #

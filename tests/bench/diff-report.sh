@@ -57,7 +57,7 @@ if [ -x /usr/bin/time ]; then
 	awk -v k="$kib" -v b="$in" -v m="$margin" 'BEGIN {
 		r = k * 1024 / b
 		printf "peak RSS of zt-diff --report b1 b2: %d KiB, %.2fx its two inputs (%d bytes); goal at most 2x%s\n",
-			k, r, b, r > 2 * m ? " FAILED" : ""
+			k, r, b, (r > 2 * m) ? " FAILED" : ""
 		exit r > 2 * m }' || bench_failed=1
 else
 	echo "peak RSS: not measured (/usr/bin/time is not installed)"

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 margin=${MARGIN:-1.5}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cc -O2 -D_GNU_SOURCE -Icollect -o "$tmp/micro" tests/bench/unwind-micro.c \
+cc -O2 -D_GNU_SOURCE -Icollect -Ilib -o "$tmp/micro" tests/bench/unwind-micro.c \
 	collect/cfi.c collect/unwind.c -lpthread
 echo "## zt_unwind per sample, against the time between two samples at 997 Hz"
 echo
