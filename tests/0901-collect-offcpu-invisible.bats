@@ -103,3 +103,45 @@ EOF
 	n=$(awk '/ !clock_nanosleep / { n += $2 } END { print n + 0 }' "$child")
 	[ "$n" -ge 15 ]
 }
+
+@test "a seccomp filter for every thread, killing a call only the sampler makes, stops it first" {
+	cat > sc.c <<'EOF2'
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <poll.h>
+static void *w(void *a) { (void)a; poll(NULL, 0, 300); return NULL; }
+int main(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clock_nanosleep, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof f / sizeof f[0], f };
+	pthread_t t;
+	usleep(200000);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog))
+		return 1;
+	if (pthread_create(&t, NULL, w, NULL) || pthread_join(t, NULL))
+		return 1;
+	puts("done");
+	return 0;
+}
+EOF2
+	gcc -O2 -pthread -o sc sc.c
+	run zt-collect --clock=wall -o sc.raw ./sc
+	echo "$output"
+	assert_success
+	assert_line done
+	grep -qx end sc.raw
+	# Sampled before the filter.
+	grep -q ' !clock_nanosleep ' sc.raw
+}
