@@ -2,7 +2,8 @@
  * zt-collect — run a program with libzt-prof.so preloaded and report what
  * was sampled.
  *
- *   zt-collect [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--unwind=auto|cfi|fp] [--] PROGRAM [ARG...]
+ *   zt-collect [-fz] [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--unwind=auto|cfi|fp]
+ *              [--paused] [--control] [--clock=cpu|wall] [--off-cpu-hz=HZ] [--] PROGRAM [ARG...]
  *
  * The checks that can fail without running anything (the frequency, the
  * output's directory, the program, static linking) are done first. While the
