@@ -71,7 +71,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!(in = open_bytes(data, size)))
 		return 0;
 	f = zt_flame_new();
+	/* zt-flame --clock, from the first byte's top bits. */
+	zt_flame_set_clock(f, (enum zt_flame_clock)((opts >> 7) & 1 ? (opts >> 6) % 3 : 0));
 	while ((got = zt_folded_next(in, &it, &stacks, err, sizeof err)) > 0) {
+		/* A wall-clock profile's declaration, as zt-flame takes it. */
+		if (it.kind == ZT_FOLDED_COMMENT && it.stacklen == 15 &&
+		    memcmp(it.stack, "# zt weight: ns", 15) == 0 && stacks == 0)
+			zt_flame_set_wall(f, 1);
 		if (it.kind != ZT_FOLDED_STACK)
 			continue;
 		size_t len, stacklen;
