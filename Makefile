@@ -98,6 +98,9 @@ LIB_OBJ = \
 
 # The collector: libzt-prof.so (preloaded) and zt-collect (the launcher).
 COLLECT_LO = \
+	collect/sys.lo \
+	collect/fmt.lo \
+	collect/state.lo \
 	collect/prof.lo \
 	collect/unwind.lo \
 	collect/cfi.lo \
@@ -268,7 +271,7 @@ tests/noperf: tests/noperf.c
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
 
-tests/cfidump: tests/cfidump.c collect/cfi.c collect/cfi.h
+tests/cfidump: tests/cfidump.c collect/cfi.c collect/cfi.h collect/arch*.h
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(CPPFLAGS) -Icollect $(CFLAGS) $(WARN) $(SANFLAGS) -o $@ $< collect/cfi.c
 
@@ -320,7 +323,7 @@ tests/fuzz/bin/%: tests/fuzz/%.c $(LIB_OBJ:.o=.c) lib/*.h
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -o $@ $< $(LIB_OBJ:.o=.c) $(LDLIBS)
 
 # The CFI compiler is the collector's, not the library's.
-tests/fuzz/bin/fuzz-cfi: tests/fuzz/fuzz-cfi.c collect/cfi.c collect/cfi.h
+tests/fuzz/bin/fuzz-cfi: tests/fuzz/fuzz-cfi.c collect/cfi.c collect/cfi.h collect/arch*.h
 	@mkdir -p tests/fuzz/bin
 	@echo "  FUZZ    $@"
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) -Icollect $(FUZZ_FLAGS) -o $@ $< collect/cfi.c

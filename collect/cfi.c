@@ -2,13 +2,17 @@
  * cfi.c — compile .eh_frame into the sampler's unwind rows (cfi.h).
  *
  * The call-frame programs of each FDE (DWARF 4 section 6.4, in the .eh_frame
- * form of the LSB) are run once, here, and reduced to the three rules the
- * unwinder needs: the CFA, the return address (at CFA - 8 on x86-64) and
- * rbp. Every read is bounded by the image; anything malformed skips its CIE
- * or FDE, whose pcs then have no row and fall back to frame pointers. Never
- * called from a signal handler: it allocates.
+ * form of the LSB) are run once, here, and reduced to the rules the unwinder
+ * needs: the CFA, the return address (at CFA + ZT_ARCH_RA_AT), the frame
+ * pointer and one more register (arch.h names them). Every read is bounded
+ * by the image; anything malformed skips its CIE or FDE, whose pcs then have
+ * no row and fall back to frame pointers. Never called from a signal
+ * handler: it allocates.
  */
 #include "cfi.h"
+#include "arch.h"
+#include "sys.h"
+#include "dwarfpe.h"
 
 #include <link.h>
 #include <stdlib.h>
@@ -16,15 +20,9 @@
 #include <sys/mman.h>
 
 enum {
-	REG_RBX = 3,
-	REG_RBP = 6,
-	REG_RSP = 7,
-	REG_RA = 16,
 	MAX_STATES = 16,	/* DW_CFA_remember_state nesting kept */
 	MAX_ROWS = 1 << 24,	/* rows per object: far above any real one */
 };
-
-#include "dwarfpe.h"
 
 /* A bounded cursor over the image. */
 struct cur {
@@ -155,23 +153,30 @@ static uint64_t pointer(struct cur *c, unsigned enc)
 	return v;
 }
 
+/* Where the return address is, as the rules so far say. */
+enum ra_rule {
+	RA_AT_CFA,	/* at CFA + ZT_ARCH_RA_AT, where every row but END keeps it */
+	RA_UNDEFINED,	/* none: the thread's outermost frame */
+	RA_ELSEWHERE,	/* anywhere else: a rule zt does not follow */
+};
+
 /* The register rules one row is made of. */
 struct state {
-	uint8_t cfa;		/* ZT_CFA_RSP, _RBP, _PLT or _BAD */
+	uint8_t cfa;		/* ZT_CFA_SP, _FP, _X, _PLT or _BAD */
 	int64_t cfa_off;
 	int64_t plt;		/* the PLT expression's threshold */
-	uint8_t rbp;		/* enum zt_rbp_rule */
-	int64_t rbp_off;
-	uint8_t rbx;		/* enum zt_rbp_rule */
-	int64_t rbx_off;
-	uint8_t ra;		/* 0 at CFA - 8, 1 undefined, 2 anything else */
+	uint8_t fp;		/* enum zt_reg_rule */
+	int64_t fp_off;
+	uint8_t x;		/* enum zt_reg_rule */
+	int64_t x_off;
+	uint8_t ra;		/* enum ra_rule */
 };
 
 struct cie {
 	uint64_t code_align;
 	int64_t data_align;
 	unsigned fde_enc;
-	int has_z, signal;
+	int has_z, sigframe;	/* sigframe: augmentation S, a signal trampoline */
 	const unsigned char *insns, *end;
 };
 
@@ -203,7 +208,7 @@ static int read_cie(const struct zt_cfi_image *img, const unsigned char *p, stru
 	ci->code_align = uleb(&c);
 	ci->data_align = sleb(&c);
 	ra = version == 1 ? u8(&c) : uleb(&c);
-	if (c.bad || ra != REG_RA || ci->code_align == 0)
+	if (c.bad || ra != ZT_ARCH_DWARF_RA || ci->code_align == 0)
 		return -1;
 	if (aug[0] == 'z') {
 		uint64_t n = uleb(&c);
@@ -225,7 +230,7 @@ static int read_cie(const struct zt_cfi_image *img, const unsigned char *p, stru
 			} else if (*a == 'L') {
 				u8(&c);
 			} else if (*a == 'S') {
-				ci->signal = 1;
+				ci->sigframe = 1;
 			} else if (*a != 'B') {
 				break;	/* unknown: the length lets us skip the rest */
 			}
@@ -249,7 +254,7 @@ struct rows {
 	int full;
 };
 
-static void emit(struct rows *rs, uintptr_t pc, const struct state *s, int signal,
+static void emit(struct rows *rs, uintptr_t pc, const struct state *s, int sigframe,
 		 struct zt_cfi_stats *st)
 {
 	struct zt_cfi_row row = { 0 };
@@ -257,11 +262,11 @@ static void emit(struct rows *rs, uintptr_t pc, const struct state *s, int signa
 	row.start = (uint32_t)(pc - rs->lo);
 	if (!s) {
 		row.kind = ZT_CFA_NONE;
-	} else if (s->ra == 1) {
+	} else if (s->ra == RA_UNDEFINED) {
 		row.kind = ZT_CFA_END;
-	} else if (signal) {
+	} else if (sigframe) {
 		row.kind = ZT_CFA_SIGNAL;
-	} else if (s->ra != 0 || s->cfa == ZT_CFA_BAD ||
+	} else if (s->ra != RA_AT_CFA || s->cfa == ZT_CFA_BAD ||
 		   s->cfa_off < INT32_MIN || s->cfa_off > INT32_MAX) {
 		row.kind = ZT_CFA_BAD;
 	} else {
@@ -269,21 +274,21 @@ static void emit(struct rows *rs, uintptr_t pc, const struct state *s, int signa
 		row.cfa_off = (int32_t)s->cfa_off;
 		if (s->cfa == ZT_CFA_PLT)
 			row.arg = (int16_t)s->plt;
-		row.rbp = s->rbp;
-		if (s->rbp == ZT_RBP_SAVED && s->cfa == ZT_CFA_PLT) {
-			row.rbp = ZT_RBP_LOST;	/* arg holds the threshold */
-		} else if (s->rbp == ZT_RBP_SAVED) {
-			if (s->rbp_off < INT16_MIN || s->rbp_off > INT16_MAX)
-				row.rbp = ZT_RBP_LOST;
+		row.fp = s->fp;
+		if (s->fp == ZT_REG_SAVED && s->cfa == ZT_CFA_PLT) {
+			row.fp = ZT_REG_LOST;	/* arg holds the threshold */
+		} else if (s->fp == ZT_REG_SAVED) {
+			if (s->fp_off < INT16_MIN || s->fp_off > INT16_MAX)
+				row.fp = ZT_REG_LOST;
 			else
-				row.arg = (int16_t)s->rbp_off;
+				row.arg = (int16_t)s->fp_off;
 		}
-		row.rbx = s->rbx;
-		if (s->rbx == ZT_RBP_SAVED) {
-			if (s->rbx_off < INT16_MIN || s->rbx_off > INT16_MAX)
-				row.rbx = ZT_RBP_LOST;
+		row.x = s->x;
+		if (s->x == ZT_REG_SAVED) {
+			if (s->x_off < INT16_MIN || s->x_off > INT16_MAX)
+				row.x = ZT_REG_LOST;
 			else
-				row.rbx_off = (int16_t)s->rbx_off;
+				row.x_off = (int16_t)s->x_off;
 		}
 	}
 	if (row.kind == ZT_CFA_BAD)
@@ -315,29 +320,63 @@ static void emit(struct rows *rs, uintptr_t pc, const struct state *s, int signa
 /* The CFA kind for a register-based rule. */
 static uint8_t cfa_reg(uint64_t reg)
 {
-	return reg == REG_RSP ? ZT_CFA_RSP : reg == REG_RBP ? ZT_CFA_RBP :
-	       reg == REG_RBX ? ZT_CFA_RBX : ZT_CFA_BAD;
+	return reg == ZT_ARCH_DWARF_SP ? ZT_CFA_SP : reg == ZT_ARCH_DWARF_FP ? ZT_CFA_FP :
+	       reg == ZT_ARCH_DWARF_X ? ZT_CFA_X : ZT_CFA_BAD;
 }
 
-/* Whether the expression [p, end) is the PLT's; sets the rules if so. */
-static int plt_expression(const unsigned char *p, const unsigned char *end, struct state *s)
-{
-	/* DW_OP_breg7 N; DW_OP_breg16 0; DW_OP_lit15; DW_OP_and; DW_OP_litK;
-	 * DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus */
-	static const unsigned char tail[] = { 0x80, 0x00, 0x3f, 0x1a };
-	static const unsigned char last[] = { 0x2a, 0x33, 0x24, 0x22 };
-	int64_t off;
+/* What one instruction says of a register. */
+enum rule {
+	RULE_NONE,	/* the instruction sets no register's rule */
+	RULE_OFFSET,	/* saved at CFA + off */
+	RULE_SAME,	/* unchanged: DW_CFA_same_value */
+	RULE_LOST,	/* in another register, at an expression, or a value: not followed */
+	RULE_RESTORE,	/* as the CIE's initial instructions left it */
+	RULE_UNDEFINED,	/* no value (the return address: the outermost frame) */
+};
 
-	if (end - p != 11 || p[0] != 0x77 || (p[1] & 0x80))
+/*
+ * Apply rule (with off, for RULE_OFFSET) to register reg of s; init is the
+ * CIE's state, NULL inside the CIE. -1 when the program is malformed.
+ */
+static int set_rule(struct state *s, const struct state *init, uint64_t reg, enum rule rule,
+		    int64_t off)
+{
+	uint8_t *r;
+	int64_t *o;
+
+	if (rule == RULE_RESTORE && !init &&
+	    (reg == ZT_ARCH_DWARF_RA || reg == ZT_ARCH_DWARF_FP || reg == ZT_ARCH_DWARF_X))
+		return -1;	/* a restore inside a CIE */
+	if (reg == ZT_ARCH_DWARF_RA) {
+		switch (rule) {
+		case RULE_RESTORE: s->ra = init->ra; break;
+		case RULE_UNDEFINED: s->ra = RA_UNDEFINED; break;
+		case RULE_OFFSET: s->ra = off == ZT_ARCH_RA_AT ? RA_AT_CFA : RA_ELSEWHERE; break;
+		default: s->ra = RA_ELSEWHERE; break;
+		}
 		return 0;
-	off = p[1] & 0x40 ? (int64_t)p[1] - 0x80 : p[1];
-	if (memcmp(p + 2, tail, sizeof tail) != 0 || p[6] < 0x30 || p[6] > 0x4f ||
-	    memcmp(p + 7, last, sizeof last) != 0)
-		return 0;
-	s->cfa = ZT_CFA_PLT;
-	s->cfa_off = off;
-	s->plt = p[6] - 0x30;
-	return 1;
+	}
+	if (reg != ZT_ARCH_DWARF_FP && reg != ZT_ARCH_DWARF_X)
+		return 0;	/* a register the unwinder does not need */
+	r = reg == ZT_ARCH_DWARF_FP ? &s->fp : &s->x;
+	o = reg == ZT_ARCH_DWARF_FP ? &s->fp_off : &s->x_off;
+	switch (rule) {
+	case RULE_RESTORE:
+		*r = reg == ZT_ARCH_DWARF_FP ? init->fp : init->x;
+		*o = reg == ZT_ARCH_DWARF_FP ? init->fp_off : init->x_off;
+		break;
+	case RULE_OFFSET:
+		*r = ZT_REG_SAVED;
+		*o = off;
+		break;
+	case RULE_SAME:
+		*r = ZT_REG_SAME;
+		break;
+	default:
+		*r = ZT_REG_LOST;
+		break;
+	}
+	return 0;
 }
 
 /*
@@ -355,169 +394,146 @@ static int run(const struct zt_cfi_image *img, const struct cie *ci,
 	int nsaved = 0;
 
 	while (c.p < c.end && !c.bad) {
-		unsigned op = (unsigned)u8(&c), low = op & 0x3f;
-		uint64_t reg = 0, delta = 0;
-		int64_t off = 0;
-		int set_reg = 0, rule = 0;	/* rule: 1 offset, 2 same, 3 lost, 4 restore */
+		unsigned op = (unsigned)u8(&c);
+		uint64_t reg = 0, delta = 0, n;
+		int64_t off = 0, thr;
+		enum rule rule = RULE_NONE;
 
-		switch (op >> 6) {
-		case 1:	/* DW_CFA_advance_loc */
-			delta = low;
+		switch (op & DW_CFA_PRIMARY ? op & DW_CFA_PRIMARY : op) {
+		case DW_CFA_advance_loc:
+			delta = op & DW_CFA_OPERAND;
 			goto advance;
-		case 2:	/* DW_CFA_offset */
-			reg = low;
+		case DW_CFA_offset:
+			reg = op & DW_CFA_OPERAND;
 			off = scaled(&c, uoperand(&c), ci->data_align);
-			set_reg = 1, rule = 1;
+			rule = RULE_OFFSET;
 			break;
-		case 3:	/* DW_CFA_restore */
-			reg = low;
-			set_reg = 1, rule = 4;
+		case DW_CFA_restore:
+			reg = op & DW_CFA_OPERAND;
+			rule = RULE_RESTORE;
+			break;
+		case DW_CFA_nop:
+			break;
+		case DW_CFA_set_loc: {
+			uint64_t to = pointer(&c, ci->fde_enc);
+
+			if (to < *loc)
+				return -1;
+			delta = (to - *loc) / ci->code_align;
+			goto advance;
+		}
+		case DW_CFA_advance_loc1: delta = fixed(&c, 1); goto advance;
+		case DW_CFA_advance_loc2: delta = fixed(&c, 2); goto advance;
+		case DW_CFA_advance_loc4: delta = fixed(&c, 4); goto advance;
+		case DW_CFA_offset_extended:
+			reg = uleb(&c);
+			off = scaled(&c, uoperand(&c), ci->data_align);
+			rule = RULE_OFFSET;
+			break;
+		case DW_CFA_offset_extended_sf:
+			reg = uleb(&c);
+			off = scaled(&c, sleb(&c), ci->data_align);
+			rule = RULE_OFFSET;
+			break;
+		case DW_CFA_GNU_negative_offset_extended:
+			reg = uleb(&c);
+			off = scaled(&c, -uoperand(&c), ci->data_align);
+			rule = RULE_OFFSET;
+			break;
+		case DW_CFA_restore_extended:
+			reg = uleb(&c);
+			rule = RULE_RESTORE;
+			break;
+		case DW_CFA_undefined:
+			reg = uleb(&c);
+			rule = RULE_UNDEFINED;
+			break;
+		case DW_CFA_same_value:
+			reg = uleb(&c);
+			rule = RULE_SAME;
+			break;
+		case DW_CFA_register:
+			reg = uleb(&c);
+			uleb(&c);
+			rule = RULE_LOST;
+			break;
+		case DW_CFA_val_offset:
+			reg = uleb(&c);
+			uleb(&c);
+			rule = RULE_LOST;
+			break;
+		case DW_CFA_val_offset_sf:
+			reg = uleb(&c);
+			sleb(&c);
+			rule = RULE_LOST;
+			break;
+		case DW_CFA_expression:
+		case DW_CFA_val_expression:
+			reg = uleb(&c);
+			n = uleb(&c);
+			if (c.bad || n > (uint64_t)(c.end - c.p))
+				return -1;
+			c.p += n;
+			rule = RULE_LOST;
+			break;
+		case DW_CFA_remember_state:
+			if (nsaved == MAX_STATES)
+				return -1;
+			saved[nsaved++] = *s;
+			break;
+		case DW_CFA_restore_state:
+			if (nsaved == 0)
+				return -1;
+			/* The CFA rule too, as gcc's code expects. */
+			*s = saved[--nsaved];
+			break;
+		case DW_CFA_def_cfa:
+			reg = uleb(&c);
+			s->cfa_off = uoperand(&c);
+			s->cfa = cfa_reg(reg);
+			break;
+		case DW_CFA_def_cfa_sf:
+			reg = uleb(&c);
+			s->cfa_off = scaled(&c, sleb(&c), ci->data_align);
+			s->cfa = cfa_reg(reg);
+			break;
+		case DW_CFA_def_cfa_register:
+			reg = uleb(&c);
+			if (s->cfa == ZT_CFA_PLT)
+				s->cfa = ZT_CFA_BAD;	/* no offset to keep */
+			else if (s->cfa != ZT_CFA_BAD || cfa_reg(reg) != ZT_CFA_BAD)
+				s->cfa = cfa_reg(reg);
+			break;
+		case DW_CFA_def_cfa_offset:
+		case DW_CFA_def_cfa_offset_sf:
+			s->cfa_off = op == DW_CFA_def_cfa_offset ? uoperand(&c) :
+				     scaled(&c, sleb(&c), ci->data_align);
+			if (s->cfa == ZT_CFA_PLT)
+				s->cfa = ZT_CFA_BAD;	/* the expression stays, as in libgcc */
+			break;
+		case DW_CFA_def_cfa_expression:
+			n = uleb(&c);
+			if (c.bad || n > (uint64_t)(c.end - c.p))
+				return -1;
+			if (zt_arch_plt_expression(c.p, c.p + n, &off, &thr)) {
+				s->cfa = ZT_CFA_PLT;
+				s->cfa_off = off;
+				s->plt = thr;
+			} else {
+				s->cfa = ZT_CFA_BAD;
+			}
+			c.p += n;
+			break;
+		case DW_CFA_GNU_args_size:
+			uleb(&c);
 			break;
 		default:
-			switch (op) {
-			case 0x00:	/* nop */
-				break;
-			case 0x01:	/* set_loc */
-				{
-					uint64_t to = pointer(&c, ci->fde_enc);
-
-					if (to < *loc)
-						return -1;
-					delta = (to - *loc) / ci->code_align;
-				}
-				goto advance;
-			case 0x02: delta = fixed(&c, 1); goto advance;
-			case 0x03: delta = fixed(&c, 2); goto advance;
-			case 0x04: delta = fixed(&c, 4); goto advance;
-			case 0x05:	/* offset_extended */
-				reg = uleb(&c);
-				off = scaled(&c, uoperand(&c), ci->data_align);
-				set_reg = 1, rule = 1;
-				break;
-			case 0x11:	/* offset_extended_sf */
-				reg = uleb(&c);
-				off = scaled(&c, sleb(&c), ci->data_align);
-				set_reg = 1, rule = 1;
-				break;
-			case 0x2f:	/* GNU_negative_offset_extended */
-				reg = uleb(&c);
-				off = scaled(&c, -uoperand(&c), ci->data_align);
-				set_reg = 1, rule = 1;
-				break;
-			case 0x06:	/* restore_extended */
-				reg = uleb(&c);
-				set_reg = 1, rule = 4;
-				break;
-			case 0x07:	/* undefined */
-				reg = uleb(&c);
-				set_reg = 1, rule = 5;
-				break;
-			case 0x08:	/* same_value */
-				reg = uleb(&c);
-				set_reg = 1, rule = 2;
-				break;
-			case 0x09:	/* register */
-				reg = uleb(&c);
-				uleb(&c);
-				set_reg = 1, rule = 3;
-				break;
-			case 0x14:	/* val_offset */
-			case 0x15:	/* val_offset_sf */
-				reg = uleb(&c);
-				if (op == 0x14)
-					uleb(&c);
-				else
-					sleb(&c);
-				set_reg = 1, rule = 3;
-				break;
-			case 0x10:	/* expression */
-			case 0x16:	/* val_expression */
-				{
-					uint64_t n;
-
-					reg = uleb(&c);
-					n = uleb(&c);
-					if (c.bad || n > (uint64_t)(c.end - c.p))
-						return -1;
-					c.p += n;
-					set_reg = 1, rule = 3;
-				}
-				break;
-			case 0x0a:	/* remember_state */
-				if (nsaved == MAX_STATES)
-					return -1;
-				saved[nsaved++] = *s;
-				break;
-			case 0x0b:	/* restore_state */
-				if (nsaved == 0)
-					return -1;
-				/* The CFA rule too, as gcc's code expects. */
-				*s = saved[--nsaved];
-				break;
-			case 0x0c:	/* def_cfa */
-				reg = uleb(&c);
-				s->cfa_off = uoperand(&c);
-				s->cfa = cfa_reg(reg);
-				break;
-			case 0x12:	/* def_cfa_sf */
-				reg = uleb(&c);
-				s->cfa_off = scaled(&c, sleb(&c), ci->data_align);
-				s->cfa = cfa_reg(reg);
-				break;
-			case 0x0d:	/* def_cfa_register */
-				reg = uleb(&c);
-				if (s->cfa == ZT_CFA_PLT)
-					s->cfa = ZT_CFA_BAD;	/* no offset to keep */
-				else if (s->cfa != ZT_CFA_BAD || cfa_reg(reg) != ZT_CFA_BAD)
-					s->cfa = cfa_reg(reg);
-				break;
-			case 0x0e:	/* def_cfa_offset */
-			case 0x13:	/* def_cfa_offset_sf */
-				s->cfa_off = op == 0x0e ? uoperand(&c) :
-					     scaled(&c, sleb(&c), ci->data_align);
-				if (s->cfa == ZT_CFA_PLT)
-					s->cfa = ZT_CFA_BAD;	/* the expression stays, as in libgcc */
-				break;
-			case 0x0f:	/* def_cfa_expression */
-				{
-					uint64_t n = uleb(&c);
-
-					if (c.bad || n > (uint64_t)(c.end - c.p))
-						return -1;
-					if (!plt_expression(c.p, c.p + n, s))
-						s->cfa = ZT_CFA_BAD;
-					c.p += n;
-				}
-				break;
-			case 0x2e:	/* GNU_args_size */
-				uleb(&c);
-				break;
-			default:
-				return -1;	/* an op zt does not know: its operands cannot be skipped */
-			}
+			return -1;	/* an op zt does not know: its operands cannot be skipped */
 		}
 		if (c.bad)
 			return -1;
-		if (set_reg && reg == REG_RA) {
-			if (rule == 4 && !init)
-				return -1;	/* restore inside a CIE */
-			s->ra = rule == 4 ? init->ra : rule == 5 ? 1 : rule == 1 && off == -8 ? 0 : 2;
-		} else if (set_reg && (reg == REG_RBP || reg == REG_RBX)) {
-			uint8_t *r = reg == REG_RBP ? &s->rbp : &s->rbx;
-			int64_t *o = reg == REG_RBP ? &s->rbp_off : &s->rbx_off;
-
-			if (rule == 4) {
-				if (!init)
-					return -1;
-				*r = reg == REG_RBP ? init->rbp : init->rbx;
-				*o = reg == REG_RBP ? init->rbp_off : init->rbx_off;
-			} else if (rule == 1) {
-				*r = ZT_RBP_SAVED;
-				*o = off;
-			} else {
-				*r = rule == 2 ? ZT_RBP_SAME : ZT_RBP_LOST;
-			}
-		}
+		if (rule != RULE_NONE && set_rule(s, init, reg, rule, off) < 0)
+			return -1;
 		continue;
 advance:
 		if (c.bad)
@@ -529,7 +545,7 @@ advance:
 			if (__builtin_mul_overflow(delta, ci->code_align, &step) ||
 			    *loc >= limit || step > limit - *loc)
 				return 0;
-			emit(rs, *loc, s, ci->signal, st);
+			emit(rs, *loc, s, ci->sigframe, st);
 			*loc += step;
 		}
 	}
@@ -755,12 +771,12 @@ struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_
 	rs.lo = f[0].begin;
 	for (size_t i = 0; i < n && !rs.full; i++) {
 		struct cie ci;
-		struct state init = { .cfa = ZT_CFA_BAD, .rbp = ZT_RBP_SAME, .ra = 2 }, s;
+		struct state init = { .cfa = ZT_CFA_BAD, .fp = ZT_REG_SAME, .ra = RA_ELSEWHERE }, s;
 		uintptr_t loc = f[i].begin;
 		size_t mark = rs.n;
 
 		if (f[i].untrusted) {
-			static const struct state none = { .cfa = ZT_CFA_BAD, .ra = 2 };
+			static const struct state none = { .cfa = ZT_CFA_BAD, .ra = RA_ELSEWHERE };
 			uintptr_t to = f[i].end;
 
 			if (i + 1 < n && f[i + 1].begin > f[i].begin && f[i + 1].begin < to)
@@ -794,7 +810,7 @@ struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_
 			continue;
 		}
 		if (loc < f[i].end)	/* not when the program advanced to the end */
-			emit(&rs, loc, &s, ci.signal, st);
+			emit(&rs, loc, &s, ci.sigframe, st);
 		last_end = f[i].end;
 		st->fdes++;
 	}
@@ -802,7 +818,7 @@ struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_
 		goto out;
 	emit(&rs, last_end, NULL, 0, st);	/* the end of the last FDE */
 	size = sizeof *t + rs.n * sizeof *rs.r;
-	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	m = zt_sys_map(size);
 	if (m == MAP_FAILED)
 		goto out;
 	t = m;
@@ -822,7 +838,7 @@ out:
 void zt_cfi_free(struct zt_cfi_table *t)
 {
 	if (t)
-		munmap(t, t->size);
+		zt_sys_unmap(t, t->size);
 }
 
 const struct zt_cfi_row *zt_cfi_row_at(const struct zt_cfi_table *t, uintptr_t pc)

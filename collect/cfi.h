@@ -2,7 +2,7 @@
  * cfi.h — unwind tables compiled from an ELF object's .eh_frame, for the
  * sampler's handler.
  *
- * Every x86-64 object carries call-frame information (CFI) in .eh_frame,
+ * Every object carries call-frame information (CFI) in .eh_frame,
  * found through PT_GNU_EH_FRAME, stripped or not: for each pc, how to find
  * the canonical frame address (CFA, the caller's stack pointer), the return
  * address and the saved registers. Interpreting the DWARF call-frame
@@ -20,38 +20,42 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* How a row finds the CFA, or why it cannot. */
+/*
+ * How a row finds the CFA, or why it cannot. The registers are named by
+ * their role (arch.h says which they are): sp, the frame pointer fp (rbp on
+ * x86-64), and x, one more register that a rule may use (rbx on x86-64).
+ */
 enum zt_cfa_kind {
 	ZT_CFA_NONE,	/* no FDE covers this pc */
-	ZT_CFA_RSP,	/* CFA = rsp + cfa_off */
-	ZT_CFA_RBP,	/* CFA = rbp + cfa_off */
-	ZT_CFA_PLT,	/* CFA = rsp + cfa_off + ((pc & 15) >= arg ? 8 : 0): the PLT's expression */
-	ZT_CFA_SIGNAL,	/* a signal trampoline: the interrupted registers are in the ucontext at rsp */
+	ZT_CFA_SP,	/* CFA = sp + cfa_off */
+	ZT_CFA_FP,	/* CFA = fp + cfa_off */
+	ZT_CFA_PLT,	/* CFA = sp + cfa_off + ((pc & 15) >= arg ? 8 : 0): the x86-64 PLT's expression */
+	ZT_CFA_SIGNAL,	/* a signal trampoline: the interrupted registers are in the ucontext at sp */
 	ZT_CFA_END,	/* the return address is undefined: the thread's outermost frame */
 	ZT_CFA_BAD,	/* a rule zt does not follow (another register, an expression) */
-	ZT_CFA_RBX,	/* CFA = rbx + cfa_off (ld.so's _dl_runtime_resolve realigns rsp) */
+	ZT_CFA_X,	/* CFA = x + cfa_off (ld.so's _dl_runtime_resolve realigns rsp into rbx) */
 };
 
-/* Where the caller's rbp (or rbx) is. */
-enum zt_rbp_rule {
-	ZT_RBP_SAME,	/* unchanged by this frame */
-	ZT_RBP_SAVED,	/* at CFA + arg (rbx: CFA + rbx_off) */
-	ZT_RBP_LOST,	/* somewhere zt does not follow */
+/* Where the caller's value of a register (fp, x) is. */
+enum zt_reg_rule {
+	ZT_REG_SAME,	/* unchanged by this frame */
+	ZT_REG_SAVED,	/* at CFA + arg (x: CFA + x_off) */
+	ZT_REG_LOST,	/* somewhere zt does not follow */
 };
 
 /*
  * One row: from pc (table lo + start) up to the next row's start. The return
- * address is at CFA - 8 in every row but END and SIGNAL (rows with another
- * rule are BAD).
+ * address is at CFA + ZT_ARCH_RA_AT (arch.h) in every row but END and
+ * SIGNAL (rows with another rule are BAD).
  */
 struct zt_cfi_row {
 	uint32_t start;		/* pc - table lo */
 	int32_t cfa_off;
-	int16_t arg;		/* rbp's offset from the CFA (SAVED), or the PLT threshold */
+	int16_t arg;		/* fp's offset from the CFA (SAVED), or the PLT threshold */
 	uint8_t kind;		/* enum zt_cfa_kind */
-	uint8_t rbp;		/* enum zt_rbp_rule */
-	int16_t rbx_off;	/* rbx's offset from the CFA (SAVED) */
-	uint8_t rbx;		/* enum zt_rbp_rule, for rbx */
+	uint8_t fp;		/* enum zt_reg_rule, for fp */
+	int16_t x_off;		/* x's offset from the CFA (SAVED) */
+	uint8_t x;		/* enum zt_reg_rule, for x */
 };
 
 /* The rows of one object, immutable once built. */

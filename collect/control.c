@@ -32,6 +32,12 @@
  * back, "ok TEXT" or "error TEXT" (zt-ctl prints TEXT).
  */
 #include "control.h"
+#include "arch.h"
+#include "dump.h"
+#include "files.h"
+#include "fmt.h"
+#include "snapshot.h"
+#include "store.h"
 #include "offcpu.h"
 #include "ctl.h"
 
@@ -68,7 +74,7 @@ static void channel_start(void);
 static void take(void)
 {
 	pthread_mutex_lock(&lock);
-	lock_owner = zt_prof_gettid();
+	lock_owner = zt_sys_gettid();
 }
 
 static void give(void)
@@ -80,7 +86,7 @@ static void give(void)
 /* Whether an action may run now: zt samples this process and is not ending. */
 static int usable(void)
 {
-	return !ending && zt_prof_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE);
+	return !ending && zt_state_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE);
 }
 
 /* The process's user and system time now. */
@@ -102,8 +108,8 @@ static void window_open(void)
 {
 	if (!zt_state.paused)
 		return;
-	zt_state.window_cpu0 = zt_prof_cpu_ns();
-	zt_state.window_wall0 = zt_prof_clock_ns(CLOCK_MONOTONIC);
+	zt_state.window_cpu0 = zt_sys_cpu_ns();
+	zt_state.window_wall0 = zt_sys_clock_ns(CLOCK_MONOTONIC);
 	times_now(&zt_state.window_user0, &zt_state.window_sys0);
 	zt_state.windows++;
 	__atomic_store_n(&zt_state.paused, 0, __ATOMIC_SEQ_CST);
@@ -118,13 +124,13 @@ static void window_close(void)
 	if (zt_state.paused)
 		return;
 	__atomic_store_n(&zt_state.paused, 1, __ATOMIC_SEQ_CST);
-	cpu = zt_prof_cpu_ns();
+	cpu = zt_sys_cpu_ns();
 	if (cpu > zt_state.window_cpu0)
 		zt_state.window_cpu_ns += (uint64_t)(cpu - zt_state.window_cpu0);
 	times_now(&user, &sys);
 	zt_state.window_user_ns += user > zt_state.window_user0 ? user - zt_state.window_user0 : 0;
 	zt_state.window_sys_ns += sys > zt_state.window_sys0 ? sys - zt_state.window_sys0 : 0;
-	zt_state.window_wall_ns += zt_prof_clock_ns(CLOCK_MONOTONIC) - zt_state.window_wall0;
+	zt_state.window_wall_ns += zt_sys_clock_ns(CLOCK_MONOTONIC) - zt_state.window_wall0;
 }
 
 void zt_control_begin(void)
@@ -141,8 +147,8 @@ void zt_control_begin(void)
 	zt_state.windows = zt_state.start_paused ? 0 : 1;
 	zt_state.window_cpu_ns = zt_state.window_wall_ns = 0;
 	zt_state.window_user_ns = zt_state.window_sys_ns = 0;
-	zt_state.window_cpu0 = zt_state.cpu_start_ns ? zt_state.cpu_start_ns : zt_prof_cpu_ns();
-	zt_state.window_wall0 = zt_prof_clock_ns(CLOCK_MONOTONIC);
+	zt_state.window_cpu0 = zt_state.cpu_start_ns ? zt_state.cpu_start_ns : zt_sys_cpu_ns();
+	zt_state.window_wall0 = zt_sys_clock_ns(CLOCK_MONOTONIC);
 	zt_state.window_user0 = zt_state.user_start_ns;
 	zt_state.window_sys0 = zt_state.sys_start_ns;
 	zt_state.snapshot = 0;
@@ -175,7 +181,7 @@ static void flush_all(void)
 			continue;
 		for (long spin = 0; __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE) &&
 				    spin < 100000000; spin++)
-			__builtin_ia32_pause();
+			zt_arch_pause();
 		zt_store_flush(t);
 		if (__atomic_load_n(&t->live, __ATOMIC_ACQUIRE))
 			__atomic_store_n(&t->closed, 0, __ATOMIC_SEQ_CST);
@@ -195,7 +201,7 @@ static void next_dump_counts(void)
 	zt_state.windows = 0;
 	zt_state.window_cpu_ns = zt_state.window_wall_ns = 0;
 	zt_state.window_user_ns = zt_state.window_sys_ns = 0;
-	zt_state.cpu_start_ns = zt_prof_cpu_ns();
+	zt_state.cpu_start_ns = zt_sys_cpu_ns();
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
 		zt_state.user_start_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
 					 (uint64_t)ru.ru_utime.tv_usec * 1000u;
@@ -220,7 +226,7 @@ static int snapshot_locked(char *path, size_t cap, uint64_t *samples)
 	memcpy(path, zt_state.out, len);
 	p = path + len;
 	*p++ = '.';
-	*zt_store_fmt_u64(p, n, 10) = '\0';
+	*zt_fmt_u64(p, n, 10) = '\0';
 	window_close();
 	flush_all();
 	zt_offcpu_flush();
@@ -297,7 +303,7 @@ static void reply(struct zt_owned *c, const char *s)
 /* "N" into buf, for replies. */
 static const char *num(char *buf, uint64_t v)
 {
-	*zt_store_fmt_u64(buf, v, 10) = '\0';
+	*zt_fmt_u64(buf, v, 10) = '\0';
 	return buf;
 }
 
@@ -430,7 +436,7 @@ static int listen_socket(void)
 
 	if (d < 0)
 		return -1;
-	p = zt_store_fmt_u64(sock_name, (uint64_t)getpid(), 10);
+	p = zt_fmt_u64(sock_name, (uint64_t)getpid(), 10);
 	memcpy(p, ZT_CTL_SUFFIX, sizeof ZT_CTL_SUFFIX);
 	/* A socket left by an earlier image of this pid (exec), or by one that died. */
 	if (fstatat(d, sock_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(st.st_mode))
@@ -548,7 +554,7 @@ static void channel_start(void)
 void zt_control_init(void)
 {
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	if (want_channel && zt_prof_owner() && zt_state.seccomp == ZT_SECCOMP_NONE)
+	if (want_channel && zt_state_owner() && zt_state.seccomp == ZT_SECCOMP_NONE)
 		channel_start();
 }
 
@@ -586,7 +592,7 @@ void zt_control_end(int join)
 	/* An action in progress (a snapshot) finishes first, for up to ten
 	 * seconds; not when this thread is the one doing it (a fatal signal
 	 * in the middle of it). */
-	if (lock_owner != zt_prof_gettid())
+	if (lock_owner != zt_sys_gettid())
 		for (int i = 0; i < 10000; i++) {
 			if (pthread_mutex_trylock(&lock) == 0) {
 				locked = 1;

@@ -11,7 +11,7 @@
 #ifndef ZT_CONTROL_H
 #define ZT_CONTROL_H
 
-#include "prof.h"
+#include "state.h"
 
 /* A new dump (the start, a followed child's): its window as asked for. */
 ZT_HIDDEN void zt_control_begin(void);

@@ -10,7 +10,12 @@
  * formatting into fixed buffers are used, and zlib gets a static arena, so
  * this code also runs inside a fatal signal's handler, where malloc cannot.
  */
-#include "prof.h"
+#include "dump.h"
+#include "files.h"
+#include "fmt.h"
+#include "perfmap.h"
+#include "snapshot.h"
+#include "unwind.h"
 #include "offcpu.h"
 #include "rawfmt.h"
 
@@ -35,70 +40,16 @@ static int dfd = -1;
 
 static void open_maps_now(void);
 
-/* Write all of p; -1 (and the error remembered) when it could not. */
-int zt_dump_write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (fd == dfd)
-				zt_files_write_failed(w < 0 ? errno : ENOSPC);
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/*
- * A text field the program controls (a path, a thread name): control
- * characters and the backslash are written as \ooo, as the kernel writes a
- * newline in /proc/self/maps, so that no name can end a line or start a
- * section (formats/raw.md, "Text fields").
- */
-void zt_dump_put_text(int fd, const char *s, size_t n)
-{
-	char buf[256];
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (k + 4 > sizeof buf) {
-			zt_dump_write_all(fd, buf, k);
-			k = 0;
-		}
-		if (c < 0x20 || c == 0x7f || c == '\\') {
-			buf[k++] = '\\';
-			buf[k++] = (char)('0' + (c >> 6));
-			buf[k++] = (char)('0' + ((c >> 3) & 7));
-			buf[k++] = (char)('0' + (c & 7));
-		} else {
-			buf[k++] = (char)c;
-		}
-	}
-	zt_dump_write_all(fd, buf, k);
-}
-
-void zt_dump_puts(int fd, const char *s)
-{
-	zt_dump_write_all(fd, s, strlen(s));
-}
-
 /* "key value\n" with a decimal value. */
 static void put_key(int fd, const char *key, uint64_t v)
 {
 	char buf[64], *p = buf;
 
-	zt_dump_puts(fd, key);
+	zt_files_puts(fd, key);
 	*p++ = ' ';
-	p = zt_store_fmt_u64(p, v, 10);
+	p = zt_fmt_u64(p, v, 10);
 	*p++ = '\n';
-	zt_dump_write_all(fd, buf, (size_t)(p - buf));
+	zt_files_write_all(fd, buf, (size_t)(p - buf));
 }
 
 static const char *timer_name(void)
@@ -131,7 +82,7 @@ static int open_dump(int keep)
 	memcpy(zt_state.tmp, zt_state.out, len);
 	p = zt_state.tmp + len;
 	memcpy(p, ".tmp.", 5);
-	p = zt_store_fmt_u64(p + 5, (uint64_t)zt_state.pid, 10);
+	p = zt_fmt_u64(p + 5, (uint64_t)zt_state.pid, 10);
 	*p = '\0';
 	/*
 	 * The name is predictable: create it exclusively and never through a
@@ -142,44 +93,45 @@ static int open_dump(int keep)
 	open_maps_now();
 	dfd = zt_files_own(&zt_state.dump, zt_files_open_in_dir(zt_state.tmp, O_WRONLY | O_CREAT |
 						     O_EXCL | O_APPEND, 0644));
+	zt_files_watch(dfd);
 	if (dfd < 0) {
 		zt_files_status("open-failed", errno, 0);
 		return -1;
 	}
 	zt_state.write_errno = 0;
 	zt_state.fd_lost = 0;
-	zt_dump_puts(dfd, zt_state.wall ? ZT_RAW_MAGIC " " ZT_STR(ZT_RAW_VERSION_WALL) "\n" :
+	zt_files_puts(dfd, zt_state.wall ? ZT_RAW_MAGIC " " ZT_STR(ZT_RAW_VERSION_WALL) "\n" :
 		     ZT_RAW_MAGIC " " ZT_STR(ZT_RAW_VERSION) "\n");
 	put_key(dfd, ZT_RAW_PID, (uint64_t)zt_state.pid);
 	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0) {
-		zt_dump_puts(dfd, ZT_RAW_EXE " ");
-		zt_dump_put_text(dfd, exe, (size_t)n);
-		zt_dump_puts(dfd, "\n");
+		zt_files_puts(dfd, ZT_RAW_EXE " ");
+		zt_files_put_text(dfd, exe, (size_t)n);
+		zt_files_puts(dfd, "\n");
 	}
 	put_key(dfd, ZT_RAW_HZ, zt_state.hz);
-	zt_dump_puts(dfd, ZT_RAW_TIMER " ");
-	zt_dump_puts(dfd, timer_name());
-	zt_dump_puts(dfd, "\n");
+	zt_files_puts(dfd, ZT_RAW_TIMER " ");
+	zt_files_puts(dfd, timer_name());
+	zt_files_puts(dfd, "\n");
 	if (zt_state.timer == ZT_TIMER_POSIX)
-		zt_dump_puts(dfd, ZT_RAW_RATE_CAP " " ZT_RAW_CAP_KERNEL_TICK "\n");
+		zt_files_puts(dfd, ZT_RAW_RATE_CAP " " ZT_RAW_CAP_KERNEL_TICK "\n");
 	put_key(dfd, ZT_RAW_MAX_DEPTH, ZT_MAX_DEPTH);
-	zt_dump_puts(dfd, zt_state.unwind == ZT_UNWIND_FP ? ZT_RAW_UNWIND " " ZT_RAW_UNWIND_FP "\n" :
+	zt_files_puts(dfd, zt_state.unwind == ZT_UNWIND_FP ? ZT_RAW_UNWIND " " ZT_RAW_UNWIND_FP "\n" :
 		zt_state.unwind == ZT_UNWIND_CFI ? ZT_RAW_UNWIND " " ZT_RAW_UNWIND_CFI "\n" :
 		ZT_RAW_UNWIND " " ZT_RAW_UNWIND_AUTO "\n");
 	if (!keep) {
-		zt_state.start_ns = zt_prof_clock_ns(CLOCK_MONOTONIC);
-		zt_state.start_time_ns = zt_prof_clock_ns(CLOCK_REALTIME);
+		zt_state.start_ns = zt_sys_clock_ns(CLOCK_MONOTONIC);
+		zt_state.start_time_ns = zt_sys_clock_ns(CLOCK_REALTIME);
 	}
-	zt_dump_puts(dfd, ZT_RAW_CLOCK " " ZT_RAW_CLOCK_MONOTONIC "\n");
+	zt_files_puts(dfd, ZT_RAW_CLOCK " " ZT_RAW_CLOCK_MONOTONIC "\n");
 	put_key(dfd, ZT_RAW_START_NS, zt_state.start_ns);
 	put_key(dfd, ZT_RAW_START_TIME_NS, zt_state.start_time_ns);
 	if (zt_state.wall) {
-		zt_dump_puts(dfd, ZT_RAW_PROFILE_CLOCK " " ZT_RAW_PROFILE_WALL "\n");
+		zt_files_puts(dfd, ZT_RAW_PROFILE_CLOCK " " ZT_RAW_PROFILE_WALL "\n");
 		put_key(dfd, ZT_RAW_OFF_CPU_HZ, zt_state.off_cpu_hz);
 	}
-	zt_dump_puts(dfd, ZT_RAW_SAMPLES "\n");
-	dfd = -1;
+	zt_files_puts(dfd, ZT_RAW_SAMPLES "\n");
+	zt_files_watch(dfd = -1);
 	zt_snap_reset();
 	return 0;
 }
@@ -199,12 +151,10 @@ int zt_dump_reopen(void)
  * the end after a chroot; re-read from the start it shows the maps of now
  * (snapshot.c).
  */
-struct zt_owned zt_dump_maps_now = { -1, 0, 0, 0 };
-
 static void open_maps_now(void)
 {
-	zt_files_close(&zt_dump_maps_now);
-	zt_files_own(&zt_dump_maps_now, open("/proc/self/maps", O_RDONLY | O_CLOEXEC));
+	zt_files_close(&zt_state.maps_now);
+	zt_files_own(&zt_state.maps_now, open("/proc/self/maps", O_RDONLY | O_CLOEXEC));
 }
 
 /*
@@ -255,7 +205,7 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
 			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
 			    memcmp(name, "GNU", 4) == 0 && nh->n_descsz > 0 &&
 			    nh->n_descsz <= sizeof b->id) {
-				uint64_t t = zt_prof_clock_ns(CLOCK_MONOTONIC);
+				uint64_t t = zt_sys_clock_ns(CLOCK_MONOTONIC);
 
 				/* Known: the same object at the same place. Another
 				 * object loaded where an unloaded one was is new. */
@@ -291,26 +241,26 @@ static void put_buildids(void)
 {
 	uint32_t n = zt_state.nbids;
 
-	zt_dump_puts(dfd, ZT_RAW_BUILDIDS "\n");
+	zt_files_puts(dfd, ZT_RAW_BUILDIDS "\n");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct zt_bid *b = &zt_state.bids[i];
-		char buf[256], *q = zt_store_fmt_u64(buf, b->addr, 16);
+		char buf[256], *q = zt_fmt_u64(buf, b->addr, 16);
 
 		*q++ = ' ';
 		*q++ = ZT_RAW_TIME_MARK;
-		q = zt_store_fmt_u64(q, b->ns, 10);
+		q = zt_fmt_u64(q, b->ns, 10);
 		*q++ = ' ';
 		for (unsigned j = 0; j < b->len; j++) {
 			*q++ = "0123456789abcdef"[b->id[j] >> 4];
 			*q++ = "0123456789abcdef"[b->id[j] & 15];
 		}
 		*q++ = ' ';
-		zt_dump_write_all(dfd, buf, (size_t)(q - buf));
+		zt_files_write_all(dfd, buf, (size_t)(q - buf));
 		if (b->path[0])
-			zt_dump_put_text(dfd, b->path, strlen(b->path));
+			zt_files_put_text(dfd, b->path, strlen(b->path));
 		else
-			zt_dump_puts(dfd, ZT_RAW_MAIN_PROGRAM);
-		zt_dump_puts(dfd, "\n");
+			zt_files_puts(dfd, ZT_RAW_MAIN_PROGRAM);
+		zt_files_puts(dfd, "\n");
 	}
 }
 
@@ -331,7 +281,7 @@ static void put_live_names(void)
 
 		if (!t || !t->live || t->closed)
 			continue;
-		p = zt_store_fmt_u64(path + strlen(path), (uint64_t)t->tid, 10);
+		p = zt_fmt_u64(path + strlen(path), (uint64_t)t->tid, 10);
 		memcpy(p, "/comm", 6);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
@@ -342,11 +292,11 @@ static void put_live_names(void)
 			len--;
 		if (len <= 0)
 			continue;
-		p = zt_store_fmt_u64(path, (uint64_t)t->tid, 10);
+		p = zt_fmt_u64(path, (uint64_t)t->tid, 10);
 		*p++ = ' ';
-		zt_dump_write_all(dfd, path, (size_t)(p - path));
-		zt_dump_put_text(dfd, name, (size_t)(len > 15 ? 15 : len));
-		zt_dump_puts(dfd, "\n");
+		zt_files_write_all(dfd, path, (size_t)(p - path));
+		zt_files_put_text(dfd, name, (size_t)(len > 15 ? 15 : len));
+		zt_files_puts(dfd, "\n");
 	}
 }
 
@@ -355,17 +305,17 @@ static void put_threads(void)
 {
 	uint32_t n = zt_state.nnames < ZT_MAX_NAMES ? zt_state.nnames : ZT_MAX_NAMES;
 
-	zt_dump_puts(dfd, ZT_RAW_THREADS "\n");
+	zt_files_puts(dfd, ZT_RAW_THREADS "\n");
 	for (uint32_t i = 0; i < n; i++) {
-		char buf[32], *p = zt_store_fmt_u64(buf, (uint64_t)zt_state.names[i].tid, 10);
+		char buf[32], *p = zt_fmt_u64(buf, (uint64_t)zt_state.names[i].tid, 10);
 
 		*p++ = ' ';
-		zt_dump_write_all(dfd, buf, (size_t)(p - buf));
+		zt_files_write_all(dfd, buf, (size_t)(p - buf));
 		if (zt_state.names[i].name[0])
-			zt_dump_put_text(dfd, zt_state.names[i].name, strlen(zt_state.names[i].name));
+			zt_files_put_text(dfd, zt_state.names[i].name, strlen(zt_state.names[i].name));
 		else
-			zt_dump_puts(dfd, ZT_RAW_NO_NAME);
-		zt_dump_puts(dfd, "\n");
+			zt_files_puts(dfd, ZT_RAW_NO_NAME);
+		zt_files_puts(dfd, "\n");
 	}
 	if (zt_state.snapshot)
 		put_live_names();
@@ -377,7 +327,7 @@ static void put_threads(void)
  */
 static uint64_t sampled_cpu(void)
 {
-	int64_t end = zt_state.cpu_stop_ns ? zt_state.cpu_stop_ns : zt_prof_cpu_ns();
+	int64_t end = zt_state.cpu_stop_ns ? zt_state.cpu_stop_ns : zt_sys_cpu_ns();
 	uint64_t cpu = zt_state.window_cpu_ns;
 
 	if (!zt_state.paused && end > zt_state.window_cpu0)
@@ -393,11 +343,11 @@ static void put_summary(void)
 
 	for (int i = 0; i < ZT_NLOSS; i++)
 		lost += zt_state.lost[i];
-	zt_dump_puts(dfd, ZT_RAW_SUMMARY "\n");
+	zt_files_puts(dfd, ZT_RAW_SUMMARY "\n");
 	put_key(dfd, ZT_RAW_NSAMPLES, zt_state.samples);
 	p = buf;
 	memcpy(p, ZT_RAW_LOST " ", sizeof ZT_RAW_LOST " " - 1);
-	p = zt_store_fmt_u64(p + sizeof ZT_RAW_LOST " " - 1, lost, 10);
+	p = zt_fmt_u64(p + sizeof ZT_RAW_LOST " " - 1, lost, 10);
 	for (int i = 0; i < ZT_NLOSS; i++) {
 		if (!zt_state.lost[i])
 			continue;
@@ -405,10 +355,10 @@ static void put_summary(void)
 		memcpy(p, loss_names[i], strlen(loss_names[i]));
 		p += strlen(loss_names[i]);
 		*p++ = '=';
-		p = zt_store_fmt_u64(p, zt_state.lost[i], 10);
+		p = zt_fmt_u64(p, zt_state.lost[i], 10);
 	}
 	*p++ = '\n';
-	zt_dump_write_all(dfd, buf, (size_t)(p - buf));
+	zt_files_write_all(dfd, buf, (size_t)(p - buf));
 	put_key(dfd, ZT_RAW_TRUNCATED, zt_state.truncated);
 	put_key(dfd, ZT_RAW_PARTIAL, zt_state.partial);
 	if (zt_state.unwind != ZT_UNWIND_FP) {
@@ -459,15 +409,15 @@ static void put_summary(void)
 	if (zt_state.fd_reopened)
 		put_key(dfd, ZT_RAW_DUMP_REOPENED, zt_state.fd_reopened);
 	if (zt_state.program_sigprof) {
-		zt_dump_puts(dfd, ZT_RAW_PROGRAM_SIGPROF);
+		zt_files_puts(dfd, ZT_RAW_PROGRAM_SIGPROF);
 		if (zt_state.program_sigprof & 1)
-			zt_dump_puts(dfd, " " ZT_RAW_SIGPROF_HANDLER);
+			zt_files_puts(dfd, " " ZT_RAW_SIGPROF_HANDLER);
 		if (zt_state.program_sigprof & 2)
-			zt_dump_puts(dfd, " " ZT_RAW_SIGPROF_ITIMER);
-		zt_dump_puts(dfd, "\n");
+			zt_files_puts(dfd, " " ZT_RAW_SIGPROF_ITIMER);
+		zt_files_puts(dfd, "\n");
 	}
 	if (zt_state.seccomp != ZT_SECCOMP_NONE) {
-		zt_dump_puts(dfd, zt_state.seccomp == ZT_SECCOMP_STOPPED ?
+		zt_files_puts(dfd, zt_state.seccomp == ZT_SECCOMP_STOPPED ?
 				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_STOPPED :
 			     zt_state.seccomp == ZT_SECCOMP_NO_TIMERS ?
 				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_NO_TIMERS :
@@ -475,10 +425,10 @@ static void put_summary(void)
 				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_FALLBACK :
 				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_ALLOWED);
 		if (zt_state.seccomp_refused) {
-			zt_dump_puts(dfd, " ");
-			zt_dump_puts(dfd, zt_state.seccomp_refused);
+			zt_files_puts(dfd, " ");
+			zt_files_puts(dfd, zt_state.seccomp_refused);
 		}
-		zt_dump_puts(dfd, "\n");
+		zt_files_puts(dfd, "\n");
 	}
 	for (unsigned i = 0; i < zt_state.nunreached && i < ZT_UNREACHED_MAX; i++) {
 		int pid = __atomic_load_n(&zt_state.unreached[i].pid, __ATOMIC_ACQUIRE);
@@ -486,25 +436,25 @@ static void put_summary(void)
 
 		if (!pid)
 			continue;
-		zt_dump_puts(dfd, ZT_RAW_UNREACHED " ");
-		*zt_store_fmt_u64(num, (uint64_t)pid, 10) = '\0';
-		zt_dump_puts(dfd, num);
-		zt_dump_puts(dfd, " ");
-		zt_dump_puts(dfd, zt_state.unreached[i].why);
-		zt_dump_puts(dfd, " ");
-		zt_dump_put_text(dfd, zt_state.unreached[i].path, strlen(zt_state.unreached[i].path));
-		zt_dump_puts(dfd, "\n");
+		zt_files_puts(dfd, ZT_RAW_UNREACHED " ");
+		*zt_fmt_u64(num, (uint64_t)pid, 10) = '\0';
+		zt_files_puts(dfd, num);
+		zt_files_puts(dfd, " ");
+		zt_files_puts(dfd, zt_state.unreached[i].why);
+		zt_files_puts(dfd, " ");
+		zt_files_put_text(dfd, zt_state.unreached[i].path, strlen(zt_state.unreached[i].path));
+		zt_files_puts(dfd, "\n");
 	}
 	if (zt_state.exec_path[0]) {
-		zt_dump_puts(dfd, ZT_RAW_EXEC " ");
-		zt_dump_put_text(dfd, zt_state.exec_path, strlen(zt_state.exec_path));
-		zt_dump_puts(dfd, "\n");
+		zt_files_puts(dfd, ZT_RAW_EXEC " ");
+		zt_files_put_text(dfd, zt_state.exec_path, strlen(zt_state.exec_path));
+		zt_files_puts(dfd, "\n");
 	}
 	if (zt_state.control) {
 		uint64_t wall = zt_state.window_wall_ns;
 
 		if (!zt_state.paused)
-			wall += zt_prof_clock_ns(CLOCK_MONOTONIC) - zt_state.window_wall0;
+			wall += zt_sys_clock_ns(CLOCK_MONOTONIC) - zt_state.window_wall0;
 		put_key(dfd, ZT_RAW_WINDOWS, zt_state.windows);
 		put_key(dfd, ZT_RAW_WINDOW_NS, wall);
 		if (zt_state.snapshot)
@@ -607,7 +557,7 @@ static int compress_file(const char *from, int to)
 				rc = EIO;
 				break;
 			}
-			if (zt_dump_write_all(to, (const char *)out, sizeof out - z.avail_out) < 0) {
+			if (zt_files_write_all(to, (const char *)out, sizeof out - z.avail_out) < 0) {
 				rc = errno ? errno : EIO;
 				break;
 			}
@@ -640,15 +590,15 @@ static uint64_t all_samples(void)
 /* Write the sections known only at the end; -1 when a write failed. */
 static int put_end(int fd)
 {
-	dfd = fd;
+	zt_files_watch(dfd = fd);
 	zt_snap_finish(fd);
-	zt_files_close(&zt_dump_maps_now);
+	zt_files_close(&zt_state.maps_now);
 	zt_perfmap_put(fd);
 	put_buildids();
 	put_threads();
 	put_summary();
-	zt_dump_puts(fd, ZT_RAW_END "\n");
-	dfd = -1;
+	zt_files_puts(fd, ZT_RAW_END "\n");
+	zt_files_watch(dfd = -1);
 	if (zt_state.write_errno == 0 && fdatasync(fd) < 0 && errno != EINVAL)
 		zt_files_write_failed(errno);
 	return zt_state.write_errno ? -1 : 0;
@@ -713,7 +663,7 @@ void zt_dump_finish(void)
 	if (fd < 0) {
 		zt_files_status("descriptor-lost", 0, all_samples());
 		zt_files_close(&zt_state.maps);
-		zt_files_close(&zt_dump_maps_now);
+		zt_files_close(&zt_state.maps_now);
 		zt_state.dump.fd = -1;	/* it is not ours: never closed */
 		zt_files_unlink_in_dir(zt_state.tmp);
 		return;
@@ -741,7 +691,7 @@ int zt_dump_snapshot(const char *path)
 
 	if (fd < 0) {
 		zt_files_close(&zt_state.maps);
-		zt_files_close(&zt_dump_maps_now);
+		zt_files_close(&zt_state.maps_now);
 		zt_state.dump.fd = -1;
 		zt_files_unlink_in_dir(zt_state.tmp);
 		return EBADF;

@@ -16,7 +16,8 @@
  *
  * Everything here is async-signal-safe (system calls only).
  */
-#include "prof.h"
+#include "files.h"
+#include "fmt.h"
 #include "offcpu.h"
 
 #include <errno.h>
@@ -31,11 +32,6 @@
 #include <unistd.h>
 
 enum { HIGH_FD = 512 };
-
-int zt_sys_close(int fd)
-{
-	return (int)syscall(SYS_close, fd);
-}
 
 /* Take fd as zt's: moved high, close-on-exec, identity recorded. */
 int zt_files_own(struct zt_owned *o, int fd)
@@ -201,7 +197,7 @@ void zt_files_write_failed(int err)
 int zt_files_fds_ours(int *out, int max)
 {
 	const struct zt_owned *mine[] = { &zt_state.dump, &zt_state.maps, &zt_state.dir,
-					  &zt_state.status, &zt_dump_maps_now,
+					  &zt_state.status, &zt_state.maps_now,
 					  &zt_state.control_fd };
 	int nt = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 	int n = 0;
@@ -222,7 +218,7 @@ int zt_files_fds_ours(int *out, int max)
 int zt_files_fd_is_ours(int fd)
 {
 	const struct zt_owned *mine[] = { &zt_state.dump, &zt_state.maps, &zt_state.dir,
-					  &zt_state.status, &zt_dump_maps_now,
+					  &zt_state.status, &zt_state.maps_now,
 					  &zt_state.control_fd };
 	int nt = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 
@@ -274,15 +270,76 @@ void zt_files_status(const char *what, int err, uint64_t count)
 
 	if (!zt_files_ok(&zt_state.status) || n > 64)
 		return;
-	p = zt_store_fmt_u64(p, (uint64_t)getpid(), 10);
+	p = zt_fmt_u64(p, (uint64_t)getpid(), 10);
 	*p++ = ' ';
 	memcpy(p, what, n);
 	p += n;
 	*p++ = ' ';
-	p = zt_store_fmt_u64(p, (uint64_t)(err > 0 ? err : 0), 10);
+	p = zt_fmt_u64(p, (uint64_t)(err > 0 ? err : 0), 10);
 	*p++ = ' ';
-	p = zt_store_fmt_u64(p, count, 10);
+	p = zt_fmt_u64(p, count, 10);
 	*p++ = '\n';
 	if (write(zt_state.status.fd, buf, (size_t)(p - buf)) < 0)
 		return;
+}
+
+/* The dump's descriptor while its header or its end is written (dump.c). */
+static int watched = -1;
+
+void zt_files_watch(int fd)
+{
+	watched = fd;
+}
+
+int zt_files_write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (fd == watched)
+				zt_files_write_failed(w < 0 ? errno : ENOSPC);
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * A text field the program controls (a path, a thread name): control
+ * characters and the backslash are written as \ooo, as the kernel writes a
+ * newline in /proc/self/maps, so that no name can end a line or start a
+ * section.
+ */
+void zt_files_put_text(int fd, const char *s, size_t n)
+{
+	char buf[256];
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (k + 4 > sizeof buf) {
+			zt_files_write_all(fd, buf, k);
+			k = 0;
+		}
+		if (c < 0x20 || c == 0x7f || c == '\\') {
+			buf[k++] = '\\';
+			buf[k++] = (char)('0' + (c >> 6));
+			buf[k++] = (char)('0' + ((c >> 3) & 7));
+			buf[k++] = (char)('0' + (c & 7));
+		} else {
+			buf[k++] = (char)c;
+		}
+	}
+	zt_files_write_all(fd, buf, k);
+}
+
+void zt_files_puts(int fd, const char *s)
+{
+	zt_files_write_all(fd, s, strlen(s));
 }

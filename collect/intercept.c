@@ -22,7 +22,13 @@
  *
  * Each passes through to the next definition (RTLD_NEXT).
  */
+#include "intercept.h"
+#include "dump.h"
+#include "files.h"
 #include "prof.h"
+#include "sigmask.h"
+#include "snapshot.h"
+#include "tables.h"
 #include "rawfmt.h"
 
 #include <dlfcn.h>
@@ -38,7 +44,6 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 static void *(*real_dlopen)(const char *, int);
 static int (*real_dlclose)(void *);
 static int (*real_execve)(const char *, char *const[], char *const[]);
@@ -59,7 +64,6 @@ static int (*real_mprotect)(void *, size_t, int);
 
 void zt_intercept_init(void)
 {
-	RESOLVE(sigaction);
 	RESOLVE(dlopen);
 	RESOLVE(dlclose);
 	RESOLVE(execve);
@@ -73,22 +77,12 @@ void zt_intercept_init(void)
 	RESOLVE(mprotect);
 }
 
-int zt_intercept_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
-{
-	RESOLVE(sigaction);
-	if (!real_sigaction) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return real_sigaction(sig, act, old);
-}
-
 /* The program's own disposition for SIGPROF; zeroed means SIG_DFL. */
 static struct sigaction program_sigprof;
 
 static void note_program_sigprof(int why)
 {
-	if (zt_prof_owner()) {
+	if (zt_state_owner()) {
 		__atomic_or_fetch(&zt_state.program_sigprof, why, __ATOMIC_RELAXED);
 		/* Its masks are real from now on (sigmask.c). */
 		zt_sigmask_reveal();
@@ -118,10 +112,10 @@ void zt_intercept_sigprof_foreign(int sig, siginfo_t *si, void *uc)
 		zt_prof_stop();
 		memset(&dfl, 0, sizeof dfl);
 		dfl.sa_handler = SIG_DFL;
-		zt_intercept_real_sigaction(SIGPROF, &dfl, NULL);
+		zt_sys_sigaction(SIGPROF, &dfl, NULL);
 		sigemptyset(&set);
 		sigaddset(&set, SIGPROF);
-		syscall(SYS_tgkill, getpid(), zt_prof_gettid(), SIGPROF);
+		syscall(SYS_tgkill, getpid(), zt_sys_gettid(), SIGPROF);
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 	} else {
 		if (a.sa_flags & SA_RESETHAND)
@@ -133,7 +127,7 @@ void zt_intercept_sigprof_foreign(int sig, siginfo_t *si, void *uc)
 /* In a process that no longer samples, give SIGPROF back to the program. */
 void zt_intercept_sigprof_release(void)
 {
-	zt_intercept_real_sigaction(SIGPROF, &program_sigprof, NULL);
+	zt_sys_sigaction(SIGPROF, &program_sigprof, NULL);
 }
 
 /* Whether act asks for the default action. */
@@ -152,24 +146,24 @@ ZT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 		dfl.sa_handler = SIG_DFL;
 		if (act && !is_default(act)) {
 			zt_prof_fatal_release(sig);
-			if (zt_intercept_real_sigaction(sig, act, NULL) < 0)
+			if (zt_sys_sigaction(sig, act, NULL) < 0)
 				return -1;
 		}
 		if (old)
 			*old = dfl;
 		return 0;
 	}
-	if (act && is_default(act) && zt_prof_owner()) {
+	if (act && is_default(act) && zt_state_owner()) {
 		/* Back to the default: zt stands in for it again. */
 		struct sigaction prev;
 
-		if (zt_intercept_real_sigaction(sig, NULL, &prev) == 0 && zt_prof_fatal_take(sig) == 0) {
+		if (zt_sys_sigaction(sig, NULL, &prev) == 0 && zt_prof_fatal_take(sig) == 0) {
 			if (old)
 				*old = prev;
 			return 0;
 		}
 	}
-	if (sig == SIGPROF && zt_prof_owner()) {
+	if (sig == SIGPROF && zt_state_owner()) {
 		if (old)
 			*old = program_sigprof;
 		if (act) {
@@ -179,14 +173,14 @@ ZT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 		}
 		return 0;
 	}
-	return zt_intercept_real_sigaction(sig, act, old);
+	return zt_sys_sigaction(sig, act, old);
 }
 
 ZT_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
 	RESOLVE(signal);
-	if ((sig == SIGPROF && zt_prof_owner()) || zt_prof_fatal_is_ours(sig) ||
-	    (handler == SIG_DFL && zt_prof_owner())) {
+	if ((sig == SIGPROF && zt_state_owner()) || zt_prof_fatal_is_ours(sig) ||
+	    (handler == SIG_DFL && zt_state_owner())) {
 		struct sigaction act, old;
 
 		memset(&act, 0, sizeof act);
@@ -220,7 +214,7 @@ ZT_EXPORT int close(int fd)
 
 	if (!real_close)
 		*(void **)&real_close = dlsym(RTLD_NEXT, "close");
-	if (zt_prof_owner() && zt_files_fd_is_ours(fd))
+	if (zt_state_owner() && zt_files_fd_is_ours(fd))
 		return 0;
 	if (!real_close)
 		return (int)syscall(SYS_close, fd);
@@ -238,7 +232,7 @@ ZT_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
 	unsigned from = lo;
 	int n;
 
-	if (!zt_prof_owner())
+	if (!zt_state_owner())
 		return (int)syscall(SYS_close_range, lo, hi, flags);
 	/* Close around zt's descriptors: each run of others, in order. */
 	n = zt_files_fds_ours(mine, sizeof mine / sizeof mine[0]);
@@ -284,7 +278,7 @@ ZT_EXPORT void *dlopen(const char *file, int mode)
 	int saved;
 
 	RESOLVE(dlopen);
-	if (!zt_prof_owner())
+	if (!zt_state_owner())
 		return real_dlopen(file, mode);
 	zt_snap_lock();
 	zt_snap_if_stale();
@@ -305,7 +299,7 @@ ZT_EXPORT int dlclose(void *h)
 	int rc, saved;
 
 	RESOLVE(dlclose);
-	if (!zt_prof_owner())
+	if (!zt_state_owner())
 		return real_dlclose(h);
 	zt_snap_lock();
 	zt_snap_if_stale();
@@ -339,7 +333,7 @@ ZT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 	int replaces, saved;
 	void *p;
 
-	if (!zt_prof_owner())
+	if (!zt_state_owner())
 		return sys_mmap(addr, len, prot, flags, fd, off);
 	replaces = (flags & MAP_FIXED) && zt_snap_overlaps_exec((uintptr_t)addr, len);
 	if (!replaces && !(prot & PROT_EXEC)) {
@@ -369,7 +363,7 @@ ZT_EXPORT int munmap(void *addr, size_t len)
 {
 	int rc, saved;
 
-	if (!real_munmap || !zt_prof_owner())
+	if (!real_munmap || !zt_state_owner())
 		return real_munmap ? real_munmap(addr, len) : (int)syscall(SYS_munmap, addr, len);
 	if (!zt_snap_overlaps_exec((uintptr_t)addr, len)) {
 		rc = real_munmap(addr, len);
@@ -395,7 +389,7 @@ ZT_EXPORT int mprotect(void *addr, size_t len, int prot)
 	if (!real_mprotect)
 		return (int)syscall(SYS_mprotect, addr, len, prot);
 	rc = real_mprotect(addr, len, prot);
-	if (!zt_prof_owner())
+	if (!zt_state_owner())
 		return rc;
 	saved = errno;
 	/* Memory made executable that no snapshot knows as such. */
@@ -447,7 +441,7 @@ static const char *exec_unreachable(const char *path)
 				why = ZT_RAW_UNREACHED_STATIC;
 		}
 	}
-	syscall(SYS_close, fd);
+	zt_sys_close(fd);
 	return why;
 }
 
@@ -522,7 +516,7 @@ ZT_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_a
 	rc = real_posix_spawn(&child, path, fa, attr, argv, envp);
 	if (pid && rc == 0)
 		*pid = child;
-	if (rc == 0 && zt_state.follow && zt_prof_owner())
+	if (rc == 0 && zt_state.follow && zt_state_owner())
 		note_unreached(path, 0, (int)child);
 	return rc;
 }
@@ -537,7 +531,7 @@ ZT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_
 	rc = real_posix_spawnp(&child, file, fa, attr, argv, envp);
 	if (pid && rc == 0)
 		*pid = child;
-	if (rc == 0 && zt_state.follow && zt_prof_owner())
+	if (rc == 0 && zt_state.follow && zt_state_owner())
 		note_unreached(file, 1, (int)child);
 	return rc;
 }
@@ -554,7 +548,7 @@ static void before_exec(const char *path)
 {
 	size_t n;
 
-	if (!zt_prof_owner())
+	if (!zt_state_owner())
 		return;
 	n = strlen(path);
 	if (n >= sizeof zt_state.exec_path)

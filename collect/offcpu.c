@@ -35,6 +35,13 @@
  * still in /proc/self/task, named "zt-offcpu".
  */
 #include "offcpu.h"
+#include "arch.h"
+#include "files.h"
+#include "fmt.h"
+#include "snapshot.h"
+#include "store.h"
+#include "tables.h"
+#include "thread.h"
 #include "hex.h"
 #include "rawfmt.h"
 #include "unwind.h"
@@ -132,7 +139,7 @@ static int open_task_file(pid_t tid, const char *name, int keep)
 	char path[64] = "/proc/self/task/", *p = path + strlen(path);
 	int fd, high;
 
-	p = zt_store_fmt_u64(p, (uint64_t)tid, 10);
+	p = zt_fmt_u64(p, (uint64_t)tid, 10);
 	*p++ = '/';
 	strcpy(p, name);
 	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
@@ -331,7 +338,7 @@ static const char *fd_kind(uint64_t fd)
 
 	if (fd > INT32_MAX)
 		return NULL;
-	*zt_store_fmt_u64(path + strlen(path), fd, 10) = '\0';
+	*zt_fmt_u64(path + strlen(path), fd, 10) = '\0';
 	n = readlink(path, link, sizeof link - 1);
 	if (n <= 0)
 		return NULL;
@@ -358,21 +365,21 @@ static char *wait_text(char *out, long nr, const uint64_t *arg)
 		p = put(p, "page fault");
 	} else if (!c) {
 		p = put(p, "syscall ");
-		p = zt_store_fmt_u64(p, (uint64_t)nr, 10);
+		p = zt_fmt_u64(p, (uint64_t)nr, 10);
 	} else {
 		p = put(p, c->name);
 		if (c->obj == OBJ_FD && arg[0] <= INT32_MAX) {
 			const char *kind = fd_kind(arg[0]);
 
 			p = put(p, " fd ");
-			p = zt_store_fmt_u64(p, arg[0], 10);
+			p = zt_fmt_u64(p, arg[0], 10);
 			if (kind) {
 				*p++ = ' ';
 				p = put(p, kind);
 			}
 		} else if (c->obj == OBJ_NFDS && arg[1] <= 1000000) {
 			*p++ = ' ';
-			p = zt_store_fmt_u64(p, arg[1], 10);
+			p = zt_fmt_u64(p, arg[1], 10);
 			p = put(p, arg[1] == 1 ? " fd" : " fds");
 		}
 	}
@@ -393,7 +400,7 @@ static void flush(void)
 	int fd = S->len ? zt_files_dump_fd() : -1;
 
 	if (fd >= 0)
-		zt_dump_write_all(fd, S->buf, S->len);
+		zt_files_write_all(fd, S->buf, S->len);
 	S->len = 0;
 }
 
@@ -405,15 +412,15 @@ static void emit(const struct rec *c, uint64_t when, uint64_t count, uint64_t we
 	if (S->len + ZT_LINE_MAX + ZT_LINE_WALL > sizeof S->buf)
 		flush();
 	p = S->buf + S->len;
-	p = zt_store_fmt_u64(p, (uint64_t)c->tid, 10);
+	p = zt_fmt_u64(p, (uint64_t)c->tid, 10);
 	*p++ = ' ';
-	p = zt_store_fmt_u64(p, count, 10);
+	p = zt_fmt_u64(p, count, 10);
 	*p++ = ' ';
 	*p++ = ZT_RAW_TIME_MARK;
-	p = zt_store_fmt_u64(p, when > zt_state.start_ns ? when - zt_state.start_ns : 0, 10);
+	p = zt_fmt_u64(p, when > zt_state.start_ns ? when - zt_state.start_ns : 0, 10);
 	*p++ = ' ';
 	*p++ = ZT_RAW_WEIGHT_MARK;
-	p = zt_store_fmt_u64(p, weight, 10);
+	p = zt_fmt_u64(p, weight, 10);
 	*p++ = ' ';
 	*p++ = ZT_RAW_WAIT_MARK;
 	p = put(p, c->wait);
@@ -421,7 +428,7 @@ static void emit(const struct rec *c, uint64_t when, uint64_t count, uint64_t we
 		*p++ = ' ';
 		if (c->addr[i] & ZT_UNWIND_EXACT)
 			*p++ = ZT_RAW_EXACT_MARK;
-		p = zt_store_fmt_u64(p, c->addr[i] & ~ZT_UNWIND_EXACT, 16);
+		p = zt_fmt_u64(p, c->addr[i] & ~ZT_UNWIND_EXACT, 16);
 	}
 	if (c->partial) {
 		*p++ = ' ';
@@ -618,8 +625,8 @@ static int thread_start(pid_t tid, uint64_t *ns)
 		p = strchr(p + 1, ' ');
 	if (!p || !dec(p + 1, &ticks))
 		return -1;
-	boot = zt_prof_clock_ns(CLOCK_BOOTTIME);
-	mono = zt_prof_clock_ns(CLOCK_MONOTONIC);
+	boot = zt_sys_clock_ns(CLOCK_BOOTTIME);
+	mono = zt_sys_clock_ns(CLOCK_MONOTONIC);
 	*ns = ticks * (1000000000u / (uint64_t)hz) - (boot > mono ? boot - mono : 0);
 	return 0;
 }
@@ -786,9 +793,9 @@ static void *sampler_main(void *arg)
 	struct timespec ts;
 
 	prctl(PR_SET_NAME, "zt-offcpu", 0, 0, 0);
-	__atomic_store_n(&sampler_tid, zt_prof_gettid(), __ATOMIC_RELEASE);
-	jitter_seed = zt_prof_clock_ns(CLOCK_MONOTONIC) | 1;
-	prev = zt_prof_clock_ns(CLOCK_MONOTONIC);
+	__atomic_store_n(&sampler_tid, zt_sys_gettid(), __ATOMIC_RELEASE);
+	jitter_seed = zt_sys_clock_ns(CLOCK_MONOTONIC) | 1;
+	prev = zt_sys_clock_ns(CLOCK_MONOTONIC);
 	next = prev + next_interval(period);
 	for (;;) {
 		uint64_t now;
@@ -799,7 +806,7 @@ static void *sampler_main(void *arg)
 			;
 		if (__atomic_load_n(&gen, __ATOMIC_ACQUIRE) != mine)
 			break;
-		now = zt_prof_clock_ns(CLOCK_MONOTONIC);
+		now = zt_sys_clock_ns(CLOCK_MONOTONIC);
 		__atomic_store_n(&busy, 1, __ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&gen, __ATOMIC_SEQ_CST) != mine ||
 		    !__atomic_load_n(&zt_state.active, __ATOMIC_SEQ_CST)) {
@@ -865,7 +872,7 @@ int zt_offcpu_start(void)
 		return -1;
 	budget = fd_budget();
 	main_exited = 0;
-	if (zt_prof_gettid() == getpid()) {
+	if (zt_sys_gettid() == getpid()) {
 		if (!have_main_key)
 			have_main_key = pthread_key_create(&main_key, on_main_exit) == 0;
 		if (have_main_key)
@@ -902,7 +909,7 @@ int zt_offcpu_is_sampler(pid_t tid)
 
 void zt_offcpu_stop(void)
 {
-	pid_t me = zt_prof_gettid();
+	pid_t me = zt_sys_gettid();
 	uint64_t c;
 
 	if (!zt_state.wall || !S)
@@ -911,11 +918,11 @@ void zt_offcpu_stop(void)
 	if (me != __atomic_load_n(&sampler_tid, __ATOMIC_ACQUIRE))
 		for (long spin = 0; __atomic_load_n(&busy, __ATOMIC_ACQUIRE) && spin < 100000000;
 		     spin++)
-			__builtin_ia32_pause();
+			zt_arch_pause();
 	/* Its own CPU clock, read from here (the kernel's encoding, as glibc's). */
-	if (sampler_tid > 0 && (c = zt_prof_clock_ns((clockid_t)((~(unsigned)sampler_tid << 3) | 6))))
+	if (sampler_tid > 0 && (c = zt_sys_clock_ns((clockid_t)((~(unsigned)sampler_tid << 3) | 6))))
 		cpu_ns = c;
-	stop_ns = zt_prof_clock_ns(CLOCK_MONOTONIC);
+	stop_ns = zt_sys_clock_ns(CLOCK_MONOTONIC);
 	/* What each blocked thread gathered since its last line, as of the last tick. */
 	for (int i = 0; i < ZT_MAX_THREADS; i++)
 		if (S->rec[i].tid && S->rec[i].have)
@@ -928,7 +935,7 @@ void zt_offcpu_flush(void)
 	if (!zt_state.wall || !S)
 		return;
 	for (long spin = 0; __atomic_load_n(&busy, __ATOMIC_ACQUIRE) && spin < 100000000; spin++)
-		__builtin_ia32_pause();
+		zt_arch_pause();
 	for (int i = 0; i < ZT_MAX_THREADS; i++)
 		if (S->rec[i].tid && S->rec[i].have)
 			emit_pending(&S->rec[i]);
@@ -980,7 +987,7 @@ void zt_offcpu_thread_end(struct zt_thread *t)
 		return;
 	t->end_exec_ns = exec;
 	t->end_delay_ns = delay;
-	__atomic_store_n(&t->end_ns, zt_prof_clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELEASE);
+	__atomic_store_n(&t->end_ns, zt_sys_clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELEASE);
 }
 
 uint64_t zt_offcpu_cpu_ns(void)
@@ -993,9 +1000,9 @@ static void put_key(int fd, const char *key, uint64_t v)
 	char buf[96], *p = put(buf, key);
 
 	*p++ = ' ';
-	p = zt_store_fmt_u64(p, v, 10);
+	p = zt_fmt_u64(p, v, 10);
 	*p++ = '\n';
-	zt_dump_write_all(fd, buf, (size_t)(p - buf));
+	zt_files_write_all(fd, buf, (size_t)(p - buf));
 }
 
 void zt_offcpu_put_summary(int fd)
@@ -1006,12 +1013,12 @@ void zt_offcpu_put_summary(int fd)
 	put_key(fd, ZT_RAW_OFF_CPU_REPEATED, nrepeated);
 	put_key(fd, ZT_RAW_OFF_CPU_TORN, ntorn);
 	if (!stop_ns && sampler_tid > 0) {
-		uint64_t c = zt_prof_clock_ns((clockid_t)((~(unsigned)sampler_tid << 3) | 6));
+		uint64_t c = zt_sys_clock_ns((clockid_t)((~(unsigned)sampler_tid << 3) | 6));
 
 		if (c)
 			cpu_ns = c;	/* a snapshot's: the sampler runs on */
 	}
 	put_key(fd, ZT_RAW_SAMPLER_CPU_NS, cpu_ns);
-	put_key(fd, ZT_RAW_WALL_NS, (stop_ns ? stop_ns : zt_prof_clock_ns(CLOCK_MONOTONIC)) -
+	put_key(fd, ZT_RAW_WALL_NS, (stop_ns ? stop_ns : zt_sys_clock_ns(CLOCK_MONOTONIC)) -
 				    zt_state.start_ns);
 }

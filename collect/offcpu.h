@@ -7,7 +7,7 @@
 #ifndef ZT_OFFCPU_H
 #define ZT_OFFCPU_H
 
-#include "prof.h"
+#include "state.h"
 
 /*
  * Start the sampler thread in the process that owns the dump (after

@@ -13,7 +13,9 @@
  * another. Runs at the end of the dump, possibly in a fatal signal's
  * handler: system calls and fixed buffers only.
  */
-#include "prof.h"
+#include "perfmap.h"
+#include "files.h"
+#include "fmt.h"
 #include "hex.h"
 #include "rawfmt.h"
 
@@ -52,13 +54,13 @@ static void put_line(int fd, const char *p, size_t n)
 		return;
 	}
 	q++;
-	b = zt_store_fmt_u64(b, start, 16);
+	b = zt_fmt_u64(b, start, 16);
 	*b++ = ' ';
-	b = zt_store_fmt_u64(b, size, 16);
+	b = zt_fmt_u64(b, size, 16);
 	*b++ = ' ';
-	zt_dump_write_all(fd, buf, (size_t)(b - buf));
-	zt_dump_put_text(fd, q, (size_t)(end - q));
-	zt_dump_write_all(fd, "\n", 1);
+	zt_files_write_all(fd, buf, (size_t)(b - buf));
+	zt_files_put_text(fd, q, (size_t)(end - q));
+	zt_files_write_all(fd, "\n", 1);
 	zt_state.perfmap_lines++;
 }
 
@@ -68,7 +70,7 @@ static void perfmap_path(char *out)
 	char *p = out;
 
 	memcpy(p, "/tmp/perf-", 10);
-	p = zt_store_fmt_u64(p + 10, (uint64_t)getpid(), 10);
+	p = zt_fmt_u64(p + 10, (uint64_t)getpid(), 10);
 	memcpy(p, ".map", 5);
 }
 
@@ -101,7 +103,7 @@ void zt_perfmap_put(int fd)
 		return;
 	}
 	zt_state.perfmap_state = 1;
-	zt_dump_puts(fd, ZT_RAW_PERFMAP "\n");
+	zt_files_puts(fd, ZT_RAW_PERFMAP "\n");
 	for (;;) {
 		ssize_t n;
 		char *p, *nl;

@@ -10,10 +10,22 @@
  * the environment are left alone unless ZT_FOLLOW is set.
  */
 #include "prof.h"
+#include "arch.h"
 #include "control.h"
 #include "offcpu.h"
-#include "rawfmt.h"
+#include "dump.h"
+#include "files.h"
+#include "fmt.h"
+#include "intercept.h"
+#include "seccomp.h"
+#include "sigmask.h"
+#include "snapshot.h"
+#include "store.h"
+#include "tables.h"
+#include "thread.h"
+#include "timer.h"
 #include "unwind.h"
+#include "rawfmt.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -29,10 +41,6 @@
 #include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
-
-struct zt_state zt_state = {
-	.dump.fd = -1, .maps.fd = -1, .dir.fd = -1, .status.fd = -1, .control_fd.fd = -1,
-};
 
 /*
  * Signals whose default action kills: a dump is written before dying.
@@ -53,36 +61,6 @@ volatile int zt_prof_fatal_depth;
 int zt_prof_fatal_is_ours(int sig)
 {
 	return sig > 0 && sig < 64 && (__atomic_load_n(&fatal_ours, __ATOMIC_ACQUIRE) >> sig & 1);
-}
-
-pid_t zt_prof_gettid(void)
-{
-	return (pid_t)syscall(SYS_gettid);
-}
-
-/* A clock's reading in nanoseconds; 0 if it cannot be read. Async-signal-safe. */
-uint64_t zt_prof_clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	if (clock_gettime(clock, &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-int64_t zt_prof_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
-		return 0;
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Whether this process owns a dump in progress. */
-int zt_prof_owner(void)
-{
-	return zt_state.dump.fd >= 0 && getpid() == zt_state.pid;
 }
 
 /*
@@ -117,8 +95,8 @@ static void stacks_of(struct zt_thread *t, struct zt_regs *r)
 		remote[n].iov_len = (next < to ? next : to) - a;
 		a += remote[n++].iov_len;
 	}
-	got = syscall(SYS_process_vm_readv, zt_state.pid, &local, 1UL, remote,
-		      (unsigned long)n, 0UL);
+	got = zt_sys_call(SYS_process_vm_readv, zt_state.pid, (long)&local, 1, (long)remote,
+			  n, 0);
 	if (got > 0) {
 		r->extra[1].lo = r->sp & ~(uintptr_t)7;
 		r->extra[1].hi = r->extra[1].lo + (uintptr_t)got;
@@ -237,10 +215,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 		goto out;
 	addr = t->addr;
 	memset(&r, 0, sizeof r);
-	r.pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-	r.rbp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
-	r.sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
-	r.rbx = (uintptr_t)uc->uc_mcontext.gregs[REG_RBX];
+	zt_arch_ucontext_regs(uc, &r.pc, &r.sp, &r.fp, &r.x);
 	if (t->adopted && !t->stack_hi)
 		zt_thread_find_stack(t, r.sp);
 	stacks_of(t, &r);
@@ -269,7 +244,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	 */
 	if (si->si_code == SI_TIMER && t->fallback && si->si_overrun > 0)
 		weight += si->si_overrun < 1000 ? (uint64_t)si->si_overrun : 1000;
-	zt_store_sample(t, zt_prof_clock_ns(CLOCK_MONOTONIC), weight, addr, n,
+	zt_store_sample(t, zt_sys_clock_ns(CLOCK_MONOTONIC), weight, addr, n,
 			end != ZT_UNWIND_COMPLETE);
 	t->nsamples++;
 out:
@@ -278,7 +253,7 @@ done:
 	errno = saved;
 }
 
-void zt_prof_install_handler(void)
+static void install_handler(void)
 {
 	struct sigaction sa;
 
@@ -296,7 +271,7 @@ void zt_prof_install_handler(void)
 	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaddset(&sa.sa_mask, SIGQUIT);
 	/* Installed for good: a SIGPROF still in flight after stop must not kill. */
-	zt_intercept_real_sigaction(SIGPROF, &sa, NULL);
+	zt_sys_sigaction(SIGPROF, &sa, NULL);
 }
 
 /*
@@ -315,12 +290,12 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
 	zt_prof_fatal_release(sig);
-	zt_intercept_real_sigaction(sig, &dfl, NULL);
+	zt_sys_sigaction(sig, &dfl, NULL);
 	sigemptyset(&set);
 	sigaddset(&set, sig);
 	/* Raised now, delivered (and fatal) when this handler returns. A fault
 	 * (SIGSEGV, ...) simply happens again on return. */
-	syscall(SYS_tgkill, getpid(), zt_prof_gettid(), sig);
+	zt_sys_call(SYS_tgkill, getpid(), zt_sys_gettid(), sig, 0, 0, 0);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
@@ -342,7 +317,7 @@ int zt_prof_fatal_take(int sig)
 	sa.sa_sigaction = on_fatal;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigfillset(&sa.sa_mask);
-	if (zt_intercept_real_sigaction(sig, &sa, NULL) < 0)
+	if (zt_sys_sigaction(sig, &sa, NULL) < 0)
 		return -1;
 	__atomic_or_fetch(&fatal_ours, (uint64_t)1 << sig, __ATOMIC_RELEASE);
 	return 0;
@@ -358,7 +333,7 @@ static void install_fatal_handlers(void)
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
 		struct sigaction old;
 
-		if (zt_intercept_real_sigaction(fatal_signals[i], NULL, &old) < 0)
+		if (zt_sys_sigaction(fatal_signals[i], NULL, &old) < 0)
 			continue;
 		/* A signal the program (or its parent: nohup) ignores stays so. */
 		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
@@ -403,7 +378,7 @@ int zt_prof_begin(void)
 			return -1;
 		strcpy(zt_state.out, zt_state.base);
 		*p++ = '.';
-		*zt_store_fmt_u64(p, (uint64_t)zt_state.pid, 10) = '\0';
+		*zt_fmt_u64(p, (uint64_t)zt_state.pid, 10) = '\0';
 	}
 	t = zt_thread_attach();
 	if (!t)
@@ -416,7 +391,7 @@ int zt_prof_begin(void)
 		zt_timer_stop(t);
 		return -1;
 	}
-	zt_state.cpu_start_ns = zt_prof_cpu_ns();
+	zt_state.cpu_start_ns = zt_sys_cpu_ns();
 	zt_state.cpu_stop_ns = 0;
 	zt_state.user_start_ns = zt_state.sys_start_ns = 0;
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
@@ -491,7 +466,7 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	start_code_find();
 	zt_tables_update();
 	zt_thread_init();
-	zt_prof_install_handler();
+	install_handler();
 	if (zt_prof_begin() < 0)
 		return;
 	/* A mask inherited through exec. */
@@ -506,13 +481,13 @@ __attribute__((constructor)) static void zt_prof_start(void)
 }
 
 /* Stop every thread's timer and make the handler record nothing more. */
-void zt_prof_stop_sampling(void)
+static void stop_sampling(void)
 {
 	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 
 	__atomic_store_n(&zt_state.active, 0, __ATOMIC_SEQ_CST);
 	if (!zt_state.cpu_stop_ns)
-		zt_state.cpu_stop_ns = zt_prof_cpu_ns();
+		zt_state.cpu_stop_ns = zt_sys_cpu_ns();
 	for (int i = 0; i < n; i++) {
 		struct zt_thread *t = zt_state.threads[i];
 
@@ -529,10 +504,10 @@ void zt_prof_stop_sampling(void)
 void zt_prof_stop(void)
 {
 	static pid_t stopping;	/* the thread writing the dump, 0 when none */
-	pid_t me = zt_prof_gettid(), busy = 0;
+	pid_t me = zt_sys_gettid(), busy = 0;
 	int n;
 
-	if (!zt_prof_owner())
+	if (!zt_state_owner())
 		return;
 	if (!__atomic_compare_exchange_n(&stopping, &busy, me, 0, __ATOMIC_SEQ_CST,
 					 __ATOMIC_SEQ_CST)) {
@@ -546,11 +521,11 @@ void zt_prof_stop(void)
 			return;
 		for (long spin = 0; __atomic_load_n(&stopping, __ATOMIC_ACQUIRE) &&
 				    spin < 2000000000L; spin++)
-			__builtin_ia32_pause();
+			zt_arch_pause();
 		return;
 	}
 	zt_control_end(!zt_prof_fatal_depth);
-	zt_prof_stop_sampling();
+	stop_sampling();
 	zt_offcpu_stop();
 	/* The thread that ends the program: did it block zt's signal? (A fatal
 	 * signal's handler runs with everything blocked: not counted.) */
@@ -565,7 +540,7 @@ void zt_prof_stop(void)
 		/* A handler that saw active before it dropped finishes quickly. */
 		for (long spin = 0; __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE) &&
 				    spin < 100000000; spin++)
-			__builtin_ia32_pause();
+			zt_arch_pause();
 		zt_thread_name_record(t->tid);
 		zt_store_flush(t);
 	}
@@ -588,7 +563,7 @@ ZT_EXPORT __attribute__((noreturn)) void _exit(int status)
 {
 	zt_prof_stop();
 	for (;;)
-		syscall(SYS_exit_group, status);
+		zt_sys_call(SYS_exit_group, status, 0, 0, 0, 0, 0);
 }
 
 ZT_EXPORT __attribute__((noreturn)) void _Exit(int status)

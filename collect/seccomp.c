@@ -25,6 +25,8 @@
  * through its status pipe. A filter installed with a raw system call that
  * does not go through libc is not seen (zt-collect(1), CAVEATS).
  */
+#include "seccomp.h"
+#include "files.h"
 #include "prof.h"
 #include "control.h"
 #include "offcpu.h"
@@ -128,7 +130,7 @@ static void try_calls(void)
 	*reached = C_TGKILL;
 	real_syscall(SYS_tgkill, pid, tid, 0);
 	*reached = C_CLOCK_GETTIME;
-	zt_prof_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	zt_sys_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	*reached = C_GETTID;
 	real_syscall(SYS_gettid);
 	*reached = C_GETPID;
@@ -258,7 +260,7 @@ static int probe(int install, unsigned long flags, const void *prog)
 		memset(&dfl, 0, sizeof dfl);
 		dfl.sa_handler = SIG_DFL;
 		/* A trap must end the child, not run the program's handler. */
-		zt_intercept_real_sigaction(SIGSYS, &dfl, NULL);
+		zt_sys_sigaction(SIGSYS, &dfl, NULL);
 		if (install == 1 &&
 		    real_syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 				 flags & ~(unsigned long)(SECCOMP_FILTER_FLAG_TSYNC |
@@ -362,7 +364,7 @@ static void before_filter(int install, unsigned long mode, unsigned long flags, 
 	int filter = install == 1 ? mode == SECCOMP_SET_MODE_FILTER : mode == SECCOMP_MODE_FILTER;
 	int saved = errno;
 
-	if (!zt_prof_owner() || zt_state.seccomp == ZT_SECCOMP_STOPPED || (!strict && !filter))
+	if (!zt_state_owner() || zt_state.seccomp == ZT_SECCOMP_STOPPED || (!strict && !filter))
 		return;
 	/* The control channel's thread makes calls no probe tries: it ends
 	 * before any filter goes in (the C API goes on where zt does). */

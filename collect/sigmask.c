@@ -36,7 +36,8 @@
  * change, or estimated at its end (CPU time less sampled periods) when it
  * was set by a raw system call, is counted in the dump.
  */
-#include "prof.h"
+#include "sigmask.h"
+#include "thread.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -85,13 +86,13 @@ void zt_sigmask_init(void)
 /* Whether zt keeps SIGPROF unblocked for the program now. */
 static int hiding(void)
 {
-	return zt_prof_owner() && !__atomic_load_n(&zt_state.program_sigprof, __ATOMIC_RELAXED);
+	return zt_state_owner() && !__atomic_load_n(&zt_state.program_sigprof, __ATOMIC_RELAXED);
 }
 
 /* The calling thread's CPU time. Async-signal-safe. */
 static uint64_t thread_cpu(void)
 {
-	return zt_prof_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	return zt_sys_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static void blocked_begin(void)
@@ -107,7 +108,7 @@ static void blocked_end(void)
 	if (blocked) {
 		uint64_t now = thread_cpu();
 
-		if (now > blocked_since && zt_prof_owner())
+		if (now > blocked_since && zt_state_owner())
 			__atomic_fetch_add(&zt_state.unsampled_cpu_ns, now - blocked_since,
 					   __ATOMIC_RELAXED);
 		blocked = 0;
@@ -148,7 +149,7 @@ void zt_sigmask_thread_start(int inherit)
 {
 	hidden = inherit;
 	blocked = 0;
-	if (!zt_prof_owner()) {
+	if (!zt_state_owner()) {
 		zt_sigmask_reveal();
 		return;
 	}
@@ -196,7 +197,7 @@ int zt_sigmask_foreign(siginfo_t *si, ucontext_t *uc)
 	hidden = 0;
 	blocked_begin();
 	if (si->si_code == SI_TKILL)
-		syscall(SYS_rt_tgsigqueueinfo, getpid(), zt_prof_gettid(), SIGPROF, si);
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), zt_sys_gettid(), SIGPROF, si);
 	else
 		syscall(SYS_rt_sigqueueinfo, getpid(), SIGPROF, si);
 	return 1;
@@ -221,7 +222,7 @@ static int change(int (*real)(int, const sigset_t *, sigset_t *), int how,
 		 * for a foreign SIGPROF that waits. */
 		zt_sigmask_reveal();
 		rc = real(how, set, old);
-		if (rc == 0 && set && zt_prof_owner()) {
+		if (rc == 0 && set && zt_state_owner()) {
 			if (really_blocked())
 				blocked_begin();
 			else
@@ -316,14 +317,14 @@ static int wait_signal(const sigset_t *set, siginfo_t *info, const struct timesp
 		errno = ENOSYS;
 		return -1;
 	}
-	if (!set || !zt_prof_owner())
+	if (!set || !zt_state_owner())
 		return real_sigtimedwait(set, info, timeout);
 	s = *set;
 	had = sigismember(set, SIGPROF) == 1;
 	sigaddset(&s, SIGPROF);
 	if (timeout && timeout->tv_sec >= 0 && timeout->tv_nsec >= 0 &&
 	    timeout->tv_nsec < 1000000000)
-		deadline = zt_prof_clock_ns(CLOCK_MONOTONIC) + ts_ns(timeout);
+		deadline = zt_sys_clock_ns(CLOCK_MONOTONIC) + ts_ns(timeout);
 	for (;;) {
 		rc = real_sigtimedwait(&s, &si, tp);
 		if (rc < 0 && errno == EINTR && again_on_eintr)
@@ -335,7 +336,7 @@ static int wait_signal(const sigset_t *set, siginfo_t *info, const struct timesp
 		} else if (had) {
 			break;
 		} else {
-			syscall(SYS_rt_tgsigqueueinfo, getpid(), zt_prof_gettid(), SIGPROF, &si);
+			syscall(SYS_rt_tgsigqueueinfo, getpid(), zt_sys_gettid(), SIGPROF, &si);
 			if (!really_blocked()) {
 				errno = EINTR;
 				rc = -1;
@@ -345,7 +346,7 @@ static int wait_signal(const sigset_t *set, siginfo_t *info, const struct timesp
 			sigdelset(&s, SIGPROF);
 		}
 		if (deadline) {
-			uint64_t now = zt_prof_clock_ns(CLOCK_MONOTONIC);
+			uint64_t now = zt_sys_clock_ns(CLOCK_MONOTONIC);
 			uint64_t rest = now < deadline ? deadline - now : 0;
 
 			left.tv_sec = (time_t)(rest / 1000000000u);

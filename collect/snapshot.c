@@ -22,7 +22,10 @@
  * Not for signal handlers, except zt_snap_pc_known and the final
  * snapshot, which a fatal signal's handler may take (system calls only).
  */
-#include "prof.h"
+#include "snapshot.h"
+#include "files.h"
+#include "fmt.h"
+#include "arch.h"
 #include "hex.h"
 #include "rawfmt.h"
 
@@ -103,7 +106,7 @@ static int reserve(struct sbuf *b, size_t want)
  */
 static int read_maps(struct sbuf *b, int own_fd)
 {
-	int fd = !own_fd && zt_files_ok(&zt_dump_maps_now) ? zt_dump_maps_now.fd : -1, own = 0;
+	int fd = !own_fd && zt_files_ok(&zt_state.maps_now) ? zt_state.maps_now.fd : -1, own = 0;
 	ssize_t n;
 
 	if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0) {
@@ -205,11 +208,11 @@ static int put_section(int fd, uint64_t ns, const char *p, size_t n)
 	memcpy(q, ZT_RAW_MAPS " ", sizeof ZT_RAW_MAPS);
 	q += sizeof ZT_RAW_MAPS;
 	*q++ = ZT_RAW_TIME_MARK;
-	q = zt_store_fmt_u64(q, ns, 10);
+	q = zt_fmt_u64(q, ns, 10);
 	*q++ = '\n';
-	if (zt_dump_write_all(fd, head, (size_t)(q - head)) < 0)
+	if (zt_files_write_all(fd, head, (size_t)(q - head)) < 0)
 		return -1;
-	return zt_dump_write_all(fd, p, n);
+	return zt_files_write_all(fd, p, n);
 }
 
 /* The side file, created on first use (it is removed at the end). */
@@ -249,7 +252,7 @@ static void flush_last(void)
 			*q++ = ZT_RAW_SAME_MARK;
 			*q++ = ' ';
 			*q++ = ZT_RAW_TIME_MARK;
-			q = zt_store_fmt_u64(q, seen_ns[i], 10);
+			q = zt_fmt_u64(q, seen_ns[i], 10);
 			*q++ = '\n';
 			p = ref;
 			n = (size_t)(q - ref);
@@ -277,7 +280,7 @@ static void flush_last(void)
 
 static uint64_t since_start(void)
 {
-	uint64_t t = zt_prof_clock_ns(CLOCK_MONOTONIC);
+	uint64_t t = zt_sys_clock_ns(CLOCK_MONOTONIC);
 
 	return t > zt_state.start_ns ? t - zt_state.start_ns : 0;
 }
@@ -332,7 +335,7 @@ void zt_snap_unlock(void)
 
 void zt_snap_take(void)
 {
-	if (!zt_prof_owner())
+	if (!zt_state_owner())
 		return;
 	pthread_mutex_lock(&lock);
 	take_locked();
@@ -349,7 +352,7 @@ void zt_snap_if_stale(void)
 		return;
 	/* At most one such read per STALE_GAP_NS: code that stays unknown
 	 * (memory the maps call executable only later) costs little. */
-	t = zt_prof_clock_ns(CLOCK_MONOTONIC);
+	t = zt_sys_clock_ns(CLOCK_MONOTONIC);
 	if (t - __atomic_load_n(&last_try, __ATOMIC_RELAXED) < STALE_GAP_NS)
 		return;
 	__atomic_store_n(&last_try, t, __ATOMIC_RELAXED);
@@ -457,7 +460,7 @@ void zt_snap_finish(int fd)
 			locked = 1;
 			break;
 		}
-		__builtin_ia32_pause();
+		zt_arch_pause();
 	}
 	if (busy) {
 		cut = 1;
@@ -476,7 +479,7 @@ void zt_snap_finish(int fd)
 		       (n < 0 && errno == EINTR)) {
 			if (n < 0)
 				continue;
-			if (zt_dump_write_all(fd, buf, (size_t)n) < 0)
+			if (zt_files_write_all(fd, buf, (size_t)n) < 0)
 				break;
 			off += n;
 		}

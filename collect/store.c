@@ -5,28 +5,14 @@
  * open with O_APPEND so that threads never interleave inside a line. Memory
  * stays bounded however long the run: one buffer per live thread.
  */
-#include "prof.h"
+#include "store.h"
+#include "files.h"
+#include "fmt.h"
+#include "unwind.h"
 #include "rawfmt.h"
 
 #include <errno.h>
 #include <unistd.h>
-
-static char hexdigits[] = "0123456789abcdef";
-
-/* Writes v in the base (10 or 16) at p; returns the end. */
-char *zt_store_fmt_u64(char *p, uint64_t v, int base)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = hexdigits[v % (unsigned)base];
-		v /= (unsigned)base;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
 
 /* Write the buffer out. Safe in the handler: write(2) only. */
 void zt_store_flush(struct zt_thread *t)
@@ -77,23 +63,23 @@ void zt_store_sample(struct zt_thread *t, uint64_t when, uint64_t count, const u
 	if (t->len + ZT_LINE_MAX + (zt_state.wall ? ZT_LINE_WALL : 0) > sizeof t->buf)
 		zt_store_flush(t);
 	p = t->buf + t->len;
-	p = zt_store_fmt_u64(p, (uint64_t)t->tid, 10);
+	p = zt_fmt_u64(p, (uint64_t)t->tid, 10);
 	*p++ = ' ';
-	p = zt_store_fmt_u64(p, count, 10);
+	p = zt_fmt_u64(p, count, 10);
 	*p++ = ' ';
 	*p++ = ZT_RAW_TIME_MARK;
-	p = zt_store_fmt_u64(p, when > zt_state.start_ns ? when - zt_state.start_ns : 0, 10);
+	p = zt_fmt_u64(p, when > zt_state.start_ns ? when - zt_state.start_ns : 0, 10);
 	if (zt_state.wall) {
 		/* A wall dump weighs every sample: a CPU sample stands for its period. */
 		*p++ = ' ';
 		*p++ = ZT_RAW_WEIGHT_MARK;
-		p = zt_store_fmt_u64(p, zt_state.period_ns, 10);
+		p = zt_fmt_u64(p, zt_state.period_ns, 10);
 	}
 	for (size_t i = 0; i < n; i++) {
 		*p++ = ' ';
 		if (i > 0 && (addr[i] & ZT_UNWIND_EXACT))
 			*p++ = ZT_RAW_EXACT_MARK;
-		p = zt_store_fmt_u64(p, addr[i] & ~ZT_UNWIND_EXACT, 16);
+		p = zt_fmt_u64(p, addr[i] & ~ZT_UNWIND_EXACT, 16);
 	}
 	if (partial) {
 		*p++ = ' ';

@@ -10,8 +10,8 @@
  * reads a set; the old set, and the tables no longer in the new one, are
  * unmapped only once no handler is inside, or kept if one stays too long.
  */
-#include "prof.h"
-#include "cfi.h"
+#include "tables.h"
+#include "unwind.h"
 
 #include <elf.h>
 #include <link.h>
@@ -88,13 +88,13 @@ static int grow(void **buf, uint32_t n, uint32_t *cap, uint32_t more, size_t eac
 		return 0;
 	while (c < n + more)
 		c *= 2;
-	m = mmap(NULL, c * each, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	m = zt_sys_map(c * each);
 	if (m == MAP_FAILED)
 		return -1;
 	if (n)
 		memcpy(m, *buf, n * each);
 	if (*buf)
-		munmap(*buf, *cap * each);
+		zt_sys_unmap(*buf, *cap * each);
 	*buf = m;
 	*cap = c;
 	return 0;
@@ -121,9 +121,9 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 		return 0;
 	t = known(sc->old, img.hdr);
 	if (!t) {
-		t0 = zt_prof_cpu_ns();
+		t0 = zt_sys_cpu_ns();
 		t = zt_cfi_build(&img, &st);
-		zt_state.cfi_build_ns += (uint64_t)(zt_prof_cpu_ns() - t0);
+		zt_state.cfi_build_ns += (uint64_t)(zt_sys_cpu_ns() - t0);
 		zt_state.cfi_skipped += st.skipped;
 		if (!t)
 			return 0;
@@ -158,8 +158,7 @@ static struct zt_cfi_set *make_set(struct scan *sc)
 {
 	size_t size = sizeof(struct zt_cfi_set) + sc->n * sizeof(struct zt_cfi_table *) +
 		      sc->nseg * sizeof(struct zt_cfi_seg);
-	struct zt_cfi_set *s = mmap(NULL, size, PROT_READ | PROT_WRITE,
-				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct zt_cfi_set *s = zt_sys_map(size);
 	struct zt_cfi_seg *seg;
 
 	if (s == MAP_FAILED)
@@ -250,12 +249,12 @@ void zt_tables_update(void)
 			for (uint32_t i = 0; i < old->n; i++)
 				if (!known(s, old->t[i]->key))
 					zt_cfi_free(old->t[i]);
-			munmap(old, old->size);
+			zt_sys_unmap(old, old->size);
 		}
 	}
 	if (sc.t)
-		munmap(sc.t, sc.cap * sizeof *sc.t);
+		zt_sys_unmap(sc.t, sc.cap * sizeof *sc.t);
 	if (sc.seg)
-		munmap(sc.seg, sc.segcap * sizeof *sc.seg);
+		zt_sys_unmap(sc.seg, sc.segcap * sizeof *sc.seg);
 	pthread_mutex_unlock(&update_lock);
 }

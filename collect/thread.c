@@ -6,7 +6,15 @@
  * here too: a child either stops (the default) or, with ZT_FOLLOW, starts a
  * dump of its own.
  */
+#include "thread.h"
+#include "files.h"
+#include "fmt.h"
+#include "intercept.h"
 #include "prof.h"
+#include "sigmask.h"
+#include "snapshot.h"
+#include "store.h"
+#include "timer.h"
 #include "hex.h"
 #include "offcpu.h"
 
@@ -205,7 +213,7 @@ struct zt_thread *zt_thread_attach(void)
 
 	if (!t)
 		return NULL;
-	t->tid = zt_prof_gettid();
+	t->tid = zt_sys_gettid();
 	stack_bounds(t);
 	alt_install(t);
 	self = t;
@@ -285,7 +293,7 @@ void zt_thread_find_stack(struct zt_thread *t, uintptr_t sp)
 
 void zt_thread_adopt_running(void)
 {
-	pid_t me = zt_prof_gettid();
+	pid_t me = zt_sys_gettid();
 	DIR *dir = opendir("/proc/self/task");
 	struct dirent *de;
 
@@ -320,7 +328,7 @@ void zt_thread_name_record(pid_t tid)
 	ssize_t len = 0;
 	int fd;
 
-	*zt_store_fmt_u64(path + strlen(path), (uint64_t)tid, 10) = '\0';
+	*zt_fmt_u64(path + strlen(path), (uint64_t)tid, 10) = '\0';
 	strcat(path, "/comm");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -376,7 +384,7 @@ void zt_thread_close(struct zt_thread *t)
 
 static void on_thread_exit(void *p)
 {
-	if (zt_prof_owner())
+	if (zt_state_owner())
 		zt_thread_close(p);
 }
 
@@ -393,7 +401,7 @@ static void *trampoline(void *p)
 
 	free(p);
 	zt_sigmask_thread_start(s.hidden);
-	if (zt_prof_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE) &&
+	if (zt_state_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE) &&
 	    zt_state.seccomp != ZT_SECCOMP_NO_TIMERS && (t = zt_thread_attach())) {
 		if (zt_timer_start(t) == 0) {
 			pthread_setspecific(exit_key, t);
@@ -401,7 +409,7 @@ static void *trampoline(void *p)
 			zt_thread_close(t);
 			__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
 		}
-	} else if (zt_prof_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE)) {
+	} else if (zt_state_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE)) {
 		__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
 	}
 	return s.fn(s.arg);
@@ -416,7 +424,7 @@ ZT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
 	if (!real_pthread_create)
 		return EAGAIN;
-	if (!zt_prof_owner())
+	if (!zt_state_owner())
 		return real_pthread_create(th, attr, fn, arg);
 	zt_snap_if_stale();
 	s = malloc(sizeof *s);
@@ -454,7 +462,7 @@ ZT_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 		errno = ENOSYS;
 		return -1;
 	}
-	if ((flags & CLONE_THREAD) && zt_prof_owner())
+	if ((flags & CLONE_THREAD) && zt_state_owner())
 		__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
 	return real_clone(fn, stack, flags, arg, ptid, tls, ctid);
 }

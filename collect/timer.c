@@ -9,7 +9,8 @@
  * CPU-second whatever is asked; they are only the fallback, and the dump says
  * so.
  */
-#include "prof.h"
+#include "timer.h"
+#include "files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,8 +34,8 @@ static uint64_t first_period(uint64_t period)
 	uint64_t z = __atomic_add_fetch(&seed, 0x9e3779b97f4a7c15ull, __ATOMIC_RELAXED);
 
 	if (z == 0x9e3779b97f4a7c15ull)	/* first call: start from the clock */
-		z ^= zt_prof_clock_ns(CLOCK_MONOTONIC) ^ (uint64_t)zt_prof_gettid() << 32;
-	z ^= (uint64_t)zt_prof_gettid() * 0xbf58476d1ce4e5b9ull;
+		z ^= zt_sys_clock_ns(CLOCK_MONOTONIC) ^ (uint64_t)zt_sys_gettid() << 32;
+	z ^= (uint64_t)zt_sys_gettid() * 0xbf58476d1ce4e5b9ull;
 	/* splitmix64's finalizer */
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -68,8 +69,8 @@ static int perf_start(struct zt_thread *t)
 	attr.exclude_hv = 1;
 	attr.disabled = 1;
 	attr.wakeup_events = 1;
-	fd = (int)syscall(SYS_perf_event_open, &attr, t->tid, -1, -1,
-			  PERF_FLAG_FD_CLOEXEC);
+	fd = (int)zt_sys_call(SYS_perf_event_open, (long)&attr, t->tid, -1, -1,
+			      PERF_FLAG_FD_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
 	/* Keep out of the way of a program's own low descriptors. */
@@ -139,7 +140,7 @@ static int posix_start(struct zt_thread *t)
 	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) < 0)
 		return -1;
 	zt_state.period_ns = (uint64_t)ns;
-	t->cpu0 = zt_prof_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	t->cpu0 = zt_sys_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	/* Known to the handler before it can fire (it_value may be 1 ns). */
 	t->timer_gone = 0;
 	__atomic_store_n(&t->has_timer, 1, __ATOMIC_SEQ_CST);
@@ -160,7 +161,7 @@ static int posix_arm(struct zt_thread *t)
 		its.it_value.tv_sec = its.it_value.tv_nsec / 1000000000L;
 		its.it_value.tv_nsec %= 1000000000L;
 	}
-	t->cpu0 = zt_prof_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	t->cpu0 = zt_sys_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (timer_settime(t->timer, 0, &its, NULL) < 0) {
 		t->has_timer = 0;
 		timer_delete(t->timer);
@@ -246,14 +247,14 @@ void zt_timer_stop(struct zt_thread *t)
 			if (read(t->perf_fd, &ran, sizeof ran) == (ssize_t)sizeof ran)
 				__atomic_fetch_add(&zt_state.sampled_cpu_ns, ran, __ATOMIC_RELAXED);
 			zt_sys_close(t->perf_fd);
-		} else if (zt_prof_owner()) {
+		} else if (zt_state_owner()) {
 			/* Its thread was not sampled after the program closed it. */
 			__atomic_fetch_add(&zt_state.timers_lost, 1, __ATOMIC_RELAXED);
 		}
 		t->perf_fd = -1;
 	}
 	if (t->has_timer) {
-		uint64_t now = zt_prof_clock_ns(t->tid == zt_prof_gettid() ? CLOCK_THREAD_CPUTIME_ID
+		uint64_t now = zt_sys_clock_ns(t->tid == zt_sys_gettid() ? CLOCK_THREAD_CPUTIME_ID
 							      : thread_clock(t->tid));
 
 		if (now > t->cpu0)

@@ -2,21 +2,24 @@
  * unwind.c — the unwinder the handler runs, one frame at a time.
  *
  * Where the frame's object has CFI (cfi.h), its row says where the caller's
- * stack pointer (the CFA), return address and rbp are: this works in code
- * built without frame pointers and in leaves that never set one up. Where
- * it has none, the frame-pointer chain is followed: code built with frame
- * pointers starts each function with "push %rbp; mov %rsp, %rbp", so [rbp]
- * holds the caller's rbp and [rbp+8] the return address. Nothing read from
- * the stack is trusted before it is checked.
+ * stack pointer (the CFA), return address and frame pointer are: this works
+ * in code built without frame pointers and in leaves that never set one up.
+ * Where it has none, the frame-pointer chain is followed: code built with
+ * frame pointers keeps a frame record at the frame pointer, the caller's
+ * frame pointer and the return address (arch.h: on x86-64 "push %rbp; mov
+ * %rsp, %rbp" leaves them at [rbp] and [rbp+8]). Nothing read from the
+ * stack is trusted before it is checked. What is particular to an
+ * architecture (the registers, the record, the shape of a call and of a
+ * PLT entry, the signal frame) is in arch.h.
  *
  * A walk is complete when it reaches a frame whose return address is
  * undefined (the CFI of _start and of a new thread's clone say so), or a
- * frame-pointer frame whose saved rbp is 0 (the ABI's mark of the outermost
+ * frame-pointer frame whose saved frame pointer is 0 (the ABI's mark of the outermost
  * frame, set by _start and clone), and no frame on the way was a guess: a
  * frame-pointer step at a pc whose row is BAD (a rule zt does not follow,
  * or an FDE rejected as outside its object's code) marks it partial.
  *
- * A frame-pointer step is a guess too: rbp may be a general register (gmp's
+ * A frame-pointer step is a guess too: fp may be a general register (gmp's
  * assembly), or the frame may be a leaf that never pushed one, whose step
  * then skips its caller. So where the set knows the loaded objects'
  * segments, every return address must lie in code, and a frame-pointer
@@ -30,10 +33,7 @@
  * may be unmapping one (r->no_code: the step is then a guess).
  */
 #include "unwind.h"
-
-/* Offsets in the ucontext a signal frame's rsp points at (x86-64 Linux). */
-enum { UC_RBP = 40 + 10 * 8, UC_RBX = 40 + 11 * 8, UC_RSP = 40 + 15 * 8,
-       UC_RIP = 40 + 16 * 8 };
+#include "arch.h"
 
 /* The region of r that holds the 8 bytes at a: 0 for [low, high), 1 + i for extra[i]; -1 if none. */
 static int region_of(const struct zt_regs *r, uintptr_t a)
@@ -106,68 +106,43 @@ static int in_code(const struct zt_cfi_set *s, uintptr_t a)
 	return code_before(s, a + 1, 1) != NULL;
 }
 
-static int32_t rel32(const unsigned char *p)
-{
-	uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-		     (uint32_t)p[3] << 24;
-
-	return (int32_t)v;
-}
-
 /*
- * Whether the instruction that ends at ra is a call: e8 rel32 (*target is
- * then its destination), or one of ff /2's forms (register, memory through a
- * register with or without SIB and displacement, rip-relative; *target 0).
+ * Whether the instruction that ends at ra is a call (arch.h says which
+ * forms); *target is its destination when the call is direct, else 0.
  */
 static int call_before(const struct zt_cfi_set *s, uintptr_t ra, uintptr_t *target)
 {
 	const unsigned char *p;
 
 	*target = 0;
-	if ((p = code_before(s, ra, 5)) && p[0] == 0xe8) {
-		*target = ra + (uintptr_t)(intptr_t)rel32(p + 1);
-		return 1;
-	}
-	for (uintptr_t k = 2; k <= 7; k++) {
-		unsigned m, mod, rm;
+	for (size_t i = 0; i < sizeof zt_arch_call_len; i++) {
+		unsigned k = zt_arch_call_len[i];
 
-		if (k == 5 || !(p = code_before(s, ra, k)) || p[0] != 0xff || (p[1] >> 3 & 7) != 2)
-			continue;
-		m = p[1];
-		mod = m >> 6;
-		rm = m & 7;
-		if ((k == 2 && (mod == 3 || (mod == 0 && rm != 4 && rm != 5))) ||
-		    (k == 3 && ((mod == 1 && rm != 4) || (mod == 0 && rm == 4 && (p[2] & 7) != 5))) ||
-		    (k == 4 && mod == 1 && rm == 4) ||
-		    (k == 6 && ((mod == 2 && rm != 4) || (mod == 0 && rm == 5))) ||
-		    (k == 7 && ((mod == 2 && rm == 4) || (mod == 0 && rm == 4 && (p[2] & 7) == 5))))
+		if ((p = code_before(s, ra, k)) && zt_arch_call_is(p, k, ra, target))
 			return 1;
 	}
 	return 0;
 }
 
 /*
- * The function a call to t reaches: t itself, or for a PLT entry (jmp
- * *slot(%rip), after an endbr64 and a bnd prefix or not) the address its
- * slot holds, when the slot lies in a loaded object. 0 if unknown.
+ * The function a call to t reaches: t itself, or for a PLT entry the
+ * address its GOT slot holds, when the slot lies in a loaded object. 0 if
+ * unknown.
  */
 static uintptr_t callee_of(const struct zt_cfi_set *s, uintptr_t t)
 {
-	const unsigned char *p = code_before(s, t + 6, 6);
-	uintptr_t slot = 0;
+	const unsigned char *p = code_before(s, t + ZT_ARCH_PLT_MAX, ZT_ARCH_PLT_MAX);
+	unsigned n = ZT_ARCH_PLT_MAX;
+	uintptr_t slot;
 	const struct zt_cfi_seg *g;
 
+	if (!p) {
+		p = code_before(s, t + ZT_ARCH_PLT_MIN, ZT_ARCH_PLT_MIN);
+		n = ZT_ARCH_PLT_MIN;
+	}
 	if (!p)
 		return 0;
-	if (p[0] == 0xff && p[1] == 0x25) {
-		slot = t + 6 + (uintptr_t)(intptr_t)rel32(p + 2);
-	} else if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa &&
-		   (p = code_before(s, t + 11, 11))) {
-		if (p[4] == 0xf2 && p[5] == 0xff && p[6] == 0x25)
-			slot = t + 11 + (uintptr_t)(intptr_t)rel32(p + 7);
-		else if (p[4] == 0xff && p[5] == 0x25)
-			slot = t + 10 + (uintptr_t)(intptr_t)rel32(p + 6);
-	}
+	slot = zt_arch_plt_slot(p, n, t);
 	if (!slot)
 		return t;
 	g = zt_cfi_seg_of(s, slot);
@@ -177,7 +152,7 @@ static uintptr_t callee_of(const struct zt_cfi_set *s, uintptr_t t)
 }
 
 /*
- * For a walk whose rbp is unknown (zt_unwind_blocked), at a frame in code
+ * For a walk whose frame pointer is unknown (zt_unwind_blocked), at a frame in code
  * at pc whose stack pointer is sp: the frame record that function made,
  * found in sp's region. A record is a saved rbp (any value: the caller may
  * use rbp as it likes) below a return address that follows a call in code.
@@ -190,7 +165,7 @@ static uintptr_t callee_of(const struct zt_cfi_set *s, uintptr_t t)
  * lowest of all. 0 when none (or code cannot be read).
  */
 static int find_record(const struct zt_regs *r, const struct zt_cfi_set *s, uintptr_t pc,
-		       uintptr_t sp, uintptr_t *rbp)
+		       uintptr_t sp, uintptr_t *fp)
 {
 	int reg = region_of(r, sp);
 	uintptr_t hi, lowest = 0, chained = 0;
@@ -203,7 +178,7 @@ static int find_record(const struct zt_regs *r, const struct zt_cfi_set *s, uint
 	for (uintptr_t p = (sp + 7) & ~(uintptr_t)7; p + 16 <= hi; p += 8) {
 		uintptr_t saved, ra, target, callee;
 
-		if (!load(r, p, &saved) || !load(r, p + 8, &ra))
+		if (!load(r, p + ZT_ARCH_FRAME_FP, &saved) || !load(r, p + ZT_ARCH_FRAME_RA, &ra))
 			break;
 		if (ra == 0 || !in_code(s, ra - 1) || !call_before(s, ra, &target))
 			continue;
@@ -213,12 +188,12 @@ static int find_record(const struct zt_regs *r, const struct zt_cfi_set *s, uint
 			chained = p;
 		if (target && (callee = callee_of(s, target)) && callee <= pc &&
 		    pc - callee < (1u << 16) && zt_cfi_find(s, callee) == own) {
-			*rbp = p;
+			*fp = p;
 			return 1;
 		}
 	}
-	*rbp = chained ? chained : lowest;
-	return *rbp != 0;
+	*fp = chained ? chained : lowest;
+	return *fp != 0;
 }
 
 /* The row for pc in s, or NULL. */
@@ -231,11 +206,11 @@ static const struct zt_cfi_row *row_of(const struct zt_cfi_set *s, uintptr_t pc)
 
 /*
  * Whether a frame-pointer step from a frame at pc (own: the frame's row,
- * NULL or BAD) to return address ra, stack pointer sp and rbp checks out
+ * NULL or BAD) to return address ra, stack pointer sp and fp checks out
  * (the file's comment says what is checked). s must know its segments.
  */
 static int step_checks(const struct zt_regs *r, const struct zt_cfi_set *s,
-		       const struct zt_cfi_row *own, uintptr_t ra, uintptr_t sp, uintptr_t rbp)
+		       const struct zt_cfi_row *own, uintptr_t ra, uintptr_t sp, uintptr_t fp)
 {
 	const struct zt_cfi_row *caller;
 	uintptr_t target, callee, cfa, next;
@@ -258,13 +233,13 @@ static int step_checks(const struct zt_regs *r, const struct zt_cfi_set *s,
 	if (!caller)
 		return 1;	/* no CFI there either: the next step is checked */
 	switch (caller->kind) {
-	case ZT_CFA_RSP:
+	case ZT_CFA_SP:
 		cfa = sp + (uintptr_t)(intptr_t)caller->cfa_off;
 		break;
-	case ZT_CFA_RBP:
-		if (rbp < sp)
+	case ZT_CFA_FP:
+		if (fp < sp)
 			return 0;
-		cfa = rbp + (uintptr_t)(intptr_t)caller->cfa_off;
+		cfa = fp + (uintptr_t)(intptr_t)caller->cfa_off;
 		break;
 	case ZT_CFA_PLT:
 		return 0;	/* the PLT jumps, it never calls */
@@ -278,10 +253,10 @@ static int step_checks(const struct zt_regs *r, const struct zt_cfi_set *s,
 
 static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 		     enum zt_unwind_mode mode, uint64_t *out, size_t max,
-		     enum zt_unwind_end *end, int rbp_unknown)
+		     enum zt_unwind_end *end, int fp_unknown)
 {
-	uintptr_t pc = r->pc, sp = r->sp, rbp = r->rbp, rbx = r->rbx;
-	int rbp_ok = !rbp_unknown, rbx_ok = 1, exact = 1, first = region_of(r, r->sp);
+	uintptr_t pc = r->pc, sp = r->sp, fp = r->fp, x = r->x;
+	int fp_ok = !fp_unknown, x_ok = 1, exact = 1, first = region_of(r, r->sp);
 	unsigned seen = first >= 0 ? 1u << first : 0;
 	int guessed = 0;
 	const struct zt_cfi_row *row = NULL;
@@ -296,8 +271,8 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 	for (;;) {
 		/* A return address belongs to the call before it. */
 		uintptr_t at = exact ? pc : pc - 1;
-		uintptr_t cfa, ra, next_rbp = rbp, next_rbx = rbx, next_sp;
-		int next_ok = rbp_ok, next_rbx_ok = rbx_ok, next_exact = 0;
+		uintptr_t cfa, ra, next_fp = fp, next_x = x, next_sp;
+		int next_ok = fp_ok, next_x_ok = x_ok, next_exact = 0;
 
 		if (mode != ZT_UNWIND_FP) {
 			/* row is at's, looked up when at was stored. */
@@ -315,20 +290,20 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			*end = ZT_UNWIND_COMPLETE;
 			break;
 		}
-		if (row && (row->kind == ZT_CFA_RSP || row->kind == ZT_CFA_RBP ||
-			    row->kind == ZT_CFA_PLT || row->kind == ZT_CFA_RBX)) {
-			if (row->kind == ZT_CFA_RBP) {
-				if (!rbp_ok && rbp_unknown) {
-					rbp_ok = next_ok = find_record(r, set, at, sp, &rbp);
-					next_rbp = rbp;
+		if (row && (row->kind == ZT_CFA_SP || row->kind == ZT_CFA_FP ||
+			    row->kind == ZT_CFA_PLT || row->kind == ZT_CFA_X)) {
+			if (row->kind == ZT_CFA_FP) {
+				if (!fp_ok && fp_unknown) {
+					fp_ok = next_ok = find_record(r, set, at, sp, &fp);
+					next_fp = fp;
 				}
-				if (!rbp_ok)
+				if (!fp_ok)
 					break;
-				cfa = rbp + (uintptr_t)(intptr_t)row->cfa_off;
-			} else if (row->kind == ZT_CFA_RBX) {
-				if (!rbx_ok)
+				cfa = fp + (uintptr_t)(intptr_t)row->cfa_off;
+			} else if (row->kind == ZT_CFA_X) {
+				if (!x_ok)
 					break;
-				cfa = rbx + (uintptr_t)(intptr_t)row->cfa_off;
+				cfa = x + (uintptr_t)(intptr_t)row->cfa_off;
 			} else {
 				cfa = sp + (uintptr_t)(intptr_t)row->cfa_off;
 				if (row->kind == ZT_CFA_PLT && (at & 15) >= (uintptr_t)row->arg)
@@ -336,22 +311,22 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			}
 			if (!may_step(r, sp, cfa - 8, 1, &seen) || !load(r, cfa - 8, &ra))
 				break;
-			if (row->rbp == ZT_RBP_SAVED)
-				next_ok = load(r, cfa + (uintptr_t)(intptr_t)row->arg, &next_rbp);
-			else if (row->rbp == ZT_RBP_LOST)
+			if (row->fp == ZT_REG_SAVED)
+				next_ok = load(r, cfa + (uintptr_t)(intptr_t)row->arg, &next_fp);
+			else if (row->fp == ZT_REG_LOST)
 				next_ok = 0;
-			if (row->rbx == ZT_RBP_SAVED)
-				next_rbx_ok = load(r, cfa + (uintptr_t)(intptr_t)row->rbx_off, &next_rbx);
-			else if (row->rbx == ZT_RBP_LOST)
-				next_rbx_ok = 0;
+			if (row->x == ZT_REG_SAVED)
+				next_x_ok = load(r, cfa + (uintptr_t)(intptr_t)row->x_off, &next_x);
+			else if (row->x == ZT_REG_LOST)
+				next_x_ok = 0;
 			next_sp = cfa;
 		} else if (row && row->kind == ZT_CFA_SIGNAL) {
 			/* The handler returned here: the registers it interrupted. */
-			if (!load(r, sp + UC_RIP, &ra) || !load(r, sp + UC_RSP, &next_sp) ||
-			    !load(r, sp + UC_RBP, &next_rbp) || !may_step(r, sp, next_sp, 0, &seen))
+			if (!load(r, sp + ZT_ARCH_SIG_PC, &ra) || !load(r, sp + ZT_ARCH_SIG_SP, &next_sp) ||
+			    !load(r, sp + ZT_ARCH_SIG_FP, &next_fp) || !may_step(r, sp, next_sp, 0, &seen))
 				break;
 			next_ok = 1;
-			next_rbx_ok = load(r, sp + UC_RBX, &next_rbx);
+			next_x_ok = load(r, sp + ZT_ARCH_SIG_X, &next_x);
 			next_exact = 1;
 			/*
 			 * The handler "returned" to the trampoline's first
@@ -363,21 +338,22 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			break;
 		} else {
 			/* No usable row: one frame-pointer step. */
-			if (!rbp_ok && rbp_unknown)
-				rbp_ok = find_record(r, set, at, sp, &rbp);
-			if (!rbp_ok || !may_step(r, sp, rbp, 1, &seen) || !load(r, rbp, &next_rbp) ||
-			    !load(r, rbp + 8, &ra))
+			if (!fp_ok && fp_unknown)
+				fp_ok = find_record(r, set, at, sp, &fp);
+			if (!fp_ok || !may_step(r, sp, fp, 1, &seen) ||
+			    !load(r, fp + ZT_ARCH_FRAME_FP, &next_fp) ||
+			    !load(r, fp + ZT_ARCH_FRAME_RA, &ra))
 				break;
-			next_sp = rbp + 16;
+			next_sp = fp + ZT_ARCH_FRAME_SIZE;
 			next_ok = 1;
-			next_rbx_ok = 0;	/* the frame may have saved and reused it */
+			next_x_ok = 0;	/* the frame may have saved and reused it */
 			if (mode == ZT_UNWIND_AUTO && ra != 0) {
 				if (!set || set->nseg == 0 || r->no_code)
 					guessed = 1;	/* nothing to check it against */
-				else if (!step_checks(r, set, row, ra, next_sp, next_rbp))
+				else if (!step_checks(r, set, row, ra, next_sp, next_fp))
 					break;
 			}
-			if (ra != 0 && next_rbp == 0) {
+			if (ra != 0 && next_fp == 0) {
 				/* The outermost frame: its caller is the entry. */
 				if (n == max) {
 					*end = ZT_UNWIND_DEPTH;
@@ -410,10 +386,10 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 		out[n++] = (uint64_t)ra | (next_exact ? ZT_UNWIND_EXACT : 0);
 		pc = ra;
 		sp = next_sp;
-		rbp = next_rbp;
-		rbp_ok = next_ok;
-		rbx = next_rbx;
-		rbx_ok = next_rbx_ok;
+		fp = next_fp;
+		fp_ok = next_ok;
+		x = next_x;
+		x_ok = next_x_ok;
 		exact = next_exact;
 	}
 	if (guessed && *end == ZT_UNWIND_COMPLETE)

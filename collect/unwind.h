@@ -47,9 +47,9 @@ struct zt_stack_range {
 
 /* The interrupted registers and the stack that may be read. */
 struct zt_regs {
-	uintptr_t pc, sp, rbp;
+	uintptr_t pc, sp, fp;	/* fp: the frame pointer (arch.h) */
 	uintptr_t low, high;	/* readable stack: [low, high), read in place */
-	uintptr_t rbx;		/* for the rare CFA kept in rbx */
+	uintptr_t x;		/* the one more register a CFA rule may use (arch.h) */
 	/* More stacks (an alternate signal stack, a coroutine's): unused when hi is 0. */
 	struct zt_stack_range extra[ZT_UNWIND_EXTRA];
 	int no_code;		/* 1: read no code (a dlclose may be unmapping some) */
@@ -79,7 +79,7 @@ size_t zt_unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 /*
  * zt_unwind for a thread that is not running, whose stack was copied
  * (an extra region with copy) and whose rbp is not known: only its pc and
- * sp are (/proc/PID/task/TID/syscall gives no more). r->rbp is ignored:
+ * sp are (/proc/PID/task/TID/syscall gives no more). r->fp is ignored:
  * the first frame that needs rbp takes instead the lowest frame record at
  * or above its stack pointer, a saved rbp (0, or a higher address) below a
  * return address that follows a call in code. Async-signal-safe.

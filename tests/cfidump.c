@@ -79,16 +79,16 @@ int main(int argc, char **argv)
 		const struct zt_cfi_row *r = &t->rows[i];
 
 		printf("%016lx %s", (unsigned long)(t->lo + r->start), kinds[r->kind]);
-		if (r->kind == ZT_CFA_RSP || r->kind == ZT_CFA_RBP || r->kind == ZT_CFA_PLT ||
-		    r->kind == ZT_CFA_RBX)
+		if (r->kind == ZT_CFA_SP || r->kind == ZT_CFA_FP || r->kind == ZT_CFA_PLT ||
+		    r->kind == ZT_CFA_X)
 			printf("%+d", r->cfa_off);
 		if (r->kind == ZT_CFA_PLT)
 			printf(" plt>=%d", r->arg);
-		if (r->kind == ZT_CFA_RSP || r->kind == ZT_CFA_RBP || r->kind == ZT_CFA_PLT ||
-		    r->kind == ZT_CFA_RBX)
-			printf(" rbp=%s", r->rbp == ZT_RBP_SAME ? "same" :
-			       r->rbp == ZT_RBP_LOST ? "lost" : "c");
-		if (r->rbp == ZT_RBP_SAVED && r->kind != ZT_CFA_PLT)
+		if (r->kind == ZT_CFA_SP || r->kind == ZT_CFA_FP || r->kind == ZT_CFA_PLT ||
+		    r->kind == ZT_CFA_X)
+			printf(" rbp=%s", r->fp == ZT_REG_SAME ? "same" :
+			       r->fp == ZT_REG_LOST ? "lost" : "c");
+		if (r->fp == ZT_REG_SAVED && r->kind != ZT_CFA_PLT)
 			printf("%+d", r->arg);
 		putchar('\n');
 	}

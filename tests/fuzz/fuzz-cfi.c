@@ -74,7 +74,7 @@ static void check(const struct zt_cfi_table *t, const struct zt_cfi_stats *st,
 	for (uint32_t i = 0; i < t->nrows; i++) {
 		const struct zt_cfi_row *r = &t->rows[i];
 
-		REQUIRE(r->kind <= ZT_CFA_RBX && r->rbp <= ZT_RBP_LOST && r->rbx <= ZT_RBP_LOST);
+		REQUIRE(r->kind <= ZT_CFA_X && r->fp <= ZT_REG_LOST && r->x <= ZT_REG_LOST);
 		REQUIRE(i == 0 || r->start > t->rows[i - 1].start);
 		if (i > 0)	/* equal neighbours are merged */
 			REQUIRE(memcmp(&r->cfa_off, &t->rows[i - 1].cfa_off,
@@ -82,7 +82,7 @@ static void check(const struct zt_cfi_table *t, const struct zt_cfi_stats *st,
 		if (r->kind == ZT_CFA_BAD)
 			bad++;
 		if (r->kind == ZT_CFA_PLT)
-			REQUIRE(r->arg >= 0 && r->arg < 32 && r->rbp != ZT_RBP_SAVED);
+			REQUIRE(r->arg >= 0 && r->arg < 32 && r->fp != ZT_REG_SAVED);
 		/* Each row's first pc, and the last pc of the one before it. */
 		REQUIRE(zt_cfi_row_at(t, t->lo + r->start) ==
 			(r->kind == ZT_CFA_NONE || i == t->nrows - 1 ? NULL : r));

@@ -131,9 +131,9 @@ static int row_is(const struct zt_cfi_table *t, uintptr_t pc, int kind, int off,
 		fprintf(stderr, "  no row at %#lx\n", (unsigned long)pc);
 		return 0;
 	}
-	if (r->kind != kind || r->cfa_off != off || r->rbp != rbp || r->arg != arg) {
+	if (r->kind != kind || r->cfa_off != off || r->fp != rbp || r->arg != arg) {
 		fprintf(stderr, "  row at %#lx: kind %d off %d rbp %d arg %d\n",
-			(unsigned long)pc, r->kind, r->cfa_off, r->rbp, r->arg);
+			(unsigned long)pc, r->kind, r->cfa_off, r->fp, r->arg);
 		return 0;
 	}
 	return 1;
@@ -175,20 +175,20 @@ UNIT_TEST(cfi_frame_pointer_function_and_leaf)
 	CHECK_EQ_U(t->lo, 0x1000);
 	CHECK_EQ_U(t->hi, 0x1050);
 	CHECK_EQ_U(t->key, ADDR);
-	CHECK(row_is(t, 0x1000, ZT_CFA_RSP, 8, ZT_RBP_SAME, 0));
-	CHECK(row_is(t, 0x1001, ZT_CFA_RSP, 16, ZT_RBP_SAVED, -16));
-	CHECK(row_is(t, 0x1003, ZT_CFA_RSP, 16, ZT_RBP_SAVED, -16));
-	CHECK(row_is(t, 0x1004, ZT_CFA_RBP, 16, ZT_RBP_SAVED, -16));
-	CHECK(row_is(t, 0x101b, ZT_CFA_RBP, 16, ZT_RBP_SAVED, -16));
-	CHECK(row_is(t, 0x101c, ZT_CFA_RSP, 8, ZT_RBP_SAVED, -16));
-	CHECK(row_is(t, 0x101f, ZT_CFA_RSP, 8, ZT_RBP_SAVED, -16));
+	CHECK(row_is(t, 0x1000, ZT_CFA_SP, 8, ZT_REG_SAME, 0));
+	CHECK(row_is(t, 0x1001, ZT_CFA_SP, 16, ZT_REG_SAVED, -16));
+	CHECK(row_is(t, 0x1003, ZT_CFA_SP, 16, ZT_REG_SAVED, -16));
+	CHECK(row_is(t, 0x1004, ZT_CFA_FP, 16, ZT_REG_SAVED, -16));
+	CHECK(row_is(t, 0x101b, ZT_CFA_FP, 16, ZT_REG_SAVED, -16));
+	CHECK(row_is(t, 0x101c, ZT_CFA_SP, 8, ZT_REG_SAVED, -16));
+	CHECK(row_is(t, 0x101f, ZT_CFA_SP, 8, ZT_REG_SAVED, -16));
 	/* The gap between the two FDEs, and outside both. */
 	CHECK(zt_cfi_row_at(t, 0x1020) == NULL);
 	CHECK(zt_cfi_row_at(t, 0x103f) == NULL);
 	CHECK(zt_cfi_row_at(t, 0x0fff) == NULL);
 	CHECK(zt_cfi_row_at(t, 0x1050) == NULL);
-	CHECK(row_is(t, 0x1040, ZT_CFA_RSP, 8, ZT_RBP_SAME, 0));
-	CHECK(row_is(t, 0x104f, ZT_CFA_RSP, 8, ZT_RBP_SAME, 0));
+	CHECK(row_is(t, 0x1040, ZT_CFA_SP, 8, ZT_REG_SAME, 0));
+	CHECK(row_is(t, 0x104f, ZT_CFA_SP, 8, ZT_REG_SAME, 0));
 	/* Rows: 0x1000, 0x1001, 0x1004, 0x101c, the gap, the leaf, the end. */
 	CHECK_EQ_U(t->nrows, 7);
 	zt_cfi_free(t);
@@ -223,7 +223,7 @@ UNIT_TEST(cfi_fde_outside_the_object_s_code_is_rejected)
 	CHECK(zt_cfi_row_at(t, 0x1040) && zt_cfi_row_at(t, 0x1040)->kind == ZT_CFA_BAD);
 	CHECK(zt_cfi_row_at(t, 0x107f) && zt_cfi_row_at(t, 0x107f)->kind == ZT_CFA_BAD);
 	CHECK(zt_cfi_row_at(t, 0x1030) == NULL);
-	CHECK(row_is(t, 0x1080, ZT_CFA_RSP, 8, ZT_RBP_SAME, 0));
+	CHECK(row_is(t, 0x1080, ZT_CFA_SP, 8, ZT_REG_SAME, 0));
 	zt_cfi_free(t);
 	/* Without the segments (ntext 0) nothing is checked: the 2 GiB one stays. */
 	img.ntext = 0;
@@ -250,9 +250,9 @@ UNIT_TEST(cfi_no_terminator_and_fdes_out_of_order)
 	CHECK_EQ_U(st.fdes, 2);
 	CHECK_EQ_U(t->lo, 0x1000);
 	CHECK_EQ_U(t->hi, 0x2010);
-	CHECK(row_is(t, 0x1010, ZT_CFA_RBP, 16, ZT_RBP_SAVED, -16));
+	CHECK(row_is(t, 0x1010, ZT_CFA_FP, 16, ZT_REG_SAVED, -16));
 	CHECK(zt_cfi_row_at(t, 0x1800) == NULL);
-	CHECK(row_is(t, 0x2000, ZT_CFA_RSP, 8, ZT_RBP_SAME, 0));
+	CHECK(row_is(t, 0x2000, ZT_CFA_SP, 8, ZT_REG_SAME, 0));
 	zt_cfi_free(t);
 }
 
@@ -277,13 +277,13 @@ UNIT_TEST(cfi_remember_and_restore_state)
 	if (!t)
 		return;
 	CHECK_EQ_U(st.fdes, 1);
-	CHECK(row_is(t, 0x1100, ZT_CFA_RSP, 8, ZT_RBP_SAME, 0));
-	CHECK(row_is(t, 0x1101, ZT_CFA_RSP, 16, ZT_RBP_SAME, 0));
-	CHECK(row_is(t, 0x1102, ZT_CFA_RSP, 8, ZT_RBP_SAME, 0));
-	CHECK(row_is(t, 0x1104, ZT_CFA_RSP, 16, ZT_RBP_SAME, 0));
-	CHECK(row_is(t, 0x1107, ZT_CFA_RSP, 16, ZT_RBP_SAME, 0));
-	CHECK(row_is(t, 0x1108, ZT_CFA_RSP, 32, ZT_RBP_SAME, 0));
-	CHECK(row_is(t, 0x113f, ZT_CFA_RSP, 32, ZT_RBP_SAME, 0));
+	CHECK(row_is(t, 0x1100, ZT_CFA_SP, 8, ZT_REG_SAME, 0));
+	CHECK(row_is(t, 0x1101, ZT_CFA_SP, 16, ZT_REG_SAME, 0));
+	CHECK(row_is(t, 0x1102, ZT_CFA_SP, 8, ZT_REG_SAME, 0));
+	CHECK(row_is(t, 0x1104, ZT_CFA_SP, 16, ZT_REG_SAME, 0));
+	CHECK(row_is(t, 0x1107, ZT_CFA_SP, 16, ZT_REG_SAME, 0));
+	CHECK(row_is(t, 0x1108, ZT_CFA_SP, 32, ZT_REG_SAME, 0));
+	CHECK(row_is(t, 0x113f, ZT_CFA_SP, 32, ZT_REG_SAME, 0));
 	zt_cfi_free(t);
 }
 
@@ -335,14 +335,14 @@ UNIT_TEST(cfi_end_signal_plt_and_bad_rows)
 	CHECK(row_is(t, 0x1200, ZT_CFA_END, 0, 0, 0));
 	CHECK(row_is(t, 0x120f, ZT_CFA_END, 0, 0, 0));
 	CHECK(row_is(t, 0x1300, ZT_CFA_SIGNAL, 0, 0, 0));
-	CHECK(row_is(t, 0x1405, ZT_CFA_RSP, 16, ZT_RBP_SAME, 0));
-	CHECK(row_is(t, 0x1406, ZT_CFA_PLT, 8, ZT_RBP_SAME, 11));
-	CHECK(row_is(t, 0x141f, ZT_CFA_PLT, 8, ZT_RBP_SAME, 11));
+	CHECK(row_is(t, 0x1405, ZT_CFA_SP, 16, ZT_REG_SAME, 0));
+	CHECK(row_is(t, 0x1406, ZT_CFA_PLT, 8, ZT_REG_SAME, 11));
+	CHECK(row_is(t, 0x141f, ZT_CFA_PLT, 8, ZT_REG_SAME, 11));
 	CHECK(row_is(t, 0x1500, ZT_CFA_BAD, 0, 0, 0));
 	CHECK(row_is(t, 0x1603, ZT_CFA_BAD, 0, 0, 0));
-	CHECK(row_is(t, 0x1604, ZT_CFA_RSP, 8, ZT_RBP_SAME, 0));
-	CHECK(row_is(t, 0x1700, ZT_CFA_PLT, 8, ZT_RBP_LOST, 10));
-	CHECK(row_is(t, 0x1800, ZT_CFA_PLT, 8, ZT_RBP_SAME, 11));
+	CHECK(row_is(t, 0x1604, ZT_CFA_SP, 8, ZT_REG_SAME, 0));
+	CHECK(row_is(t, 0x1700, ZT_CFA_PLT, 8, ZT_REG_LOST, 10));
+	CHECK(row_is(t, 0x1800, ZT_CFA_PLT, 8, ZT_REG_SAME, 11));
 	CHECK(row_is(t, 0x1801, ZT_CFA_BAD, 0, 0, 0));
 	zt_cfi_free(t);
 }
@@ -460,8 +460,8 @@ UNIT_TEST(cfi_malformed_entries_are_skipped_and_counted)
 			fprintf(stderr, "  case %d: %u fdes, %u skipped\n", which, st.fdes, st.skipped);
 		CHECK_EQ_U(st.fdes, 2);
 		CHECK_EQ_U(st.skipped, 1);
-		CHECK(row_is(t, 0x1004, ZT_CFA_RBP, 16, ZT_RBP_SAVED, -16));
-		CHECK(row_is(t, 0x1040, ZT_CFA_RSP, 8, ZT_RBP_SAME, 0));
+		CHECK(row_is(t, 0x1004, ZT_CFA_FP, 16, ZT_REG_SAVED, -16));
+		CHECK(row_is(t, 0x1040, ZT_CFA_SP, 8, ZT_REG_SAME, 0));
 		CHECK(zt_cfi_row_at(t, 0x1100) == NULL);
 		CHECK(zt_cfi_row_at(t, 0x1108) == NULL);
 		CHECK_EQ_U(t->hi, 0x1050);
@@ -484,7 +484,7 @@ UNIT_TEST(cfi_length_past_the_end_stops_the_walk)
 		return;
 	CHECK_EQ_U(st.fdes, 2);
 	CHECK_EQ_U(st.skipped, 1);
-	CHECK(row_is(t, 0x1001, ZT_CFA_RSP, 16, ZT_RBP_SAVED, -16));
+	CHECK(row_is(t, 0x1001, ZT_CFA_SP, 16, ZT_REG_SAVED, -16));
 	zt_cfi_free(t);
 }
 
@@ -516,11 +516,11 @@ UNIT_TEST(cfi_unusable_images_give_no_table)
 
 /* A table over [0x1000, 0x1060) with one row per 0x10, and a set of it. */
 static const struct zt_cfi_row walk_rows[] = {
-	{ 0x00, 8, 0, ZT_CFA_RSP, ZT_RBP_SAME, 0, 0 },	/* a frameless leaf */
-	{ 0x10, 16, -16, ZT_CFA_RBP, ZT_RBP_SAVED, 0, 0 },	/* a frame-pointer frame */
+	{ 0x00, 8, 0, ZT_CFA_SP, ZT_REG_SAME, 0, 0 },	/* a frameless leaf */
+	{ 0x10, 16, -16, ZT_CFA_FP, ZT_REG_SAVED, 0, 0 },	/* a frame-pointer frame */
 	{ 0x20, 0, 0, ZT_CFA_END, 0, 0, 0 },			/* the thread's entry */
 	{ 0x30, 0, 0, ZT_CFA_SIGNAL, 0, 0, 0 },		/* a signal trampoline */
-	{ 0x40, -8, 0, ZT_CFA_RSP, ZT_RBP_SAME, 0, 0 },	/* a CFA below sp */
+	{ 0x40, -8, 0, ZT_CFA_SP, ZT_REG_SAME, 0, 0 },	/* a CFA below sp */
 	{ 0x50, 0, 0, ZT_CFA_BAD, 0, 0, 0 },
 	{ 0x60, 0, 0, ZT_CFA_NONE, 0, 0, 0 },
 };
@@ -667,8 +667,8 @@ UNIT_TEST(cfi_find_picks_the_table_holding_pc)
  * saved the caller's rbx at CFA - 16, and the caller's CFA is rbx + 16.
  */
 static const struct zt_cfi_row rbx_rows[] = {
-	{ 0x00, 16, 0, ZT_CFA_RSP, ZT_RBP_SAME, -16, ZT_RBP_SAVED },
-	{ 0x10, 16, 0, ZT_CFA_RBX, ZT_RBP_SAME, 0, ZT_RBP_SAME },
+	{ 0x00, 16, 0, ZT_CFA_SP, ZT_REG_SAME, -16, ZT_REG_SAVED },
+	{ 0x10, 16, 0, ZT_CFA_X, ZT_REG_SAME, 0, ZT_REG_SAME },
 	{ 0x20, 0, 0, ZT_CFA_END, 0, 0, 0 },
 	{ 0x30, 0, 0, ZT_CFA_NONE, 0, 0, 0 },
 };
@@ -702,8 +702,8 @@ UNIT_TEST(unwind_cfi_follows_a_cfa_in_rbx)
 	/* Without the saved rbx the caller's CFA is unknown: the walk stops. */
 	{
 		static const struct zt_cfi_row lost[] = {
-			{ 0x00, 16, 0, ZT_CFA_RSP, ZT_RBP_SAME, 0, ZT_RBP_LOST },
-			{ 0x10, 16, 0, ZT_CFA_RBX, ZT_RBP_SAME, 0, ZT_RBP_SAME },
+			{ 0x00, 16, 0, ZT_CFA_SP, ZT_REG_SAME, 0, ZT_REG_LOST },
+			{ 0x10, 16, 0, ZT_CFA_X, ZT_REG_SAME, 0, ZT_REG_SAME },
 			{ 0x20, 0, 0, ZT_CFA_END, 0, 0, 0 },
 			{ 0x30, 0, 0, ZT_CFA_NONE, 0, 0, 0 },
 		};
@@ -721,7 +721,7 @@ UNIT_TEST(unwind_cfi_follows_a_cfa_in_rbx)
  * 15 at or past the threshold, 11 here).
  */
 static const struct zt_cfi_row plt_rows[] = {
-	{ 0x00, 8, 11, ZT_CFA_PLT, ZT_RBP_SAME, 0, 0 },
+	{ 0x00, 8, 11, ZT_CFA_PLT, ZT_REG_SAME, 0, 0 },
 	{ 0x10, 0, 0, ZT_CFA_END, 0, 0, 0 },
 	{ 0x20, 0, 0, ZT_CFA_NONE, 0, 0, 0 },
 };

@@ -179,7 +179,7 @@ UNIT_TEST(walk_goes_from_a_copied_stack_into_the_thread_stack_once)
 static unsigned char code[128];
 static uintptr_t got[2];
 static const struct zt_cfi_row callee_rows[] = {
-	{ 0x00, 16, 0, ZT_CFA_RSP, ZT_RBP_SAME, 0, 0 },	/* a function with CFI */
+	{ 0x00, 16, 0, ZT_CFA_SP, ZT_REG_SAME, 0, 0 },	/* a function with CFI */
 	{ 0x10, 0, 0, ZT_CFA_NONE, 0, 0, 0 },
 };
 static struct zt_cfi_table callee_table = { 0, 0, 1, 2, callee_rows, 0 };
@@ -349,7 +349,7 @@ UNIT_TEST(auto_reads_no_code_while_told_not_to)
 UNIT_TEST(auto_checks_the_caller_s_row_against_the_frame_it_lands_in)
 {
 	static const struct zt_cfi_row rows[] = {
-		{ 0x00, 16, 0, ZT_CFA_RSP, ZT_RBP_SAME, 0, 0 },
+		{ 0x00, 16, 0, ZT_CFA_SP, ZT_REG_SAME, 0, 0 },
 		{ 0x10, 0, 0, ZT_CFA_NONE, 0, 0, 0 },
 	};
 	struct zt_cfi_table caller = { 0, 0, 3, 2, rows, 0 };

@@ -1,0 +1,22 @@
+/*
+ * dump.h — the dump file: its header, its end, the build-ids (dump.c;
+ * above store, snapshot and perfmap, which write into it).
+ */
+#ifndef ZT_DUMP_H
+#define ZT_DUMP_H
+
+#include "state.h"
+
+ZT_HIDDEN int zt_dump_open(void);
+ZT_HIDDEN void zt_dump_finish(void);
+ZT_HIDDEN void zt_dump_abandon(void);
+ZT_HIDDEN void zt_dump_buildids_scan(void);
+/*
+ * Snapshots (control.c): with sampling held and every buffer flushed,
+ * finish the dump in progress and publish it as path (0, or an errno);
+ * then zt_dump_reopen starts the next one on the same time origin.
+ */
+ZT_HIDDEN int zt_dump_snapshot(const char *path);
+ZT_HIDDEN int zt_dump_reopen(void);
+
+#endif

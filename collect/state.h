@@ -1,0 +1,192 @@
+/*
+ * state.h — the state the pieces of libzt-prof.so share (the bottom of
+ * collect/, with sys.h and fmt.h): the limits, one record per sampled
+ * thread, and struct zt_state, the one process-wide record. Which piece
+ * writes which field is said at the field; the README's HACKING section
+ * draws the layers, and who may call whom.
+ */
+#ifndef ZT_STATE_H
+#define ZT_STATE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "sys.h"
+
+enum {
+	ZT_MAX_DEPTH = 128,	/* frames kept per sample, leaf first */
+	ZT_MAX_THREADS = 4096,	/* threads alive at once that get a buffer */
+	ZT_BUF_SIZE = 16 * 1024,/* per-thread buffer, written out when full */
+	ZT_LINE_MAX = 24 + 22 + ZT_MAX_DEPTH * 18 + 2,	/* one sample line */
+	ZT_MAX_NAMES = 65536,	/* thread names remembered */
+	ZT_MAX_BUILDIDS = 1024,	/* ELF objects whose build-id is kept */
+	ZT_ALTSTACK = 64 * 1024,	/* each thread's alternate signal stack, a guard page below */
+	ZT_WINDOW = 16 * 1024,	/* bytes of a foreign stack copied for one walk */
+	ZT_LINE_WALL = 2 * 22 + 2 + 4 * 64,	/* a wall dump's " ^weight" and " !wait" */
+};
+
+/* Why samples were lost; each has a counter and a name in the dump. */
+enum zt_loss { ZT_LOST_WRITE, ZT_LOST_FD, ZT_LOST_WAIT, ZT_NLOSS };
+
+/* A descriptor zt opened, with the identity of what it opened (files.c). */
+struct zt_owned {
+	int fd;			/* -1 when none */
+	dev_t dev;
+	ino_t ino;
+	int fl;			/* its file status flags (F_GETFL), as opened */
+};
+
+/* What a seccomp filter leaves zt (seccomp.c); the dump's "seccomp" key. */
+enum zt_seccomp {
+	ZT_SECCOMP_NONE, ZT_SECCOMP_ALLOWED, ZT_SECCOMP_FALLBACK /* to the POSIX timer */,
+	ZT_SECCOMP_NO_TIMERS, ZT_SECCOMP_STOPPED
+};
+
+/* The timer actually running; written to the dump as "timer NAME". */
+enum zt_timer_kind { ZT_TIMER_NONE, ZT_TIMER_PERF, ZT_TIMER_POSIX };
+
+/* One sampled thread. Mapped outside signal context; reused after exit. */
+struct zt_thread {
+	volatile int live;	/* claimed by a running thread */
+	volatile int busy;	/* the handler is filling buf */
+	volatile int closed;	/* the final flush happened or is happening */
+	int adopted;		/* running before zt started: no TLS, stack found late */
+	pid_t tid;
+	uintptr_t stack_lo, stack_hi;
+	int perf_fd;		/* -1 when the POSIX timer runs */
+	uint64_t perf_id;	/* its event id (PERF_EVENT_IOC_ID), to know it is still ours */
+	enum zt_timer_kind timer_kind;	/* the process's timer before this counter was opened */
+	int fallback;		/* on the POSIX timer because perf could not be had */
+	int has_timer;
+	int timer_gone;		/* timer was zt's and is deleted: its queued signal is still zt's */
+	timer_t timer;
+	volatile int period_pending;	/* the counter's first period was a random part of one */
+	uint64_t cpu0;		/* the thread's CPU clock when its POSIX timer started */
+	unsigned char *alt;	/* zt's alternate signal stack, ZT_ALTSTACK bytes; NULL if none */
+	uint64_t nsamples;	/* samples taken of this thread */
+	/* Its schedstat and clock as it ended (offcpu.c, a wall profile); end_ns 0 until then. */
+	volatile uint64_t end_ns, end_exec_ns, end_delay_ns;
+	size_t len;
+	char buf[ZT_BUF_SIZE];
+	uint64_t addr[ZT_MAX_DEPTH];	/* the handler's frames: kept off the interrupted stack */
+	unsigned char window[ZT_WINDOW];	/* a copy of a stack zt does not know */
+};
+
+/*
+ * A thread's name as the kernel's comm holds it (15 bytes and a NUL), kept
+ * in a fixed table because it is recorded without malloc; written as the
+ * dump's "threads" section (lib/raw.h's struct zt_tname is the reader's).
+ */
+struct zt_name_slot {
+	pid_t tid;
+	char name[16];
+};
+
+struct zt_bid {
+	uint64_t addr;		/* start of the object's first PT_LOAD */
+	uint64_t ns;		/* when it was first seen, since the dump's start */
+	unsigned len;
+	unsigned char id[64];
+	char path[256];
+};
+
+enum { ZT_UNREACHED_MAX = 16 };
+
+struct zt_state {
+	volatile int active;	/* the handler records samples */
+	/*
+	 * Sampling windows (control.c). paused: the handler records nothing
+	 * though the timers run; start_paused: what each new dump starts with
+	 * (--paused); control: windows are in use (the summary says so).
+	 * The window_* figures are this dump's: windows opened, their CPU
+	 * time (process clock) and wall-clock time, the open window's start.
+	 */
+	volatile int paused;
+	int start_paused;
+	volatile int control;
+	uint64_t windows, window_cpu_ns, window_wall_ns, window_user_ns, window_sys_ns;
+	int64_t window_cpu0;
+	uint64_t window_wall0, window_user0, window_sys0;
+	unsigned snapshot;	/* in a snapshot being written: its number N (FILE.N) */
+	unsigned snapshots;	/* snapshots written by this process so far */
+	struct zt_owned control_fd;	/* the control socket, listening (control.c) */
+	pid_t pid;		/* the process that owns the dump */
+	pid_t root_pid;		/* ZT_PID: the process zt-collect started */
+	struct zt_owned dump;	/* the temporary dump, O_APPEND; fd >= 0 while one is open */
+	struct zt_owned maps;	/* maps seen before each dlclose */
+	struct zt_owned dir;	/* the output directory (O_PATH) */
+	struct zt_owned status;	/* zt-collect's status pipe */
+	struct zt_owned maps_now;	/* /proc/self/maps, kept open (dump.c) */
+	volatile int write_errno;	/* the first failed write to the dump */
+	volatile int fd_lost;	/* the dump's descriptor was taken and the file could not be reopened */
+	volatile uint64_t fd_reopened;	/* times the dump was reopened after the program closed it */
+	volatile uint64_t sigprof_blocked;	/* threads seen with SIGPROF blocked */
+	volatile uint64_t timers_lost;	/* perf counters the program closed */
+	unsigned hz;
+	enum zt_timer_kind timer;
+	int want_timer;		/* ZT_TIMER: 0 auto, 1 perf only, 2 posix only */
+	int follow;		/* ZT_FOLLOW: profile descendants too */
+	int gzip;		/* ZT_GZIP: compress the dump */
+	int wall;		/* ZT_CLOCK=wall: a wall-clock profile (offcpu.c), dump version 5 */
+	unsigned off_cpu_hz;	/* ZT_OFF_CPU_HZ: the off-CPU sampler's ticks per second */
+	int unwind;		/* ZT_UNWIND: auto, cfi or fp (enum zt_unwind_mode, unwind.h) */
+	volatile int program_sigprof;	/* the program uses SIGPROF: 1 handler, 2 timer */
+	volatile enum zt_seccomp seccomp;	/* a filter is in place, and what it leaves zt */
+	const char *seccomp_refused;	/* the first of zt's calls it kills, or NULL */
+	int64_t cpu_start_ns, cpu_stop_ns;	/* process CPU clock while sampling */
+	/* The process's user and system time when sampling began: the loader's
+	   start, and after an exec the images before this one. */
+	uint64_t user_start_ns, sys_start_ns;
+	uint64_t start_ns;	/* CLOCK_MONOTONIC when the dump was opened */
+	uint64_t start_time_ns;	/* CLOCK_REALTIME then: the wall-clock start */
+	char base[4096];	/* ZT_OUT as given */
+	char out[4096];		/* final path: base, or base.PID for descendants */
+	char tmp[4096];		/* path written during the run */
+	char maps_tmp[4096];	/* the dlclose maps side file */
+	char exec_path[256];	/* what the process exec'd, if it did */
+	/*
+	 * Programs that vforked children exec'd and that the loader will not
+	 * preload zt into. A vforked child runs in this process's memory and
+	 * has no dump of its own, so it writes them here and this dump names
+	 * them; the first ZT_UNREACHED_MAX are kept, the rest only counted.
+	 */
+	struct zt_unreached {
+		volatile int pid;	/* 0: a slot given back (the exec failed) */
+		char why[16];		/* ZT_RAW_UNREACHED_STATIC, ... */
+		char path[256];
+	} unreached[ZT_UNREACHED_MAX];
+	volatile unsigned nunreached;
+	volatile uint64_t samples;
+	volatile uint64_t truncated;	/* stacks cut at ZT_MAX_DEPTH */
+	volatile uint64_t partial;	/* stacks that did not reach the thread's entry */
+	uint64_t cfi_objects, cfi_rows, cfi_bytes;	/* the unwind tables published last */
+	uint64_t cfi_build_ns, cfi_skipped;	/* CPU time spent building, FDEs skipped */
+	uint64_t maps_snapshots;	/* maps sections written (snapshot.c) */
+	volatile uint64_t maps_lost;	/* snapshots that could not be kept */
+	uint64_t perfmap_lines, perfmap_skipped;	/* /tmp/perf-PID.map (perfmap.c) */
+	int perfmap_truncated;	/* it was longer than the bound */
+	int perfmap_state;	/* 0 none, 1 copied, 2 refused (not a file of ours) */
+	volatile uint64_t unsampled;	/* threads that got no buffer or timer */
+	volatile uint64_t unsampled_cpu_ns;	/* CPU time of threads while zt could not sample them */
+	uint64_t period_ns;	/* the sampling period, 1e9 / hz */
+	volatile int perf_fds;	/* perf counters open: at most zt_timer_budget() */
+	volatile uint64_t timer_fallback;	/* threads given the POSIX timer instead */
+	volatile uint64_t sampled_cpu_ns;	/* CPU time of threads while their timer ran, summed at stop */
+	volatile uint64_t lost[ZT_NLOSS];
+	volatile int nthreads;	/* slots used in threads[] */
+	struct zt_thread *threads[ZT_MAX_THREADS];
+	volatile uint32_t nnames;
+	struct zt_name_slot names[ZT_MAX_NAMES];
+	volatile uint32_t nbids;
+	struct zt_bid bids[ZT_MAX_BUILDIDS];
+};
+
+extern struct zt_state zt_state ZT_HIDDEN;
+
+/* Whether this process owns a dump in progress. Async-signal-safe. */
+ZT_HIDDEN int zt_state_owner(void);
+
+#endif

@@ -1,0 +1,17 @@
+/*
+ * store.h — per-thread sample buffers, written to the dump with write(2)
+ * (store.c; above state and files). Async-signal-safe.
+ */
+#ifndef ZT_STORE_H
+#define ZT_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "state.h"
+
+ZT_HIDDEN void zt_store_sample(struct zt_thread *t, uint64_t when, uint64_t count,
+			       const uint64_t *addr, size_t n, int partial);
+ZT_HIDDEN void zt_store_flush(struct zt_thread *t);
+
+#endif

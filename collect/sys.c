@@ -1,0 +1,61 @@
+/*
+ * sys.c — the system calls and clocks zt makes for itself (sys.h).
+ */
+#include "sys.h"
+#include "arch.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <sys/syscall.h>
+
+long zt_sys_call(long nr, long a, long b, long c, long d, long e, long f)
+{
+	long r = zt_arch_syscall(nr, a, b, c, d, e, f);
+
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+int zt_sys_close(int fd)
+{
+	return (int)zt_sys_call(SYS_close, fd, 0, 0, 0, 0, 0);
+}
+
+pid_t zt_sys_gettid(void)
+{
+	return (pid_t)zt_sys_call(SYS_gettid, 0, 0, 0, 0, 0, 0);
+}
+
+uint64_t zt_sys_clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int64_t zt_sys_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int zt_sys_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	static int (*real)(int, const struct sigaction *, struct sigaction *);
+
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "sigaction");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real(sig, act, old);
+}

@@ -1,0 +1,15 @@
+/*
+ * timer.h — one sampling timer per thread (timer.c; above state and files).
+ */
+#ifndef ZT_TIMER_H
+#define ZT_TIMER_H
+
+#include "state.h"
+
+/* A timer for thread t (prepare: not running yet; arm: running; start: both). */
+ZT_HIDDEN int zt_timer_prepare(struct zt_thread *t);
+ZT_HIDDEN int zt_timer_arm(struct zt_thread *t);
+ZT_HIDDEN int zt_timer_start(struct zt_thread *t);
+ZT_HIDDEN void zt_timer_stop(struct zt_thread *t);
+
+#endif
