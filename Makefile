@@ -207,7 +207,7 @@ else
 Q = @
 endif
 
-.PHONY: all check unit bats install uninstall clean deps demo bench fuzz
+.PHONY: all check unit bats install uninstall clean deps demo bench fuzz cross
 .DELETE_ON_ERROR:
 
 all: lib/libzt.a $(TOOLS) collect/libzt-prof.so collect/zt-collect $(SAMPLES) tests/unit/run tests/cputime tests/noperf tests/cfidump tests/patchfde
@@ -316,6 +316,50 @@ samples/%: samples/%.c
 	@echo "  CC      $@"
 	$(Q)$(CC) $(SAMPLE_CFLAGS) -o $@ $< -lpthread -ldl
 
+# A cross build of the collector and of the samples the aarch64 suite runs
+# (tests/08*): make CROSS=aarch64-linux-gnu-. Everything goes to
+# build/aarch64-linux-gnu/, never beside the host's objects. Debian's cross
+# sysroot has no zlib: that libzt-prof.so is built without it (-z then
+# keeps the dump uncompressed, and says so).
+ifneq ($(CROSS),)
+XDIR := build/$(patsubst %-,%,$(CROSS))
+XCC := $(CROSS)gcc
+XSAMPLES = spin threads sigframe dlopener libplugin.so omitfp spin-pac
+.DEFAULT_GOAL := cross
+cross: $(XDIR)/collect/libzt-prof.so $(addprefix $(XDIR)/samples/,$(XSAMPLES))
+
+$(XDIR)/collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h lib/dwarfpe.h
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(XCC) $(CPPFLAGS) -DZT_NO_ZLIB $(COLLECT_CFLAGS) $(WARN) -c -o $@ $<
+
+$(XDIR)/collect/libzt-prof.so: $(COLLECT_LO:collect/%=$(XDIR)/collect/%)
+	@echo "  LD      $@"
+	$(Q)$(XCC) -shared -o $@ $^ -Wl,-z,nodelete -Wl,--no-undefined -lpthread
+
+$(XDIR)/samples/lib%.so: samples/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(XCC) $(SAMPLE_CFLAGS) -shared -fPIC -o $@ $<
+
+$(XDIR)/samples/omitfp: samples/omitfp.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(XCC) -O2 -g -fomit-frame-pointer -o $@ $<
+
+# spin with its return addresses signed (pointer authentication: run it
+# under qemu-aarch64 -cpu max).
+$(XDIR)/samples/spin-pac: samples/spin.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(XCC) $(SAMPLE_CFLAGS) -mbranch-protection=pac-ret -o $@ $<
+
+$(XDIR)/samples/%: samples/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(XCC) $(SAMPLE_CFLAGS) -o $@ $< -lpthread -ldl
+endif
+
 # Each fuzzer is built with clang from the library's sources.
 tests/fuzz/bin/%: tests/fuzz/%.c $(LIB_OBJ:.o=.c) lib/*.h
 	@mkdir -p tests/fuzz/bin
@@ -335,6 +379,8 @@ deps:
 
 check: deps
 	@$(MAKE) --no-print-directory all
+	@if command -v aarch64-linux-gnu-gcc > /dev/null 2>&1; then \
+		$(MAKE) --no-print-directory CROSS=aarch64-linux-gnu- cross; fi
 	@sh tests/check.sh
 
 unit: tests/unit/run
@@ -375,4 +421,4 @@ uninstall:
 clean:
 	rm -f lib/*.o lib/libzt.a lib/flamescript.c collect/*.lo collect/*.o collect/libzt-prof.so \
 	      collect/zt-collect $(TOOLS) $(SAMPLES) tests/unit/*.o tests/unit/run tests/cputime tests/noperf tests/cfidump tests/patchfde
-	rm -rf tests/fuzz/bin
+	rm -rf tests/fuzz/bin build

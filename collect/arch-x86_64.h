@@ -9,8 +9,10 @@
 #include <string.h>
 #include <ucontext.h>
 
-/* The dump's "arch" value (lib/rawfmt.h's ZT_RAW_ARCH_X86_64). */
-#define ZT_ARCH_NAME "x86_64"
+/* The dump's "arch" value. */
+#define ZT_ARCH_RAW_NAME ZT_RAW_ARCH_X86_64
+/* The return address has a place of its own, CFA + ZT_ARCH_RA_AT (AArch64's is x's rule). */
+#define ZT_ARCH_RA_IN_X 0
 
 enum {
 	/* DWARF register numbers (the x86-64 psABI), as CFI names them. */
@@ -19,6 +21,9 @@ enum {
 	ZT_ARCH_DWARF_SP = 7,	/* rsp */
 	ZT_ARCH_DWARF_RA = 16,	/* the return address column */
 	ZT_ARCH_RA_AT = -8,	/* where every row keeps it: at CFA - 8 */
+	ZT_ARCH_NEGATE_RA_STATE = 0,	/* 0x2d is no x86-64 CFI op */
+	ZT_ARCH_SIGRETURN_PROBE = 0,	/* glibc's __restore_rt: CFI marks it a signal frame */
+	ZT_ARCH_SIGRETURN_LEN = 0,
 	/*
 	 * The frame record that code built with frame pointers pushes:
 	 * "push %rbp; mov %rsp, %rbp" leaves the caller's rbp at [rbp] and

@@ -12,6 +12,8 @@
 
 #if defined(__x86_64__)
 #include "arch-x86_64.h"
+#elif defined(__aarch64__)
+#include "arch-aarch64.h"
 #else
 #error "collect/arch.h: no arch-*.h for this architecture"
 #endif

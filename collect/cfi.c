@@ -155,7 +155,7 @@ static uint64_t pointer(struct cur *c, unsigned enc)
 
 /* Where the return address is, as the rules so far say. */
 enum ra_rule {
-	RA_AT_CFA,	/* at CFA + ZT_ARCH_RA_AT, where every row but END keeps it */
+	RA_AT_CFA,	/* where rows keep it: at CFA + ZT_ARCH_RA_AT, or (ZT_ARCH_RA_IN_X) where x's rule says */
 	RA_UNDEFINED,	/* none: the thread's outermost frame */
 	RA_ELSEWHERE,	/* anywhere else: a rule zt does not follow */
 };
@@ -351,10 +351,14 @@ static int set_rule(struct state *s, const struct state *init, uint64_t reg, enu
 		switch (rule) {
 		case RULE_RESTORE: s->ra = init->ra; break;
 		case RULE_UNDEFINED: s->ra = RA_UNDEFINED; break;
-		case RULE_OFFSET: s->ra = off == ZT_ARCH_RA_AT ? RA_AT_CFA : RA_ELSEWHERE; break;
+		case RULE_OFFSET:
+			s->ra = off == ZT_ARCH_RA_AT || ZT_ARCH_RA_IN_X ? RA_AT_CFA : RA_ELSEWHERE;
+			break;
+		case RULE_SAME: s->ra = ZT_ARCH_RA_IN_X ? RA_AT_CFA : RA_ELSEWHERE; break;
 		default: s->ra = RA_ELSEWHERE; break;
 		}
-		return 0;
+		if (!ZT_ARCH_RA_IN_X)
+			return 0;
 	}
 	if (reg != ZT_ARCH_DWARF_FP && reg != ZT_ARCH_DWARF_X)
 		return 0;	/* a register the unwinder does not need */
@@ -526,6 +530,12 @@ static int run(const struct zt_cfi_image *img, const struct cie *ci,
 			break;
 		case DW_CFA_GNU_args_size:
 			uleb(&c);
+			break;
+		case DW_CFA_AARCH64_negate_ra_state:
+			/* The return address is signed from here (or no longer):
+			 * every one is stripped before use (arch.h). */
+			if (!ZT_ARCH_NEGATE_RA_STATE)
+				return -1;
 			break;
 		default:
 			return -1;	/* an op zt does not know: its operands cannot be skipped */
@@ -771,7 +781,9 @@ struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_
 	rs.lo = f[0].begin;
 	for (size_t i = 0; i < n && !rs.full; i++) {
 		struct cie ci;
-		struct state init = { .cfa = ZT_CFA_BAD, .fp = ZT_REG_SAME, .ra = RA_ELSEWHERE }, s;
+		/* Before the CIE's rules: on AArch64 the return address is in x30. */
+		struct state init = { .cfa = ZT_CFA_BAD, .fp = ZT_REG_SAME,
+				      .ra = ZT_ARCH_RA_IN_X ? RA_AT_CFA : RA_ELSEWHERE }, s;
 		uintptr_t loc = f[i].begin;
 		size_t mark = rs.n;
 

@@ -11,6 +11,7 @@
  * this code also runs inside a fatal signal's handler, where malloc cannot.
  */
 #include "dump.h"
+#include "arch.h"
 #include "files.h"
 #include "fmt.h"
 #include "perfmap.h"
@@ -26,8 +27,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
+#ifndef ZT_NO_ZLIB
 #include <zlib.h>
+#endif
 
 static const char *const loss_names[ZT_NLOSS] = {
 	[ZT_LOST_WRITE] = ZT_RAW_LOST_WRITE,
@@ -103,6 +108,7 @@ static int open_dump(int keep)
 	zt_files_puts(dfd, zt_state.wall ? ZT_RAW_MAGIC " " ZT_STR(ZT_RAW_VERSION_WALL) "\n" :
 		     ZT_RAW_MAGIC " " ZT_STR(ZT_RAW_VERSION) "\n");
 	put_key(dfd, ZT_RAW_PID, (uint64_t)zt_state.pid);
+	zt_files_puts(dfd, ZT_RAW_ARCH " " ZT_ARCH_RAW_NAME "\n");
 	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0) {
 		zt_files_puts(dfd, ZT_RAW_EXE " ");
@@ -149,12 +155,18 @@ int zt_dump_reopen(void)
 /*
  * /proc/self/maps, opened when the dump is, so that it can still be read at
  * the end after a chroot; re-read from the start it shows the maps of now
- * (snapshot.c).
+ * (snapshot.c). Not kept when it is no procfs file: qemu-user answers the
+ * open with a copy of the maps of that moment, so each read opens anew.
  */
 static void open_maps_now(void)
 {
+	struct statfs fs;
+
 	zt_files_close(&zt_state.maps_now);
 	zt_files_own(&zt_state.maps_now, open("/proc/self/maps", O_RDONLY | O_CLOEXEC));
+	if (zt_state.maps_now.fd >= 0 &&
+	    (fstatfs(zt_state.maps_now.fd, &fs) < 0 || fs.f_type != PROC_SUPER_MAGIC))
+		zt_files_close(&zt_state.maps_now);
 }
 
 /*
@@ -494,6 +506,7 @@ static void put_summary(void)
 	zt_offcpu_put_summary(dfd);
 }
 
+#ifndef ZT_NO_ZLIB
 /*
  * zlib's memory for -z, from a static arena: deflate with the default window
  * and memory level needs about 268 KiB, and malloc is off limits in a signal
@@ -569,6 +582,18 @@ static int compress_file(const char *from, int to)
 		rc = errno;	/* a full disk may only say so now */
 	return rc;
 }
+#else
+/*
+ * Built without zlib (a cross build whose sysroot has none: ZT_NO_ZLIB):
+ * -z keeps the dump uncompressed, and says so (gzip-failed).
+ */
+static int compress_file(const char *from, int to)
+{
+	(void)from;
+	(void)to;
+	return ENOSYS;
+}
+#endif
 
 /* Drop the dump in progress (a failed start). */
 void zt_dump_abandon(void)

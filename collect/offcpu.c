@@ -304,7 +304,9 @@ static const struct call {
 	{ SYS_io_getevents, "io_getevents", OBJ_NONE },
 	{ SYS_splice, "splice", OBJ_NONE },
 	{ SYS_sendfile, "sendfile", OBJ_NONE },
+#ifdef SYS_vfork	/* none on aarch64: glibc's vfork is a clone there */
 	{ SYS_vfork, "vfork", OBJ_NONE },
+#endif
 #ifdef SYS_poll
 	{ SYS_poll, "poll", OBJ_NFDS },
 	{ SYS_select, "select", OBJ_NONE },
@@ -473,7 +475,13 @@ static void walk(struct rec *c, uintptr_t pc, uintptr_t sp, size_t got, long nr)
 	struct zt_regs r;
 	enum zt_unwind_end end = ZT_UNWIND_PARTIAL;
 
-	if (nr == SYS_vfork || got == 0) {
+#ifdef SYS_vfork
+	if (nr == SYS_vfork)
+		got = 0;
+#else
+	(void)nr;
+#endif
+	if (got == 0) {
 		/* vfork keeps its return address in a register: not unwound. */
 		c->addr[0] = pc | ZT_UNWIND_EXACT;
 		c->n = 1;

@@ -167,6 +167,41 @@ static int in_start(const struct zt_thread *t, const uint64_t *addr, size_t n,
 }
 
 /*
+ * The address a signal handler returns to (the trampoline that makes the
+ * rt_sigreturn call), where CFI does not say it (arch.h's
+ * ZT_ARCH_SIGRETURN_PROBE): learnt at start from a signal zt sends itself
+ * with a handler of its own, before the program runs; its old disposition
+ * and mask come back. 0 when not known.
+ */
+static uintptr_t sigreturn_at;
+
+static void on_probe(int sig)
+{
+	(void)sig;
+	sigreturn_at = (uintptr_t)__builtin_extract_return_addr(__builtin_return_address(0));
+}
+
+static void sigreturn_find(void)
+{
+	struct sigaction sa, old;
+	sigset_t one, was;
+
+	if (!ZT_ARCH_SIGRETURN_PROBE)
+		return;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_probe;
+	sigemptyset(&sa.sa_mask);
+	if (zt_sys_sigaction(SIGPROF, &sa, &old) < 0)
+		return;
+	sigemptyset(&one);
+	sigaddset(&one, SIGPROF);
+	zt_sys_call(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&one, (long)&was, 8, 0, 0);
+	zt_sys_call(SYS_tgkill, getpid(), zt_sys_gettid(), SIGPROF, 0, 0, 0);
+	zt_sys_call(SYS_rt_sigprocmask, SIG_SETMASK, (long)&was, 0, 8, 0, 0);
+	zt_sys_sigaction(SIGPROF, &old, NULL);
+}
+
+/*
  * The six rules: do little; call only async-signal-safe functions (write is
  * the only call, in zt_store_flush); keep errno; the buffer is this thread's
  * own, and "busy" tells the stopping thread to wait for it; shared counters
@@ -197,8 +232,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 			t->period_pending = 0;
 			ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &p);
 		}
-	} else if (!(si->si_code == SI_TIMER && t && (t->has_timer || t->timer_gone) &&
-		     si->si_timerid == (int)(intptr_t)t->timer)) {
+	} else if (!zt_timer_signal_is(t, si)) {
 		if (!zt_sigmask_foreign(si, uc))
 			zt_intercept_sigprof_foreign(sig, si, ucv);
 		goto done;
@@ -216,6 +250,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	addr = t->addr;
 	memset(&r, 0, sizeof r);
 	zt_arch_ucontext_regs(uc, &r.pc, &r.sp, &r.fp, &r.x);
+	r.sigreturn = sigreturn_at;
 	if (t->adopted && !t->stack_hi)
 		zt_thread_find_stack(t, r.sp);
 	stacks_of(t, &r);
@@ -466,6 +501,7 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	start_code_find();
 	zt_tables_update();
 	zt_thread_init();
+	sigreturn_find();
 	install_handler();
 	if (zt_prof_begin() < 0)
 		return;

@@ -47,6 +47,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,7 +66,7 @@ enum {
 	C_WRITE, C_PROCESS_VM_READV, C_RT_TGSIGQUEUEINFO, C_RT_SIGQUEUEINFO, C_TGKILL,
 	C_CLOCK_GETTIME, C_GETTID, C_GETPID,
 	/* the ending's (and a thread's end) */
-	C_OPENAT, C_PREAD64, C_READ, C_FSTAT, C_STAT, C_FCNTL, C_IOCTL, C_CLOSE,
+	C_OPENAT, C_PREAD64, C_READ, C_FSTAT, C_FSTATFS, C_STAT, C_FCNTL, C_IOCTL, C_CLOSE,
 	C_RT_SIGPROCMASK, C_GETRUSAGE, C_READLINK, C_RENAMEAT, C_RENAME, C_UNLINKAT,
 	C_UNLINK, C_ACCESS, C_FDATASYNC, C_MMAP, C_MPROTECT, C_MUNMAP,
 	/* a new thread's timer */
@@ -76,7 +77,7 @@ enum {
 static const char *const call_names[C_DONE] = {
 	"write", "process_vm_readv", "rt_tgsigqueueinfo", "rt_sigqueueinfo", "tgkill",
 	"clock_gettime", "gettid", "getpid",
-	"openat", "pread64", "read", "newfstatat", "stat", "fcntl", "ioctl", "close",
+	"openat", "pread64", "read", "newfstatat", "fstatfs", "stat", "fcntl", "ioctl", "close",
 	"rt_sigprocmask", "getrusage", "readlink", "renameat", "rename", "unlinkat",
 	"unlink", "access", "fdatasync", "mmap", "mprotect", "munmap",
 	"sched_getaffinity", "sigaltstack", "prlimit64", "perf_event_open", "timer_create",
@@ -144,6 +145,12 @@ static void try_calls(void)
 	(void)!read(fd, buf, 1);
 	*reached = C_FSTAT;
 	fstat(fd, &st);
+	*reached = C_FSTATFS;	/* the dump's start: is /proc/self/maps procfs (dump.c) */
+	{
+		struct statfs sfs;
+
+		fstatfs(fd, &sfs);
+	}
 	*reached = C_STAT;
 	stat(none, &st);
 	*reached = C_FCNTL;

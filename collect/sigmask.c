@@ -38,6 +38,7 @@
  */
 #include "sigmask.h"
 #include "thread.h"
+#include "timer.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -287,8 +288,7 @@ static int signal_is_ours(const siginfo_t *si)
 		return 0;
 	if (si->si_code == POLL_IN && zt_state.timer == ZT_TIMER_PERF)
 		return zt_thread_counter_is_ours(si->si_fd);
-	return si->si_code == SI_TIMER && t && (t->has_timer || t->timer_gone) &&
-	       si->si_timerid == (int)(intptr_t)t->timer;
+	return zt_timer_signal_is(t, si);
 }
 
 static uint64_t ts_ns(const struct timespec *ts)

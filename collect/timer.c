@@ -137,6 +137,9 @@ static int posix_start(struct zt_thread *t)
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = SIGPROF;
 	sev._sigev_un._tid = t->tid;
+	/* Its signals carry the record: how qemu-user's (whose si_timerid is
+	 * the host's id, not the guest's) are known as zt's too. */
+	sev.sigev_value.sival_ptr = t;
 	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) < 0)
 		return -1;
 	zt_state.period_ns = (uint64_t)ns;
@@ -226,6 +229,12 @@ int zt_timer_start(struct zt_thread *t)
 	if (zt_timer_prepare(t) < 0)
 		return -1;
 	return zt_timer_arm(t);
+}
+
+int zt_timer_signal_is(const struct zt_thread *t, const siginfo_t *si)
+{
+	return si->si_code == SI_TIMER && t && (t->has_timer || t->timer_gone) &&
+	       (si->si_timerid == (int)(intptr_t)t->timer || si->si_value.sival_ptr == (void *)t);
 }
 
 void zt_timer_stop(struct zt_thread *t)

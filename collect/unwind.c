@@ -196,6 +196,9 @@ static int find_record(const struct zt_regs *r, const struct zt_cfi_set *s, uint
 	return *fp != 0;
 }
 
+/* The row of a signal trampoline known by its address (zt_regs' sigreturn). */
+static const struct zt_cfi_row sigreturn_row = { .kind = ZT_CFA_SIGNAL };
+
 /* The row for pc in s, or NULL. */
 static const struct zt_cfi_row *row_of(const struct zt_cfi_set *s, uintptr_t pc)
 {
@@ -246,8 +249,16 @@ static int step_checks(const struct zt_regs *r, const struct zt_cfi_set *s,
 	default:
 		return 1;	/* END, BAD, RBX: the next step decides */
 	}
+#if ZT_ARCH_RA_IN_X
+	if (caller->x != ZT_REG_SAVED)
+		return 1;	/* in the link register: nothing to read */
+	if (cfa < sp || !load(r, cfa + (uintptr_t)(intptr_t)caller->x_off, &next))
+		return 0;
+	next = zt_arch_strip(next);
+#else
 	if (cfa < sp + 8 || !load(r, cfa - 8, &next))
 		return 0;
+#endif
 	return next == 0 || in_code(s, next - 1);
 }
 
@@ -267,7 +278,8 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 		return 0;
 	out[n++] = (uint64_t)pc | ZT_UNWIND_EXACT;
 	if (mode != ZT_UNWIND_FP)
-		row = row_of(set, pc);
+		row = r->sigreturn && pc >= r->sigreturn && pc < r->sigreturn + ZT_ARCH_SIGRETURN_LEN ?
+		      &sigreturn_row : row_of(set, pc);
 	for (;;) {
 		/* A return address belongs to the call before it. */
 		uintptr_t at = exact ? pc : pc - 1;
@@ -309,16 +321,40 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 				if (row->kind == ZT_CFA_PLT && (at & 15) >= (uintptr_t)row->arg)
 					cfa += 8;
 			}
-			if (!may_step(r, sp, cfa - 8, 1, &seen) || !load(r, cfa - 8, &ra))
+#if ZT_ARCH_RA_IN_X
+			/*
+			 * The return address is x's value: saved at CFA + x_off,
+			 * or still in x (a leaf, a function before it saved it:
+			 * known in the interrupted frame and after a signal
+			 * frame only). The caller's x is that address, of no use
+			 * to its own row.
+			 */
+			if (!may_step(r, sp, cfa, 1, &seen))
 				break;
-			if (row->fp == ZT_REG_SAVED)
-				next_ok = load(r, cfa + (uintptr_t)(intptr_t)row->arg, &next_fp);
-			else if (row->fp == ZT_REG_LOST)
-				next_ok = 0;
+			if (row->x == ZT_REG_SAVED) {
+				if (!load(r, cfa + (uintptr_t)(intptr_t)row->x_off, &ra))
+					break;
+			} else if (row->x == ZT_REG_SAME && x_ok) {
+				ra = x;
+			} else {
+				break;
+			}
+			ra = zt_arch_strip(ra);
+			next_x = ra;
+			next_x_ok = 0;
+#else
+			if (!may_step(r, sp, cfa + (uintptr_t)(intptr_t)ZT_ARCH_RA_AT, 1, &seen) ||
+			    !load(r, cfa + (uintptr_t)(intptr_t)ZT_ARCH_RA_AT, &ra))
+				break;
 			if (row->x == ZT_REG_SAVED)
 				next_x_ok = load(r, cfa + (uintptr_t)(intptr_t)row->x_off, &next_x);
 			else if (row->x == ZT_REG_LOST)
 				next_x_ok = 0;
+#endif
+			if (row->fp == ZT_REG_SAVED)
+				next_ok = load(r, cfa + (uintptr_t)(intptr_t)row->arg, &next_fp);
+			else if (row->fp == ZT_REG_LOST)
+				next_ok = 0;
 			next_sp = cfa;
 		} else if (row && row->kind == ZT_CFA_SIGNAL) {
 			/* The handler returned here: the registers it interrupted. */
@@ -344,6 +380,7 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			    !load(r, fp + ZT_ARCH_FRAME_FP, &next_fp) ||
 			    !load(r, fp + ZT_ARCH_FRAME_RA, &ra))
 				break;
+			ra = zt_arch_strip(ra);
 			next_sp = fp + ZT_ARCH_FRAME_SIZE;
 			next_ok = 1;
 			next_x_ok = 0;	/* the frame may have saved and reused it */
@@ -375,10 +412,15 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 		 * already (cfi.c keeps only FDEs inside the object's
 		 * executable segments), so CFI steps pay no second search.
 		 */
-		row = mode != ZT_UNWIND_FP ? row_of(set, next_exact ? ra : ra - 1) : NULL;
-		if (set && set->nseg && (!row || row->kind == ZT_CFA_BAD) &&
-		    !in_code(set, next_exact ? ra : ra - 1))
-			break;
+		if (mode != ZT_UNWIND_FP && r->sigreturn && ra == r->sigreturn && !next_exact) {
+			/* The handler returns to the trampoline: a signal frame. */
+			row = &sigreturn_row;
+		} else {
+			row = mode != ZT_UNWIND_FP ? row_of(set, next_exact ? ra : ra - 1) : NULL;
+			if (set && set->nseg && (!row || row->kind == ZT_CFA_BAD) &&
+			    !in_code(set, next_exact ? ra : ra - 1))
+				break;
+		}
 		if (n == max) {
 			*end = ZT_UNWIND_DEPTH;
 			break;

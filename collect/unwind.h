@@ -53,6 +53,9 @@ struct zt_regs {
 	/* More stacks (an alternate signal stack, a coroutine's): unused when hi is 0. */
 	struct zt_stack_range extra[ZT_UNWIND_EXTRA];
 	int no_code;		/* 1: read no code (a dlclose may be unmapping some) */
+	/* The signal trampoline's address, where CFI does not mark it (arch.h's
+	 * ZT_ARCH_SIGRETURN_PROBE); 0 when unknown. */
+	uintptr_t sigreturn;
 };
 
 /*

@@ -533,7 +533,7 @@ static size_t unwind_cfi(uintptr_t pc, uintptr_t sp, uintptr_t rbp, const uintpt
 			 size_t words, uint64_t *out, size_t max, enum zt_unwind_end *end)
 {
 	struct zt_cfi_set *set = malloc(sizeof *set + sizeof set->t[0]);
-	struct zt_regs r = { pc, sp, rbp, (uintptr_t)stack, (uintptr_t)(stack + words), 0, { { 0 } }, 0 };
+	struct zt_regs r = { pc, sp, rbp, (uintptr_t)stack, (uintptr_t)(stack + words), 0, { { 0 } }, 0, 0 };
 	size_t n;
 
 	if (!set)
@@ -680,7 +680,7 @@ UNIT_TEST(unwind_cfi_follows_a_cfa_in_rbx)
 	uintptr_t stack[16] = { 0 };
 	struct zt_cfi_set *set = malloc(sizeof *set + sizeof set->t[0]);
 	struct zt_regs r = { 0x1004, (uintptr_t)stack, 0, (uintptr_t)stack,
-			     (uintptr_t)(stack + 16), 0x5, { { 0 } }, 0 };
+			     (uintptr_t)(stack + 16), 0x5, { { 0 } }, 0, 0 };
 	uint64_t out[8];
 	enum zt_unwind_end end;
 	size_t n;
@@ -735,9 +735,9 @@ UNIT_TEST(unwind_cfi_follows_the_plt_expression)
 	uint64_t out[8];
 	enum zt_unwind_end end;
 	struct zt_regs before = { 0x1004, (uintptr_t)stack, 0, (uintptr_t)stack,
-				  (uintptr_t)(stack + 8), 0, { { 0 } }, 0 };
+				  (uintptr_t)(stack + 8), 0, { { 0 } }, 0, 0 };
 	struct zt_regs after = { 0x100c, (uintptr_t)stack, 0, (uintptr_t)stack,
-				 (uintptr_t)(stack + 8), 0, { { 0 } }, 0 };
+				 (uintptr_t)(stack + 8), 0, { { 0 } }, 0, 0 };
 	size_t n;
 
 	if (!set)

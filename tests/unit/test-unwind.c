@@ -13,7 +13,7 @@
 static size_t zt_walk(uintptr_t pc, uintptr_t fp, uintptr_t low, uintptr_t high,
 		      uint64_t *out, size_t max, int *truncated)
 {
-	struct zt_regs r = { pc, low, fp, low, high, 0, { { 0 } }, 0 };
+	struct zt_regs r = { pc, low, fp, low, high, 0, { { 0 } }, 0, 0 };
 	enum zt_unwind_end end;
 	size_t n = zt_unwind(&r, NULL, ZT_UNWIND_FP, out, max, &end);
 
@@ -134,7 +134,7 @@ UNIT_TEST(walk_goes_from_a_copied_stack_into_the_thread_stack_once)
 	uintptr_t thread[8] = { 0 }, copy[8] = { 0 };
 	uintptr_t base = (uintptr_t)thread, high = base + sizeof thread;
 	uintptr_t fake = 0x7000000;	/* where the copied stack "was"; never read */
-	struct zt_regs r = { 0x1000, fake, fake, base, high, 0, { { 0 } }, 0 };
+	struct zt_regs r = { 0x1000, fake, fake, base, high, 0, { { 0 } }, 0, 0 };
 	uint64_t out[8];
 	enum zt_unwind_end end;
 	size_t n;
@@ -242,7 +242,7 @@ static size_t checked_walk(struct zt_cfi_set *s, uintptr_t *stack, size_t words,
 			   uintptr_t ra2, uint64_t *out, enum zt_unwind_end *end)
 {
 	uintptr_t base = (uintptr_t)stack;
-	struct zt_regs r = { C(100), base, base + 2 * W, base, base + words * W, 0, { { 0 } }, 0 };
+	struct zt_regs r = { C(100), base, base + 2 * W, base, base + words * W, 0, { { 0 } }, 0, 0 };
 	size_t n;
 
 	stack[2] = base + 6 * W;
@@ -328,7 +328,7 @@ UNIT_TEST(auto_reads_no_code_while_told_not_to)
 {
 	struct zt_cfi_set *s = checked_set();
 	uintptr_t stack[16] = { 0 }, base = (uintptr_t)stack;
-	struct zt_regs r = { C(100), base, base + 2 * W, base, base + 16 * W, 0, { { 0 } }, 1 };
+	struct zt_regs r = { C(100), base, base + 2 * W, base, base + 16 * W, 0, { { 0 } }, 1, 0 };
 	uint64_t out[8];
 	enum zt_unwind_end end;
 
@@ -355,7 +355,7 @@ UNIT_TEST(auto_checks_the_caller_s_row_against_the_frame_it_lands_in)
 	struct zt_cfi_table caller = { 0, 0, 3, 2, rows, 0 };
 	struct zt_cfi_set *s = checked_set();
 	uintptr_t stack[16] = { 0 }, base = (uintptr_t)stack;
-	struct zt_regs r = { C(100), base, base + 2 * W, base, base + 16 * W, 0, { { 0 } }, 0 };
+	struct zt_regs r = { C(100), base, base + 2 * W, base, base + 16 * W, 0, { { 0 } }, 0, 0 };
 	uint64_t out[8];
 	enum zt_unwind_end end;
 
