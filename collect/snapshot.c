@@ -85,13 +85,13 @@ static int reserve(struct sbuf *b, size_t want)
 		return 0;
 	while (cap < want)
 		cap *= 2;
-	p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = zt_sys_map(cap);
 	if (p == MAP_FAILED)
 		return -1;
 	if (b->len)
 		memcpy(p, b->p, b->len);
 	if (b->p)
-		munmap(b->p, b->cap);
+		zt_sys_unmap(b->p, b->cap);
 	b->p = p;
 	b->cap = cap;
 	return 0;
