@@ -3,7 +3,7 @@
  * the endings (prof.c; the top of collect/). The layers (a > b: a uses b;
  * a file includes only headers of its own layer or below):
  *
- *   top      prof  control  thread  intercept  sigmask  seccomp
+ *   top      prof  control  offcpu  thread  intercept  sigmask  seccomp
  *                                                      lifecycle, windows, interposers
  *   middle   dump > store  snapshot  perfmap              the dump and its sections
  *            tables > unwind > cfi                        the unwinder and its tables
