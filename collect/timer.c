@@ -43,6 +43,29 @@ static uint64_t first_period(uint64_t period)
 	return period ? 1 + z % period : 1;
 }
 
+/*
+ * The shortest first period a counter is given: 100 us, or half a period
+ * at rates above 5 kHz. After its first overflow the kernel re-arms the
+ * task clock's hrtimer with the same period until the handler sets the
+ * whole one (PERF_EVENT_IOC_PERIOD), and a period shorter than the
+ * interrupt and the signal take (the kernel allows 10 us) fires again and
+ * again before the handler runs: on a loaded 2-CPU VM, 10 us periods cost
+ * samples/shortthreads 300,000 to 1,000,000 hrtimer interrupts for its
+ * 2,900 samples, and 2 to 30 s of system time; at 25 us some overflowed
+ * twice; at 50 and 100 us none (4,300 expiries: the samples' and the
+ * ticks'), and 0.9 to 1.1 s of system time (bare: 0.5 to 1). The draw is
+ * still uniform in (0, period]: a draw below the floor waits for it, so a
+ * thread of at least that much CPU time is sampled with the same
+ * probability (its CPU time / period); a thread of less is never sampled
+ * (with 10 us, one of 50 us had a 5% chance at 997 Hz).
+ */
+static uint64_t first_floor(uint64_t period)
+{
+	uint64_t f = period / 2 < 100000 ? period / 2 : 100000;
+
+	return f < 10000 ? 10000 : f;
+}
+
 /* The CPU clock of thread tid of this process (the kernel's encoding, as glibc's pthread_getcpuclockid). */
 static clockid_t thread_clock(pid_t tid)
 {
@@ -60,10 +83,9 @@ static int perf_start(struct zt_thread *t)
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_TASK_CLOCK;
 	zt_state.period_ns = 1000000000ull / zt_state.hz;
-	/* The kernel's task clock fires no sooner than 10 us. */
 	attr.sample_period = first_period(zt_state.period_ns);
-	if (attr.sample_period < 10000)
-		attr.sample_period = 10000;
+	if (attr.sample_period < first_floor(zt_state.period_ns))
+		attr.sample_period = first_floor(zt_state.period_ns);
 	t->period_pending = attr.sample_period != zt_state.period_ns;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
