@@ -20,24 +20,37 @@ key() { sed -n "s/^$2 //p" "$1"; }
 	# Samples in the measured spins of each side, against the CPU time each
 	# spin measured: the work around them (pthread_create and join in main,
 	# zt's own start of each thread) is in neither.
-	# zt's perf counter counts user time only, and each spin's clock counts
-	# the kernel's time in it too (system time rose with this wave's
-	# per-thread work: 0.6 s before, 3 to 4 s for 3,000 threads here now),
-	# so the reference is uncertain by the run's system share.
-	sys=$(printf '%s\n' "$stderr" | sed -n 's/.*system [0-9.]* s (\([0-9.]*\)% of CPU time).*/\1/p')
-	[ -n "$sys" ]
+	# Each spin's clock counts the kernel's time in it too, zt's counter
+	# user time only: that is within the tolerance again since each
+	# thread's first period is at least 100 us (timer.c, first_floor). At
+	# the kernel's 10 us, periods shorter than the interrupt and the signal
+	# take stormed: seconds of system time counted in the short threads'
+	# spins (fe27574 had to allow the run's whole system share here).
 	zt-fold st.raw > st.folded
-	SYS=$sys A=$short B=$main awk '
+	A=$short B=$main awk '
 		/;short_thread;spin_for/ { o += $NF } /;main_spin;spin_for/ { m += $NF }
 		END {
 			a = ENVIRON["A"]; b = ENVIRON["B"]
 			n = m + o; p = a / (a + b); got = o / n; sd = sqrt(p * (1 - p) / n)
 			d = got - p; if (d < 0) d = -d
 			printf "samples %d, short threads %d: share %.4f, CPU share %.4f, sd %.4f\n", n, o, got, p, sd
-			slack = ENVIRON["SYS"] / 100
-			printf "system share %.4f\n", slack
-			exit !(n >= 1500 && got >= 0.25 && d <= 4 * sd + 0.02 + slack)
+			exit !(n >= 1500 && got >= 0.25 && d <= 4 * sd + 0.02)
 		}' st.folded
+	# A short thread (0.4 ms of spin, a full period of 1 ms after its
+	# first sample) has one sample at most: a counter that overflowed again
+	# before the handler set the whole period sampled it twice (21 to 34 of
+	# 1,200 sampled threads with 10 us first periods on a loaded machine;
+	# 0 since, a handful allowed for threads that a loaded machine's
+	# interrupts made last a period).
+	pid=$(key st.raw pid)
+	PID=$pid awk '
+		/^samples$/ { in_s = 1; next } /^[a-z]/ { in_s = 0 }
+		in_s && $1 != ENVIRON["PID"] { c[$1]++ }
+		END {
+			for (t in c) { k++; if (c[t] > 1) twice++ }
+			printf "short threads sampled %d, twice or more %d\n", k, twice
+			exit !(k >= 500 && twice <= k / 200)
+		}' st.raw
 }
 
 @test "a thread made with a raw clone is counted, with its CPU time, in the dump and on the line" {
