@@ -128,7 +128,11 @@ ROOT='_start;__libc_start_main;[^;]+;main'
 }
 
 @test "aarch64 signal handler: stacks go through the handler and the trampoline into the interrupted code" {
-	a64 g -- "$X/samples/sigframe"
+	# Bound at load time: a first call through the PLT interrupted by the
+	# signal leaves the handler's stack in ld.so's lazy binder, which this
+	# unwinder does not yet follow on aarch64 (a CI-like run had 5 such
+	# stacks, marked [truncated]); that is not what this test is about.
+	a64 g -E LD_BIND_NOW=1 -- "$X/samples/sigframe"
 	cat g.folded
 	[ "$(cat g.out)" = done ]
 	handler=$(count g.folded 'on_alarm;handler_spin$')
