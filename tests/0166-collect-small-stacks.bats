@@ -40,7 +40,10 @@ stacks_with_leaf() {
 	assert_success
 	assert_output "$expect"
 	stacks_with_leaf alt.raw handler_spin > stacks
-	[ "$(wc -l < stacks)" -ge 20 ]
+	# The handler spins about 20 ms (19-20 samples on an idle machine): 20
+	# was the edge, and two CI-like runs at once failed it. 10 still shows
+	# the handler sampled on its stack.
+	[ "$(wc -l < stacks)" -ge 10 ]
 	# Every one goes from the handler through the signal frame to main.
 	[ "$(grep -c '^handler_spin;on_usr1;__restore_rt;.*;main;' stacks)" = "$(wc -l < stacks)" ]
 }
