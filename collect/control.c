@@ -177,11 +177,8 @@ static void flush_all(void)
 	for (int i = 0; i < n; i++) {
 		struct zt_thread *t = zt_state.threads[i];
 
-		if (!t || !t->live || __atomic_exchange_n(&t->closed, 1, __ATOMIC_SEQ_CST))
+		if (!zt_store_claim(t))
 			continue;
-		for (long spin = 0; __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE) &&
-				    spin < 100000000; spin++)
-			zt_arch_pause();
 		zt_store_flush(t);
 		if (__atomic_load_n(&t->live, __ATOMIC_ACQUIRE))
 			__atomic_store_n(&t->closed, 0, __ATOMIC_SEQ_CST);

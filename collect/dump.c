@@ -17,7 +17,6 @@
 #include "perfmap.h"
 #include "snapshot.h"
 #include "unwind.h"
-#include "offcpu.h"
 #include "rawfmt.h"
 
 #include <elf.h>
@@ -42,6 +41,12 @@ static const char *const loss_names[ZT_NLOSS] = {
 
 /* The dump's descriptor while the header or the end is written. */
 static int dfd = -1;
+static const struct zt_dump_part *part;	/* zt_dump_register's, set before any dump */
+
+void zt_dump_register(const struct zt_dump_part *p)
+{
+	part = p;
+}
 
 static void open_maps_now(void);
 
@@ -406,7 +411,7 @@ static void put_summary(void)
 		/* With windows the timers count paused time too, and running
 		 * threads' counts are summed only at their end: left out. The
 		 * off-CPU sampler thread's time is zt's. */
-		uint64_t none, own = zt_offcpu_cpu_ns();
+		uint64_t none, own = part && part->own_cpu_ns ? part->own_cpu_ns() : 0;
 
 		cpu = cpu > own ? cpu - own : 0;
 		none = zt_state.unsampled_cpu_ns + (!zt_state.control && cpu > seen ? cpu - seen : 0);
@@ -503,7 +508,8 @@ static void put_summary(void)
 		put_key(dfd, ZT_RAW_CPU_USER_START_NS, zt_state.user_start_ns);
 		put_key(dfd, ZT_RAW_CPU_SYS_START_NS, zt_state.sys_start_ns);
 	}
-	zt_offcpu_put_summary(dfd);
+	if (part && part->put_summary)
+		part->put_summary(dfd);
 }
 
 #ifndef ZT_NO_ZLIB

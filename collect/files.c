@@ -18,7 +18,6 @@
  */
 #include "files.h"
 #include "fmt.h"
-#include "offcpu.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +30,44 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-enum { HIGH_FD = 512 };
+enum {
+	HIGH_FD = 512,
+	MARK_BITS = 1 << 20,	/* marked descriptors are below this (a bitmap) */
+};
+
+/*
+ * The descriptors that modules above this one hold without a zt_owned
+ * record (the off-CPU sampler's /proc files: many, opened and closed as
+ * threads come and go), registered with zt_files_mark.
+ */
+static uint64_t marked[MARK_BITS / 64];
+
+void zt_files_mark(int fd, int on)
+{
+	if (fd < 0 || fd >= MARK_BITS)
+		return;
+	if (on)
+		__atomic_or_fetch(&marked[fd / 64], (uint64_t)1 << fd % 64, __ATOMIC_RELEASE);
+	else
+		__atomic_and_fetch(&marked[fd / 64], ~((uint64_t)1 << fd % 64), __ATOMIC_RELEASE);
+}
+
+static int is_marked(int fd)
+{
+	return fd >= 0 && fd < MARK_BITS &&
+	       (__atomic_load_n(&marked[fd / 64], __ATOMIC_ACQUIRE) >> fd % 64 & 1);
+}
+
+static int list_marked(int *out, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < MARK_BITS / 64 && n < max; i++)
+		for (uint64_t w = __atomic_load_n(&marked[i], __ATOMIC_ACQUIRE); w && n < max;
+		     w &= w - 1)
+			out[n++] = i * 64 + __builtin_ctzll(w);
+	return n;
+}
 
 /* Take fd as zt's: moved high, close-on-exec, identity recorded. */
 int zt_files_own(struct zt_owned *o, int fd)
@@ -211,7 +247,7 @@ int zt_files_fds_ours(int *out, int max)
 		if (t && t->live && zt_files_perf_ok(t))
 			out[n++] = t->perf_fd;
 	}
-	return n + zt_offcpu_fds(out + n, max - n);
+	return n + list_marked(out + n, max - n);
 }
 
 /* Whether fd is one of zt's. */
@@ -224,7 +260,7 @@ int zt_files_fd_is_ours(int fd)
 
 	if (fd < 0)
 		return 0;
-	if (zt_offcpu_fd_is_ours(fd))
+	if (is_marked(fd))
 		return 1;
 	for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
 		if (mine[i]->fd == fd)

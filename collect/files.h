@@ -27,6 +27,13 @@ ZT_HIDDEN void zt_files_status_init(void);
 ZT_HIDDEN int zt_files_fd_is_ours(int fd);
 ZT_HIDDEN int zt_files_perf_ok(const struct zt_thread *t);
 ZT_HIDDEN int zt_files_fds_ours(int *out, int max);
+/*
+ * Register fd (on) as zt's, or no longer (off), for a module above that
+ * keeps descriptors without a zt_owned record (offcpu.c's /proc files):
+ * zt_files_fd_is_ours and zt_files_fds_ours then count it, so the close
+ * interposers spare it. The caller still opens and closes it.
+ */
+ZT_HIDDEN void zt_files_mark(int fd, int on);
 ZT_HIDDEN void zt_files_status(const char *what, int err, uint64_t count);
 /* The descriptor whose failed writes are the dump's (zt_files_write_failed); -1 for none. */
 ZT_HIDDEN void zt_files_watch(int fd);

@@ -36,6 +36,7 @@
  */
 #include "offcpu.h"
 #include "arch.h"
+#include "dump.h"
 #include "files.h"
 #include "fmt.h"
 #include "snapshot.h"
@@ -64,7 +65,6 @@
 
 enum {
 	WAIT_MAX = 64,		/* bytes of a wait's text, before escaping (formats/raw.md) */
-	FD_BITS = 1 << 20,	/* descriptors below this are told apart by a bitmap */
 	HIGH_FD = 512,		/* where zt's descriptors go (files.c) */
 	TEXT_MAX = 256,		/* /proc/self/task/TID/syscall's line */
 };
@@ -102,36 +102,7 @@ static volatile int busy;	/* the sampler is in a tick */
 static volatile pid_t sampler_tid;
 static volatile int kept_fds;	/* descriptors kept open, at most budget */
 static int budget;
-static uint64_t fdbits[FD_BITS / 64];
 static uint64_t nsamples, nrepeated, ntorn, cpu_ns, stop_ns;
-
-/* Mark fd as the sampler's (or not), for files.c's close interposers. */
-static void own_fd(int fd, int on)
-{
-	if (fd < 0 || fd >= FD_BITS)
-		return;
-	if (on)
-		__atomic_or_fetch(&fdbits[fd / 64], (uint64_t)1 << fd % 64, __ATOMIC_RELEASE);
-	else
-		__atomic_and_fetch(&fdbits[fd / 64], ~((uint64_t)1 << fd % 64), __ATOMIC_RELEASE);
-}
-
-int zt_offcpu_fd_is_ours(int fd)
-{
-	return fd >= 0 && fd < FD_BITS &&
-	       (__atomic_load_n(&fdbits[fd / 64], __ATOMIC_ACQUIRE) >> fd % 64 & 1);
-}
-
-int zt_offcpu_fds(int *out, int max)
-{
-	int n = 0;
-
-	for (int i = 0; i < FD_BITS / 64 && n < max; i++)
-		for (uint64_t w = __atomic_load_n(&fdbits[i], __ATOMIC_ACQUIRE); w && n < max;
-		     w &= w - 1)
-			out[n++] = i * 64 + __builtin_ctzll(w);
-	return n;
-}
 
 /* "/proc/self/task/TID/" NAME, opened, and moved out of the program's way. */
 static int open_task_file(pid_t tid, const char *name, int keep)
@@ -150,7 +121,7 @@ static int open_task_file(pid_t tid, const char *name, int keep)
 		zt_sys_close(fd);
 		fd = high;
 	}
-	own_fd(fd, 1);
+	zt_files_mark(fd, 1);
 	return fd;
 }
 
@@ -158,7 +129,7 @@ static void close_fd(int *fd)
 {
 	if (*fd < 0)
 		return;
-	own_fd(*fd, 0);
+	zt_files_mark(*fd, 0);
 	zt_sys_close(*fd);
 	*fd = -1;
 	__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
@@ -683,18 +654,11 @@ static void track(struct rec *c, pid_t tid, uint64_t since)
 static int others_alive(void)
 {
 	char buf[512];
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
 	const char *p;
 	uint64_t v = 3;
 
-	if (fd < 0)
+	if (zt_sys_read_file("/proc/self/stat", buf, sizeof buf) < 0)
 		return 1;
-	n = read(fd, buf, sizeof buf - 1);
-	zt_sys_close(fd);
-	if (n <= 0)
-		return 1;
-	buf[n] = '\0';
 	/* Field 20, counted after the command's closing parenthesis (field 2). */
 	p = strrchr(buf, ')');
 	for (int f = 2; p && f < 20; f++)
@@ -977,19 +941,10 @@ void zt_offcpu_thread_end(struct zt_thread *t)
 	char buf[96];
 	uint64_t exec, delay, runs;
 	const char *p;
-	int fd;
-	ssize_t n;
 
-	if (!zt_state.wall || !S)
+	if (!zt_state.wall || !S ||
+	    zt_sys_read_file("/proc/thread-self/schedstat", buf, sizeof buf) < 0)
 		return;
-	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, sizeof buf - 1);
-	zt_sys_close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
 	if (!(p = dec(buf, &exec)) || *p++ != ' ' || !(p = dec(p, &delay)) || *p++ != ' ' ||
 	    !dec(p, &runs))
 		return;
@@ -998,7 +953,8 @@ void zt_offcpu_thread_end(struct zt_thread *t)
 	__atomic_store_n(&t->end_ns, zt_sys_clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELEASE);
 }
 
-uint64_t zt_offcpu_cpu_ns(void)
+/* The sampler thread's CPU time, as zt_offcpu_stop read it (0 before). */
+static uint64_t own_cpu_ns(void)
 {
 	return zt_state.wall ? cpu_ns : 0;
 }
@@ -1013,7 +969,8 @@ static void put_key(int fd, const char *key, uint64_t v)
 	zt_files_write_all(fd, buf, (size_t)(p - buf));
 }
 
-void zt_offcpu_put_summary(int fd)
+/* The summary keys of a wall dump, written to fd. */
+static void put_summary(int fd)
 {
 	if (!zt_state.wall)
 		return;
@@ -1029,4 +986,11 @@ void zt_offcpu_put_summary(int fd)
 	put_key(fd, ZT_RAW_SAMPLER_CPU_NS, cpu_ns);
 	put_key(fd, ZT_RAW_WALL_NS, (stop_ns ? stop_ns : zt_sys_clock_ns(CLOCK_MONOTONIC)) -
 				    zt_state.start_ns);
+}
+
+void zt_offcpu_init(void)
+{
+	static const struct zt_dump_part part = { own_cpu_ns, put_summary };
+
+	zt_dump_register(&part);
 }

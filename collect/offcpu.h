@@ -10,6 +10,13 @@
 #include "state.h"
 
 /*
+ * Register the sampler's part of the dump's summary with dump.c: called
+ * once by the constructor when the profile is a wall profile, before the
+ * first dump opens.
+ */
+ZT_HIDDEN void zt_offcpu_init(void);
+
+/*
  * Start the sampler thread in the process that owns the dump (after
  * zt_prof_begin opened it). Not for signal handlers. 0, or -1 when the
  * thread could not be made (the dump then holds CPU samples only).
@@ -41,17 +48,5 @@ ZT_HIDDEN void zt_offcpu_thread_end(struct zt_thread *t);
 
 /* Whether tid is the sampler thread's (never sampled, never adopted). */
 ZT_HIDDEN int zt_offcpu_is_sampler(pid_t tid);
-
-/* Whether fd is one of the sampler's descriptors. Async-signal-safe. */
-ZT_HIDDEN int zt_offcpu_fd_is_ours(int fd);
-
-/* The sampler's descriptors into out[0..max); returns how many. */
-ZT_HIDDEN int zt_offcpu_fds(int *out, int max);
-
-/* The sampler thread's CPU time, as zt_offcpu_stop read it (0 before). */
-ZT_HIDDEN uint64_t zt_offcpu_cpu_ns(void);
-
-/* The summary keys of a wall dump, written to fd. */
-ZT_HIDDEN void zt_offcpu_put_summary(int fd);
 
 #endif

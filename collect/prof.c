@@ -481,6 +481,7 @@ __attribute__((constructor)) static void zt_prof_start(void)
 			return;
 		zt_state.wall = 1;
 		zt_state.off_cpu_hz = (unsigned)v;
+		zt_offcpu_init();
 	}
 	zt_state.gzip = gz && strcmp(gz, "1") == 0;
 	if (timer && strcmp(timer, "perf") == 0)
@@ -571,12 +572,8 @@ void zt_prof_stop(void)
 	for (int i = 0; i < n; i++) {
 		struct zt_thread *t = zt_state.threads[i];
 
-		if (!t || !t->live || __atomic_exchange_n(&t->closed, 1, __ATOMIC_SEQ_CST))
+		if (!zt_store_claim(t))
 			continue;
-		/* A handler that saw active before it dropped finishes quickly. */
-		for (long spin = 0; __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE) &&
-				    spin < 100000000; spin++)
-			zt_arch_pause();
 		zt_thread_name_record(t->tid);
 		zt_store_flush(t);
 	}

@@ -320,17 +320,13 @@ int zt_seccomp_start(void)
 	char buf[4096];
 	ssize_t n;
 	const char *p;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC), r;
+	int r;
 
 	RESOLVE(syscall);
 	RESOLVE(prctl);
-	if (fd < 0)
+	n = zt_sys_read_file("/proc/self/status", buf, sizeof buf);
+	if (n < 0)
 		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	zt_sys_close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	p = strstr(buf, "\nSeccomp:");
 	if (!p)
 		return 0;

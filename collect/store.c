@@ -14,6 +14,17 @@
 #include <errno.h>
 #include <unistd.h>
 
+int zt_store_claim(struct zt_thread *t)
+{
+	if (!t || !t->live || __atomic_exchange_n(&t->closed, 1, __ATOMIC_SEQ_CST))
+		return 0;
+	/* A handler that saw sampling on before it stopped finishes quickly. */
+	for (long spin = 0; __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE) && spin < 100000000;
+	     spin++)
+		zt_arch_pause();
+	return 1;
+}
+
 /* Write the buffer out. Safe in the handler: write(2) only. */
 void zt_store_flush(struct zt_thread *t)
 {

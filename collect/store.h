@@ -13,5 +13,13 @@
 ZT_HIDDEN void zt_store_sample(struct zt_thread *t, uint64_t when, uint64_t count,
 			       const uint64_t *addr, size_t n, int partial);
 ZT_HIDDEN void zt_store_flush(struct zt_thread *t);
+/*
+ * Claim t's buffer for a flush from another thread (the end, a snapshot):
+ * set its "closed" flag, so that its own exit leaves the buffer to the
+ * claimer, and wait for a handler still writing to it to leave. 1 when
+ * claimed; 0 when t is no live thread or is claimed already. The claimer
+ * clears "closed" again to give the buffer back.
+ */
+ZT_HIDDEN int zt_store_claim(struct zt_thread *t);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/syscall.h>
 
 long zt_sys_call(long nr, long a, long b, long c, long d, long e, long f)
@@ -22,6 +23,23 @@ long zt_sys_call(long nr, long a, long b, long c, long d, long e, long f)
 int zt_sys_close(int fd)
 {
 	return (int)zt_sys_call(SYS_close, fd, 0, 0, 0, 0, 0);
+}
+
+ssize_t zt_sys_read_file(const char *path, char *buf, size_t size)
+{
+	int fd = (int)zt_sys_call(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	do
+		n = zt_sys_call(SYS_read, fd, (long)buf, (long)(size - 1), 0, 0, 0);
+	while (n < 0 && errno == EINTR);
+	zt_sys_close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
 }
 
 pid_t zt_sys_gettid(void)

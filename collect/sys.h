@@ -31,6 +31,12 @@ ZT_HIDDEN pid_t zt_sys_gettid(void);
 ZT_HIDDEN uint64_t zt_sys_clock_ns(clockid_t clock);
 /* The process's CPU clock, in nanoseconds; 0 if it cannot be read. */
 ZT_HIDDEN int64_t zt_sys_cpu_ns(void);
+/*
+ * Read a small file (one of /proc's) whole into buf[0..size-1), ended with
+ * a NUL: the bytes read, or -1 when it cannot be opened or holds nothing.
+ * One read, through raw system calls.
+ */
+ZT_HIDDEN ssize_t zt_sys_read_file(const char *path, char *buf, size_t size);
 /* libc's own sigaction, past the program's view of it (intercept.c). */
 ZT_HIDDEN int zt_sys_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
