@@ -183,6 +183,7 @@ SAMPLES = \
 	samples/dropper \
 	samples/windows \
 	samples/windowapi \
+	samples/spinners \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \

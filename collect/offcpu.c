@@ -82,6 +82,7 @@ struct rec {
 	int resync;		/* sampling was paused: its account starts again */
 	int partial;
 	uint32_t n;
+	uint64_t carry;		/* run delay not yet written: no CPU stack to put it at (cpu_wait) */
 	char wait[WAIT_MAX * 4 + 1];	/* the sample's wait, escaped */
 	uint64_t addr[ZT_MAX_DEPTH];
 };
@@ -90,6 +91,7 @@ struct sampler {
 	char buf[ZT_BUF_SIZE];	/* lines not yet written to the dump */
 	size_t len;
 	unsigned char window[ZT_WINDOW];	/* the stack being unwound, copied */
+	uint64_t cpu[ZT_MAX_DEPTH];	/* a thread's last CPU stack, copied (cpu_wait) */
 	struct rec rec[ZT_MAX_THREADS];
 };
 
@@ -377,15 +379,19 @@ static void flush(void)
 	S->len = 0;
 }
 
-/* One off-CPU line of c: count samples at when, each weighing weight ns. */
-static void emit(const struct rec *c, uint64_t when, uint64_t count, uint64_t weight)
+/*
+ * One off-CPU line of thread tid: count samples at when, each weighing
+ * weight ns, waiting in wait (escaped), at the stack addr[0..n).
+ */
+static void emit_line(pid_t tid, uint64_t when, uint64_t count, uint64_t weight,
+		      const char *wait, const uint64_t *addr, uint32_t n, int partial)
 {
 	char *p;
 
 	if (S->len + ZT_LINE_MAX + ZT_LINE_WALL > sizeof S->buf)
 		flush();
 	p = S->buf + S->len;
-	p = zt_fmt_u64(p, (uint64_t)c->tid, 10);
+	p = zt_fmt_u64(p, (uint64_t)tid, 10);
 	*p++ = ' ';
 	p = zt_fmt_u64(p, count, 10);
 	*p++ = ' ';
@@ -396,20 +402,62 @@ static void emit(const struct rec *c, uint64_t when, uint64_t count, uint64_t we
 	p = zt_fmt_u64(p, weight, 10);
 	*p++ = ' ';
 	*p++ = ZT_RAW_WAIT_MARK;
-	p = put(p, c->wait);
-	for (uint32_t i = 0; i < c->n; i++) {
+	p = put(p, wait);
+	for (uint32_t i = 0; i < n; i++) {
 		*p++ = ' ';
-		if (c->addr[i] & ZT_UNWIND_EXACT)
+		if (addr[i] & ZT_UNWIND_EXACT)
 			*p++ = ZT_RAW_EXACT_MARK;
-		p = zt_fmt_u64(p, c->addr[i] & ~ZT_UNWIND_EXACT, 16);
+		p = zt_fmt_u64(p, addr[i] & ~ZT_UNWIND_EXACT, 16);
 	}
-	if (c->partial) {
+	if (partial) {
 		*p++ = ' ';
 		*p++ = ZT_RAW_PARTIAL_MARK;
 	}
 	*p++ = '\n';
 	S->len = (size_t)(p - S->buf);
 	__atomic_fetch_add(&nsamples, count, __ATOMIC_RELAXED);
+}
+
+/* One off-CPU line of c, at its stack and wait. */
+static void emit(const struct rec *c, uint64_t when, uint64_t count, uint64_t weight)
+{
+	emit_line(c->tid, when, count, weight, c->wait, c->addr, c->n, c->partial);
+}
+
+/*
+ * Run delay that thread t (c) gained while it was not blocked, by the last
+ * tick or since: it was preempted, or woken and queued, while computing.
+ * It is written as "waiting for a CPU" at the thread's last CPU stack
+ * (t->addr, which the handler fills between two steps of t->cpu_seq): a
+ * thread is preempted in its code in proportion to the CPU time it spends
+ * there, so its last CPU sample is an unbiased draw of where it stood, and
+ * the wait shows above the work it held up (the thread's root alone would
+ * say which thread, not which work). A thread with no CPU stack yet (less
+ * than one period of CPU time), or one whose handler is filling it just
+ * now, carries the delay to its next tick; what is still carried when the
+ * thread ends is not written (at most the delay before its first sample).
+ */
+static void cpu_wait(struct rec *c, const struct zt_thread *t, uint64_t when, uint64_t waited)
+{
+	uint32_t seq, n;
+	int partial;
+
+	c->carry += waited;
+	if (!c->carry)
+		return;
+	seq = __atomic_load_n(&t->cpu_seq, __ATOMIC_ACQUIRE);
+	n = t->cpu_n;
+	if ((seq & 1) || n == 0 || n > ZT_MAX_DEPTH)
+		return;
+	memcpy(S->cpu, (const void *)t->addr, n * sizeof *S->cpu);
+	partial = t->cpu_partial;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&t->cpu_seq, __ATOMIC_RELAXED) != seq)
+		return;	/* a sample was taken meanwhile: next tick */
+	S->cpu[0] |= ZT_UNWIND_EXACT;	/* the interrupted pc, as an off-CPU line's first */
+	emit_line(c->tid, when, 1, c->carry, WAITING, S->cpu, n, partial);
+	__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
+	c->carry = 0;
 }
 
 /*
@@ -509,7 +557,8 @@ static void emit_pending(struct rec *c)
  * known, and written apart as "waiting for a CPU" at the same stack) or
  * after a second of them. A thread that ran is read again: "running" (on a
  * CPU: its CPU samples have it), or blocked, and then its stack is copied
- * and unwound.
+ * and unwound. The run delay of one that was not blocked at the last tick
+ * (preempted while computing) goes to its last CPU stack (cpu_wait).
  */
 static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 {
@@ -555,6 +604,9 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 			__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
 		}
 		c->have = 0;
+	} else {
+		/* Not blocked at the last tick: its run delay since is a preemption's. */
+		cpu_wait(c, t, now, waited);
 	}
 	if (read_task_file(c, c->sfd, "syscall", text, sizeof text) < 0) {
 		forget(c);
@@ -619,6 +671,7 @@ static void track(struct rec *c, pid_t tid, uint64_t since)
 	c->tid = tid;
 	c->last_ns = since;
 	c->balance = 0;
+	c->carry = 0;
 	c->pend = c->walked = 0;
 	c->sfd = c->qfd = -1;
 	if (__atomic_add_fetch(&kept_fds, 2, __ATOMIC_RELAXED) > budget) {
@@ -688,9 +741,13 @@ static void close_account(struct rec *c, const struct zt_thread *t)
 {
 	uint64_t end = __atomic_load_n(&t->end_ns, __ATOMIC_ACQUIRE), waited;
 
-	if (!end || end < c->last_ns || !c->have)
+	if (!end || end < c->last_ns)
 		return;
 	waited = t->end_delay_ns > c->delay_ns ? t->end_delay_ns - c->delay_ns : 0;
+	if (!c->have) {
+		cpu_wait(c, t, end, waited);	/* it ended running: its last preemptions */
+		return;
+	}
 	c->balance += (int64_t)(end - c->last_ns) - (int64_t)(t->end_exec_ns - c->exec_ns) -
 		      (int64_t)waited;
 	c->pend_ns = end;
@@ -754,6 +811,7 @@ static void resync_all(void)
 		c->have = 0;
 		c->pend = c->walked = 0;
 		c->balance = 0;
+		c->carry = 0;
 		c->resync = 1;
 	}
 }

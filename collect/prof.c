@@ -218,6 +218,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	const struct zt_cfi_set *set;
 	enum zt_unwind_end end;
 	size_t n;
+	int skip;
 
 	if (si->si_code == POLL_IN && zt_state.timer == ZT_TIMER_PERF) {
 		/* Ours: a perf counter overflow (possibly after its thread left). */
@@ -248,6 +249,8 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	    __atomic_load_n(&zt_state.paused, __ATOMIC_SEQ_CST) || t->closed)
 		goto out;
 	addr = t->addr;
+	if (zt_state.wall)	/* addr changes: the sampler must not copy it now */
+		__atomic_store_n(&t->cpu_seq, t->cpu_seq + 1, __ATOMIC_SEQ_CST);
 	memset(&r, 0, sizeof r);
 	zt_arch_ucontext_regs(uc, &r.pc, &r.sp, &r.fp, &r.x);
 	r.sigreturn = sigreturn_at;
@@ -258,7 +261,13 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	r.no_code = !zt_tables_code_readable();
 	n = zt_unwind(&r, set, zt_state.unwind, addr, ZT_MAX_DEPTH, &end);
 	zt_tables_leave();
-	if (in_start(t, addr, n, end))
+	skip = in_start(t, addr, n, end);
+	if (zt_state.wall) {
+		t->cpu_n = skip ? 0 : (uint32_t)n;
+		t->cpu_partial = end != ZT_UNWIND_COMPLETE;
+		__atomic_store_n(&t->cpu_seq, t->cpu_seq + 1, __ATOMIC_RELEASE);
+	}
+	if (skip)
 		goto out;
 	if (end == ZT_UNWIND_DEPTH)
 		__atomic_fetch_add(&zt_state.truncated, 1, __ATOMIC_RELAXED);

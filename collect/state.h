@@ -69,6 +69,14 @@ struct zt_thread {
 	uint64_t nsamples;	/* samples taken of this thread */
 	/* Its schedstat and clock as it ended (offcpu.c, a wall profile); end_ns 0 until then. */
 	volatile uint64_t end_ns, end_exec_ns, end_delay_ns;
+	/*
+	 * Its last CPU stack, for the sampler's "waiting for a CPU" (a wall
+	 * profile): addr[0..cpu_n), written by the handler between two steps
+	 * of cpu_seq (odd while addr is being filled), read by offcpu.c.
+	 */
+	volatile uint32_t cpu_seq;
+	uint32_t cpu_n;
+	int cpu_partial;
 	size_t len;
 	char buf[ZT_BUF_SIZE];
 	uint64_t addr[ZT_MAX_DEPTH];	/* the handler's frames: kept off the interrupted stack */

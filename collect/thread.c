@@ -127,6 +127,7 @@ static struct zt_thread *claim_slot(void)
 	t->adopted = 0;
 	t->stack_lo = t->stack_hi = 0;
 	t->end_ns = 0;
+	t->cpu_n = 0;
 	return t;
 }
 

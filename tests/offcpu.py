@@ -13,6 +13,10 @@ tests need, from its text alone (tests/0900-collect-offcpu.bats).
                                   zt-symbolize and zt-fold name their frames
   offcpu.py check DUMP            every sample line of a wall dump has a
                                   weight; prints the number of lines
+  offcpu.py waiting DUMP TRUTH    per thread of TRUTH: "name truth measured
+                                  lines", in percent of its life, its time
+                                  waiting for a CPU (schedstat's delay; the
+                                  weights of its "waiting for a CPU" lines)
 
 Truth: (end - start) - exec - delay of the thread's own schedstat.
 Measured: the weights of its off-CPU samples (not "waiting for a CPU"),
@@ -135,6 +139,14 @@ def main():
             hz = int(header.get('off-cpu-hz', '97'))
             print('%s %.1f %.1f %.0f' % (name, 100 * truth, 100 * off / seen,
                                          100 * ticks / (hz * seen / 1e9)))
+    elif cmd == 'waiting':
+        for t in open(sys.argv[3]):
+            name, tid, start, end, exec_ns, delay = t.split()
+            tid, life = int(tid), int(end) - int(start)
+            got = [s for s in samples if s[0] == tid and s[4] == 'waiting for a CPU']
+            w = sum(s[3] * s[1] for s in got)
+            print('%s %.1f %.1f %d' % (name, 100 * int(delay) / life, 100 * w / life,
+                                       len(got)))
     else:
         sys.exit('offcpu.py: unknown command ' + cmd)
 
