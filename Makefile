@@ -184,6 +184,7 @@ SAMPLES = \
 	samples/windows \
 	samples/windowapi \
 	samples/spinners \
+	samples/diskread \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \

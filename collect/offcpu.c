@@ -67,6 +67,7 @@ enum {
 	WAIT_MAX = 64,		/* bytes of a wait's text, before escaping (formats/raw.md) */
 	HIGH_FD = 512,		/* where zt's descriptors go (files.c) */
 	TEXT_MAX = 256,		/* /proc/self/task/TID/syscall's line */
+	TRIES = 3,		/* walks of one thread at one tick, when it woke during them */
 };
 
 /* One thread zt samples, as the sampler last saw it; indexed as zt_state.threads. */
@@ -77,6 +78,7 @@ struct rec {
 	uint64_t last_ns;	/* CLOCK_MONOTONIC of the last tick that visited it */
 	int64_t balance;	/* off-CPU ns not yet in a sample (negative: paid back) */
 	int have;		/* it was blocked at the last tick: the stack below */
+	int good;		/* the stack below is a whole walk's (not a torn one's) */
 	uint32_t pend, walked;	/* ticks at that stack not yet written; 1 if the first was a walk */
 	uint64_t pend_ns;	/* the last of those ticks */
 	int resync;		/* sampling was paused: its account starts again */
@@ -92,6 +94,7 @@ struct sampler {
 	size_t len;
 	unsigned char window[ZT_WINDOW];	/* the stack being unwound, copied */
 	uint64_t cpu[ZT_MAX_DEPTH];	/* a thread's last CPU stack, copied (cpu_wait) */
+	struct rec walk;	/* a walk's stack and wait, until the thread is seen still there */
 	struct rec rec[ZT_MAX_THREADS];
 };
 
@@ -541,6 +544,23 @@ static void emit_pending(struct rec *c)
 }
 
 /*
+ * The account of c as its sampling ends (its thread ended, or sampling
+ * stops), at when: off-CPU time gathered since its last line while no
+ * tick found it blocked (its blocks were shorter than the ticks' gaps, as
+ * a reader of a disk's are) would have gone to the next stack seen; there
+ * is none, so it goes to the last one, if a walk gave one.
+ */
+static void settle(struct rec *c, uint64_t when)
+{
+	if (c->have || !c->good || c->balance <= 0)
+		return;
+	c->pend = 1;
+	c->walked = 0;
+	c->pend_ns = when;
+	emit_pending(c);
+}
+
+/*
  * One thread at one tick. Its schedstat is read first (the cheaper file):
  * the thread's off-CPU time since the last tick is the wall-clock time
  * minus the CPU time and the run delay it gained, and that, not the tick's
@@ -599,8 +619,7 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 		emit_pending(c);
 		counted = 1;
 		if (waited) {
-			memcpy(c->wait, WAITING, sizeof WAITING);
-			emit(c, now, 1, waited);
+			emit_line(c->tid, now, 1, waited, WAITING, c->addr, c->n, c->partial);
 			__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
 		}
 		c->have = 0;
@@ -608,24 +627,44 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 		/* Not blocked at the last tick: its run delay since is a preemption's. */
 		cpu_wait(c, t, now, waited);
 	}
-	if (read_task_file(c, c->sfd, "syscall", text, sizeof text) < 0) {
-		forget(c);
-		return;
+	/*
+	 * A thread that blocks briefly and often (a reader of a disk) wakes
+	 * during most walks: it is tried again, up to TRIES times a tick, while
+	 * it is blocked (each try from the schedstat the last one ended with).
+	 */
+	for (int try = 0;; try++) {
+		if (read_task_file(c, c->sfd, "syscall", text, sizeof text) < 0) {
+			forget(c);
+			return;
+		}
+		st = parse_syscall(text, &nr, arg, &sp, &pc);
+		if (st != 0 || (nr < 0 && sp == 0 && pc == 0)) {
+			if (try)	/* woke during the last try: this tick's sample is dropped */
+				__atomic_fetch_add(&ntorn, 1, __ATOMIC_RELAXED);
+			return;	/* on a CPU (its CPU samples have it), exited, or a line zt does not read */
+		}
+		got = copy_stack(t, (uintptr_t)sp);
+		walk(&S->walk, (uintptr_t)pc, (uintptr_t)sp, got, nr);
+		wait_text(S->walk.wait, nr, arg);
+		/* Still there? A thread that woke during the walk is not where the copy says. */
+		if (read_task_file(c, c->sfd, "syscall", again, sizeof again) < 0 ||
+		    read_sched(c, &exec2, &delay2, &runs2) < 0)
+			return;	/* gone: the next tick forgets it */
+		if (strcmp(text, again) == 0 && runs2 == runs && exec2 == exec)
+			break;
+		if (try + 1 == TRIES) {
+			__atomic_fetch_add(&ntorn, 1, __ATOMIC_RELAXED);
+			return;	/* its balance goes to the next stack seen; c's last stands */
+		}
+		runs = runs2;
+		exec = exec2;
 	}
-	st = parse_syscall(text, &nr, arg, &sp, &pc);
-	if (st != 0 || (nr < 0 && sp == 0 && pc == 0))
-		return;	/* on a CPU (its CPU samples have it), exited, or a line zt does not read */
-	got = copy_stack(t, (uintptr_t)sp);
-	walk(c, (uintptr_t)pc, (uintptr_t)sp, got, nr);
-	wait_text(c->wait, nr, arg);
-	/* Still there? A thread that woke during the walk is not where the copy says. */
-	if (read_task_file(c, c->sfd, "syscall", again, sizeof again) < 0 ||
-	    strcmp(text, again) != 0 || read_sched(c, &exec2, &delay2, &runs2) < 0 ||
-	    runs2 != runs || exec2 != exec) {
-		__atomic_fetch_add(&ntorn, 1, __ATOMIC_RELAXED);
-		return;	/* its balance goes to the next stack seen */
-	}
+	c->n = S->walk.n;
+	c->partial = S->walk.partial;
+	memcpy(c->addr, S->walk.addr, c->n * sizeof *c->addr);
+	memcpy(c->wait, S->walk.wait, sizeof c->wait);
 	c->have = 1;
+	c->good = 1;
 	c->pend = counted ? 0 : 1;
 	c->pend_ns = now;
 	c->walked = c->pend;
@@ -672,6 +711,7 @@ static void track(struct rec *c, pid_t tid, uint64_t since)
 	c->last_ns = since;
 	c->balance = 0;
 	c->carry = 0;
+	c->good = 0;
 	c->pend = c->walked = 0;
 	c->sfd = c->qfd = -1;
 	if (__atomic_add_fetch(&kept_fds, 2, __ATOMIC_RELAXED) > budget) {
@@ -746,6 +786,7 @@ static void close_account(struct rec *c, const struct zt_thread *t)
 	waited = t->end_delay_ns > c->delay_ns ? t->end_delay_ns - c->delay_ns : 0;
 	if (!c->have) {
 		cpu_wait(c, t, end, waited);	/* it ended running: its last preemptions */
+		settle(c, end);
 		return;
 	}
 	c->balance += (int64_t)(end - c->last_ns) - (int64_t)(t->end_exec_ns - c->exec_ns) -
@@ -753,8 +794,7 @@ static void close_account(struct rec *c, const struct zt_thread *t)
 	c->pend_ns = end;
 	emit_pending(c);
 	if (waited) {
-		memcpy(c->wait, WAITING, sizeof WAITING);
-		emit(c, end, 1, waited);
+		emit_line(c->tid, end, 1, waited, WAITING, c->addr, c->n, c->partial);
 		__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
 	}
 	c->have = 0;
@@ -812,6 +852,7 @@ static void resync_all(void)
 		c->pend = c->walked = 0;
 		c->balance = 0;
 		c->carry = 0;
+		c->good = 0;
 		c->resync = 1;
 	}
 }
@@ -953,10 +994,12 @@ void zt_offcpu_stop(void)
 	if (sampler_tid > 0 && (c = zt_sys_clock_ns((clockid_t)((~(unsigned)sampler_tid << 3) | 6))))
 		cpu_ns = c;
 	stop_ns = zt_sys_clock_ns(CLOCK_MONOTONIC);
-	/* What each blocked thread gathered since its last line, as of the last tick. */
+	/* What each thread gathered since its last line, as of the last tick. */
 	for (int i = 0; i < ZT_MAX_THREADS; i++)
 		if (S->rec[i].tid && S->rec[i].have)
 			emit_pending(&S->rec[i]);
+		else if (S->rec[i].tid)
+			settle(&S->rec[i], S->rec[i].last_ns);
 	flush();
 }
 

@@ -13,6 +13,10 @@ tests need, from its text alone (tests/0900-collect-offcpu.bats).
                                   zt-symbolize and zt-fold name their frames
   offcpu.py check DUMP            every sample line of a wall dump has a
                                   weight; prints the number of lines
+  offcpu.py life DUMP TRUTH       as shares, over the thread's whole life
+                                  (its end too): "name truth measured lines
+                                  gap", gap the ms from the last line's time
+                                  to the thread's end
   offcpu.py waiting DUMP TRUTH    per thread of TRUTH: "name truth measured
                                   lines", in percent of its life, its time
                                   waiting for a CPU (schedstat's delay; the
@@ -139,6 +143,17 @@ def main():
             hz = int(header.get('off-cpu-hz', '97'))
             print('%s %.1f %.1f %.0f' % (name, 100 * truth, 100 * off / seen,
                                          100 * ticks / (hz * seen / 1e9)))
+    elif cmd == 'life':
+        for t in open(sys.argv[3]):
+            name, tid, start, end, exec_ns, delay = t.split()
+            tid, life = int(tid), int(end) - int(start)
+            truth = life - int(exec_ns) - int(delay)
+            got = [s for s in samples if s[0] == tid and s[4] is not None
+                   and s[4] != 'waiting for a CPU']
+            w = sum(s[3] * s[1] for s in got)
+            last = max([int(header['start-ns']) + s[2] for s in got] or [int(start)])
+            print('%s %.1f %.1f %d %.0f' % (name, 100 * truth / life, 100 * w / life, len(got),
+                                            (int(end) - last) / 1e6))
     elif cmd == 'waiting':
         for t in open(sys.argv[3]):
             name, tid, start, end, exec_ns, delay = t.split()
