@@ -454,6 +454,7 @@ static void *serve(void *arg)
 	int failures = 0;
 
 	(void)arg;
+	__atomic_store_n(&zt_state.control_tid, zt_sys_gettid(), __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&channel_closed, __ATOMIC_ACQUIRE)) {
 		int fd;
 
@@ -509,6 +510,7 @@ static void fork_child(void)
 	zt_files_close(&zt_state.control_fd);	/* the child's copy only */
 	zt_files_close(&dir);
 	server_running = 0;
+	zt_state.control_tid = 0;
 	channel_closed = 1;
 }
 

@@ -68,6 +68,8 @@ enum {
 	HIGH_FD = 512,		/* where zt's descriptors go (files.c) */
 	TEXT_MAX = 256,		/* /proc/self/task/TID/syscall's line */
 	TRIES = 3,		/* walks of one thread at one tick, when it woke during them */
+	FOREIGN_MAX = 64,	/* threads without a zt record visited at once */
+	KNOWN_BITS = 14,	/* the hash set of zt's threads' ids: 2^14 slots */
 };
 
 /* One thread zt samples, as the sampler last saw it; indexed as zt_state.threads. */
@@ -96,6 +98,11 @@ struct sampler {
 	uint64_t cpu[ZT_MAX_DEPTH];	/* a thread's last CPU stack, copied (cpu_wait) */
 	struct rec walk;	/* a walk's stack and wait, until the thread is seen still there */
 	struct rec rec[ZT_MAX_THREADS];
+	/* Threads in /proc/self/task that zt has no record of (foreign_tick). */
+	struct rec foreign[FOREIGN_MAX];
+	uint32_t seen[FOREIGN_MAX];	/* the scan that last listed foreign[i] */
+	pid_t known[1 << KNOWN_BITS];	/* zt's threads' ids, open addressing; 0: empty */
+	char dents[16384];
 };
 
 /* The wait of a thread woken but not yet on a CPU, escaped. */
@@ -107,7 +114,9 @@ static volatile int busy;	/* the sampler is in a tick */
 static volatile pid_t sampler_tid;
 static volatile int kept_fds;	/* descriptors kept open, at most budget */
 static int budget;
-static uint64_t nsamples, nrepeated, ntorn, cpu_ns, stop_ns;
+static uint64_t nsamples, nrepeated, ntorn, nforeign, cpu_ns, stop_ns;
+static int task_dir = -1;	/* /proc/self/task, kept open by the sampler */
+static uint32_t scan;
 
 /* "/proc/self/task/TID/" NAME, opened, and moved out of the program's way. */
 static int open_task_file(pid_t tid, const char *name, int keep)
@@ -800,6 +809,16 @@ static void close_account(struct rec *c, const struct zt_thread *t)
 	c->have = 0;
 }
 
+static void foreign_tick(uint64_t now, uint64_t prev, int n);
+
+/* Every record: zt's threads' (rec), then the foreign ones. */
+enum { ALL_RECS = ZT_MAX_THREADS + FOREIGN_MAX };
+
+static struct rec *rec_at(int i)
+{
+	return i < ZT_MAX_THREADS ? &S->rec[i] : &S->foreign[i - ZT_MAX_THREADS];
+}
+
 static void tick(uint64_t now, uint64_t prev)
 {
 	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
@@ -820,6 +839,117 @@ static void tick(uint64_t now, uint64_t prev)
 		if (c->tid != tid)
 			track(c, tid, prev);
 		visit(c, t, now);
+	}
+	foreign_tick(now, prev, n);
+}
+
+/* A thread zt has no record of: no known stack bounds and no CPU samples. */
+static const struct zt_thread no_record;
+
+static unsigned known_bits = KNOWN_BITS;	/* of this scan's set: twice the threads, at least */
+
+static uint32_t known_slot(pid_t tid)
+{
+	return ((uint32_t)tid * 2654435761u) >> (32 - known_bits);
+}
+
+static void known_add(pid_t tid)
+{
+	uint32_t i = known_slot(tid), mask = (1u << known_bits) - 1;
+
+	for (uint32_t k = 0; k <= mask; k++, i = (i + 1) & mask)
+		if (S->known[i] == 0 || S->known[i] == tid) {
+			S->known[i] = tid;
+			return;
+		}
+}
+
+static int known_has(pid_t tid)
+{
+	uint32_t i = known_slot(tid), mask = (1u << known_bits) - 1;
+
+	for (uint32_t k = 0; k <= mask && S->known[i]; k++, i = (i + 1) & mask)
+		if (S->known[i] == tid)
+			return 1;
+	return 0;
+}
+
+/*
+ * The threads zt cannot sample by signal: made with a raw clone (the
+ * clone(2) wrapper, or the system call itself), they never pass through
+ * pthread_create, so they have no zt record, no timer and no CPU samples
+ * (their CPU time is counted as not sampled). Each tick lists
+ * /proc/self/task and visits every thread that is neither one of zt's
+ * records nor zt's own (the sampler, the control channel's) as the others
+ * are: its off-CPU stacks are recorded from its syscall file and a copy of
+ * its stack (bounds unknown: the copy stops at the first unmapped page).
+ * Its run delay has no CPU stack to go to and is not written. A thread
+ * first listed here that turns out to be zt's (a pthread not yet at its
+ * first instruction when the directory was read) is dropped from this
+ * table without writing what it gathered (it ran nothing of its own yet).
+ * At most FOREIGN_MAX at once; nforeign counts those that ended foreign
+ * (the summary adds those still listed).
+ */
+static void foreign_tick(uint64_t now, uint64_t prev, int n)
+{
+	long got;
+
+	if (task_dir < 0)
+		return;
+	for (known_bits = 6; known_bits < KNOWN_BITS && (1 << known_bits) < 2 * n; known_bits++)
+		;
+	memset(S->known, 0, sizeof *S->known << known_bits);
+	for (int i = 0; i < n; i++) {
+		struct zt_thread *t = __atomic_load_n(&zt_state.threads[i], __ATOMIC_ACQUIRE);
+
+		if (t && t->tid > 0)
+			known_add(t->tid);	/* live or not: a dead one is gone from the list */
+	}
+	scan++;
+	if (lseek(task_dir, 0, SEEK_SET) < 0)
+		return;
+	while ((got = syscall(SYS_getdents64, task_dir, S->dents, sizeof S->dents)) > 0) {
+		for (long off = 0; off < got;) {
+			const char *name = S->dents + off + 19;	/* struct linux_dirent64's d_name */
+			unsigned short reclen;
+			uint64_t v;
+			pid_t tid;
+			int free_slot = -1, i;
+
+			memcpy(&reclen, S->dents + off + 16, sizeof reclen);
+			off += reclen;
+			if (!reclen || !dec(name, &v) || v == 0 || v > INT32_MAX)
+				continue;
+			tid = (pid_t)v;
+			if (known_has(tid) || zt_offcpu_is_sampler(tid) ||
+			    tid == __atomic_load_n(&zt_state.control_tid, __ATOMIC_ACQUIRE))
+				continue;
+			for (i = 0; i < FOREIGN_MAX && S->foreign[i].tid != tid; i++)
+				if (!S->foreign[i].tid && free_slot < 0)
+					free_slot = i;
+			if (i == FOREIGN_MAX) {
+				if (free_slot < 0)
+					continue;	/* more than FOREIGN_MAX at once */
+				i = free_slot;
+				track(&S->foreign[i], tid, prev);
+			}
+			S->seen[i] = scan;
+		}
+	}
+	for (int i = 0; i < FOREIGN_MAX; i++) {
+		struct rec *c = &S->foreign[i];
+
+		if (!c->tid)
+			continue;
+		if (S->seen[i] != scan || known_has(c->tid)) {
+			if (known_has(c->tid))
+				c->have = 0;	/* zt's own record has it from its start */
+			else
+				nforeign++;	/* it ended foreign */
+			forget(c);
+			continue;
+		}
+		visit(c, &no_record, now);
 	}
 }
 
@@ -843,8 +973,8 @@ static uint64_t next_interval(uint64_t period)
  */
 static void resync_all(void)
 {
-	for (int i = 0; i < ZT_MAX_THREADS; i++) {
-		struct rec *c = &S->rec[i];
+	for (int i = 0; i < ALL_RECS; i++) {
+		struct rec *c = rec_at(i);
 
 		if (!c->tid)
 			continue;
@@ -865,6 +995,16 @@ static void *sampler_main(void *arg)
 
 	prctl(PR_SET_NAME, "zt-offcpu", 0, 0, 0);
 	__atomic_store_n(&sampler_tid, zt_sys_gettid(), __ATOMIC_RELEASE);
+	if (task_dir < 0 && (task_dir = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/task",
+						   O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		int high = fcntl(task_dir, F_DUPFD_CLOEXEC, HIGH_FD);
+
+		if (high >= 0) {
+			zt_sys_close(task_dir);
+			task_dir = high;
+		}
+		zt_files_mark(task_dir, 1);
+	}
 	jitter_seed = zt_sys_clock_ns(CLOCK_MONOTONIC) | 1;
 	prev = zt_sys_clock_ns(CLOCK_MONOTONIC);
 	next = prev + next_interval(period);
@@ -936,8 +1076,8 @@ int zt_offcpu_start(void)
 		if (m == MAP_FAILED)
 			return -1;
 		S = m;
-		for (int i = 0; i < ZT_MAX_THREADS; i++)
-			S->rec[i].sfd = S->rec[i].qfd = -1;
+		for (int i = 0; i < ALL_RECS; i++)
+			rec_at(i)->sfd = rec_at(i)->qfd = -1;
 	}
 	if (!real_create)
 		return -1;
@@ -949,7 +1089,7 @@ int zt_offcpu_start(void)
 		if (have_main_key)
 			pthread_setspecific(main_key, (void *)1);
 	}
-	nsamples = nrepeated = ntorn = cpu_ns = stop_ns = 0;
+	nsamples = nrepeated = ntorn = nforeign = cpu_ns = stop_ns = 0;
 	S->len = 0;
 	mine = __atomic_add_fetch(&gen, 1, __ATOMIC_SEQ_CST);
 	sampler_tid = 0;
@@ -995,11 +1135,11 @@ void zt_offcpu_stop(void)
 		cpu_ns = c;
 	stop_ns = zt_sys_clock_ns(CLOCK_MONOTONIC);
 	/* What each thread gathered since its last line, as of the last tick. */
-	for (int i = 0; i < ZT_MAX_THREADS; i++)
-		if (S->rec[i].tid && S->rec[i].have)
-			emit_pending(&S->rec[i]);
-		else if (S->rec[i].tid)
-			settle(&S->rec[i], S->rec[i].last_ns);
+	for (int i = 0; i < ALL_RECS; i++)
+		if (rec_at(i)->tid && rec_at(i)->have)
+			emit_pending(rec_at(i));
+		else if (rec_at(i)->tid)
+			settle(rec_at(i), rec_at(i)->last_ns);
 	flush();
 }
 
@@ -1009,15 +1149,15 @@ void zt_offcpu_flush(void)
 		return;
 	for (long spin = 0; __atomic_load_n(&busy, __ATOMIC_ACQUIRE) && spin < 100000000; spin++)
 		zt_arch_pause();
-	for (int i = 0; i < ZT_MAX_THREADS; i++)
-		if (S->rec[i].tid && S->rec[i].have)
-			emit_pending(&S->rec[i]);
+	for (int i = 0; i < ALL_RECS; i++)
+		if (rec_at(i)->tid && rec_at(i)->have)
+			emit_pending(rec_at(i));
 	flush();
 }
 
 void zt_offcpu_next_dump(void)
 {
-	nsamples = nrepeated = ntorn = 0;
+	nsamples = nrepeated = ntorn = nforeign = 0;
 }
 
 void zt_offcpu_after_fork(void)
@@ -1028,11 +1168,16 @@ void zt_offcpu_after_fork(void)
 	sampler_tid = 0;
 	if (!S)
 		return;
-	for (int i = 0; i < ZT_MAX_THREADS; i++)
-		if (S->rec[i].tid || S->rec[i].sfd >= 0 || S->rec[i].qfd >= 0) {
-			S->rec[i].have = 0;	/* the parent's to write, not the child's */
-			forget(&S->rec[i]);
+	for (int i = 0; i < ALL_RECS; i++)
+		if (rec_at(i)->tid || rec_at(i)->sfd >= 0 || rec_at(i)->qfd >= 0) {
+			rec_at(i)->have = 0;	/* the parent's to write, not the child's */
+			forget(rec_at(i));
 		}
+	if (task_dir >= 0) {
+		zt_files_mark(task_dir, 0);
+		zt_sys_close(task_dir);
+		task_dir = -1;
+	}
 	kept_fds = 0;
 	S->len = 0;
 }
@@ -1073,11 +1218,18 @@ static void put_key(int fd, const char *key, uint64_t v)
 /* The summary keys of a wall dump, written to fd. */
 static void put_summary(int fd)
 {
+	uint64_t n = nforeign;
+
 	if (!zt_state.wall)
 		return;
 	put_key(fd, ZT_RAW_OFF_CPU_SAMPLES, nsamples);
 	put_key(fd, ZT_RAW_OFF_CPU_REPEATED, nrepeated);
 	put_key(fd, ZT_RAW_OFF_CPU_TORN, ntorn);
+	for (int i = 0; S && i < FOREIGN_MAX; i++)
+		if (S->foreign[i].tid)
+			n++;
+	if (n)
+		put_key(fd, ZT_RAW_OFF_CPU_FOREIGN, n);
 	if (!stop_ns && sampler_tid > 0) {
 		uint64_t c = zt_sys_clock_ns((clockid_t)((~(unsigned)sampler_tid << 3) | 6));
 

@@ -121,6 +121,7 @@ struct zt_state {
 	unsigned snapshot;	/* in a snapshot being written: its number N (FILE.N) */
 	unsigned snapshots;	/* snapshots written by this process so far */
 	struct zt_owned control_fd;	/* the control socket, listening (control.c) */
+	volatile pid_t control_tid;	/* the thread that serves it, 0 if none (not sampled) */
 	pid_t pid;		/* the process that owns the dump */
 	pid_t root_pid;		/* ZT_PID: the process zt-collect started */
 	struct zt_owned dump;	/* the temporary dump, O_APPEND; fd >= 0 while one is open */

@@ -674,6 +674,10 @@ static void report_wall(const struct zt_raw *d, uint64_t cpu_samples)
 		zt_prog, d->off_cpu_samples, d->off_cpu_hz, d->off_cpu_repeated, d->off_cpu_torn,
 		off_ns / 1e9, ns_s(d->sampler_cpu_ns),
 		span > 0 ? 100 * ns_s(d->sampler_cpu_ns) / span : 0, span);
+	if (d->off_cpu_foreign)
+		zt_warn("%" PRIu64 " threads zt cannot sample by signal (made with a raw clone) "
+			"were found in /proc/self/task and recorded off-CPU; their CPU time is in "
+			"no sample (counted as not sampled)", d->off_cpu_foreign);
 }
 
 /* The notes a dump's summary carries, after its line. */

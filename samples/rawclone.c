@@ -5,7 +5,12 @@
  * pthread_create, and shares the main thread's TLS), so it must be counted,
  * with its CPU time (tests/0169).
  *
- *   rawclone [FILE]     writes the clone's CPU time in ns to FILE
+ *   rawclone [FILE [TIDFILE]]
+ *
+ * writes the clone's CPU time in ns to FILE. With TIDFILE the clone first
+ * sleeps 0.3 s (clock_nanosleep, from clone_sleeps) and its thread id goes
+ * to TIDFILE, for the wall-clock test of threads zt has no record of
+ * (tests/0904).
  */
 #define _GNU_SOURCE
 #include <linux/futex.h>
@@ -45,10 +50,19 @@ static __attribute__((noinline)) long long spin_for(long long ns)
 	return t - t0;
 }
 
+static __attribute__((noinline)) void clone_sleeps(void)
+{
+	struct timespec ts = { 0, SPIN_NS };
+
+	while (syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, &ts) != 0)
+		;
+}
+
 /* Only system calls in here: the clone has no TLS of its own. */
 static int cloned(void *arg)
 {
-	(void)arg;
+	if (arg)
+		clone_sleeps();
 	clone_ns = spin_for(SPIN_NS);
 	syscall(SYS_exit, 0);
 	return 0;
@@ -59,14 +73,19 @@ int main(int argc, char **argv)
 	size_t size = 256 * 1024;
 	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	FILE *f;
+	int tid;
 
 	if (stack == MAP_FAILED)
 		return 1;
 	done = 1;
-	if (clone(cloned, stack + size, CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
-		  CLONE_THREAD | CLONE_SYSVSEM | CLONE_CHILD_CLEARTID, NULL, NULL, NULL,
-		  (int *)&done) < 0)
+	if ((tid = clone(cloned, stack + size, CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+			 CLONE_THREAD | CLONE_SYSVSEM | CLONE_CHILD_CLEARTID,
+			 argc > 2 ? (void *)1 : NULL, NULL, NULL, (int *)&done)) < 0)
 		return 1;
+	if (argc > 2 && (f = fopen(argv[2], "w"))) {
+		fprintf(f, "%d\n", tid);
+		fclose(f);
+	}
 	spin_for(SPIN_NS);
 	while (done)
 		syscall(SYS_futex, &done, FUTEX_WAIT, 1, NULL, NULL, 0);
