@@ -70,6 +70,7 @@ enum {
 	TRIES = 3,		/* walks of one thread at one tick, when it woke during them */
 	FOREIGN_MAX = 64,	/* threads without a zt record visited at once */
 	KNOWN_BITS = 14,	/* the hash set of zt's threads' ids: 2^14 slots */
+	SCAN_EVERY = 16,	/* ticks between listings of /proc/self/task, when no clone is seen */
 };
 
 /* One thread zt samples, as the sampler last saw it; indexed as zt_state.threads. */
@@ -846,7 +847,8 @@ static void tick(uint64_t now, uint64_t prev)
 /* A thread zt has no record of: no known stack bounds and no CPU samples. */
 static const struct zt_thread no_record;
 
-static unsigned known_bits = KNOWN_BITS;	/* of this scan's set: twice the threads, at least */
+static unsigned known_bits = KNOWN_BITS;
+static unsigned nlive_foreign, scan_skip;	/* of this scan's set: twice the threads, at least */
 
 static uint32_t known_slot(pid_t tid)
 {
@@ -896,6 +898,16 @@ static void foreign_tick(uint64_t now, uint64_t prev, int n)
 
 	if (task_dir < 0)
 		return;
+	/*
+	 * Listing the directory costs about 0.5 us a thread: done at every
+	 * tick only while such threads are seen, or zt counted a clone(2) call;
+	 * otherwise at every SCAN_EVERY-th, which finds a thread made by the
+	 * system call itself within a few tenths of a second (its account
+	 * starts at its start all the same; track).
+	 */
+	if (!nlive_foreign && !__atomic_load_n(&zt_state.unsampled, __ATOMIC_RELAXED) &&
+	    ++scan_skip % SCAN_EVERY != 0)
+		return;
 	for (known_bits = 6; known_bits < KNOWN_BITS && (1 << known_bits) < 2 * n; known_bits++)
 		;
 	memset(S->known, 0, sizeof *S->known << known_bits);
@@ -936,11 +948,13 @@ static void foreign_tick(uint64_t now, uint64_t prev, int n)
 			S->seen[i] = scan;
 		}
 	}
+	nlive_foreign = 0;
 	for (int i = 0; i < FOREIGN_MAX; i++) {
 		struct rec *c = &S->foreign[i];
 
 		if (!c->tid)
 			continue;
+		nlive_foreign++;
 		if (S->seen[i] != scan || known_has(c->tid)) {
 			if (known_has(c->tid))
 				c->have = 0;	/* zt's own record has it from its start */

@@ -1,31 +1,45 @@
 #!/bin/sh
 # offcpu-cost.sh — what zt-collect --clock=wall's sampler thread costs
-# (issue 20, item 5): a program of N threads, all idle (blocked in a
-# condition variable for the whole run) or all busy (computing), runs under
-# --clock=wall at the default 97 Hz, once for 1 s and once for 1 + SECONDS
-# s; the difference of the dumps' sampler-cpu-ns (the sampler thread's own
-# CPU clock) over the difference of their wall-ns is its share of one core
-# in the steady state (the threads' creation and ending left out), and over
-# (ticks x (N + 1)) its cost per thread (the main thread counted) per tick.
-# Then CPU mode against the bare program, interleaved, as
-# collect-overhead.sh does, to show that --clock=cpu costs what it did.
+# (issue 20, item 5), in ratio form (tests/bench/ratio.inc).
 #
-#   sh tests/bench/offcpu-cost.sh [SECONDS] [ROUNDS]
+#   sh tests/bench/offcpu-cost.sh   # ROUNDS=3 SECONDS_STEADY=3 ROUNDS_CPU=7 MARGIN=1.5
+#   ROWS='100:idle' NO_CPU=1 ZT=... ZT_CTL=... sh tests/bench/offcpu-cost.sh   # one row, another build
+#
+# The sampler's share of one core: a program of N threads (10, 100, 1000),
+# all idle (blocked in a condition variable) or all busy (computing), runs
+# under `zt-collect --clock=wall --control` at the default 97 Hz; one
+# second after its threads are made, and SECONDS later, `zt-ctl PID
+# snapshot` writes a dump. The figure is a ratio of the same call: the
+# sampler thread's own CPU time between the two snapshots (their
+# sampler-cpu-ns) over the wall-clock time between them (their start-ns +
+# wall-ns), so the threads' creation and ending are left out; the median
+# of ROUNDS runs, with the cost per thread per tick beside it. Goal: under
+# 2% of one core for 100 mostly idle threads (issue 20); the other rows
+# have none.
+#
+# Then, as ratios of CPU time in alternating pairs (bench_ratio): the
+# wall mode against --clock=cpu on samples/spin, and CPU mode now against
+# the collector before the sampler existed (BEFORE, default 9a924bf^, built
+# from git into a temporary directory), on samples/spin: CPU mode must cost
+# what it did (goal +2%).
 #
 # The sampler keeps two descriptors per thread open within a quarter of the
 # soft descriptor limit; the script raises the limit to 8192 (where the hard
 # limit allows) so that 1000 threads are all read through kept descriptors.
-set -eu
-cd "$(dirname "$0")/../.."
-secs=${1:-3}
-rounds=${2:-5}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-PATH="$PWD/tools:$PWD/collect:$PATH"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+ROUNDS=${ROUNDS:-3}
+. "$top/tests/bench/ratio.inc"
+secs=${SECONDS_STEADY:-3}
+before=${BEFORE:-9a924bf^}
+zt=${ZT:-$top/collect/zt-collect}
+ctl=${ZT_CTL:-$top/tools/zt-ctl}
+spin=$top/samples/spin
+[ -x "$zt" ] && [ -x "$ctl" ] && [ -x "$spin" ] || { echo "offcpu-cost.sh: build first (make all)" >&2; exit 1; }
 ulimit -n 8192 2> /dev/null || true
 
-cat > "$tmp/threads.c" <<'EOF'
+cat > "$btmp/threads.c" <<'EOF'
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,57 +52,112 @@ static void *idle(void *a) { (void)a; pthread_mutex_lock(&m); while (!over) pthr
 	pthread_mutex_unlock(&m); return NULL; }
 static void *busy(void *a) { unsigned long x = 1; (void)a; while (!over) for (int i = 0; i < 100000; i++)
 	x = x * 6364136223846793005ul + 1; sink = x; return NULL; }
+/* threads N idle|busy SECONDS PIDFILE: PIDFILE is written once the threads are made. */
 int main(int argc, char **argv)
 {
 	int n = atoi(argv[1]), b = strcmp(argv[2], "busy") == 0;
 	pthread_t *t = calloc((size_t)n, sizeof *t);
 	pthread_attr_t at;
 	struct timespec ts = { atoi(argv[3]), 0 };
+	char tmp[4096];
+	FILE *f;
+	(void)argc;
 	pthread_attr_init(&at);
 	pthread_attr_setstacksize(&at, 64 * 1024);
 	for (int i = 0; i < n; i++)
 		if (pthread_create(&t[i], &at, b ? busy : idle, NULL)) return 1;
+	snprintf(tmp, sizeof tmp, "%s.tmp", argv[4]);
+	if (!(f = fopen(tmp, "w")) || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) ||
+	    rename(tmp, argv[4])) return 1;
 	nanosleep(&ts, NULL);
 	pthread_mutex_lock(&m); over = 1; pthread_cond_broadcast(&c); pthread_mutex_unlock(&m);
 	for (int i = 0; i < n; i++) pthread_join(t[i], NULL);
 	return 0;
 }
 EOF
-gcc -O2 -pthread -o "$tmp/threads" "$tmp/threads.c"
+gcc -O2 -pthread -o "$btmp/threads" "$btmp/threads.c" || exit 1
 
 key() { sed -n "s/^$1 //p" "$2"; }
 
-echo "offcpu-cost: $secs s runs at 97 Hz; $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg); commit $(git rev-parse --short HEAD 2>/dev/null || echo ?)"
-echo
-echo "| threads | kind | sampler CPU ms, short / long run | wall s, short / long | share of one core | us per thread per tick |"
-echo "| ---: | --- | ---: | ---: | ---: | ---: |"
-for kind in idle busy; do
-	for n in 10 100 1000; do
-		# Two runs, 1 s and 1 + SECONDS s of steady state: their difference
-		# leaves out the threads' creation and ending.
-		for s in 1 $((secs + 1)); do
-			zt-collect --clock=wall -o "$tmp/w$s.raw" "$tmp/threads" "$n" "$kind" "$s" 2> /dev/null
-		done
-		long=$((secs + 1))
-		awk -v n="$n" -v k="$kind" -v c1="$(key sampler-cpu-ns "$tmp/w1.raw")" \
-			-v w1="$(key wall-ns "$tmp/w1.raw")" -v c2="$(key sampler-cpu-ns "$tmp/w$long.raw")" \
-			-v w2="$(key wall-ns "$tmp/w$long.raw")" -v hz="$(key off-cpu-hz "$tmp/w1.raw")" 'BEGIN {
-			dc = c2 - c1; dw = w2 - w1; ticks = dw / 1e9 * hz
-			printf "| %d | %s | %.1f / %.1f | %.2f / %.2f | %.2f%% | %.2f |\n", n, k, c1 / 1e6,
-				c2 / 1e6, w1 / 1e9, w2 / 1e9, 100 * dc / dw, dc / 1e3 / (ticks * (n + 1)) }'
-	done
-done
-echo
+# Wait up to 600 s for file $1.
+wait_file() {
+	i=0
+	while [ ! -s "$1" ] && [ "$i" -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s "$1" ]
+}
 
-# CPU mode against the bare program: the same interleaved pairs as
-# collect-overhead.sh, on samples/spin.
-cputime=tests/cputime
-samples_of() { if [ "$1" = zt ]; then key samples "$tmp/c.raw"; fi; }
-. tests/bench/cpu.sh
+# One run of N threads of KIND: "sampler-ns wall-ns" between its two snapshots.
+steady() {
+	rm -f "$btmp/pid" "$btmp/w.raw" "$btmp/w.raw.1" "$btmp/w.raw.2"
+	"$zt" --clock=wall --control -o "$btmp/w.raw" "$btmp/threads" "$1" "$2" $((secs + 3)) \
+		"$btmp/pid" > /dev/null 2> "$btmp/zt.err" &
+	zpid=$!
+	wait_file "$btmp/pid" || { echo "offcpu-cost.sh: $1 $2 threads did not start" >&2; exit 1; }
+	sleep 1
+	"$ctl" "$(cat "$btmp/pid")" snapshot > /dev/null || exit 1
+	sleep "$secs"
+	"$ctl" "$(cat "$btmp/pid")" snapshot > /dev/null || exit 1
+	wait "$zpid" || { echo "offcpu-cost.sh: zt-collect failed" >&2; tail -3 "$btmp/zt.err" >&2; exit 1; }
+	awk -v c1="$(key sampler-cpu-ns "$btmp/w.raw.1")" -v c2="$(key sampler-cpu-ns "$btmp/w.raw.2")" \
+	    -v s1="$(key start-ns "$btmp/w.raw.1")" -v w1="$(key wall-ns "$btmp/w.raw.1")" \
+	    -v s2="$(key start-ns "$btmp/w.raw.2")" -v w2="$(key wall-ns "$btmp/w.raw.2")" \
+	    'BEGIN { printf "%d %d\n", c2 - c1, (s2 + w2) - (s1 + w1) }'
+}
+
+echo "## What the off-CPU sampler costs (offcpu-cost.sh)"
 echo
-echo "CPU mode (--clock=cpu, the default) on samples/spin 100, $rounds rounds, interleaved:"
-for i in $(seq "$rounds"); do
-	run bare samples/spin 100
-	run zt zt-collect -o "$tmp/c.raw" samples/spin 100
+echo "$(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)," \
+     "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $rounds runs of ${secs} s between snapshots at 97 Hz"
+echo
+echo "| threads | kind | sampler CPU / wall time: median share of one core | min | max | us per thread per tick | goal |"
+echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"
+for rk in ${ROWS:-10:idle 100:idle 1000:idle 10:busy 100:busy 1000:busy}; do
+		n=${rk%:*} kind=${rk#*:}
+		: > "$btmp/s"
+		i=0
+		while [ "$i" -lt "$rounds" ]; do
+			steady "$n" "$kind" >> "$btmp/s"
+			i=$((i + 1))
+		done
+		goal=-
+		[ "$n" = 100 ] && [ "$kind" = idle ] && goal=0.02
+		row=$(awk -v n="$n" -v g="$goal" -v m="$margin" '
+			{ r[NR] = $2 > 0 ? $1 / $2 : 0; t[NR] = $2 > 0 ? $1 / 1e3 / ($2 / 1e9 * 97 * (n + 1)) : 0 }
+			END {
+				k = NR
+				for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) {
+					if (r[j] < r[i]) { x = r[i]; r[i] = r[j]; r[j] = x }
+					if (t[j] < t[i]) { x = t[i]; t[i] = t[j]; t[j] = x }
+				}
+				med = k % 2 ? r[(k + 1) / 2] : (r[k / 2] + r[k / 2 + 1]) / 2
+				tm = k % 2 ? t[(k + 1) / 2] : (t[k / 2] + t[k / 2 + 1]) / 2
+				bad = g != "-" && med > g * m
+				printf "%.2f%% | %.2f%% | %.2f%% | %.2f | %s%s", 100 * med, 100 * r[1], 100 * r[k], tm,
+				       g == "-" ? "-" : "under " 100 * g "%", bad ? " FAILED" : ""
+			}' "$btmp/s")
+		case $row in *FAILED*) bench_failed=1 ;; esac
+		echo "| $n | $kind | $row |"
 done
-table bare zt
+echo
+[ -n "${NO_CPU:-}" ] && bench_end && exit 0
+
+# The collector before the sampler existed, built from git.
+mkdir -p "$btmp/before"
+if git -C "$top" archive "$before" | tar -x -C "$btmp/before" &&
+   make -C "$btmp/before" -s collect/zt-collect collect/libzt-prof.so > "$btmp/before.log" 2>&1; then
+	old=$btmp/before/collect/zt-collect
+else
+	echo "offcpu-cost.sh: cannot build the collector at $before (tail of the log):" >&2
+	tail -5 "$btmp/before.log" >&2
+	old=
+fi
+
+ROUNDS=${ROUNDS_CPU:-7}
+rounds=$ROUNDS
+echo "| figure | command | reference | median ratio | min | max | goal |"
+echo "| --- | --- | --- | ---: | ---: | ---: | ---: |"
+bench_ratio "wall mode vs CPU mode, samples/spin 100" - \
+	"$zt -o $btmp/c.raw $spin 100" "$zt --clock=wall -o $btmp/w.raw $spin 100"
+[ -n "$old" ] && bench_ratio "CPU mode now vs the collector at $before, samples/spin 100" +2% \
+	"$old -o $btmp/o.raw $spin 100" "$zt --clock=cpu -o $btmp/c.raw $spin 100"
+bench_end
