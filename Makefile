@@ -183,8 +183,6 @@ SAMPLES = \
 	samples/dropper \
 	samples/windows \
 	samples/windowapi \
-	samples/spinners \
-	samples/diskread \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \

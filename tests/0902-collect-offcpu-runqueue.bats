@@ -17,7 +17,8 @@ setup_file() {
 	n=$(($(nproc) * 2))
 	[ "$n" -ge 4 ] || n=4
 	echo "$n" > nthreads
-	zt-collect --clock=wall -o sp.raw "$SAMPLES/spinners" sp.truth "$n" 1.5 > sp.out 2> sp.err
+	gcc -O2 -pthread -o spinners "$SAMPLES/spinners.c"
+	zt-collect --clock=wall -o sp.raw ./spinners sp.truth "$n" 1.5 > sp.out 2> sp.err
 	echo $? > sp.status
 }
 
