@@ -52,7 +52,8 @@ static void *idle(void *a) { (void)a; pthread_mutex_lock(&m); while (!over) pthr
 	pthread_mutex_unlock(&m); return NULL; }
 static void *busy(void *a) { unsigned long x = 1; (void)a; while (!over) for (int i = 0; i < 100000; i++)
 	x = x * 6364136223846793005ul + 1; sink = x; return NULL; }
-/* threads N idle|busy SECONDS PIDFILE: PIDFILE is written once the threads are made. */
+/* threads N idle|busy SECONDS PIDFILE: PIDFILE is written once the threads are made; they
+   end when PIDFILE.stop appears (or after SECONDS). */
 int main(int argc, char **argv)
 {
 	int n = atoi(argv[1]), b = strcmp(argv[2], "busy") == 0;
@@ -69,7 +70,11 @@ int main(int argc, char **argv)
 	snprintf(tmp, sizeof tmp, "%s.tmp", argv[4]);
 	if (!(f = fopen(tmp, "w")) || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) ||
 	    rename(tmp, argv[4])) return 1;
-	nanosleep(&ts, NULL);
+	snprintf(tmp, sizeof tmp, "%s.stop", argv[4]);
+	for (long ms = 0; ms < ts.tv_sec * 1000L && access(tmp, F_OK) != 0; ms += 10) {
+		struct timespec tick = { 0, 10000000 };
+		nanosleep(&tick, NULL);
+	}
 	pthread_mutex_lock(&m); over = 1; pthread_cond_broadcast(&c); pthread_mutex_unlock(&m);
 	for (int i = 0; i < n; i++) pthread_join(t[i], NULL);
 	return 0;
@@ -81,15 +86,15 @@ key() { sed -n "s/^$1 //p" "$2"; }
 
 # Wait up to 600 s for file $1.
 wait_file() {
-	i=0
-	while [ ! -s "$1" ] && [ "$i" -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done
+	tries=0
+	while [ ! -s "$1" ] && [ "$tries" -lt 6000 ]; do sleep 0.1; tries=$((tries + 1)); done
 	[ -s "$1" ]
 }
 
 # One run of N threads of KIND: "sampler-ns wall-ns" between its two snapshots.
 steady() {
-	rm -f "$btmp/pid" "$btmp/w.raw" "$btmp/w.raw.1" "$btmp/w.raw.2"
-	"$zt" --clock=wall --control -o "$btmp/w.raw" "$btmp/threads" "$1" "$2" $((secs + 3)) \
+	rm -f "$btmp/pid" "$btmp/pid.stop" "$btmp/w.raw" "$btmp/w.raw.1" "$btmp/w.raw.2"
+	"$zt" --clock=wall --control -o "$btmp/w.raw" "$btmp/threads" "$1" "$2" 600 \
 		"$btmp/pid" > /dev/null 2> "$btmp/zt.err" &
 	zpid=$!
 	wait_file "$btmp/pid" || { echo "offcpu-cost.sh: $1 $2 threads did not start" >&2; exit 1; }
@@ -97,6 +102,7 @@ steady() {
 	"$ctl" "$(cat "$btmp/pid")" snapshot > /dev/null || exit 1
 	sleep "$secs"
 	"$ctl" "$(cat "$btmp/pid")" snapshot > /dev/null || exit 1
+	: > "$btmp/pid.stop"
 	wait "$zpid" || { echo "offcpu-cost.sh: zt-collect failed" >&2; tail -3 "$btmp/zt.err" >&2; exit 1; }
 	awk -v c1="$(key sampler-cpu-ns "$btmp/w.raw.1")" -v c2="$(key sampler-cpu-ns "$btmp/w.raw.2")" \
 	    -v s1="$(key start-ns "$btmp/w.raw.1")" -v w1="$(key wall-ns "$btmp/w.raw.1")" \
