@@ -6,8 +6,11 @@
  * needs: the CFA, the return address (at CFA + ZT_ARCH_RA_AT), the frame
  * pointer and one more register (arch.h names them). Every read is bounded
  * by the image; anything malformed skips its CIE or FDE, whose pcs then have
- * no row and fall back to frame pointers. Never called from a signal
- * handler: it allocates.
+ * no row and fall back to frame pointers. zt_cfi_build allocates and is
+ * never called from a signal handler; a lazy table's zt_cfi_lookup runs
+ * the same programs there, one FDE at a time, so everything it reaches
+ * (the cursor, read_cie, run, read_fde) calls nothing, not even libc's
+ * string functions, and keeps its state on the stack.
  */
 #include "cfi.h"
 #include "arch.h"
@@ -20,6 +23,7 @@
 #include <sys/mman.h>
 
 enum {
+	LAZY_TRIES = 4,		/* search entries, and records after each, a lookup reads */
 	MAX_STATES = 16,	/* DW_CFA_remember_state nesting kept */
 	MAX_ROWS = 1 << 24,	/* rows per object: far above any real one */
 };
@@ -197,13 +201,13 @@ static int read_cie(const struct zt_cfi_image *img, const unsigned char *p, stru
 	if (version != 1 && version != 3)
 		return -1;
 	aug = (const char *)c.p;
-	auglen = strnlen(aug, (size_t)(c.end - c.p));
+	for (auglen = 0; auglen < (size_t)(c.end - c.p) && aug[auglen]; auglen++)
+		if (auglen > 0 && aug[auglen - 1] == 'e' && aug[auglen] == 'h')
+			return -1;	/* gcc 2's "eh" pointer: obsolete */
 	if (auglen == (size_t)(c.end - c.p))
 		return -1;
 	c.p += auglen + 1;
-	if (strstr(aug, "eh"))	/* gcc 2's pointer: obsolete */
-		return -1;
-	memset(ci, 0, sizeof *ci);
+	*ci = (struct cie){ 0 };
 	ci->fde_enc = PE_ABSPTR;
 	ci->code_align = uleb(&c);
 	ci->data_align = sleb(&c);
@@ -254,12 +258,11 @@ struct rows {
 	int full;
 };
 
-static void emit(struct rows *rs, uintptr_t pc, const struct state *s, int sigframe,
-		 struct zt_cfi_stats *st)
+/* The row the rules s give (none: s NULL), start left 0. */
+static void make_row(struct zt_cfi_row *out, const struct state *s, int sigframe)
 {
 	struct zt_cfi_row row = { 0 };
 
-	row.start = (uint32_t)(pc - rs->lo);
 	if (!s) {
 		row.kind = ZT_CFA_NONE;
 	} else if (s->ra == RA_UNDEFINED) {
@@ -291,6 +294,16 @@ static void emit(struct rows *rs, uintptr_t pc, const struct state *s, int sigfr
 				row.x_off = (int16_t)s->x_off;
 		}
 	}
+	*out = row;
+}
+
+static void emit(struct rows *rs, uintptr_t pc, const struct state *s, int sigframe,
+		 struct zt_cfi_stats *st)
+{
+	struct zt_cfi_row row;
+
+	make_row(&row, s, sigframe);
+	row.start = (uint32_t)(pc - rs->lo);
 	if (row.kind == ZT_CFA_BAD)
 		st->bad_rows++;
 	if (rs->n > 0 && rs->r[rs->n - 1].start == row.start) {
@@ -384,14 +397,28 @@ static int set_rule(struct state *s, const struct state *init, uint64_t reg, enu
 }
 
 /*
- * Run a call-frame program from [p, end) on s, starting at pc loc; emit a
- * row at each advance when rs is given. init is the CIE's state, for
- * DW_CFA_restore. Returns 0, or -1 on a malformed program.
+ * Where run keeps what it is asked for: the rows of every advance (rows),
+ * or the rules in force at one pc (target, into *at; got says whether the
+ * program advanced past it, else the rules at the end are the ones).
+ * Neither (a CIE's initial instructions): advances are not followed.
+ */
+struct sink {
+	struct rows *rows;
+	struct zt_cfi_stats *st;
+	struct state *at;
+	uintptr_t target;
+	int got;
+};
+
+/*
+ * Run a call-frame program from [p, end) on s, starting at pc loc, into k.
+ * init is the CIE's state, for DW_CFA_restore. Returns 0, or -1 on a
+ * malformed program. Async-signal-safe (for zt_cfi_lookup).
  */
 static int run(const struct zt_cfi_image *img, const struct cie *ci,
 	       const unsigned char *p, const unsigned char *end, struct state *s,
 	       const struct state *init, uintptr_t *loc, uintptr_t limit,
-	       struct rows *rs, struct zt_cfi_stats *st)
+	       struct sink *k)
 {
 	struct cur c = { p, end, img, 0 };
 	struct state saved[MAX_STATES];
@@ -548,14 +575,19 @@ static int run(const struct zt_cfi_image *img, const struct cie *ci,
 advance:
 		if (c.bad)
 			return -1;
-		if (rs) {
+		if (k->rows || k->at) {
 			uint64_t step;
 
 			/* Past the FDE's end (or at it): the rest does not apply. */
 			if (__builtin_mul_overflow(delta, ci->code_align, &step) ||
 			    *loc >= limit || step > limit - *loc)
 				return 0;
-			emit(rs, *loc, s, ci->sigframe, st);
+			if (k->rows)
+				emit(k->rows, *loc, s, ci->sigframe, k->st);
+			if (k->at && !k->got && k->target - *loc < step) {
+				*k->at = *s;
+				k->got = 1;
+			}
 			*loc += step;
 		}
 	}
@@ -579,31 +611,55 @@ static int by_begin(const void *a, const void *b)
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
-/* Where .eh_frame starts, from .eh_frame_hdr; NULL if unreadable. */
-static const unsigned char *eh_frame_start(const struct zt_cfi_image *img)
+/* What .eh_frame_hdr says. */
+struct hdr {
+	const unsigned char *eh_frame;	/* where .eh_frame starts */
+	const unsigned char *search;	/* its search table of datarel sdata4 pairs; NULL if none */
+	uint32_t nfdes;			/* entries in it */
+};
+
+/* Read img's .eh_frame_hdr. 0, or -1 if unreadable. */
+static int read_hdr(const struct zt_cfi_image *img, struct hdr *h)
 {
 	struct cur c;
-	uint64_t at;
+	uint64_t at, n;
+	unsigned enc, count_enc, table_enc;
 
 	if (img->hdr < img->addr || img->hdr - img->addr >= img->len)
-		return NULL;
+		return -1;
 	c.p = img->mem + (img->hdr - img->addr);
 	c.end = img->mem + img->len;
 	c.img = img;
 	c.bad = 0;
 	if (u8(&c) != 1)	/* version */
-		return NULL;
-	{
-		unsigned enc = (unsigned)u8(&c);
-
-		fixed(&c, 2);	/* the table's encodings: the table is not used */
-		if (c.bad || enc == PE_OMIT || (enc & PE_INDIRECT))
-			return NULL;
-		at = pointer(&c, enc);
-	}
+		return -1;
+	enc = (unsigned)u8(&c);
+	count_enc = (unsigned)u8(&c);
+	table_enc = (unsigned)u8(&c);
+	if (c.bad || enc == PE_OMIT || (enc & PE_INDIRECT))
+		return -1;
+	at = pointer(&c, enc);
 	if (c.bad || at < img->addr || at - img->addr >= img->len)
-		return NULL;
-	return img->mem + (at - img->addr);
+		return -1;
+	h->eh_frame = img->mem + (at - img->addr);
+	h->search = NULL;
+	h->nfdes = 0;
+	if (count_enc == PE_OMIT || (count_enc & PE_INDIRECT) || table_enc != (PE_DATAREL | PE_SDATA4))
+		return 0;
+	n = pointer(&c, count_enc);
+	if (c.bad || n > UINT32_MAX || n > (uint64_t)(c.end - c.p) / 8)
+		return 0;
+	h->search = c.p;
+	h->nfdes = (uint32_t)n;
+	return 0;
+}
+
+/* Where .eh_frame starts, from .eh_frame_hdr; NULL if unreadable. */
+static const unsigned char *eh_frame_start(const struct zt_cfi_image *img)
+{
+	struct hdr h;
+
+	return read_hdr(img, &h) < 0 ? NULL : h.eh_frame;
 }
 
 /* The end of img's executable segment that holds pc; 0 if none does. */
@@ -626,6 +682,82 @@ static int in_text(const struct zt_cfi_image *img, uintptr_t begin, uintptr_t en
 	return 0;
 }
 
+/* What read_fde found at a record. */
+enum rec {
+	REC_FDE,	/* an FDE, in *x (x->untrusted: rejected, counted) */
+	REC_CIE,	/* a CIE, read with its FDEs */
+	REC_SKIP,	/* a malformed one, skipped and counted */
+	REC_STOP,	/* the terminator, or a length nothing after can be found past */
+};
+
+/*
+ * The record of .eh_frame at p (its length field), read up to end; *next
+ * is the one after it (REC_STOP: unset), *ci an FDE's CIE. A rejected FDE
+ * that starts in the object's code ends (x->end) where that segment does;
+ * one that starts elsewhere is REC_SKIP. *skipped counts what is skipped
+ * or rejected. Async-signal-safe (for zt_cfi_lookup).
+ */
+static enum rec read_fde(const struct zt_cfi_image *img, const unsigned char *p,
+			 const unsigned char *end, struct fde *x, struct cie *ci,
+			 const unsigned char **next, uint32_t *skipped)
+{
+	struct cur c = { p, end, img, 0 };
+	uint64_t len, id;
+	const unsigned char *start;
+
+	if (end - p < 4 || (len = fixed(&c, 4)) == 0)
+		return REC_STOP;
+	if (len == 0xffffffff || len > (uint64_t)(end - c.p)) {
+		++*skipped;	/* 64-bit DWARF is not used in .eh_frame */
+		return REC_STOP;
+	}
+	start = c.p;
+	*next = c.p + len;
+	c.end = *next;
+	id = fixed(&c, 4);
+	if (c.bad || id > (uint64_t)(start - img->mem)) {	/* too short for an id, or a CIE before the image */
+		++*skipped;
+		return REC_SKIP;
+	}
+	if (id == 0)
+		return REC_CIE;
+	x->cie = start - id;
+	if (read_cie(img, x->cie, ci) < 0) {
+		++*skipped;
+		return REC_SKIP;
+	}
+	x->begin = pointer(&c, ci->fde_enc);
+	x->end = x->begin + pointer(&c, ci->fde_enc & 0x0f);
+	if (ci->has_z) {
+		uint64_t alen = uleb(&c);
+
+		if (!c.bad && alen <= (uint64_t)(c.end - c.p))
+			c.p += alen;
+		else
+			c.bad = 1;
+	}
+	if (c.bad || x->end <= x->begin || x->begin == 0) {
+		++*skipped;
+		return REC_SKIP;
+	}
+	x->untrusted = !in_text(img, x->begin, x->end);
+	if (x->untrusted) {
+		/*
+		 * Its range runs out of the object's code: rejected, but
+		 * where it starts in the code, its pcs get a row that says no
+		 * rule is trusted there (up to the next FDE), so that a walk
+		 * through them is marked partial.
+		 */
+		++*skipped;
+		x->end = text_end(img, x->begin);
+		if (!x->end)
+			return REC_SKIP;
+	}
+	x->insns = c.p;
+	x->insns_end = *next;
+	return REC_FDE;
+}
+
 /*
  * Every FDE of .eh_frame, read in order up to its zero terminator or the end
  * of the image. The hdr's search table is not trusted to be complete.
@@ -640,75 +772,18 @@ static struct fde *collect_fdes(const struct zt_cfi_image *img, size_t *nout,
 	*nout = 0;
 	if (!p)
 		return NULL;
-	while (end - p >= 4) {
-		struct cur c = { p, end, img, 0 };
-		uint64_t len = fixed(&c, 4), id;
-		const unsigned char *start, *next;
+	for (;;) {
+		const unsigned char *next;
 		struct cie ci;
 		struct fde x;
+		enum rec r = read_fde(img, p, end, &x, &ci, &next, &st->skipped);
 
-		if (len == 0)
+		if (r == REC_STOP)
 			break;
-		if (len == 0xffffffff || len > (uint64_t)(end - c.p)) {
-			st->skipped++;	/* 64-bit DWARF is not used in .eh_frame */
-			break;		/* nothing after a bad length can be found */
-		}
-		start = c.p;
-		next = c.p + len;
-		c.end = next;
-		id = fixed(&c, 4);
-		if (c.bad) {			/* too short for an id */
-			st->skipped++;
+		if (r != REC_FDE) {
 			p = next;
 			continue;
 		}
-		if (id == 0) {			/* a CIE: read with its first FDE */
-			p = next;
-			continue;
-		}
-		if (id > (uint64_t)(start - img->mem)) {
-			st->skipped++;
-			p = next;
-			continue;
-		}
-		x.cie = start - id;
-		if (read_cie(img, x.cie, &ci) < 0) {
-			st->skipped++;
-			p = next;
-			continue;
-		}
-		x.begin = pointer(&c, ci.fde_enc);
-		x.end = x.begin + pointer(&c, ci.fde_enc & 0x0f);
-		if (ci.has_z) {
-			uint64_t alen = uleb(&c);
-
-			if (!c.bad && alen <= (uint64_t)(c.end - c.p))
-				c.p += alen;
-			else
-				c.bad = 1;
-		}
-		if (c.bad || x.end <= x.begin || x.begin == 0) {
-			st->skipped++;
-			p = next;
-			continue;
-		}
-		x.untrusted = !in_text(img, x.begin, x.end);
-		if (x.untrusted) {
-			/*
-			 * Its range runs out of the object's code: rejected,
-			 * but where it starts in the code, its pcs get a row
-			 * that says no rule is trusted there (up to the next
-			 * FDE), so that a walk through them is marked partial.
-			 */
-			st->skipped++;
-			x.end = text_end(img, x.begin);
-			if (!x.end) {
-				p = next;
-				continue;
-			}
-		}
-		x.insns = c.p;
-		x.insns_end = next;
 		if (n == cap) {
 			size_t ncap = cap ? 2 * cap : 256;
 			struct fde *g = realloc(f, ncap * sizeof *g);
@@ -768,6 +843,7 @@ int zt_cfi_image_of(const struct dl_phdr_info *info, struct zt_cfi_image *img)
 struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_stats *st)
 {
 	struct rows rs = { 0 };
+	struct sink cie_sink = { 0 }, rows = { .rows = &rs, .st = st };
 	struct zt_cfi_table *t = NULL;
 	struct fde *f;
 	size_t n, size;
@@ -807,7 +883,7 @@ struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_
 			st->skipped++;
 			continue;
 		}
-		if (run(img, &ci, ci.insns, ci.end, &init, NULL, &loc, f[i].end, NULL, st) < 0) {
+		if (run(img, &ci, ci.insns, ci.end, &init, NULL, &loc, f[i].end, &cie_sink) < 0) {
 			st->skipped++;
 			continue;
 		}
@@ -816,7 +892,7 @@ struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_
 		if (rs.n > 0 && last_end < f[i].begin)
 			emit(&rs, last_end, NULL, 0, st);
 		if (run(img, &ci, f[i].insns, f[i].insns_end, &s, &init, &loc, f[i].end,
-			&rs, st) < 0) {
+			&rows) < 0) {
 			rs.n = mark;
 			st->skipped++;
 			continue;
@@ -851,6 +927,196 @@ void zt_cfi_free(struct zt_cfi_table *t)
 {
 	if (t)
 		zt_sys_unmap(t, t->size);
+}
+
+struct zt_cfi_table *zt_cfi_lazy(const struct zt_cfi_image *img, uint32_t min_fdes)
+{
+	struct hdr h;
+	struct zt_cfi_table *t;
+	size_t head = (sizeof *t + 15) & ~(size_t)15;
+	size_t size = head + ZT_CFI_LAZY_SLOTS * sizeof(struct zt_cfi_slot) + sizeof(uint64_t) +
+		      ZT_CFI_REJECTED * sizeof(uint32_t);
+	unsigned char *m;
+
+	if (read_hdr(img, &h) < 0 || !h.search || h.nfdes < min_fdes || img->ntext == 0)
+		return NULL;
+	m = zt_sys_map(size);
+	if (m == MAP_FAILED)
+		return NULL;
+	t = (struct zt_cfi_table *)m;
+	t->size = size;
+	t->lazy = 1;
+	t->img = *img;
+	t->key = img->hdr;
+	t->search = h.search;
+	t->nfdes = h.nfdes;
+	/* Every pc an FDE may be kept for lies in the object's code. */
+	t->lo = img->text[0].lo;
+	t->hi = img->text[0].hi;
+	for (uint32_t i = 1; i < img->ntext && i < ZT_CFI_MAX_TEXT; i++) {
+		if (img->text[i].lo < t->lo)
+			t->lo = img->text[i].lo;
+		if (img->text[i].hi > t->hi)
+			t->hi = img->text[i].hi;
+	}
+	t->nslots = ZT_CFI_LAZY_SLOTS;
+	/* The slots first (16-byte alignment), then the counters. */
+	t->slots = (struct zt_cfi_slot *)(m + head);
+	t->nrejected = (uint64_t *)(t->slots + t->nslots);
+	t->rejected = (uint32_t *)(t->nrejected + 1);
+	return t;
+}
+
+/* The hdr-relative int32 at p (a search table's field). */
+static uintptr_t search_at(const struct zt_cfi_table *t, const unsigned char *p)
+{
+	int32_t v;
+
+	__builtin_memcpy(&v, p, sizeof v);
+	return t->img.hdr + (uintptr_t)(intptr_t)v;
+}
+
+/* The index of the last entry of the search table at or below pc; -1 if none. */
+static int64_t search_index(const struct zt_cfi_table *t, uintptr_t pc)
+{
+	uint32_t lo = 0, hi = t->nfdes;
+
+	if (hi == 0 || search_at(t, t->search) > pc)
+		return -1;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (search_at(t, t->search + 8 * (size_t)mid) <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The record of entry i's FDE; NULL if it is outside the image. */
+static const unsigned char *search_fde(const struct zt_cfi_table *t, uint32_t i)
+{
+	uintptr_t at = search_at(t, t->search + 8 * (size_t)i + 4);
+
+	if (at < t->img.addr || at - t->img.addr >= t->img.len)
+		return NULL;
+	return t->img.mem + (at - t->img.addr);
+}
+
+/* Count the rejected FDE at p once, in the table's list (each time once it is full). */
+static void note_rejected(const struct zt_cfi_table *t, const unsigned char *p)
+{
+	size_t off = (size_t)(p - t->img.mem) + 1;
+
+	for (uint32_t i = 0; off <= UINT32_MAX && i < ZT_CFI_REJECTED; i++) {
+		uint32_t v = __atomic_load_n(&t->rejected[i], __ATOMIC_RELAXED);
+
+		if (v == 0 && __atomic_compare_exchange_n(&t->rejected[i], &v, (uint32_t)off, 0,
+							  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			break;
+		if (v == off)
+			return;
+	}
+	__atomic_fetch_add(t->nrejected, 1, __ATOMIC_RELAXED);
+}
+
+/* The row for pc, from the object's CFI: one FDE's program, run up to pc. */
+static void interpret(const struct zt_cfi_table *t, uintptr_t pc, struct zt_cfi_row *out)
+{
+	const struct zt_cfi_image *img = &t->img;
+	const unsigned char *p = NULL, *next;
+	int64_t i = search_index(t, pc);
+	/* Before the CIE's rules: on AArch64 the return address is in x30. */
+	struct state init = { .cfa = ZT_CFA_BAD, .fp = ZT_REG_SAME,
+			      .ra = ZT_ARCH_RA_IN_X ? RA_AT_CFA : RA_ELSEWHERE }, s, at;
+	struct sink cie_sink = { 0 }, one = { .at = &at, .target = pc };
+	struct cie ci;
+	struct fde x;
+	uint32_t skipped = 0;
+	uintptr_t loc;
+
+	make_row(out, NULL, 0);
+	/*
+	 * The entry found may be an FDE that does not hold pc where another
+	 * does: rustc's libLLVM has an empty FDE at the pc of the real one
+	 * that follows it in .eh_frame, and its search table lists only the
+	 * empty one; a malformed FDE may hide one before it. So a few records
+	 * after the entry's, and a few entries back, are tried, no more.
+	 */
+	for (int64_t stop = i - LAZY_TRIES; i >= 0 && i > stop && !p; i--) {
+		const unsigned char *q = search_fde(t, (uint32_t)i);
+
+		for (int k = 0; q && k < LAZY_TRIES; k++) {
+			enum rec r = read_fde(img, q, img->mem + img->len, &x, &ci, &next, &skipped);
+
+			if (r == REC_FDE && pc >= x.begin && pc < x.end) {
+				p = q;
+				break;
+			}
+			q = r == REC_STOP || (r == REC_FDE && x.begin > pc) ? NULL : next;
+		}
+	}
+	if (!p)
+		return;
+	if (x.untrusted) {
+		out->kind = ZT_CFA_BAD;
+		note_rejected(t, p);
+		return;
+	}
+	if (ci.end - ci.insns > ZT_CFI_LAZY_MAX || x.insns_end - x.insns > ZT_CFI_LAZY_MAX)
+		return;
+	loc = x.begin;
+	if (run(img, &ci, ci.insns, ci.end, &init, NULL, &loc, x.end, &cie_sink) < 0)
+		return;
+	s = init;
+	if (run(img, &ci, x.insns, x.insns_end, &s, &init, &loc, x.end, &one) < 0)
+		return;
+	make_row(out, one.got ? &at : &s, ci.sigframe);
+}
+
+/* A cache slot as two words, and back: the row's bytes, whatever its layout. */
+typedef char zt_cfi_row_fits[sizeof(struct zt_cfi_row) <= 2 * sizeof(uint64_t) ? 1 : -1];
+
+int zt_cfi_lookup(const struct zt_cfi_table *t, uintptr_t pc, int read_image, struct zt_cfi_row *out)
+{
+	struct zt_cfi_slot *sl;
+	uint64_t w[2] = { 0, 0 }, k;
+
+	if (!t->lazy) {
+		const struct zt_cfi_row *r = zt_cfi_row_at(t, pc);
+
+		if (r)
+			*out = *r;
+		return r != NULL;
+	}
+	if (pc < t->lo || pc >= t->hi)
+		return 0;
+	/* A multiplicative hash: nearby return addresses spread over the slots. */
+	sl = &t->slots[(uint64_t)pc * 0x9e3779b97f4a7c15ull >> (64 - __builtin_ctz(t->nslots))];
+	if (__atomic_load_n(&sl->key, __ATOMIC_ACQUIRE) == pc) {
+		w[0] = __atomic_load_n(&sl->row[0], __ATOMIC_RELAXED);
+		w[1] = __atomic_load_n(&sl->row[1], __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&sl->key, __ATOMIC_RELAXED) == pc) {
+			__builtin_memcpy(out, w, sizeof *out);
+			return out->kind != ZT_CFA_NONE;
+		}
+	}
+	if (!read_image)
+		return 0;
+	interpret(t, pc, out);
+	/* Kept unless another writer holds the slot (the row is found again next time). */
+	k = __atomic_load_n(&sl->key, __ATOMIC_RELAXED);
+	if (k != 1 && __atomic_compare_exchange_n(&sl->key, &k, 1, 0, __ATOMIC_ACQ_REL,
+						  __ATOMIC_RELAXED)) {
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		__builtin_memcpy(w, out, sizeof *out);
+		__atomic_store_n(&sl->row[0], w[0], __ATOMIC_RELAXED);
+		__atomic_store_n(&sl->row[1], w[1], __ATOMIC_RELAXED);
+		__atomic_store_n(&sl->key, (uint64_t)pc, __ATOMIC_RELEASE);
+	}
+	return out->kind != ZT_CFA_NONE;
 }
 
 const struct zt_cfi_row *zt_cfi_row_at(const struct zt_cfi_table *t, uintptr_t pc)

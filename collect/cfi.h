@@ -5,14 +5,20 @@
  * Every object carries call-frame information (CFI) in .eh_frame,
  * found through PT_GNU_EH_FRAME, stripped or not: for each pc, how to find
  * the canonical frame address (CFA, the caller's stack pointer), the return
- * address and the saved registers. Interpreting the DWARF call-frame
- * programs is too much work for a signal handler, so cfi.c runs them once,
- * outside it (at start and after each dlopen), and keeps for each pc range
- * only what an unwinder needs: one row of a few bytes, sorted by pc. The
- * handler (unwind.c) looks rows up by binary search and reads the stack.
+ * address and the saved registers. For an object of a usual size, cfi.c
+ * runs the DWARF call-frame programs once, outside the handler (at start
+ * and after each dlopen), and keeps for each pc range only what an unwinder
+ * needs: one row of a few bytes, sorted by pc, that the handler (unwind.c)
+ * finds by binary search. A big object (rustc's librustc_driver: 2.9 M
+ * rows, 46 MB, 0.2 s) would cost that at start whether or not a sample
+ * ever lands in it, so its table is lazy: the handler finds the FDE that
+ * holds a pc through .eh_frame_hdr's sorted search table, runs that one
+ * FDE's program up to the pc, bounded and without allocating, and keeps
+ * the row in a preallocated cache, so a return address already seen costs
+ * one hashed load.
  *
- * Nothing here is called from a signal handler except zt_cfi_find and
- * zt_cfi_row_at, which read immutable tables.
+ * Nothing here is called from a signal handler except zt_cfi_find,
+ * zt_cfi_row_at (immutable tables) and zt_cfi_lookup.
  */
 #ifndef ZT_CFI_H
 #define ZT_CFI_H
@@ -58,22 +64,6 @@ struct zt_cfi_row {
 	uint8_t x;		/* enum zt_reg_rule, for x */
 };
 
-/* The rows of one object, immutable once built. */
-struct zt_cfi_table {
-	uintptr_t lo, hi;	/* the pcs its FDEs cover, run-time addresses */
-	uintptr_t key;		/* the object's .eh_frame_hdr address: same object, same table */
-	uint32_t nrows;
-	const struct zt_cfi_row *rows;
-	size_t size;		/* bytes mapped for this table and its rows */
-};
-
-/* What a build read and skipped, for the dump's summary and for tests. */
-struct zt_cfi_stats {
-	uint32_t fdes;		/* FDEs compiled */
-	uint32_t skipped;	/* CIEs or FDEs skipped as malformed or unsupported, or outside the object's code */
-	uint32_t bad_rows;	/* rows with a rule zt does not follow */
-};
-
 /*
  * The bytes that hold .eh_frame_hdr and .eh_frame: a loaded object's
  * read-only segment in memory, or a buffer in tests. Every read stays inside
@@ -97,6 +87,49 @@ struct zt_cfi_image {
 	struct { uintptr_t lo, hi; } text[ZT_CFI_MAX_TEXT];
 };
 
+/*
+ * A lazy table's cache slot: the row for the pc in key (0: empty, 1: being
+ * written). A writer takes a slot by compare-and-swap and stores the key
+ * last; a reader copies the row and takes it only if the key is still the
+ * same. A pc's row never changes within one table, so a slot rewritten with
+ * the same key holds the same row.
+ */
+struct zt_cfi_slot {
+	uint64_t key;
+	uint64_t row[2];	/* a struct zt_cfi_row */
+};
+
+enum { ZT_CFI_REJECTED = 64 };	/* rejected FDEs a lazy table tells apart */
+
+/*
+ * The rows of one object: compiled (rows), immutable once built, or lazy
+ * (lazy set, nrows 0), found in the object's CFI when first asked for.
+ */
+struct zt_cfi_table {
+	uintptr_t lo, hi;	/* the pcs its FDEs cover, run-time addresses */
+	uintptr_t key;		/* the object's .eh_frame_hdr address: same object, same table */
+	uint32_t nrows;
+	const struct zt_cfi_row *rows;
+	size_t size;		/* bytes mapped for this table and its rows (or its cache) */
+	int lazy;
+	/* A lazy table's own: */
+	struct zt_cfi_image img;	/* the object's image, which must stay mapped */
+	const unsigned char *search;	/* .eh_frame_hdr's table: (pc, FDE) pairs of hdr-relative int32s */
+	uint32_t nfdes;
+	uint32_t nslots;		/* the cache's size: a power of two */
+	struct zt_cfi_slot *slots;	/* in the table's mapping, written by lookups */
+	/* Rejected FDEs met, each counted once: their offsets in img + 1 (0: free). */
+	uint32_t *rejected;		/* ZT_CFI_REJECTED of them, in the mapping too */
+	uint64_t *nrejected;	/* how many (past ZT_CFI_REJECTED, each lookup counts) */
+};
+
+/* What a build read and skipped, for the dump's summary and for tests. */
+struct zt_cfi_stats {
+	uint32_t fdes;		/* FDEs compiled */
+	uint32_t skipped;	/* CIEs or FDEs skipped as malformed or unsupported, or outside the object's code */
+	uint32_t bad_rows;	/* rows with a rule zt does not follow */
+};
+
 struct dl_phdr_info;
 
 /*
@@ -116,6 +149,37 @@ int zt_cfi_image_of(const struct dl_phdr_info *info, struct zt_cfi_image *img);
  */
 struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_stats *st);
 void zt_cfi_free(struct zt_cfi_table *t);
+
+/*
+ * Objects whose .eh_frame_hdr lists at least ZT_CFI_LAZY_FDES FDEs get a
+ * lazy table (libc has 3,713, python3.11 10,221, librustc_driver about
+ * 107,000): the usual ones keep compiled rows, which a handler looks up for
+ * nothing, and the start cost stays bounded by the sizes under it. A lazy
+ * table's cache holds ZT_CFI_LAZY_SLOTS rows; an FDE of more than
+ * ZT_CFI_LAZY_MAX bytes of program is not interpreted in the handler.
+ */
+enum { ZT_CFI_LAZY_FDES = 16384, ZT_CFI_LAZY_SLOTS = 8192, ZT_CFI_LAZY_MAX = 1 << 16 };
+
+/*
+ * A lazy table for img, when its .eh_frame_hdr has a search table zt
+ * reads (datarel sdata4 pairs) of at least min_fdes entries; NULL
+ * otherwise (the caller compiles it: zt_cfi_build). Reads only the header:
+ * start costs no more for a bigger object. The image must stay mapped as
+ * long as the table is used. Free with zt_cfi_free. Not for signal handlers.
+ */
+struct zt_cfi_table *zt_cfi_lazy(const struct zt_cfi_image *img, uint32_t min_fdes);
+
+/*
+ * The row for pc in t into *out: from the compiled rows, or for a lazy
+ * table from its cache, or (read_image set) from the object's CFI, then
+ * kept in the cache. Returns 1 when pc has a row, 0 when it has none
+ * (outside every FDE, a malformed one, or not read: read_image 0, while a
+ * dlclose may be unmapping the image). An FDE the lookup rejects (its
+ * range not inside one executable segment) gives a BAD row where it starts
+ * in the code, as a compiled table's does, and is counted once in
+ * *t->nrejected. Async-signal-safe: no allocation, no call, bounded work.
+ */
+int zt_cfi_lookup(const struct zt_cfi_table *t, uintptr_t pc, int read_image, struct zt_cfi_row *out);
 
 /*
  * The row for pc in t, or NULL when pc is outside every FDE.

@@ -383,7 +383,8 @@ static void put_summary(void)
 		put_key(dfd, ZT_RAW_CFI_ROWS, zt_state.cfi_rows);
 		put_key(dfd, ZT_RAW_CFI_BYTES, zt_state.cfi_bytes);
 		put_key(dfd, ZT_RAW_CFI_BUILD_NS, zt_state.cfi_build_ns);
-		put_key(dfd, ZT_RAW_CFI_SKIPPED, zt_state.cfi_skipped);
+		put_key(dfd, ZT_RAW_CFI_SKIPPED, __atomic_load_n(&zt_state.cfi_skipped, __ATOMIC_RELAXED));
+		put_key(dfd, ZT_RAW_CFI_LAZY, zt_state.cfi_lazy);
 	}
 	put_key(dfd, ZT_RAW_MAPS_SNAPSHOTS, zt_state.maps_snapshots);
 	if (zt_state.maps_lost)

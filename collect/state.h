@@ -172,6 +172,7 @@ struct zt_state {
 	volatile uint64_t truncated;	/* stacks cut at ZT_MAX_DEPTH */
 	volatile uint64_t partial;	/* stacks that did not reach the thread's entry */
 	uint64_t cfi_objects, cfi_rows, cfi_bytes;	/* the unwind tables published last */
+	uint64_t cfi_lazy;	/* of those, the lazy ones (cfi.h) */
 	uint64_t cfi_build_ns, cfi_skipped;	/* CPU time spent building, FDEs skipped */
 	uint64_t maps_snapshots;	/* maps sections written (snapshot.c) */
 	volatile uint64_t maps_lost;	/* snapshots that could not be kept */

@@ -4,8 +4,10 @@
  *
  * At start and after each dlopen and dlclose, the loaded objects are listed
  * (dl_iterate_phdr, never in a handler: it takes the loader's lock), each
- * new one's .eh_frame is compiled (cfi.c) from its image in memory, and a
- * new set of tables is published with one atomic store. Tables of objects
+ * new one's .eh_frame is compiled (cfi.c) from its image in memory, or for
+ * a big object (ZT_CFI_LAZY_FDES) made a lazy table that the handler fills
+ * as samples land in it, and a new set of tables is published with one
+ * atomic store. Tables of objects
  * still loaded are shared between sets. A handler counts itself in while it
  * reads a set; the old set, and the tables no longer in the new one, are
  * unmapped only once no handler is inside, or kept if one stays too long.
@@ -122,9 +124,15 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	t = known(sc->old, img.hdr);
 	if (!t) {
 		t0 = zt_sys_cpu_ns();
-		t = zt_cfi_build(&img, &st);
+		t = zt_cfi_lazy(&img, ZT_CFI_LAZY_FDES);
+		if (t) {
+			/* Its rejected FDEs are counted as lookups meet them. */
+			t->nrejected = &zt_state.cfi_skipped;
+		} else {
+			t = zt_cfi_build(&img, &st);
+			__atomic_fetch_add(&zt_state.cfi_skipped, st.skipped, __ATOMIC_RELAXED);
+		}
 		zt_state.cfi_build_ns += (uint64_t)(zt_sys_cpu_ns() - t0);
-		zt_state.cfi_skipped += st.skipped;
 		if (!t)
 			return 0;
 	}
@@ -222,13 +230,15 @@ void zt_tables_update(void)
 			if (!known(sc.old, sc.t[i]->key))
 				zt_cfi_free(sc.t[i]);
 	} else {
-		uint64_t rows = 0, bytes = s->size;
+		uint64_t rows = 0, bytes = s->size, lazy = 0;
 
 		for (uint32_t i = 0; i < s->n; i++) {
 			rows += s->t[i]->nrows;
 			bytes += s->t[i]->size;
+			lazy += s->t[i]->lazy != 0;
 		}
 		zt_state.cfi_objects = s->n;
+		zt_state.cfi_lazy = lazy;
 		zt_state.cfi_rows = rows;
 		zt_state.cfi_bytes = bytes;
 		old = __atomic_exchange_n(&published, s, __ATOMIC_SEQ_CST);

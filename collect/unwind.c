@@ -199,12 +199,17 @@ static int find_record(const struct zt_regs *r, const struct zt_cfi_set *s, uint
 /* The row of a signal trampoline known by its address (zt_regs' sigreturn). */
 static const struct zt_cfi_row sigreturn_row = { .kind = ZT_CFA_SIGNAL };
 
-/* The row for pc in s, or NULL. */
-static const struct zt_cfi_row *row_of(const struct zt_cfi_set *s, uintptr_t pc)
+/*
+ * The row for pc in s, copied into *buf; NULL if none. A lazy table's rows
+ * not yet found are looked for in the object's CFI, unless r says that no
+ * object's memory may be read (r->no_code: a dlclose under way).
+ */
+static const struct zt_cfi_row *row_of(const struct zt_regs *r, const struct zt_cfi_set *s,
+				       uintptr_t pc, struct zt_cfi_row *buf)
 {
 	const struct zt_cfi_table *t = zt_cfi_find(s, pc);
 
-	return t ? zt_cfi_row_at(t, pc) : NULL;
+	return t && zt_cfi_lookup(t, pc, !r->no_code, buf) ? buf : NULL;
 }
 
 /*
@@ -216,18 +221,19 @@ static int step_checks(const struct zt_regs *r, const struct zt_cfi_set *s,
 		       const struct zt_cfi_row *own, uintptr_t ra, uintptr_t sp, uintptr_t fp)
 {
 	const struct zt_cfi_row *caller;
+	struct zt_cfi_row buf, cbuf;
 	uintptr_t target, callee, cfa, next;
 
 	if (!in_code(s, ra - 1))
 		return 0;
-	caller = row_of(s, ra - 1);
+	caller = row_of(r, s, ra - 1, &buf);
 	/* A handler's return lands on the signal trampoline, which no call precedes. */
 	if (caller && caller->kind == ZT_CFA_SIGNAL)
 		return 1;
 	if (!call_before(s, ra, &target))
 		return 0;
 	if (target && !own && (callee = callee_of(s, target))) {
-		const struct zt_cfi_row *c = row_of(s, callee);
+		const struct zt_cfi_row *c = row_of(r, s, callee, &cbuf);
 
 		/* The record belongs to a function with CFI, which this frame is not. */
 		if (c && c->kind != ZT_CFA_PLT)
@@ -271,6 +277,7 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 	unsigned seen = first >= 0 ? 1u << first : 0;
 	int guessed = 0;
 	const struct zt_cfi_row *row = NULL;
+	struct zt_cfi_row rowbuf;	/* row's copy, when it came from a table */
 	size_t n = 0;
 
 	*end = ZT_UNWIND_PARTIAL;
@@ -279,7 +286,7 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 	out[n++] = (uint64_t)pc | ZT_UNWIND_EXACT;
 	if (mode != ZT_UNWIND_FP)
 		row = r->sigreturn && pc >= r->sigreturn && pc < r->sigreturn + ZT_ARCH_SIGRETURN_LEN ?
-		      &sigreturn_row : row_of(set, pc);
+		      &sigreturn_row : row_of(r, set, pc, &rowbuf);
 	for (;;) {
 		/* A return address belongs to the call before it. */
 		uintptr_t at = exact ? pc : pc - 1;
@@ -416,7 +423,8 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			/* The handler returns to the trampoline: a signal frame. */
 			row = &sigreturn_row;
 		} else {
-			row = mode != ZT_UNWIND_FP ? row_of(set, next_exact ? ra : ra - 1) : NULL;
+			row = mode != ZT_UNWIND_FP ?
+			      row_of(r, set, next_exact ? ra : ra - 1, &rowbuf) : NULL;
 			if (set && set->nseg && (!row || row->kind == ZT_CFA_BAD) &&
 			    !in_code(set, next_exact ? ra : ra - 1))
 				break;

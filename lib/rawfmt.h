@@ -74,6 +74,7 @@
 #define ZT_RAW_CFI_BYTES "cfi-bytes"
 #define ZT_RAW_CFI_BUILD_NS "cfi-build-ns"
 #define ZT_RAW_CFI_SKIPPED "cfi-skipped"
+#define ZT_RAW_CFI_LAZY "cfi-lazy"
 #define ZT_RAW_MAPS_SNAPSHOTS "maps-snapshots"
 #define ZT_RAW_MAPS_LOST "maps-lost"
 #define ZT_RAW_PERFMAP_LINES "perfmap-lines"

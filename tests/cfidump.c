@@ -1,6 +1,12 @@
 /*
  * cfidump — print the unwind rows collect/cfi.c compiles from an ELF
  * file's .eh_frame, one line per row, at link-time addresses.
+ *
+ * cfidump --lazy FILE instead checks a lazy table (zt_cfi_lookup, which
+ * interprets one FDE per pc) against the compiled rows at each row's first
+ * and last pc and one in the middle, and prints "lazy checked N differ M
+ * cached M" and the first differences; it fails when any differ or the
+ * file has no search table.
  */
 #include "cfi.h"
 
@@ -20,6 +26,52 @@ static int fail(const char *path, const char *what)
 	return 1;
 }
 
+static int same(const struct zt_cfi_row *a, const struct zt_cfi_row *b)
+{
+	return a->kind == b->kind && a->cfa_off == b->cfa_off && a->arg == b->arg &&
+	       a->fp == b->fp && a->x == b->x && a->x_off == b->x_off;
+}
+
+/* One pc, looked up twice in the lazy table (the second from its cache). */
+static int check(const struct zt_cfi_table *t, const struct zt_cfi_table *lazy, uintptr_t pc,
+		 unsigned long *differ, unsigned long *cached)
+{
+	const struct zt_cfi_row *want = zt_cfi_row_at(t, pc);
+	struct zt_cfi_row got, again;
+	int have = zt_cfi_lookup(lazy, pc, 1, &got);
+
+	if (zt_cfi_lookup(lazy, pc, 0, &again) == have && (!have || same(&got, &again)))
+		++*cached;
+	if (have == (want != NULL) && (!have || same(&got, want)))
+		return 1;
+	if (++*differ <= 10)
+		printf("differ at %016lx: compiled %d %+d, lazy %d %+d\n", (unsigned long)pc,
+		       want ? want->kind : -1, want ? want->cfa_off : 0, have ? got.kind : -1,
+		       have ? got.cfa_off : 0);
+	return 0;
+}
+
+static int check_lazy(const char *path, const struct zt_cfi_image *img, const struct zt_cfi_table *t)
+{
+	struct zt_cfi_table *lazy = zt_cfi_lazy(img, 1);
+	unsigned long n = 0, differ = 0, cached = 0;
+
+	if (!lazy)
+		return fail(path, "no search table in .eh_frame_hdr");
+	for (uint32_t i = 0; t && i < t->nrows; i++) {
+		uintptr_t a = t->lo + t->rows[i].start;
+		uintptr_t b = i + 1 < t->nrows ? t->lo + t->rows[i + 1].start : t->hi;
+
+		n += 3;
+		check(t, lazy, a, &differ, &cached);
+		check(t, lazy, a + (b - a) / 2, &differ, &cached);
+		check(t, lazy, b - 1, &differ, &cached);
+	}
+	printf("lazy checked %lu differ %lu cached %lu\n", n, differ, cached);
+	zt_cfi_free(lazy);
+	return differ != 0 || n == 0;
+}
+
 int main(int argc, char **argv)
 {
 	const Elf64_Ehdr *eh;
@@ -31,8 +83,14 @@ int main(int argc, char **argv)
 	const unsigned char *m;
 	int fd;
 
+	int lazy = argc == 3 && strcmp(argv[1], "--lazy") == 0;
+
+	if (lazy) {
+		argv++;
+		argc--;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: cfidump FILE\n");
+		fprintf(stderr, "usage: cfidump [--lazy] FILE\n");
 		return 2;
 	}
 	if ((fd = open(argv[1], O_RDONLY)) < 0 || fstat(fd, &sb) < 0)
@@ -73,6 +131,12 @@ int main(int argc, char **argv)
 	img.addr = load->p_vaddr;
 	img.hdr = frame->p_vaddr;
 	t = zt_cfi_build(&img, &st);
+	if (lazy) {
+		int rc = check_lazy(argv[1], &img, t);
+
+		zt_cfi_free(t);
+		return rc;
+	}
 	printf("# fdes %u skipped %u bad_rows %u rows %u\n", st.fdes, st.skipped, st.bad_rows,
 	       t ? t->nrows : 0);
 	for (uint32_t i = 0; t && i < t->nrows; i++) {

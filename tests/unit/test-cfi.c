@@ -526,7 +526,7 @@ static const struct zt_cfi_row walk_rows[] = {
 };
 
 static struct zt_cfi_table walk_table = {
-	0x1000, 0x1060, 1, 7, walk_rows, 0,
+	.lo = 0x1000, .hi = 0x1060, .key = 1, .nrows = 7, .rows = walk_rows,
 };
 
 static size_t unwind_cfi(uintptr_t pc, uintptr_t sp, uintptr_t rbp, const uintptr_t *stack,
@@ -639,8 +639,8 @@ UNIT_TEST(unwind_cfi_through_a_signal_frame)
 
 UNIT_TEST(cfi_find_picks_the_table_holding_pc)
 {
-	struct zt_cfi_table a = { 0x1000, 0x2000, 1, 0, NULL, 0 };
-	struct zt_cfi_table b = { 0x3000, 0x3100, 2, 0, NULL, 0 };
+	struct zt_cfi_table a = { .lo = 0x1000, .hi = 0x2000, .key = 1 };
+	struct zt_cfi_table b = { .lo = 0x3000, .hi = 0x3100, .key = 2 };
 	struct zt_cfi_set *set = malloc(sizeof *set + 2 * sizeof set->t[0]);
 
 	if (!set)
@@ -673,7 +673,8 @@ static const struct zt_cfi_row rbx_rows[] = {
 	{ 0x30, 0, 0, ZT_CFA_NONE, 0, 0, 0 },
 };
 
-static struct zt_cfi_table rbx_table = { 0x1000, 0x1030, 2, 4, rbx_rows, 0 };
+static struct zt_cfi_table rbx_table = { .lo = 0x1000, .hi = 0x1030, .key = 2,
+	.nrows = 4, .rows = rbx_rows };
 
 UNIT_TEST(unwind_cfi_follows_a_cfa_in_rbx)
 {
@@ -726,7 +727,8 @@ static const struct zt_cfi_row plt_rows[] = {
 	{ 0x20, 0, 0, ZT_CFA_NONE, 0, 0, 0 },
 };
 
-static struct zt_cfi_table plt_table = { 0x1000, 0x1020, 3, 3, plt_rows, 0 };
+static struct zt_cfi_table plt_table = { .lo = 0x1000, .hi = 0x1020, .key = 3,
+	.nrows = 3, .rows = plt_rows };
 
 UNIT_TEST(unwind_cfi_follows_the_plt_expression)
 {

@@ -182,7 +182,8 @@ static const struct zt_cfi_row callee_rows[] = {
 	{ 0x00, 16, 0, ZT_CFA_SP, ZT_REG_SAME, 0, 0 },	/* a function with CFI */
 	{ 0x10, 0, 0, ZT_CFA_NONE, 0, 0, 0 },
 };
-static struct zt_cfi_table callee_table = { 0, 0, 1, 2, callee_rows, 0 };
+static struct zt_cfi_table callee_table = { .lo = 0, .hi = 0, .key = 1,
+	.nrows = 2, .rows = callee_rows };
 
 #define C(off) ((uintptr_t)code + (off))
 
@@ -352,7 +353,7 @@ UNIT_TEST(auto_checks_the_caller_s_row_against_the_frame_it_lands_in)
 		{ 0x00, 16, 0, ZT_CFA_SP, ZT_REG_SAME, 0, 0 },
 		{ 0x10, 0, 0, ZT_CFA_NONE, 0, 0, 0 },
 	};
-	struct zt_cfi_table caller = { 0, 0, 3, 2, rows, 0 };
+	struct zt_cfi_table caller = { .lo = 0, .hi = 0, .key = 3, .nrows = 2, .rows = rows };
 	struct zt_cfi_set *s = checked_set();
 	uintptr_t stack[16] = { 0 }, base = (uintptr_t)stack;
 	struct zt_regs r = { C(100), base, base + 2 * W, base, base + 16 * W, 0, { { 0 } }, 0, 0 };
