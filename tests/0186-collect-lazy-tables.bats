@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Tables that cost nothing on big programs (issue 18, item 4): an object
-# with many FDEs (here 20,007, over ZT_CFI_LAZY_FDES) is not compiled at
+# with many FDEs (here 20,007, over ZT_CFI_LAZY_FDES, 4,096) is not compiled at
 # start; its rows are found in its CFI by the handler when a sample first
 # lands in it. Its start cost is counted, not timed: with the object loaded
 # and never sampled, the collector holds exactly the rows it holds without

@@ -7,13 +7,23 @@
  * and last pc and one in the middle, and prints "lazy checked N differ M
  * cached M" and the first differences; it fails when any differ or the
  * file has no search table.
+ *
+ * cfidump --replay FILE times lookups for tests/bench/cfi-start.sh: stdin
+ * has one sampled stack a line, the link-time pcs of its frames in FILE
+ * (return addresses less one), as hex. It prints "samples N lookups N
+ * misses N compiled-ns N lazy-ns N": the misses a lazy table with an empty
+ * cache met, and the thread CPU time of all the lookups, in the order
+ * given, from the compiled rows (the least of 5 passes) and from a lazy
+ * table that starts empty (the least of 5, each with a new table).
  */
 #include "cfi.h"
 
 #include <elf.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -51,6 +61,74 @@ static int check(const struct zt_cfi_table *t, const struct zt_cfi_table *lazy, 
 	return 0;
 }
 
+static int64_t thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int replay(const char *path, const struct zt_cfi_image *img, const struct zt_cfi_table *t)
+{
+	uintptr_t *pc = NULL;
+	size_t n = 0, cap = 0, samples = 0, misses = 0;
+	int64_t best[2] = { INT64_MAX, INT64_MAX };
+	char line[65536];
+	volatile int sink = 0;
+
+	if (!t)
+		return fail(path, "no CFI");
+	while (fgets(line, sizeof line, stdin)) {
+		char *p = line, *e;
+
+		samples++;
+		for (;;) {
+			unsigned long v = strtoul(p, &e, 16);
+
+			if (e == p)
+				break;
+			if (n == cap && !(pc = realloc(pc, (cap = cap ? 2 * cap : 4096) * sizeof *pc)))
+				return fail(path, "out of memory");
+			pc[n++] = v;
+			p = e;
+		}
+	}
+	for (int pass = 0; pass < 5; pass++) {
+		struct zt_cfi_table *lazy = zt_cfi_lazy(img, 1);
+		struct zt_cfi_row row;
+		int64_t t0;
+
+		if (!lazy)
+			return fail(path, "no search table in .eh_frame_hdr");
+		t0 = thread_ns();
+		for (size_t i = 0; i < n; i++)
+			sink += zt_cfi_row_at(t, pc[i]) != NULL;
+		if (thread_ns() - t0 < best[0])
+			best[0] = thread_ns() - t0;
+		t0 = thread_ns();
+		for (size_t i = 0; i < n; i++)
+			sink += zt_cfi_lookup(lazy, pc[i], 1, &row);
+		if (thread_ns() - t0 < best[1])
+			best[1] = thread_ns() - t0;
+		zt_cfi_free(lazy);
+	}
+	{
+		struct zt_cfi_table *lazy = zt_cfi_lazy(img, 1);
+		struct zt_cfi_row row;
+
+		for (size_t i = 0; i < n; i++)
+			if (!zt_cfi_lookup(lazy, pc[i], 0, &row) &&
+			    (zt_cfi_lookup(lazy, pc[i], 1, &row), 1))
+				misses++;
+		zt_cfi_free(lazy);
+	}
+	printf("samples %zu lookups %zu misses %zu compiled-ns %lld lazy-ns %lld\n", samples, n,
+	       misses, (long long)best[0], (long long)best[1]);
+	free(pc);
+	return 0;
+}
+
 static int check_lazy(const char *path, const struct zt_cfi_image *img, const struct zt_cfi_table *t)
 {
 	struct zt_cfi_table *lazy = zt_cfi_lazy(img, 1);
@@ -84,13 +162,14 @@ int main(int argc, char **argv)
 	int fd;
 
 	int lazy = argc == 3 && strcmp(argv[1], "--lazy") == 0;
+	int replaying = argc == 3 && strcmp(argv[1], "--replay") == 0;
 
-	if (lazy) {
+	if (lazy || replaying) {
 		argv++;
 		argc--;
 	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: cfidump [--lazy] FILE\n");
+		fprintf(stderr, "usage: cfidump [--lazy | --replay] FILE\n");
 		return 2;
 	}
 	if ((fd = open(argv[1], O_RDONLY)) < 0 || fstat(fd, &sb) < 0)
@@ -131,8 +210,8 @@ int main(int argc, char **argv)
 	img.addr = load->p_vaddr;
 	img.hdr = frame->p_vaddr;
 	t = zt_cfi_build(&img, &st);
-	if (lazy) {
-		int rc = check_lazy(argv[1], &img, t);
+	if (lazy || replaying) {
+		int rc = lazy ? check_lazy(argv[1], &img, t) : replay(argv[1], &img, t);
 
 		zt_cfi_free(t);
 		return rc;
