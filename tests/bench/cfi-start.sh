@@ -156,7 +156,7 @@ EOF
 		echo "cfi-start.sh: rustc -O failed" >&2; tail -3 "$btmp/mid.err" >&2; exit 1; }
 	rate=$(sed -n 's/.* \([0-9.]*\) Hz of 997 requested.*/\1/p' "$btmp/mid.err" | head -n 1)
 	echo "| rustc -O (about 4 s): delivered rate, Hz of 997 | $rate | - | - | within 3%$(awk -v r="$rate" -v m="$margin" 'BEGIN { d = r / 997 - 1; if (d < 0) d = -d; if (d > 0.03 * m) printf " FAILED" }') |"
-	case $(awk -v r="$rate" -v m="$margin" 'BEGIN { d = r / 997 - 1; if (d < 0) d = -d; print d > 0.03 * m }') in 1) bench_failed=1 ;; esac
+	case $(awk -v r="$rate" -v m="$margin" 'BEGIN { d = r / 997 - 1; if (d < 0) d = -d; print (d > 0.03 * m) }') in 1) bench_failed=1 ;; esac
 	samples=$(sed -n 's/^samples \([0-9]*\)$/\1/p' "$btmp/mid.raw" | tail -n 1)
 	lib=$(dirname "$(dirname "$rustc")")/lib
 	for obj in "$lib"/librustc_driver-*.so "$lib"/libLLVM.so.*; do
