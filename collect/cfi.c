@@ -1046,11 +1046,14 @@ static void interpret(const struct zt_cfi_table *t, uintptr_t pc, struct zt_cfi_
 	 */
 	for (int64_t stop = i - LAZY_TRIES; i >= 0 && i > stop && !p; i--) {
 		const unsigned char *q = search_fde(t, (uint32_t)i);
+		/* A rejected FDE's row ends where the next FDE starts, as compiled. */
+		uintptr_t bound = (uint32_t)i + 1 < t->nfdes ?
+				  search_at(t, t->search + 8 * (size_t)(i + 1)) : UINTPTR_MAX;
 
 		for (int k = 0; q && k < LAZY_TRIES; k++) {
 			enum rec r = read_fde(img, q, img->mem + img->len, &x, &ci, &next, &skipped);
 
-			if (r == REC_FDE && pc >= x.begin && pc < x.end) {
+			if (r == REC_FDE && pc >= x.begin && pc < x.end && (!x.untrusted || pc < bound)) {
 				p = q;
 				break;
 			}

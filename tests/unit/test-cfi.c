@@ -3,7 +3,8 @@
  * .eh_frame built by hand: the rows of a frame-pointer function, a leaf,
  * remember/restore_state, an outermost frame, a signal trampoline, the PLT
  * expression, gaps; malformed CIEs and FDEs skipped and counted while the
- * others still compile. Then zt_unwind in CFI mode on fake stacks with a
+ * others still compile; a lazy table's lookups, which must give the same
+ * rows. Then zt_unwind in CFI mode on fake stacks with a
  * hand-made table.
  */
 #include "unit.h"
@@ -230,6 +231,89 @@ UNIT_TEST(cfi_fde_outside_the_object_s_code_is_rejected)
 	t = zt_cfi_build(&img, &st);
 	CHECK(t != NULL && t->hi == 0x1040 + 0x7ffff000u);
 	zt_cfi_free(t);
+}
+
+/*
+ * A header with a search table of n entries (datarel sdata4 pairs, filled by
+ * search_entry), .eh_frame just after it.
+ */
+static void hdr_search(struct blob *x, uint32_t n)
+{
+	x->n = 0;
+	put8(x, 1);		/* version */
+	put8(x, 0x1b);		/* eh_frame_ptr: pcrel sdata4 */
+	put8(x, 0x03);		/* fde_count: udata4 */
+	put8(x, 0x3b);		/* table: datarel sdata4 */
+	put32(x, 12 + 8 * n - 4);	/* from the field at 4 */
+	put32(x, n);
+	for (uint32_t i = 0; i < 2 * n; i++)
+		put32(x, 0);
+}
+
+static void search_entry(struct blob *x, uint32_t i, uint32_t pc, size_t fde_at)
+{
+	put32_at(x, 12 + 8 * i, pc - ADDR);		/* from the header, at ADDR */
+	put32_at(x, 12 + 8 * i + 4, (uint32_t)fde_at);
+}
+
+UNIT_TEST(cfi_lazy_lookups_agree_with_the_compiled_rows)
+{
+	struct blob x;
+	struct zt_cfi_stats st;
+	struct zt_cfi_image img;
+	struct zt_cfi_table *t, *lazy;
+	struct zt_cfi_row row;
+	size_t c, a, empty, bad, last;
+	uint64_t rejected = 0;
+	int differ = 0;
+
+	hdr_search(&x, 4);
+	c = std_cie(&x);
+	a = fde(&x, c, ADDR + 0x1000, 0x20, fp_insns, sizeof fp_insns);
+	/* An empty FDE before the real one at its pc, which the table does not list (libLLVM's). */
+	empty = fde(&x, c, ADDR + 0x1040, 0, NULL, 0);
+	fde(&x, c, ADDR + 0x1040, 0x10, NULL, 0);
+	bad = fde(&x, c, ADDR + 0x1080, 0x7ffff000u, NULL, 0);	/* rejected: 2 GiB */
+	last = fde(&x, c, ADDR + 0x10c0, 0x10, NULL, 0);
+	put32(&x, 0);
+	search_entry(&x, 0, ADDR + 0x1000, a);
+	search_entry(&x, 1, ADDR + 0x1040, empty);
+	search_entry(&x, 2, ADDR + 0x1080, bad);
+	search_entry(&x, 3, ADDR + 0x10c0, last);
+	img = (struct zt_cfi_image){ x.b, x.n, ADDR, ADDR, 1, { { ADDR + 0x1000, ADDR + 0x2000 } } };
+	CHECK(zt_cfi_lazy(&img, 5) == NULL);	/* fewer entries than asked for */
+	t = zt_cfi_build(&img, &st);
+	lazy = zt_cfi_lazy(&img, 4);
+	CHECK(t != NULL && lazy != NULL);
+	if (!t || !lazy)
+		return;
+	CHECK(lazy->lazy && lazy->nrows == 0);
+	lazy->nrejected = &rejected;
+	/* Nothing is read without leave to read the image; nothing is kept either. */
+	CHECK(zt_cfi_lookup(lazy, ADDR + 0x1000, 0, &row) == 0);
+	for (uintptr_t pc = ADDR + 0xff0; pc < ADDR + 0x10e0; pc++) {
+		const struct zt_cfi_row *want = zt_cfi_row_at(t, pc);
+		int have = zt_cfi_lookup(lazy, pc, 1, &row);
+
+		if (have != (want != NULL) || (have && (row.kind != want->kind ||
+		    row.cfa_off != want->cfa_off || row.fp != want->fp || row.arg != want->arg))) {
+			if (differ++ < 5)
+				fprintf(stderr, "  %#lx: compiled %d, lazy %d kind %d\n", (unsigned long)pc,
+					want ? want->kind : -1, have, row.kind);
+		}
+		/* Again, from the cache only. */
+		if (zt_cfi_lookup(lazy, pc, 0, &row) != have)
+			differ++;
+	}
+	CHECK_EQ_U(differ, 0);
+	CHECK(zt_cfi_lookup(lazy, ADDR + 0x1044, 1, &row) && row.kind == ZT_CFA_SP);
+	CHECK(zt_cfi_lookup(lazy, ADDR + 0x1090, 1, &row) && row.kind == ZT_CFA_BAD);
+	CHECK(zt_cfi_lookup(lazy, ADDR + 0x1060, 1, &row) == 0);	/* between FDEs */
+	CHECK(zt_cfi_lookup(lazy, ADDR + 0x2000, 1, &row) == 0);	/* past the code */
+	/* 64 pcs in the rejected FDE: counted once. */
+	CHECK_EQ_U(rejected, 1);
+	zt_cfi_free(t);
+	zt_cfi_free(lazy);
 }
 
 UNIT_TEST(cfi_no_terminator_and_fdes_out_of_order)
