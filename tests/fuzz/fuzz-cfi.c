@@ -12,7 +12,11 @@
  * stats consistent. zt_cfi_row_at is asked about every row's first and last
  * pc, the pcs around lo and hi, and pseudo-random pcs, and each answer is
  * checked against the rows (the random ones by a plain scan); zt_cfi_find
- * is asked the same through a set of one table. A failed check calls abort().
+ * is asked the same through a set of one table. Then a lazy table is made of
+ * the same image (its code said to be the 128 KiB around it) and asked about
+ * every search-table entry's pc and its neighbours and pseudo-random pcs,
+ * each twice: a row of a known kind, the same again from the cache. A
+ * failed check calls abort().
  */
 #include "cfi.h"
 
@@ -102,6 +106,48 @@ static void check(const struct zt_cfi_table *t, const struct zt_cfi_stats *st,
 	free(one);
 }
 
+/* The lazy table's answer at pc, twice: a known kind, the second from the cache. */
+static void ask_lazy(const struct zt_cfi_table *t, uintptr_t pc)
+{
+	struct zt_cfi_row a, b;
+	int have = zt_cfi_lookup(t, pc, 1, &a);
+
+	REQUIRE(zt_cfi_lookup(t, pc, 0, &b) == have);
+	if (!have)
+		return;
+	REQUIRE(a.kind != ZT_CFA_NONE && a.kind <= ZT_CFA_X && a.fp <= ZT_REG_LOST &&
+		a.x <= ZT_REG_LOST);
+	REQUIRE(memcmp(&a.cfa_off, &b.cfa_off, sizeof a - sizeof a.start) == 0);
+}
+
+static void check_lazy(const struct zt_cfi_image *img)
+{
+	struct zt_cfi_image code = *img;
+	struct zt_cfi_table *t;
+	uint64_t x = img->len * 0x9e3779b97f4a7c15ull, rejected = 0;
+
+	code.ntext = 1;
+	code.text[0].lo = IMAGE_ADDR - 0x10000;
+	code.text[0].hi = IMAGE_ADDR + 0x10000;
+	if (!(t = zt_cfi_lazy(&code, 1)))
+		return;
+	t->nrejected = &rejected;
+	REQUIRE(t->lazy && t->lo == code.text[0].lo && t->hi == code.text[0].hi);
+	for (uint32_t i = 0; i < t->nfdes && i < 256; i++) {
+		int32_t v;
+
+		memcpy(&v, t->search + 8 * (size_t)i, sizeof v);
+		ask_lazy(t, img->hdr + (uintptr_t)(intptr_t)v);
+		ask_lazy(t, img->hdr + (uintptr_t)(intptr_t)v + 1);
+		ask_lazy(t, img->hdr + (uintptr_t)(intptr_t)v - 1);
+	}
+	for (int i = 0; i < 64; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		ask_lazy(t, t->lo + (x >> 33) % (t->hi - t->lo + 2));
+	}
+	zt_cfi_free(t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct zt_cfi_image img;
@@ -130,6 +176,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(t, &st, &img);
 		zt_cfi_free(t);
 	}
+	check_lazy(&img);
 	free(copy);
 	return 0;
 }
