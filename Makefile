@@ -165,6 +165,8 @@ SAMPLES = \
 	samples/blockio \
 	samples/libearly.so \
 	samples/earlythread \
+	samples/libearlysmall.so \
+	samples/earlystacks \
 	samples/daemon \
 	samples/manymaps \
 	samples/omitfp \
@@ -282,6 +284,10 @@ samples/lib%.so: samples/%.c
 samples/earlythread: samples/earlythread.c samples/libearly.so
 	@echo "  CC      $@"
 	$(Q)$(CC) $(SAMPLE_CFLAGS) -o $@ $< -Lsamples -learly -Wl,-rpath,'$$ORIGIN' -lpthread
+
+samples/earlystacks: samples/earlystacks.c samples/libearlysmall.so
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -o $@ $< -Lsamples -learlysmall -Wl,-rpath,'$$ORIGIN' -lpthread
 
 # Optimized and without frame pointers: only unwind tables find its callers.
 samples/omitfp: samples/omitfp.c

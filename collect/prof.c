@@ -221,11 +221,15 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	int skip;
 
 	if (si->si_code == POLL_IN && zt_state.timer == ZT_TIMER_PERF) {
-		/* Ours: a perf counter overflow (possibly after its thread left). */
-		if (!t)
+		/* Ours: a perf counter overflow (possibly after its thread left).
+		 * A thread adopted at start has no record in its TLS, or its
+		 * creator's (a raw clone that shares it): found by the counter. */
+		if (!t || si->si_fd != t->perf_fd)
 			t = zt_thread_by_fd(si->si_fd);
 		if (!t || si->si_fd != t->perf_fd)
 			goto done;
+		if (t->adopted && !t->alt_checked)
+			zt_thread_alt_adopted(t, uc);
 		if (t->period_pending) {
 			/* The random first period is over: whole periods from now on. */
 			uint64_t p = zt_state.period_ns;

@@ -54,6 +54,7 @@ struct zt_thread {
 	volatile int busy;	/* the handler is filling buf */
 	volatile int closed;	/* the final flush happened or is happening */
 	int adopted;		/* running before zt started: no TLS, stack found late */
+	volatile int alt_checked;	/* adopted: its first signal saw to its alternate stack */
 	pid_t tid;
 	uintptr_t stack_lo, stack_hi;
 	int perf_fd;		/* -1 when the POSIX timer runs */

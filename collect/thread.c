@@ -41,7 +41,13 @@ static __thread struct zt_thread *self __attribute__((tls_model("initial-exec"))
  * its own with sigaltstack gets it for real: the kernel runs the program's
  * handlers, and zt's, on it, and it is unwound through. zt's comes back
  * when the program disables its own. zt_alt_on: zt's is the kernel's now;
- * prog_alt_on: the program's is.
+ * prog_alt_on: the program's is; alt_mine: zt's for this thread.
+ *
+ * A thread started before zt's constructor ran (by another library's
+ * constructor: the loader runs them first, but pthread_create already binds
+ * to zt's) gets one in its start wrapper too, recorded in early[] so that
+ * its adoption finds it. One zt never saw start (a raw clone) gets the one
+ * of its record at its first signal (zt_thread_alt_adopted).
  */
 #ifndef SS_AUTODISARM
 #define SS_AUTODISARM (1 << 31)	/* linux/signal.h's; glibc 2.36 does not define it */
@@ -49,6 +55,11 @@ static __thread struct zt_thread *self __attribute__((tls_model("initial-exec"))
 
 static __thread int zt_alt_on __attribute__((tls_model("initial-exec")));
 static __thread int prog_alt_on __attribute__((tls_model("initial-exec")));
+static __thread unsigned char *alt_mine __attribute__((tls_model("initial-exec")));
+
+enum { NEARLY = 64 };
+static struct { volatile pid_t tid; unsigned char *alt; } early[NEARLY];
+static int nearly, inited;
 
 static pthread_key_t exit_key;
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *,
@@ -77,6 +88,21 @@ static void stack_bounds(struct zt_thread *t)
 	pthread_attr_destroy(&attr);
 	if (here < t->stack_lo || here >= t->stack_hi)
 		t->stack_lo = t->stack_hi = 0;
+}
+
+/* ZT_ALTSTACK bytes with a guard page below: an overflow faults instead of writing past. */
+static unsigned char *alt_map(void)
+{
+	unsigned char *a = mmap(NULL, ZT_ALTSTACK + 4096, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (a == MAP_FAILED)
+		return NULL;
+	if (mprotect(a, 4096, PROT_NONE) < 0) {
+		munmap(a, ZT_ALTSTACK + 4096);
+		return NULL;
+	}
+	return a + 4096;
 }
 
 /* A free slot, reused or newly mapped; NULL when all are taken. */
@@ -108,16 +134,8 @@ static struct zt_thread *claim_slot(void)
 		t->live = 1;
 		__atomic_store_n(&zt_state.threads[slot], t, __ATOMIC_RELEASE);
 	}
-	if (!t->alt) {
-		/* A guard page below: an overflow faults instead of writing past. */
-		unsigned char *a = mmap(NULL, ZT_ALTSTACK + 4096, PROT_READ | PROT_WRITE,
-					MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-		if (a != MAP_FAILED && mprotect(a, 4096, PROT_NONE) == 0)
-			t->alt = a + 4096;
-		else if (a != MAP_FAILED)
-			munmap(a, ZT_ALTSTACK + 4096);
-	}
+	if (!t->alt)
+		t->alt = alt_map();
 	t->perf_fd = -1;
 	t->has_timer = 0;
 	t->timer_gone = 0;
@@ -125,6 +143,7 @@ static struct zt_thread *claim_slot(void)
 	t->busy = 0;
 	t->closed = 0;
 	t->adopted = 0;
+	t->alt_checked = 0;
 	t->stack_lo = t->stack_hi = 0;
 	t->end_ns = 0;
 	t->cpu_n = 0;
@@ -133,24 +152,74 @@ static struct zt_thread *claim_slot(void)
 
 static int raw_sigaltstack(const stack_t *ss, stack_t *old)
 {
-	return (int)syscall(SYS_sigaltstack, ss, old);
+	return (int)zt_sys_call(SYS_sigaltstack, (long)ss, (long)old, 0, 0, 0, 0);
+}
+
+/*
+ * Make alt the calling thread's alternate stack unless it has one already
+ * (then the program's, kept): whether zt's is on now. Async-signal-safe.
+ */
+static int alt_set(unsigned char *alt, int *prog_on)
+{
+	stack_t cur, ss;
+
+	if (!alt || raw_sigaltstack(NULL, &cur) < 0)
+		return 0;
+	if (!(cur.ss_flags & SS_DISABLE)) {
+		*prog_on = 1;	/* set before zt started (a constructor): it stays */
+		return 0;
+	}
+	ss.ss_sp = alt;
+	ss.ss_size = ZT_ALTSTACK;
+	ss.ss_flags = 0;
+	return raw_sigaltstack(&ss, NULL) == 0;
 }
 
 /* Give the calling thread zt's alternate stack, unless it has one already. */
 static void alt_install(struct zt_thread *t)
 {
-	stack_t cur, ss;
+	if (!t->alt)
+		return;
+	alt_mine = t->alt;
+	zt_alt_on = alt_set(t->alt, &prog_alt_on);
+}
 
-	if (!t->alt || raw_sigaltstack(NULL, &cur) < 0)
+/* In a thread started before zt's constructor: a stack of its own, remembered for its adoption. */
+static void alt_early(void)
+{
+	int i = __atomic_fetch_add(&nearly, 1, __ATOMIC_SEQ_CST);
+	unsigned char *a = i < NEARLY ? alt_map() : NULL;
+
+	if (!a)
 		return;
-	if (!(cur.ss_flags & SS_DISABLE)) {
-		prog_alt_on = 1;	/* set before zt started (a constructor): it stays */
+	alt_mine = a;
+	zt_alt_on = alt_set(a, &prog_alt_on);
+	early[i].alt = a;
+	__atomic_store_n(&early[i].tid, zt_sys_gettid(), __ATOMIC_RELEASE);
+}
+
+/* The stack alt_early gave thread tid; NULL if none. */
+static unsigned char *alt_early_of(pid_t tid)
+{
+	int n = nearly < NEARLY ? nearly : NEARLY;
+
+	for (int i = 0; i < n; i++)
+		if (__atomic_load_n(&early[i].tid, __ATOMIC_ACQUIRE) == tid)
+			return early[i].alt;
+	return NULL;
+}
+
+void zt_thread_alt_adopted(struct zt_thread *t, ucontext_t *uc)
+{
+	/* rt_sigreturn sets the stack the context holds, so a sigaltstack
+	 * call here would be undone: the context is what is changed. Its TLS
+	 * may be another thread's (a raw clone's): nothing is kept there. */
+	if (__atomic_exchange_n(&t->alt_checked, 1, __ATOMIC_SEQ_CST) || !t->alt ||
+	    !(uc->uc_stack.ss_flags & SS_DISABLE))
 		return;
-	}
-	ss.ss_sp = t->alt;
-	ss.ss_size = ZT_ALTSTACK;
-	ss.ss_flags = 0;
-	zt_alt_on = raw_sigaltstack(&ss, NULL) == 0;
+	uc->uc_stack.ss_sp = t->alt;
+	uc->uc_stack.ss_size = ZT_ALTSTACK;
+	uc->uc_stack.ss_flags = 0;
 }
 
 /* The calling thread gives zt's stack back (before its slot can be reused). */
@@ -163,6 +232,7 @@ static void alt_remove(struct zt_thread *t)
 	if (raw_sigaltstack(&ss, NULL) < 0)
 		t->alt = NULL;	/* still in use (never here: not called in a handler): not reused */
 	zt_alt_on = 0;
+	alt_mine = NULL;
 }
 
 int zt_thread_on_alt(const struct zt_thread *t, uintptr_t sp)
@@ -178,7 +248,7 @@ ZT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 {
 	stack_t none = { .ss_sp = NULL, .ss_flags = SS_DISABLE, .ss_size = 0 };
 
-	if (!self || (!zt_alt_on && !prog_alt_on))
+	if (!zt_alt_on && !prog_alt_on)
 		return raw_sigaltstack(ss, old);
 	if (prog_alt_on) {
 		if (!ss || !(ss->ss_flags & SS_DISABLE))
@@ -186,7 +256,8 @@ ZT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 		if (raw_sigaltstack(ss, old) < 0)
 			return -1;	/* EPERM while on it, as without zt */
 		prog_alt_on = 0;
-		alt_install(self);
+		if (alt_mine)
+			zt_alt_on = alt_set(alt_mine, &prog_alt_on);
 		return 0;
 	}
 	/* zt's is installed: the program has none. */
@@ -304,6 +375,7 @@ void zt_thread_adopt_running(void)
 	while ((de = readdir(dir))) {
 		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
 		struct zt_thread *t;
+		unsigned char *early_alt;
 
 		if (tid <= 0 || tid == me || zt_offcpu_is_sampler(tid))
 			continue;
@@ -313,6 +385,13 @@ void zt_thread_adopt_running(void)
 		}
 		t->tid = tid;
 		t->adopted = 1;
+		if ((early_alt = alt_early_of(tid))) {
+			/* Its own since its start: the slot's is not needed. */
+			if (t->alt)
+				munmap(t->alt - 4096, ZT_ALTSTACK + 4096);
+			t->alt = early_alt;
+			t->alt_checked = 1;
+		}
 		if (zt_timer_start(t) < 0) {
 			t->live = 0;
 			__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
@@ -393,6 +472,7 @@ struct start {
 	void *(*fn)(void *);
 	void *arg;
 	int hidden;	/* the creator hid SIGPROF from its mask: so does the thread */
+	int early;	/* made before zt's constructor ran, in a process zt will sample */
 };
 
 static void *trampoline(void *p)
@@ -401,6 +481,10 @@ static void *trampoline(void *p)
 	struct zt_thread *t;
 
 	free(p);
+	if (s.early) {
+		alt_early();
+		return s.fn(s.arg);
+	}
 	zt_sigmask_thread_start(s.hidden);
 	if (zt_state_owner() && __atomic_load_n(&zt_state.active, __ATOMIC_ACQUIRE) &&
 	    zt_state.seccomp != ZT_SECCOMP_NO_TIMERS && (t = zt_thread_attach())) {
@@ -416,24 +500,40 @@ static void *trampoline(void *p)
 	return s.fn(s.arg);
 }
 
+/*
+ * Before zt's constructor: whether it will sample this process (prof.c's
+ * test of zt-collect's environment, which it cannot have read yet).
+ */
+static int will_sample(void)
+{
+	const char *pid = getenv("ZT_PID"), *follow = getenv("ZT_FOLLOW");
+
+	return getenv("ZT_OUT") && pid &&
+	       ((pid_t)strtol(pid, NULL, 10) == getpid() || (follow && strcmp(follow, "1") == 0));
+}
+
 ZT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 			     void *(*fn)(void *), void *arg)
 {
 	struct start *s;
+	int early;
 
 	if (!real_pthread_create)
 		real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
 	if (!real_pthread_create)
 		return EAGAIN;
-	if (!zt_state_owner())
+	early = !__atomic_load_n(&inited, __ATOMIC_ACQUIRE) && will_sample();
+	if (!zt_state_owner() && !early)
 		return real_pthread_create(th, attr, fn, arg);
-	zt_snap_if_stale();
+	if (!early)
+		zt_snap_if_stale();
 	s = malloc(sizeof *s);
 	if (!s)
 		return EAGAIN;
 	s->fn = fn;
 	s->arg = arg;
-	s->hidden = zt_sigmask_hidden();
+	s->early = early;
+	s->hidden = early ? 0 : zt_sigmask_hidden();
 	return real_pthread_create(th, attr, trampoline, s);
 }
 
@@ -512,6 +612,7 @@ static void after_fork_child(void)
 		raw_sigaltstack(&off, NULL);
 		zt_alt_on = 0;
 	}
+	alt_mine = NULL;
 	self = NULL;
 	zt_state.samples = 0;
 	zt_state.perf_fds = 0;
@@ -537,4 +638,5 @@ void zt_thread_init(void)
 	real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
 	pthread_key_create(&exit_key, on_thread_exit);
 	pthread_atfork(NULL, NULL, after_fork_child);
+	__atomic_store_n(&inited, 1, __ATOMIC_RELEASE);
 }

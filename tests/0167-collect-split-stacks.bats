@@ -22,3 +22,16 @@ setup() {
 		grep -q 'spin+0x' split.sym
 	done
 }
+
+@test "a split-stack program: a stack through an older segment is marked partial, never passed off as whole" {
+	run --separate-stderr zt-collect -o split.raw "$SAMPLES/splitstack" 5000
+	assert_success
+	zt-fold split.raw > folded
+	# Each stack reaches the entry through main, or is marked partial:
+	# the ones that crossed a segment end at __morestack, where zt stops.
+	run grep -v -e '^splitstack;_start;__libc_start_main;__libc_start_call_main;main[; ]' \
+		-e '^splitstack;\[truncated\];' folded
+	assert_failure
+	grep -q '^splitstack;\[truncated\];__morestack;rec;' folded
+	grep -q '^splitstack;_start;.*;main;rec;' folded
+}
