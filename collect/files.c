@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 enum {
@@ -296,6 +298,30 @@ void zt_files_status_init(void)
 }
 
 /*
+ * Write to the status pipe without a SIGPIPE for the program: zt-collect
+ * ends with the program, and a descendant that outlives it (a daemon)
+ * ends later, when no one reads the pipe. SIGPIPE is blocked for the call,
+ * and the one the write raises is taken back, unless one of the program's
+ * was already pending (standard signals do not queue: it stays, as it was).
+ */
+static void status_write(const char *buf, size_t n)
+{
+	uint64_t pipe_bit = (uint64_t)1 << (SIGPIPE - 1), old, pending = 0;
+	struct timespec zero = { 0, 0 };
+	long w;
+
+	if (zt_sys_call(SYS_rt_sigprocmask, SIG_BLOCK, (long)&pipe_bit, (long)&old, 8, 0, 0) < 0) {
+		(void)!write(zt_state.status.fd, buf, n);
+		return;
+	}
+	zt_sys_call(SYS_rt_sigpending, (long)&pending, 8, 0, 0, 0, 0);
+	w = zt_sys_call(SYS_write, zt_state.status.fd, (long)buf, (long)n, 0, 0, 0);
+	if (w < 0 && errno == EPIPE && !(pending & pipe_bit))
+		zt_sys_call(SYS_rt_sigtimedwait, (long)&pipe_bit, 0, (long)&zero, 8, 0, 0);
+	zt_sys_call(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
+}
+
+/*
  * One status line for zt-collect: "PID WHAT ERRNO COUNT\n", written at once
  * (shorter than PIPE_BUF), and only if the pipe is still zt's.
  */
@@ -315,8 +341,7 @@ void zt_files_status(const char *what, int err, uint64_t count)
 	*p++ = ' ';
 	p = zt_fmt_u64(p, count, 10);
 	*p++ = '\n';
-	if (write(zt_state.status.fd, buf, (size_t)(p - buf)) < 0)
-		return;
+	status_write(buf, (size_t)(p - buf));
 }
 
 /* The dump's descriptor while its header or its end is written (dump.c). */

@@ -67,7 +67,7 @@ enum {
 	C_CLOCK_GETTIME, C_GETTID, C_GETPID,
 	/* the ending's (and a thread's end) */
 	C_OPENAT, C_PREAD64, C_READ, C_FSTAT, C_FSTATFS, C_STAT, C_FCNTL, C_IOCTL, C_CLOSE,
-	C_RT_SIGPROCMASK, C_GETRUSAGE, C_READLINK, C_RENAMEAT, C_RENAME, C_UNLINKAT,
+	C_RT_SIGPROCMASK, C_RT_SIGPENDING, C_RT_SIGTIMEDWAIT, C_GETRUSAGE, C_READLINK, C_RENAMEAT, C_RENAME, C_UNLINKAT,
 	C_UNLINK, C_ACCESS, C_FDATASYNC, C_MMAP, C_MPROTECT, C_MUNMAP,
 	/* a new thread's timer */
 	C_SCHED_GETAFFINITY, C_SIGALTSTACK, C_PRLIMIT64, C_PERF_EVENT_OPEN, C_TIMER_CREATE,
@@ -78,7 +78,7 @@ static const char *const call_names[C_DONE] = {
 	"write", "process_vm_readv", "rt_tgsigqueueinfo", "rt_sigqueueinfo", "tgkill",
 	"clock_gettime", "gettid", "getpid",
 	"openat", "pread64", "read", "newfstatat", "fstatfs", "stat", "fcntl", "ioctl", "close",
-	"rt_sigprocmask", "getrusage", "readlink", "renameat", "rename", "unlinkat",
+	"rt_sigprocmask", "rt_sigpending", "rt_sigtimedwait", "getrusage", "readlink", "renameat", "rename", "unlinkat",
 	"unlink", "access", "fdatasync", "mmap", "mprotect", "munmap",
 	"sched_getaffinity", "sigaltstack", "prlimit64", "perf_event_open", "timer_create",
 	"timer_settime", "timer_delete",
@@ -161,6 +161,15 @@ static void try_calls(void)
 	real_syscall(SYS_close, fd);
 	*reached = C_RT_SIGPROCMASK;
 	real_syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &set, 8);
+	*reached = C_RT_SIGPENDING;	/* a status line's SIGPIPE guard (files.c) */
+	real_syscall(SYS_rt_sigpending, &set, 8);
+	*reached = C_RT_SIGTIMEDWAIT;
+	{
+		struct timespec zero = { 0, 0 };
+		uint64_t none_set = 0;
+
+		real_syscall(SYS_rt_sigtimedwait, &none_set, NULL, &zero, 8);
+	}
 	*reached = C_GETRUSAGE;
 	getrusage(RUSAGE_SELF, &ru);
 	*reached = C_READLINK;

@@ -24,12 +24,14 @@
 #include <glob.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -344,7 +346,7 @@ static char *output_path(const char *file)
  * A program killed by SIGKILL leaves its unfinished dump, FILE.tmp.PID, with
  * samples but no maps: useless, so it is removed.
  */
-static void remove_partial(const char *out, pid_t pid, const char *status)
+static void remove_partial(const char *out, pid_t pid, const char *status, int say)
 {
 	char tmp[PATH_MAX + 64];
 
@@ -356,7 +358,7 @@ static void remove_partial(const char *out, pid_t pid, const char *status)
 	snprintf(tmp, sizeof tmp, "%s.tmp.%d.maps", out, (int)pid);
 	unlink(tmp);
 	snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)pid);
-	if (unlink(tmp) == 0)
+	if (unlink(tmp) == 0 && say)
 		zt_warn("removed the unfinished dump '%s': the program ended before "
 			"it could be completed", tmp);
 }
@@ -1076,12 +1078,48 @@ static void outlive_child(void)
 }
 
 /*
- * Wait for the program; its exit status as a shell gives it (128+N when
- * signal N killed it). Exits 127 if it could not be run.
+ * What the collectors said through the status pipe (files.c: one line per
+ * event of each process's dump), read as it comes: with -f a tree of
+ * thousands of processes says more than a pipe holds, and a collector must
+ * never wait on a full one.
  */
-static int wait_program(const char *prog, int exec_fd, struct rusage *ru)
+struct status {
+	int fd;		/* the read end; -1 once every writer closed it */
+	char *text;
+	size_t len, cap;
+};
+
+/* Read what is in the pipe now; a descendant may hold it open: never wait. */
+static void status_drain(struct status *st)
 {
-	int status, child_errno;
+	ssize_t n;
+
+	while (st->fd >= 0) {
+		zt_grow(&st->text, &st->cap, st->len + 4097, 1);
+		n = read(st->fd, st->text + st->len, 4096);
+		if (n > 0) {
+			st->len += (size_t)n;
+			continue;
+		}
+		if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+			close(st->fd);
+			st->fd = -1;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		break;
+	}
+	st->text[st->len] = '\0';
+}
+
+/*
+ * Wait for the program, reading the status pipe meanwhile; its exit status
+ * as a shell gives it (128+N when signal N killed it). Exits 127 if it
+ * could not be run.
+ */
+static int wait_program(const char *prog, int exec_fd, struct rusage *ru, struct status *st)
+{
+	int status, child_errno, pidfd;
 
 	if (read(exec_fd, &child_errno, sizeof child_errno) == sizeof child_errno) {
 		waitpid(child, NULL, 0);
@@ -1089,29 +1127,138 @@ static int wait_program(const char *prog, int exec_fd, struct rusage *ru)
 		zt_die(EXIT_CANNOT_RUN, "cannot run '%s':", prog);
 	}
 	close(exec_fd);
+	fcntl(st->fd, F_SETFL, O_NONBLOCK);
+	/* Without pidfds (Linux before 5.3) the pipe is read only at the end. */
+	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	while (pidfd >= 0) {
+		struct pollfd p[2] = { { pidfd, POLLIN, 0 }, { st->fd, POLLIN, 0 } };
+
+		if (poll(p, st->fd >= 0 ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents)
+			status_drain(st);
+		if (p[0].revents)
+			break;
+	}
+	if (pidfd >= 0)
+		close(pidfd);
 	while (wait4(child, &status, 0, ru) < 0)
 		if (errno != EINTR)
 			zt_die(ZT_EXIT_DATA, "wait:");
+	status_drain(st);
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
-/* What the collector said; a descendant may hold the pipe: never wait. */
-static void read_status(int fd, char *text, size_t cap)
+/* Whether process pid still runs (neither gone nor a zombie); its name into comm. */
+static int still_runs(pid_t pid, char *comm, size_t cap)
 {
-	size_t got = 0;
-	ssize_t n;
+	char path[64], buf[512];
+	const char *open_paren, *close_paren;
+	size_t n;
+	FILE *f;
 
-	fcntl(fd, F_SETFL, O_NONBLOCK);
-	while (got < cap - 1 && (n = read(fd, text + got, cap - 1 - got)) > 0)
-		got += (size_t)n;
-	text[got] = '\0';
-	close(fd);
+	snprintf(comm, cap, "?");
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	open_paren = strchr(buf, '(');
+	close_paren = strrchr(buf, ')');
+	if (!open_paren || !close_paren || close_paren < open_paren || close_paren[1] != ' ')
+		return 0;
+	snprintf(comm, cap, "%.*s", (int)(close_paren - open_paren - 1), open_paren + 1);
+	return close_paren[2] != 'Z' && close_paren[2] != 'X';
+}
+
+/*
+ * With -f: the descendants whose collector started a dump and has not
+ * said what became of it (its last status line is "started"), once the
+ * program has ended. zt-collect ends with the program, as perf record
+ * does, so one still running (a daemon) is not waited for: it is named,
+ * with the name its dump gets when it ends. One that ended without a word
+ * (SIGKILL, a raw exit system call) left no dump: named, its unfinished
+ * file removed, and counted. Returns how many ended so.
+ */
+static int descendants_unfinished(const char *out, struct status *st)
+{
+	pid_t *pids = NULL;
+	size_t n = 0, cap = 0;
+	int lost = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		size_t keep = 0;
+
+		if (pass == 1)
+			status_drain(st);	/* what one that ended just now said before */
+		if (pass == 0) {
+			for (const char *line = st->text; *line;) {
+				const char *nl = strchr(line, '\n');
+				char what[65];
+				long p;
+
+				int known = 0;
+
+				if (sscanf(line, "%ld %64s", &p, what) == 2 && p != child &&
+				    strcmp(what, "started") == 0) {
+					for (size_t i = 0; i < n; i++)
+						known |= pids[i] == (pid_t)p;
+					zt_grow(&pids, &cap, n + 1, sizeof *pids);
+					if (!known)
+						pids[n++] = (pid_t)p;
+				}
+				line = nl ? nl + 1 : line + strlen(line);
+			}
+		}
+		for (size_t i = 0; i < n; i++) {
+			char key[64];
+			const char *last = NULL, *q = st->text;
+			int len = snprintf(key, sizeof key, "%d ", (int)pids[i]);
+
+			/* Its last line: an end ("ok" or a failure) after its start, or not. */
+			for (; (q = strstr(q, key)); q += len)
+				if (q == st->text || q[-1] == '\n')
+					last = q + len;
+			if (!last || strncmp(last, "started ", 8) != 0)
+				continue;
+			if (pass == 0) {
+				char comm[64];
+
+				if (!still_runs(pids[i], comm, sizeof comm)) {
+					pids[keep++] = pids[i];	/* looked at again after a drain */
+					continue;
+				}
+				zt_warn("note: descendant %d ('%s') still runs, not waited for: its "
+					"dump is written as '%s.%d' when it ends, and is not in these "
+					"figures", (int)pids[i], comm, out, (int)pids[i]);
+				continue;
+			}
+			zt_warn("descendant %d ended without finishing its dump (SIGKILL, or a "
+				"raw exit system call): no dump '%s.%d' was written", (int)pids[i],
+				out, (int)pids[i]);
+			{
+				char path[PATH_MAX + 32];
+
+				snprintf(path, sizeof path, "%s.%d", out, (int)pids[i]);
+				remove_partial(path, pids[i], st->text, 0);
+			}
+			lost++;
+		}
+		n = keep;
+	}
+	free(pids);
+	return lost;
 }
 
 int main(int argc, char **argv)
 {
 	struct config cfg;
-	char *prog, *lib, *out, status_text[8192];
+	char *prog, *lib, *out;
+	struct status st = { -1, NULL, 0, 0 };
 	int rc, exec_pipe[2], status_pipe[2];
 	struct rusage ru;
 	struct timespec t0, t1;
@@ -1155,19 +1302,26 @@ int main(int argc, char **argv)
 	close(exec_pipe[1]);
 	close(status_pipe[1]);
 	outlive_child();
-	rc = wait_program(prog, exec_pipe[0], &ru);
+	st.fd = status_pipe[0];
+	zt_grow(&st.text, &st.cap, 4097, 1);
+	st.text[0] = '\0';
+	rc = wait_program(prog, exec_pipe[0], &ru, &st);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	wall = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 
-	read_status(status_pipe[0], status_text, sizeof status_text);
 	/* No dump is a failure even when the program succeeded. */
-	if (report(out, argv[0], prog, &ru, wall, status_text, child) < 0 && rc == 0)
+	if (report(out, argv[0], prog, &ru, wall, st.text, child) < 0 && rc == 0)
 		rc = 1;
-	remove_partial(out, child, status_text);
-	if (cfg.follow && descendants_failed(out, status_text) && rc == 0)
+	remove_partial(out, child, st.text, 1);
+	if (cfg.follow && descendants_failed(out, st.text) && rc == 0)
+		rc = 1;
+	if (cfg.follow && descendants_unfinished(out, &st) && rc == 0)
 		rc = 1;
 	if (cfg.follow)
 		report_tree(out, &start, wall);
+	if (st.fd >= 0)
+		close(st.fd);
+	free(st.text);
 	free(prog);
 	free(lib);
 	free(out);

@@ -1,0 +1,50 @@
+#!/usr/bin/env bats
+# With -f, zt-collect ends when the program does, as perf record does, so a
+# descendant still running then (a daemon) is not waited for: it is named,
+# with the name its dump gets when it ends. One that ended without
+# finishing its dump (SIGKILL) is named, its unfinished file removed, and
+# zt-collect exits 1. (Issue 17, item 6.)
+
+load helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+@test "-f: a descendant still running when the program ends is named with its dump's name, and publishes it later" {
+	run --separate-stderr zt-collect -f -o d.raw sh -c \
+		'( ( : > started; sleep 1.5; : ); echo "status $?" > inner.status; : ) > /dev/null 2>&1 & echo $! > sub.pid; while [ ! -e started ]; do sleep 0.01; done; echo top'
+	assert_success
+	assert_output top
+	pid=$(cat sub.pid)
+	# The subshell (its collector started before its own subshell made the
+	# file); others (that one, its sleep) may be named too.
+	[[ $stderr == *"note: descendant $pid ('sh') still runs, not waited for: its dump is written as '$PWD/d.raw.$pid' when it ends, and is not in these figures"* ]]
+	[ ! -e "d.raw.$pid" ]
+	# It ends on its own, and its dump is then whole; its subshell, which
+	# ends after zt-collect, is not killed by a SIGPIPE from zt's pipe to
+	# a zt-collect that is gone.
+	for i in $(seq 50); do [ -e "d.raw.$pid" ] && break; sleep 0.1; done
+	grep -qx end "d.raw.$pid"
+	[ "$(cat inner.status)" = "status 0" ]
+}
+
+@test "-f: a descendant killed before it finished its dump is named, nothing of it is left, and zt-collect exits 1" {
+	run --separate-stderr zt-collect -f -o k.raw sh -c \
+		'( : > started; sleep 5; : ) & p=$!; echo $p > sub.pid; while [ ! -e started ]; do sleep 0.01; done; kill -9 $p; wait $p; echo top'
+	assert_failure 1
+	assert_output top
+	pid=$(cat sub.pid)
+	[[ $stderr == *"descendant $pid ended without finishing its dump (SIGKILL, or a raw exit system call): no dump '$PWD/k.raw.$pid' was written"* ]]
+	[ ! -e "k.raw.$pid" ]
+	[ ! -e "k.raw.$pid.tmp.$pid" ]
+	# The program's own dump is whole.
+	grep -qx end k.raw
+}
+
+@test "-f: descendants that all end before the program get no such line" {
+	run --separate-stderr zt-collect -f -o w.raw sh -c '( sleep 0.1 ) & wait; echo top'
+	assert_success
+	[[ $stderr != *"still runs"* ]]
+	[[ $stderr != *"without finishing"* ]]
+}
