@@ -34,10 +34,13 @@ TEST_DEBS = bats bats-assert bats-support linux-perf procps util-linux python3-m
 	    perl xz-utils gzip libc6-dbg llvm chromium libxml2-utils golang-go \
 	    gawk gdb g++ gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 DEBS = $(BUILD_DEBS) $(TEST_DEBS)
-# Only for `make bench`: the collectors and the encoder zt is compared with.
+# Only for `make bench`: the collectors and the encoder zt is compared with,
+# and the real programs of tests/bench/realprograms.sh (rustc is taken from
+# PATH or rustup's ~/.cargo/bin; without it that row is skipped).
 # FlameGraph's perl scripts (tests/bench/flame.sh, answers.sh) are not
 # packaged: FLAMEGRAPH names a checkout of it (tests/bench/README.md).
-BENCH_DEBS = google-perftools libprotobuf-c-dev protobuf-c-compiler
+BENCH_DEBS = google-perftools libprotobuf-c-dev protobuf-c-compiler \
+	     zstd sqlite3 git nodejs ruby
 
 # The filters, one per line.
 TOOLS = \

@@ -10,6 +10,24 @@
   unwindcmp.py row REF OTHER
       one markdown row fragment for OTHER: "samples | median depth |
       entry share | largest top-10 difference from REF"
+  unwindcmp.py spread [--top N] [--object TEXT] GROUP=PROFILE...
+      the run-to-run spread of several runs per group (e.g. zt=zt:... five
+      times, perf=perf:... five times): for the N functions (default 5)
+      with the largest mean self share over all runs, in an object whose
+      path holds TEXT, each group's mean, standard deviation and range of
+      the self share and of the total share, next to the standard
+      deviation that sampling alone gives (binomial, sqrt(p(1-p)/n) at
+      each run's n), and their ratio over all those functions (the
+      dispersion: observed variance over binomial variance, about 1 when
+      the runs differ by sampling alone); then the same for each thread's
+      share of the samples (the main thread first, the others in tid
+      order: perf script's -F must give pid and tid for the main thread to
+      be told apart)
+  unwindcmp.py pair REF OTHER
+      the same fragment for OTHER, then on a second line REF's own
+      "samples | median depth | entry share", then on a third the function
+      that differs most: "label | OTHER's share | REF's share" (each ELF
+      file is read once)
 
 A profile is "perf:FILE", the text of `perf script --no-inline -F
 comm,tid,time,event,ip,sym,dso` (no period field: every record is one
@@ -144,20 +162,21 @@ def read_maps(raw):
     return maps
 
 
-HEADER = re.compile(r"^\S.*?\s+(?:\d+/)?\d+\s+[\d.]+:\s+(?:(\d+)\s+)?(\S+):\s*$")
+HEADER = re.compile(r"^\S.*?\s+(?:(\d+)/)?(\d+)\s+[\d.]+:\s+(?:(\d+)\s+)?(\S+):\s*$")
 FRAME = re.compile(r"^\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)\s*$")
 
 
 def records(path):
-    """Yield (count, frames) from perf script layout, frames leaf first as
-    (pc, name or None, object path); count is the zt-samples count, else 1."""
-    count, frames = None, []
+    """Yield (count, frames, thread) from perf script layout, frames leaf
+    first as (pc, name or None, object path); count is the zt-samples count,
+    else 1; thread is (pid or None, tid), as the header gives them."""
+    count, frames, tid = None, [], None
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
             if not line or line.startswith("#"):
                 if count is not None:
-                    yield count, frames
+                    yield count, frames, tid
                 count, frames = None, []
                 continue
             m = FRAME.match(line)
@@ -172,12 +191,12 @@ def records(path):
             if not m:
                 raise SystemExit("unwindcmp.py: '%s': not a record header or frame: %r" % (path, line))
             if count is not None:
-                yield count, frames
-            event = m.group(2)
-            count = int(m.group(1)) if event == "zt-samples" and m.group(1) else 1
-            frames = []
+                yield count, frames, tid
+            event = m.group(4)
+            count = int(m.group(3)) if event == "zt-samples" and m.group(3) else 1
+            frames, tid = [], (int(m.group(1)) if m.group(1) else None, int(m.group(2)))
     if count is not None:
-        yield count, frames
+        yield count, frames, tid
 
 
 class Profile:
@@ -198,9 +217,11 @@ class Profile:
         self.entry = 0
         self.depths = {}
         self.total = {}
+        self.self = {}
+        self.threads = {}
         self.labels = {}
         self.misses = []
-        for count, frames in records(path):
+        for count, frames, tid in records(path):
             truncated = any(name == "[truncated]" for _, name, _ in frames)
             frames = [fr for fr in frames if fr[1] != "[truncated]"]
             keys = []
@@ -244,6 +265,9 @@ class Profile:
                 self.misses.append((count, ";".join(names)))
             for key in {k[0] for k in keys}:
                 self.total[key] = self.total.get(key, 0) + count
+            if keys:
+                self.self[keys[0][0]] = self.self.get(keys[0][0], 0) + count
+            self.threads[tid] = self.threads.get(tid, 0) + count
         if self.samples == 0:
             raise SystemExit("unwindcmp.py: '%s': no samples" % path)
 
@@ -333,9 +357,109 @@ def cmd_row(args):
     return 0
 
 
+def cmd_pair(args):
+    if len(args) != 2:
+        usage()
+    ref, other = Profile(args[0]), Profile(args[1])
+    rows = compared(ref, other, 10)
+    worst = max(rows, key=lambda r: r[5])
+    print("%d | %d | %.1f%% | %.1f" % (other.samples, other.median_depth(), other.entry_share(), worst[5]))
+    print("%d | %d | %.1f%%" % (ref.samples, ref.median_depth(), ref.entry_share()))
+    print("%s | %.1f%% | %.1f%%" % (worst[0].replace("|", "/"), worst[4], worst[3]))
+    return 0
+
+
+def _stats(xs):
+    m = sum(xs) / len(xs)
+    sd = (sum((x - m) ** 2 for x in xs) / (len(xs) - 1)) ** 0.5 if len(xs) > 1 else 0.0
+    return m, sd
+
+
+def _spread_table(title, names, groups, value):
+    """One markdown table: a row per name, per group mean, sd, range and
+    binomial sd of value(profile, name) (a fraction), then the dispersion
+    of each group over all rows."""
+    print("\n%s\n" % title)
+    head = "| %s |" % names[0][0]
+    rule = "| --- |"
+    for g in groups:
+        head += " %s mean | %s sd | %s range | %s sampling sd |" % (g, g, g, g)
+        rule += " ---: | ---: | ---: | ---: |"
+    print(head)
+    print(rule)
+    chi = {g: 0.0 for g in groups}
+    dof = {g: 0 for g in groups}
+    for label, key in names[1:]:
+        line = "| %s |" % label
+        for g, profs in groups.items():
+            xs = [value(p, key) for p in profs]
+            m, sd = _stats(xs)
+            binom = [m * (1 - m) / p.samples for p in profs]
+            line += " %.2f | %.2f | %.2f-%.2f | %.2f |" % (100 * m, 100 * sd, 100 * min(xs), 100 * max(xs),
+                                                         100 * (sum(binom) / len(binom)) ** 0.5)
+            if m > 0 and len(xs) > 1:
+                chi[g] += sum((x - m) ** 2 / b for x, b in zip(xs, binom))
+                dof[g] += len(xs) - 1
+        print(line)
+    print("\ndispersion (observed variance / sampling variance, over these rows): " +
+          ", ".join("%s %.2f" % (g, chi[g] / dof[g] if dof[g] else 0.0) for g in groups))
+
+
+def cmd_spread(args):
+    n, obj = 5, ""
+    while args and args[0].startswith("--"):
+        opt = args.pop(0)
+        if opt == "--top":
+            n = int(args.pop(0))
+        elif opt == "--object":
+            obj = args.pop(0)
+        else:
+            usage()
+    groups = {}
+    for a in args:
+        g, eq, spec = a.partition("=")
+        if not eq:
+            usage()
+        groups.setdefault(g, []).append(Profile(spec))
+    if not groups:
+        usage()
+    allp = [p for profs in groups.values() for p in profs]
+    keys = {k for p in allp for k in p.self if obj in k[0]}
+    mean = {k: sum(p.self.get(k, 0) / p.samples for p in allp) / len(allp) for k in keys}
+    labels = {}
+    for p in allp:
+        for k, v in p.labels.items():
+            labels.setdefault(k, v)
+    top = sorted(keys, key=lambda k: (-mean[k], labels[k]))[:n]
+    print("runs: " + "; ".join("%s %s samples" % (g, ", ".join(str(p.samples) for p in profs))
+                               for g, profs in groups.items()))
+    names = [("function", None)] + [(labels[k], k) for k in top]
+    _spread_table("Self share (%) of the functions with the largest mean self share:", names, groups,
+                  lambda p, k: p.self.get(k, 0) / p.samples)
+    _spread_table("Total share (%) of the same functions:", names, groups,
+                  lambda p, k: p.total.get(k, 0) / p.samples)
+    # The main thread (tid = pid) first, even without samples, then the
+    # others in tid order (the order of their creation, unless tids wrapped).
+    def others(p):
+        return sorted(t for t in p.threads if t[0] is None or t[0] != t[1])
+    nthreads = max(len(others(p)) for p in allp)
+    tnames = ([("thread", None), ("main", -1)] +
+              [("thread %d after it" % (i + 1), i) for i in range(nthreads)])
+
+    def thread_share(p, i):
+        if i < 0:
+            return sum(v for t, v in p.threads.items() if t[0] == t[1]) / p.samples
+        ts = others(p)
+        return p.threads[ts[i]] / p.samples if i < len(ts) else 0.0
+    _spread_table("Each thread's share (%) of the samples:", tnames, groups, thread_share)
+    return 0
+
+
 def usage():
     sys.stderr.write("usage: unwindcmp.py compare [--slack P] [--top N] [--max-diff P] REF OTHER\n"
                      "       unwindcmp.py row REF OTHER\n"
+                     "       unwindcmp.py spread [--top N] [--object TEXT] GROUP=PROFILE...\n"
+                     "       unwindcmp.py pair REF OTHER\n"
                      "  REF, OTHER: perf:SCRIPT.txt or zt:SYM:RAW\n")
     sys.exit(2)
 
@@ -348,6 +472,10 @@ def main():
         return cmd_compare(args)
     if cmd == "row":
         return cmd_row(args)
+    if cmd == "pair":
+        return cmd_pair(args)
+    if cmd == "spread":
+        return cmd_spread(args)
     usage()
 
 
