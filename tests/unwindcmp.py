@@ -22,7 +22,9 @@
       the runs differ by sampling alone); then the same for each thread's
       share of the samples (the main thread first, the others in tid
       order: perf script's -F must give pid and tid for the main thread to
-      be told apart)
+      be told apart); then the wall-clock intervals between a thread's
+      consecutive samples (zt's stream must be one record per sample, as
+      zt-symbolize writes it without --merge)
   unwindcmp.py pair REF OTHER
       the same fragment for OTHER, then on a second line REF's own
       "samples | median depth | entry share", then on a third the function
@@ -162,21 +164,22 @@ def read_maps(raw):
     return maps
 
 
-HEADER = re.compile(r"^\S.*?\s+(?:(\d+)/)?(\d+)\s+[\d.]+:\s+(?:(\d+)\s+)?(\S+):\s*$")
+HEADER = re.compile(r"^\S.*?\s+(?:(\d+)/)?(\d+)\s+([\d.]+):\s+(?:(\d+)\s+)?(\S+):\s*$")
 FRAME = re.compile(r"^\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)\s*$")
 
 
 def records(path):
-    """Yield (count, frames, thread) from perf script layout, frames leaf
-    first as (pc, name or None, object path); count is the zt-samples count,
-    else 1; thread is (pid or None, tid), as the header gives them."""
-    count, frames, tid = None, [], None
+    """Yield (count, frames, thread, time) from perf script layout, frames
+    leaf first as (pc, name or None, object path); count is the zt-samples
+    count, else 1; thread is (pid or None, tid), as the header gives them;
+    time is the header's, in seconds."""
+    count, frames, tid, when = None, [], None, None
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
             if not line or line.startswith("#"):
                 if count is not None:
-                    yield count, frames, tid
+                    yield count, frames, tid, when
                 count, frames = None, []
                 continue
             m = FRAME.match(line)
@@ -191,12 +194,13 @@ def records(path):
             if not m:
                 raise SystemExit("unwindcmp.py: '%s': not a record header or frame: %r" % (path, line))
             if count is not None:
-                yield count, frames, tid
-            event = m.group(4)
-            count = int(m.group(3)) if event == "zt-samples" and m.group(3) else 1
+                yield count, frames, tid, when
+            event = m.group(5)
+            count = int(m.group(4)) if event == "zt-samples" and m.group(4) else 1
             frames, tid = [], (int(m.group(1)) if m.group(1) else None, int(m.group(2)))
+            when = float(m.group(3))
     if count is not None:
-        yield count, frames, tid
+        yield count, frames, tid, when
 
 
 class Profile:
@@ -221,12 +225,18 @@ class Profile:
         self.threads = {}
         self.labels = {}
         self.misses = []
-        for count, frames, tid in records(path):
+        self.times = {}
+        for count, frames, tid, when in records(path):
             truncated = any(name == "[truncated]" for _, name, _ in frames)
             frames = [fr for fr in frames if fr[1] != "[truncated]"]
             keys = []
             for i, (pc, name, obj) in enumerate(frames):
                 off = None
+                # Anonymous executable memory (JIT code): perf names its
+                # module /tmp/perf-PID.map whether or not that file exists,
+                # zt //anon or the perf map; one module for both.
+                if obj == "//anon" or re.match(r"/tmp/perf-\d+\.map$", obj):
+                    obj = "[jit]"
                 if maps is None:
                     off = pc if obj.startswith("/") else None
                 else:
@@ -268,6 +278,7 @@ class Profile:
             if keys:
                 self.self[keys[0][0]] = self.self.get(keys[0][0], 0) + count
             self.threads[tid] = self.threads.get(tid, 0) + count
+            self.times.setdefault(tid, []).append(when)
         if self.samples == 0:
             raise SystemExit("unwindcmp.py: '%s': no samples" % path)
 
@@ -452,6 +463,15 @@ def cmd_spread(args):
         ts = others(p)
         return p.threads[ts[i]] / p.samples if i < len(ts) else 0.0
     _spread_table("Each thread's share (%) of the samples:", tnames, groups, thread_share)
+    print("\nWall-clock time between a thread's consecutive samples (ms; the period is %.3f ms of"
+          " the thread's CPU time, so a thread that waits or is preempted makes it longer):\n" % (1000 / 997))
+    print("| profiler | intervals | 10th percentile | median | 90th percentile |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for g, profs in groups.items():
+        gaps = sorted(b - a for p in profs for ts in p.times.values() for a, b in zip(ts, ts[1:]))
+        if gaps:
+            q = lambda f: 1000 * gaps[min(len(gaps) - 1, int(f * len(gaps)))]
+            print("| %s | %d | %.3f | %.3f | %.3f |" % (g, len(gaps), q(0.1), q(0.5), q(0.9)))
     return 0
 
 
