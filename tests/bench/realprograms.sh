@@ -71,6 +71,7 @@ per() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.0f", (s > 0 ? b / s : 0) }'; 
 
 rows=
 skipped=
+# shellcheck disable=SC2016 # the perl and ruby programs are single-quoted on purpose
 for prog in ${PROGRAMS:-python3 perl xz zstd sqlite3 git gcc g++ gawk node ruby rustc}; do
 	case $prog in
 	python3) set -- "$py" "$top/samples/loop.py" 12000
