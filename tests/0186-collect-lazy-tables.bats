@@ -72,7 +72,10 @@ __attribute__((noinline)) static double own(double x)
 	return x;
 }
 
-/* main LIB|none idle|hot|bad: 0.3 s of CPU time in main's own loop, or in LIB. */
+/*
+ * main LIB|none idle|hot|bad: 0.3 s of CPU time in main's own loop, or in
+ * LIB; main LIB storm: LIB opened, run a little and closed, 300 times.
+ */
 int main(int argc, char **argv)
 {
 	double (*fn)(double) = NULL;
@@ -80,6 +83,18 @@ int main(int argc, char **argv)
 
 	if (argc != 3)
 		return 2;
+	if (strcmp(argv[2], "storm") == 0) {
+		for (int i = 0; i < 300; i++) {
+			if (!(h = dlopen(argv[1], RTLD_NOW)) ||
+			    !(fn = (double (*)(double))dlsym(h, "zt_hot")))
+				return 1;
+			for (int j = 0; j < 20; j++)
+				sink = fn(sink);
+			dlclose(h);
+		}
+		printf("done\n");
+		return 0;
+	}
 	if (strcmp(argv[1], "none") != 0 && !(h = dlopen(argv[1], RTLD_NOW))) {
 		fprintf(stderr, "%s\n", dlerror());
 		return 1;
@@ -176,4 +191,18 @@ setup() {
 	partial=$(awk '$1 ~ /^main;\[truncated\];.*zt_badleaf$/ { n += $2 } END { print n + 0 }' bad.folded)
 	echo "bad $bad partial $partial"
 	[ "$bad" -ge 100 ] && [ "$partial" -eq "$bad" ]
+}
+
+@test "a lazily read object opened and closed 300 times while sampled at 4000 Hz: whole stacks, the program's own output" {
+	run --separate-stderr zt-collect -F 4000 -o storm.raw ./main ./libbig.so storm
+	assert_success
+	assert_output done
+	[ "$(key storm.raw cfi-lazy)" -eq 0 ]	# closed at the end
+	zt-symbolize storm.raw | zt-fold > storm.folded
+	chain='main;_start;__libc_start_main;__libc_start_call_main;main;zt_hot;zt_mid;zt_leaf'
+	leaf=$(awk '$1 ~ /;zt_leaf$/ { n += $2 } END { print n + 0 }' storm.folded)
+	whole=$(awk -v s="$chain" '$1 == s { print $2 }' storm.folded)
+	echo "leaf $leaf whole $whole"; cat storm.folded
+	# A sample while a dlclose may unmap it reads no CFI (only the cache).
+	[ "$leaf" -ge 50 ] && [ $((${whole:-0} * 100)) -ge $((leaf * 95)) ]
 }
