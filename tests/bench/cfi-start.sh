@@ -86,14 +86,14 @@ program() {
 	name=$1 follow=$2
 	shift 2
 	one "$@" > /dev/null
-	one "$zt" $follow -o "$btmp/p.raw" "$@" > /dev/null
+	one "$zt" ${follow:+"$follow"} -o "$btmp/p.raw" "$@" > /dev/null
 	: > "$btmp/cpu"; : > "$btmp/fp"; : > "$btmp/rss"; : > "$btmp/ns"; : > "$btmp/bytes"
 	i=0
 	while [ "$i" -lt "$rounds" ]; do
 		b=$(one "$@")
-		f=$(one "$zt" --unwind=fp $follow -o "$btmp/fp.raw" "$@")
+		f=$(one "$zt" --unwind=fp ${follow:+"$follow"} -o "$btmp/fp.raw" "$@")
 		rm -f "$btmp/p.raw"*
-		a=$(one "$zt" $follow -o "$btmp/p.raw" "$@")
+		a=$(one "$zt" ${follow:+"$follow"} -o "$btmp/p.raw" "$@")
 		echo "$a $b" | awk '{ print $1 + $2, $4 + $5 }' >> "$btmp/cpu"
 		echo "$a $f" | awk '{ print $1 + $2, $4 + $5 }' >> "$btmp/fp"
 		echo "$a $b" | awk '{ print $3, $6 }' >> "$btmp/rss"
