@@ -325,26 +325,50 @@ samples/%: samples/%.c
 	@echo "  CC      $@"
 	$(Q)$(CC) $(SAMPLE_CFLAGS) -o $@ $< -lpthread -ldl
 
-# A cross build of the collector and of the samples the aarch64 suite runs
-# (tests/08*): make CROSS=aarch64-linux-gnu-. Everything goes to
+# A cross build of the collector, its launcher and the samples the aarch64
+# suite runs (tests/08*): make CROSS=aarch64-linux-gnu-. Everything goes to
 # build/aarch64-linux-gnu/, never beside the host's objects. Debian's cross
-# sysroot has no zlib: that libzt-prof.so is built without it (-z then
-# keeps the dump uncompressed, and says so).
+# sysroot has a libc but no zlib: the first cross build unpacks Debian's
+# arm64 zlib1g and zlib1g-dev into build/aarch64-linux-gnu/sysroot through a
+# private apt state (tests/sysroot.sh: the machine's dpkg architectures and
+# package lists are left alone; it needs the Debian archive once). zt-collect
+# links only the lib/ parts it uses (ZTC_LIB_OBJ: no libdwarf, no libiberty).
+ZTC_LIB_OBJ = lib/util.o lib/usage.o lib/input.o lib/raw.o lib/arch.o lib/maps.o \
+	lib/elfread.o lib/escape.o lib/ranges.o lib/strtab.o lib/hash.o lib/progress.o lib/out.o
 ifneq ($(CROSS),)
 XDIR := build/$(patsubst %-,%,$(CROSS))
 XCC := $(CROSS)gcc
+XDEBARCH_aarch64-linux-gnu- = arm64
+XDEBARCH := $(XDEBARCH_$(CROSS))
+XSYSROOT := $(XDIR)/sysroot
+XCPPFLAGS = $(filter-out -I/usr/include/libdwarf,$(CPPFLAGS)) -I$(XSYSROOT)/usr/include
+XLDFLAGS = -L$(XSYSROOT)/usr/lib/$(patsubst %-,%,$(CROSS))
 XSAMPLES = spin threads sigframe dlopener libplugin.so omitfp spin-pac
 .DEFAULT_GOAL := cross
-cross: $(XDIR)/collect/libzt-prof.so $(addprefix $(XDIR)/samples/,$(XSAMPLES))
+cross: $(XDIR)/collect/libzt-prof.so $(XDIR)/collect/zt-collect $(addprefix $(XDIR)/samples/,$(XSAMPLES))
 
-$(XDIR)/collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h lib/dwarfpe.h
+$(XSYSROOT)/.done: tests/sysroot.sh
+	$(Q)$(if $(XDEBARCH),sh tests/sysroot.sh $(XDEBARCH) $(XSYSROOT) zlib1g zlib1g-dev,\
+	  echo "make: CROSS=$(CROSS): no Debian architecture known for it (XDEBARCH_$(CROSS) in the Makefile)" >&2; exit 1)
+
+$(XDIR)/collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h lib/dwarfpe.h lib/ctl.h | $(XSYSROOT)/.done
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
-	$(Q)$(XCC) $(CPPFLAGS) -DZT_NO_ZLIB $(COLLECT_CFLAGS) $(WARN) -c -o $@ $<
+	$(Q)$(XCC) $(XCPPFLAGS) $(COLLECT_CFLAGS) $(WARN) -c -o $@ $<
 
 $(XDIR)/collect/libzt-prof.so: $(COLLECT_LO:collect/%=$(XDIR)/collect/%)
 	@echo "  LD      $@"
-	$(Q)$(XCC) -shared -o $@ $^ -Wl,-z,nodelete -Wl,--no-undefined -lpthread
+	$(Q)$(XCC) -shared -o $@ $^ -Wl,-z,nodelete -Wl,--no-undefined $(XLDFLAGS) -lz -lpthread
+
+$(XDIR)/lib/%.o: lib/%.c lib/*.h | $(XSYSROOT)/.done
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(XCC) $(XCPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+
+$(XDIR)/collect/zt-collect: collect/zt-collect.c $(ZTC_LIB_OBJ:lib/%=$(XDIR)/lib/%) lib/*.h
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	$(Q)$(XCC) $(XCPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(ZTC_LIB_OBJ:lib/%=$(XDIR)/lib/%) $(XLDFLAGS) -lz
 
 $(XDIR)/samples/lib%.so: samples/%.c
 	@mkdir -p $(@D)

@@ -29,9 +29,7 @@
 #include <sys/vfs.h>
 #include <linux/magic.h>
 #include <unistd.h>
-#ifndef ZT_NO_ZLIB
 #include <zlib.h>
-#endif
 
 static const char *const loss_names[ZT_NLOSS] = {
 	[ZT_LOST_WRITE] = ZT_RAW_LOST_WRITE,
@@ -517,7 +515,6 @@ static void put_summary(void)
 		part->put_summary(dfd);
 }
 
-#ifndef ZT_NO_ZLIB
 /*
  * zlib's memory for -z, from a static arena: deflate with the default window
  * and memory level needs about 268 KiB, and malloc is off limits in a signal
@@ -593,18 +590,6 @@ static int compress_file(const char *from, int to)
 		rc = errno;	/* a full disk may only say so now */
 	return rc;
 }
-#else
-/*
- * Built without zlib (a cross build whose sysroot has none: ZT_NO_ZLIB):
- * -z keeps the dump uncompressed, and says so (gzip-failed).
- */
-static int compress_file(const char *from, int to)
-{
-	(void)from;
-	(void)to;
-	return ENOSYS;
-}
-#endif
 
 /* Drop the dump in progress (a failed start). */
 void zt_dump_abandon(void)

@@ -6,7 +6,9 @@
 # guest's). qemu-user 7.2 has no perf_event_open, so the POSIX CPU timer
 # samples (at most 250/s on this HZ=250 kernel). The dumps are symbolized
 # here, on x86-64, by the host's zt-symbolize: qemu's maps name the host's
-# files (the sysroot's libc under /usr/aarch64-linux-gnu).
+# files (the sysroot's libc under /usr/aarch64-linux-gnu). The collector's
+# libz.so.1 is Debian's arm64 zlib, unpacked by the cross build into
+# build/aarch64-linux-gnu/sysroot (an aarch64 Debian has it in /lib).
 
 load helper
 
@@ -36,7 +38,8 @@ a64() {
 	shift
 	local status=0
 	ZT_OUT="$PWD/$out.raw" ZT_HZ=997 sh -c 'ZT_PID=$$ exec "$@"' sh qemu-aarch64 "${q[@]}" \
-		-L "$SYSROOT" -E LD_PRELOAD="$X/collect/libzt-prof.so" "$@" > "$out.out" || status=$?
+		-L "$SYSROOT" -E LD_PRELOAD="$X/collect/libzt-prof.so" \
+		-E LD_LIBRARY_PATH="$X/sysroot/lib/aarch64-linux-gnu" "$@" > "$out.out" || status=$?
 	echo "$status" > "$out.status"
 	zt-symbolize "$out.raw" 2> "$out.symerr" | zt-fold | sed 's/^[^;]*;//' > "$out.folded"
 }
