@@ -343,7 +343,7 @@ XDEBARCH := $(XDEBARCH_$(CROSS))
 XSYSROOT := $(XDIR)/sysroot
 XCPPFLAGS = $(filter-out -I/usr/include/libdwarf,$(CPPFLAGS)) -I$(XSYSROOT)/usr/include
 XLDFLAGS = -L$(XSYSROOT)/usr/lib/$(patsubst %-,%,$(CROSS))
-XSAMPLES = spin threads sigframe dlopener libplugin.so omitfp spin-pac
+XSAMPLES = spin threads sigframe dlopener libplugin.so omitfp spin-pac plt libpltlib.so
 .DEFAULT_GOAL := cross
 cross: $(XDIR)/collect/libzt-prof.so $(XDIR)/collect/zt-collect $(addprefix $(XDIR)/samples/,$(XSAMPLES))
 
@@ -379,6 +379,12 @@ $(XDIR)/samples/omitfp: samples/omitfp.c
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	$(Q)$(XCC) -O2 -g -fomit-frame-pointer -o $@ $<
+
+# A hot loop through the PLT into libpltlib.so, found beside it.
+$(XDIR)/samples/plt: samples/plt.c $(XDIR)/samples/libpltlib.so
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(XCC) $(SAMPLE_CFLAGS) -o $@ $< -L$(XDIR)/samples -lpltlib -Wl,-rpath,'$$ORIGIN'
 
 # spin with its return addresses signed (pointer authentication: run it
 # under qemu-aarch64 -cpu max).

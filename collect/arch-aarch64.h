@@ -128,6 +128,68 @@ static inline uintptr_t zt_arch_plt_slot(const unsigned char *p, unsigned n, uin
 	return (t & ~(uintptr_t)0xfff) + (uintptr_t)page + ((ldr >> 10) & 0xfffu) * 8;
 }
 
+enum {
+	ZT_ARCH_LEAF_BACK = 20,	/* bytes from a stub's start to its last instruction */
+	ZT_ARCH_LEAF_LEN = 24,	/* bytes of the longest stub: bti c; PLT0 */
+};
+
+/* ld's PLT code: adrp x16, page; ldr x17, [x16, #o]; add x16, x16, #o; br x17. */
+static inline int zt_arch_plt_body(const unsigned char *p, unsigned n)
+{
+	return n >= 16 && (zt_arch_insn(p) & 0x9f00001fu) == 0x90000010u &&
+	       (zt_arch_insn(p + 4) & 0xffc003ffu) == 0xf9400211u &&
+	       (zt_arch_insn(p + 8) & 0xffc003ffu) == 0x91000210u &&
+	       zt_arch_insn(p + 12) == 0xd61f0220u;
+}
+
+/*
+ * For PLT0 at p (n bytes: bti c, or not; stp x16, x30, [sp, #-16]!; a PLT
+ * body), the offset of its body; -1 when p is no PLT0.
+ */
+static inline int zt_arch_plt0_body(const unsigned char *p, unsigned n)
+{
+	unsigned b = n >= 4 && zt_arch_insn(p) == 0xd503245fu ? 4 : 0;	/* bti c */
+
+	if (n >= b + 4 && zt_arch_insn(p + b) == 0xa9bf7bf0u &&
+	    zt_arch_plt_body(p + b + 4, n - b - 4))
+		return (int)b + 4;
+	return -1;
+}
+
+/*
+ * Whether code without CFI, interrupted at pc, still has its caller's
+ * return address in x30, and sp and x29 as the caller left them but for
+ * *pushed bytes below sp: so the caller is x30 ("the leaf rule"). q holds
+ * n readable bytes from pc - at (at a multiple of 4). True in:
+ * - a PLT entry (after a bti c or not): the linker writes no CFI for .plt
+ *   on aarch64, and the entry only jumps;
+ * - PLT0, the lazy binder's stub: 16 bytes pushed once its stp ran;
+ * - at a function's first frame-record store (stp x29, x30, [sp, #-N]!),
+ *   not made yet: _init and _fini (crti.o) have no CFI.
+ * Elsewhere in code without CFI a frame record is the rule (a sample
+ * between that stp and its mov x29, sp, or in the epilogue, is partial).
+ */
+static inline int zt_arch_leaf_at(const unsigned char *q, unsigned n, unsigned at,
+				  unsigned *pushed)
+{
+	unsigned b;
+	uint32_t i;
+	int h;
+
+	*pushed = 0;
+	if (n < 4)
+		return 0;
+	i = zt_arch_insn(q);
+	if (at == 0 && (i & 0xffc07fffu) == 0xa9807bfdu && (i & 0x00200000u))
+		return 1;
+	if ((h = zt_arch_plt0_body(q, n)) >= 0) {
+		*pushed = at >= (unsigned)h ? 16 : 0;
+		return at < (unsigned)h + 16;
+	}
+	b = i == 0xd503245fu ? 4 : 0;	/* bti c */
+	return zt_arch_plt_body(q + b, n - b) && at < b + 16;
+}
+
 /* AArch64 has no PLT CFA expression. */
 static inline int zt_arch_plt_expression(const unsigned char *p, const unsigned char *end,
 					 int64_t *off, int64_t *threshold)

@@ -196,6 +196,58 @@ static int find_record(const struct zt_regs *r, const struct zt_cfi_set *s, uint
 	return *fp != 0;
 }
 
+#if ZT_ARCH_RA_IN_X
+/*
+ * Whether code without CFI at pc, interrupted there, still has its
+ * caller's return address in x (arch.h's zt_arch_leaf_at: a PLT stub, a
+ * frame record not made yet), with *pushed bytes below the caller's sp.
+ */
+static int x_is_return(const struct zt_regs *r, const struct zt_cfi_set *s, uintptr_t pc,
+		       unsigned *pushed)
+{
+	if (!s || s->nseg == 0 || r->no_code)
+		return 0;
+	for (unsigned at = 0; at <= ZT_ARCH_LEAF_BACK && at <= pc; at += 4) {
+		unsigned n = ZT_ARCH_LEAF_LEN;
+		const unsigned char *p = code_before(s, pc - at + n, n);
+
+		if (!p)		/* near its segment's end: only up to pc */
+			p = code_before(s, pc + 4, n = at + 4);
+		if (p && zt_arch_leaf_at(p, n, at, pushed))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * At the first instruction of the function PLT0 jumps to (glibc's
+ * _dl_runtime_resolve, whose first row says CFA = sp and x30 unsaved), the
+ * bytes PLT0 pushed below the caller's sp: 16 when the call that returns
+ * to ra went through a PLT entry whose GOT slot still leads to PLT0, and
+ * PLT0's own slot to pc; else 0.
+ */
+static unsigned plt0_pushed(const struct zt_regs *r, const struct zt_cfi_set *s, uintptr_t ra,
+			    uintptr_t pc)
+{
+	uintptr_t t, c, slot;
+	const unsigned char *p;
+	const struct zt_cfi_seg *g;
+	int h;
+
+	if (!s || s->nseg == 0 || r->no_code || !call_before(s, ra, &t) || !t)
+		return 0;
+	c = callee_of(s, t);
+	if (!c || c == t || !(p = code_before(s, c + ZT_ARCH_LEAF_LEN, ZT_ARCH_LEAF_LEN)) ||
+	    (h = zt_arch_plt0_body(p, ZT_ARCH_LEAF_LEN)) < 0)
+		return 0;
+	slot = zt_arch_plt_slot(p + h, ZT_ARCH_LEAF_LEN - (unsigned)h, c + (unsigned)h);
+	g = slot ? zt_cfi_seg_of(s, slot) : NULL;
+	if (!g || slot % 8 != 0 || g->hi - slot < 8)
+		return 0;
+	return *(const uintptr_t *)slot == pc ? 16 : 0;
+}
+#endif
+
 /* The row of a signal trampoline known by its address (zt_regs' sigreturn). */
 static const struct zt_cfi_row sigreturn_row = { .kind = ZT_CFA_SIGNAL };
 
@@ -276,6 +328,9 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 	int fp_ok = !fp_unknown, x_ok = 1, exact = 1, first = region_of(r, r->sp);
 	unsigned seen = first >= 0 ? 1u << first : 0;
 	int guessed = 0;
+#if ZT_ARCH_RA_IN_X
+	unsigned pushed;
+#endif
 	const struct zt_cfi_row *row = NULL;
 	struct zt_cfi_row rowbuf;	/* row's copy, when it came from a table */
 	size_t n = 0;
@@ -328,6 +383,7 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 				if (row->kind == ZT_CFA_PLT && (at & 15) >= (uintptr_t)row->arg)
 					cfa += 8;
 			}
+			next_sp = cfa;
 #if ZT_ARCH_RA_IN_X
 			/*
 			 * The return address is x's value: saved at CFA + x_off,
@@ -349,6 +405,19 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			ra = zt_arch_strip(ra);
 			next_x = ra;
 			next_x_ok = 0;
+			/*
+			 * Saved at or above the CFA: the slot is in what the
+			 * rows call the caller's frame, so the caller's sp lies
+			 * above it. glibc's _dl_runtime_resolve says so: PLT0
+			 * pushed {x16, x30} and jumped to it, and its CFI
+			 * counts that push as the caller's (CFA = sp at entry,
+			 * x30 at CFA + 8); the caller's sp is CFA + 16.
+			 */
+			if (row->x == ZT_REG_SAVED && row->x_off >= 0)
+				next_sp = cfa + (uintptr_t)row->x_off + 8;
+			else if (row->x == ZT_REG_SAME && exact && row->kind == ZT_CFA_SP &&
+				 row->cfa_off == 0)
+				next_sp += plt0_pushed(r, set, ra, pc);
 #else
 			if (!may_step(r, sp, cfa + (uintptr_t)(intptr_t)ZT_ARCH_RA_AT, 1, &seen) ||
 			    !load(r, cfa + (uintptr_t)(intptr_t)ZT_ARCH_RA_AT, &ra))
@@ -362,7 +431,6 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 				next_ok = load(r, cfa + (uintptr_t)(intptr_t)row->arg, &next_fp);
 			else if (row->fp == ZT_REG_LOST)
 				next_ok = 0;
-			next_sp = cfa;
 		} else if (row && row->kind == ZT_CFA_SIGNAL) {
 			/* The handler returned here: the registers it interrupted. */
 			if (!load(r, sp + ZT_ARCH_SIG_PC, &ra) || !load(r, sp + ZT_ARCH_SIG_SP, &next_sp) ||
@@ -377,6 +445,16 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			 * whatever lies before the trampoline.
 			 */
 			out[n - 1] |= ZT_UNWIND_EXACT;
+#if ZT_ARCH_RA_IN_X
+		} else if (!row && exact && x_ok && x_is_return(r, set, pc, &pushed)) {
+			/* No CFI, the caller still in x: the leaf rule. */
+			next_sp = sp + pushed;
+			if (!may_step(r, sp, next_sp, 1, &seen))
+				break;
+			ra = zt_arch_strip(x);
+			next_x = ra;
+			next_x_ok = 0;
+#endif
 		} else if (mode == ZT_UNWIND_CFI) {
 			break;
 		} else {
