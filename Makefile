@@ -170,6 +170,7 @@ SAMPLES = \
 	samples/earlythread \
 	samples/libearlysmall.so \
 	samples/earlystacks \
+	samples/manyforks \
 	samples/daemon \
 	samples/manymaps \
 	samples/omitfp \

@@ -48,3 +48,12 @@ setup() {
 	[[ $stderr != *"still runs"* ]]
 	[[ $stderr != *"without finishing"* ]]
 }
+
+@test "-f: 2500 processes say more than the status pipe holds, and none of them waits on it" {
+	# A collector that waited on a full pipe would hang its process, and the
+	# program with it: timeout turns that into a failure.
+	run --separate-stderr timeout -k 10 240 zt-collect -f -o m.raw "$SAMPLES/manyforks" 2500
+	assert_success
+	assert_output "manyforks: 2500 children, 0 failed"
+	[[ ${stderr##*$'\n'} == "zt-collect: with -f, 2501 dumps: "* ]]
+}
