@@ -47,8 +47,9 @@ enum {
 
 /*
  * Room to fill in the line buffer: at most CHUNK at a time, so that a file
- * of short lines touches only the start of the (2 MiB) buffer, and a
- * profiled run's memory does not depend on the size of what it reads.
+ * of short lines touches only the start of the (2 MiB) buffer (fill moves
+ * what is left to the front), and a profiled run's memory does not depend
+ * on the size of what it reads.
  */
 static size_t room(const struct zt_input *in)
 {
@@ -242,9 +243,13 @@ static size_t fill(struct zt_input *in)
 
 	if (in->eof)
 		return 0;
-	/* Move the unread bytes to the front only when the room after them
-	   runs short: a reader looking ahead (zt_input_ahead) fills often. */
-	if (in->start > 0 && in->cap - in->end < CHUNK) {
+	/* Move the unread bytes to the front when the room after them runs
+	   short, or when they are few (the start of a line) and 4 chunks were
+	   read before them: a file of short lines then touches only the first
+	   5 chunks of the buffer, each page of it faulted in once. A reader
+	   looking ahead (zt_input_ahead) fills often, with more unread. */
+	if (in->start > 0 && (in->cap - in->end < CHUNK ||
+			      (in->start >= 4 * CHUNK && in->end - in->start <= CHUNK / 16))) {
 		memmove(in->buf, in->buf + in->start, in->end - in->start);
 		in->end -= in->start;
 		in->start = 0;

@@ -4,7 +4,9 @@
 #include "out.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 void zt_out_init(struct zt_out *o, FILE *f)
 {
@@ -13,11 +15,36 @@ void zt_out_init(struct zt_out *o, FILE *f)
 	o->len = o->cap = 0;
 }
 
+/*
+ * The block, straight to the FILE's descriptor: fwrite would put its first
+ * bytes through the FILE's buffer, two write(2)s a block. A write that
+ * fails is done again through the FILE, which fails too and keeps the
+ * error in its flag for zt_fshut (and the exit check of zt_setprog).
+ */
+static void write_block(FILE *f, const char *p, size_t n)
+{
+	int fd = fileno(f);
+
+	while (fd >= 0 && n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		p += w;
+		n -= (size_t)w;
+	}
+	if (n > 0)
+		(void)fwrite(p, 1, n, f);
+}
+
 void zt_out_flush(struct zt_out *o)
 {
 	if (o->f && o->len) {
-		/* A short write sets the FILE's error flag, which zt_fshut reports. */
-		(void)fwrite(o->buf, 1, o->len, o->f);
+		/* What the FILE holds goes first. */
+		(void)fflush(o->f);
+		write_block(o->f, o->buf, o->len);
 		o->len = 0;
 	}
 }
@@ -46,13 +73,41 @@ void zt_out_room(struct zt_out *o, size_t n)
 	zt_grow(&o->buf, &o->cap, o->len + n, 1);
 }
 
-void zt_out_dec(struct zt_out *o, uint64_t v, int width)
+void zt_out_write_slow(struct zt_out *o, const void *p, size_t n)
 {
-	static const char pairs[] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
-	char t[24], *p = t + sizeof t;
+	const char *s = p;
+
+	if (!o->f) {
+		zt_out_room(o, n);
+	} else {
+		if (!o->buf) {
+			o->cap = ZT_OUT_BLOCK;
+			o->buf = zt_malloc(o->cap);
+		}
+		/* Whole blocks: the buffer filled to the last byte, then written. */
+		while (n > o->cap - o->len) {
+			size_t k = o->cap - o->len;
+
+			memcpy(o->buf + o->len, s, k);
+			o->len = o->cap;
+			zt_out_flush(o);
+			s += k;
+			n -= k;
+		}
+	}
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+}
+
+static const char pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* v's digits, ending at end; returns the first. */
+static char *dec_back(char *end, uint64_t v)
+{
+	char *p = end;
 
 	/* Two digits a step. */
 	while (v >= 100) {
@@ -66,6 +121,26 @@ void zt_out_dec(struct zt_out *o, uint64_t v, int width)
 	} else {
 		*--p = (char)('0' + v);
 	}
+	return p;
+}
+
+char *zt_fmt_dec(char *p, uint64_t v)
+{
+	char t[24], *d;
+
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	d = dec_back(t + sizeof t, v);
+	memcpy(p, d, (size_t)(t + sizeof t - d));
+	return p + (t + sizeof t - d);
+}
+
+void zt_out_dec(struct zt_out *o, uint64_t v, int width)
+{
+	char t[24], *p = dec_back(t + sizeof t, v);
+
 	while (t + sizeof t - p < width && p > t)
 		*--p = '0';
 	zt_out_write(o, p, (size_t)(t + sizeof t - p));

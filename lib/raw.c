@@ -848,6 +848,8 @@ static void split_by_gen(struct zt_raw *d)
 	uint8_t *oexact = d->exact;
 	size_t nold = d->nstacks;
 	uint64_t *left, *leftw;
+	uint32_t *lastgen;
+	size_t *lastnew;	/* 1 + the stack, 0 for none yet */
 
 	if (d->nbytime < 2)
 		return;
@@ -868,13 +870,32 @@ static void split_by_gen(struct zt_raw *d)
 	d->naddr = d->capaddr = 0;
 	zt_hash_index_free(&d->index);
 	memset(&d->index, 0, sizeof d->index);
+	/* A stack's samples come mostly under one snapshot after another: the
+	   last (stack, gen) it went to is kept, and a sample under the same
+	   gen is counted in without hashing its addresses again. */
+	lastgen = zt_calloc(nold ? nold : 1, sizeof *lastgen);
+	lastnew = zt_calloc(nold ? nold : 1, sizeof *lastnew);
 	for (size_t i = 0; i < d->ntimed; i++) {
-		const struct zt_stack *s = &old[d->timed[i].stack];
+		size_t o = d->timed[i].stack;
+		const struct zt_stack *s = &old[o];
+		uint32_t gen = gen_of(d, d->timed[i].ns);
 
-		d->timed[i].stack = add_stack(d, s->tid, gen_of(d, d->timed[i].ns), s->partial,
+		if (lastnew[o] && lastgen[o] == gen) {
+			struct zt_stack *n = &d->stacks[lastnew[o] - 1];
+
+			n->count += d->timed[i].count;
+			n->weight += d->timed[i].weight;
+			d->timed[i].stack = lastnew[o] - 1;
+			continue;
+		}
+		d->timed[i].stack = add_stack(d, s->tid, gen, s->partial,
 					      s->wait, d->timed[i].count, d->timed[i].weight,
 					      oaddr + s->first, oexact + s->first, s->naddr);
+		lastgen[o] = gen;
+		lastnew[o] = d->timed[i].stack + 1;
 	}
+	free(lastgen);
+	free(lastnew);
 	for (size_t i = 0; i < nold; i++)
 		if (left[i])
 			add_stack(d, old[i].tid, ZT_RAW_GEN_ANY, old[i].partial, old[i].wait,

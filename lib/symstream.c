@@ -288,11 +288,52 @@ static struct span start_of(struct writer *w, const struct zt_raw *d, const char
 	return *s;
 }
 
+/* The seconds of the record before, in decimal: records come in time
+   order, thousands a second. */
+struct seconds {
+	uint64_t sec;
+	size_t len;		/* 0: none yet */
+	char text[24];
+};
+
+/* format_time's bytes, the seconds' digits from *c, in one write. */
+static void record_time(struct zt_out *o, struct seconds *c, uint64_t ns, uint64_t period,
+			int wall)
+{
+	static const char samples[] = " " ZT_EVENT_SAMPLES ":\n", wallns[] = " " ZT_EVENT_WALL ":\n";
+	unsigned us = (unsigned)(ns % 1000000000u / 1000u);
+	uint64_t sec = ns / 1000000000u;
+	char t[96], *p = t;
+
+	if (!c->len || c->sec != sec) {
+		c->sec = sec;
+		c->len = (size_t)(zt_fmt_dec(c->text, sec) - c->text);
+	}
+	memcpy(p, c->text, c->len);
+	p += c->len;
+	*p++ = '.';
+	for (int i = 5; i >= 0; i--, us /= 10)
+		p[i] = (char)('0' + us % 10);
+	p += 6;
+	*p++ = ':';
+	*p++ = ' ';
+	p = zt_fmt_dec(p, period);
+	if (wall) {
+		memcpy(p, wallns, sizeof wallns - 1);
+		p += sizeof wallns - 1;
+	} else {
+		memcpy(p, samples, sizeof samples - 1);
+		p += sizeof samples - 1;
+	}
+	zt_out_write(o, t, (size_t)(p - t));
+}
+
 void zt_symstream_write(FILE *out, struct zt_raw *d, const struct zt_symres *res, int merge)
 {
 	const char *comm = zt_symstream_comm(d);
 	struct zt_symstream_order order;
 	struct writer w = { 0 };
+	struct seconds sec = { 0 };
 	struct zt_out o;
 	uint64_t ns, count;
 	size_t stack;
@@ -312,7 +353,7 @@ void zt_symstream_write(FILE *out, struct zt_raw *d, const struct zt_symres *res
 		s = start_of(&w, d, comm, stack);
 		b = body_of(&w, d, stack);
 		zt_out_write(&o, w.arena.buf + s.off, s.len);
-		format_time(&o, ns, count, d->wall);
+		record_time(&o, &sec, ns, count, d->wall);
 		zt_out_write(&o, w.arena.buf + b.off, b.len);
 	}
 	zt_out_free(&o);

@@ -55,17 +55,36 @@ void zt_setprog(const char *argv0)
 static void vwarn(const char *fmt, va_list ap)
 {
 	int saved = errno;
-	size_t len = strlen(fmt);
+	size_t len = strlen(fmt), n;
 	char msg[2048];
+	/* The whole line, one write: stderr is unbuffered, and a putc a byte
+	   is a write(2) a byte. Each byte of msg is at most 4 escaped. */
+	char line[64 + 4 * sizeof msg + 256];
+	const char *err = len > 0 && fmt[len - 1] == ':' ? strerror(saved) : NULL;
 
 	zt_progress_clear();	/* the message gets a line of its own */
 	fflush(stdout);
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	fprintf(stderr, "%s: ", zt_prog);
-	zt_escape_fput_safe(stderr, msg);
-	if (len > 0 && fmt[len - 1] == ':')
-		fprintf(stderr, " %s", strerror(saved));
-	fputc('\n', stderr);
+	snprintf(line, 64, "%s: ", zt_prog);
+	n = strlen(line);
+	for (const char *s = msg; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f) {
+			line[n++] = '\\';
+			line[n++] = (char)('0' + (c >> 6));
+			line[n++] = (char)('0' + (c >> 3 & 7));
+			line[n++] = (char)('0' + (c & 7));
+		} else {
+			line[n++] = (char)c;
+		}
+	}
+	if (err) {
+		snprintf(line + n, 250, " %s", err);
+		n += strlen(line + n);
+	}
+	line[n++] = '\n';
+	fwrite(line, 1, n, stderr);
 }
 
 void zt_warn(const char *fmt, ...)
