@@ -3,6 +3,7 @@
  */
 #include "escape.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static int octal(char c)
@@ -55,12 +56,21 @@ void zt_escape_fput(FILE *f, const char *s, const char *extra)
 
 void zt_escape_out(struct zt_out *o, const char *s, const char *extra)
 {
+	/* Bit c of esc: byte c is written \ooo. Control characters (0x00 to
+	   0x1f), backslash (0x5c) and DEL (0x7f) always, extra's for this call. */
+	uint64_t esc[4] = { 0xffffffffu, (uint64_t)1 << ('\\' - 64) | (uint64_t)1 << (0x7f - 64),
+			    0, 0 };
 	const char *run = s;
 
+	for (const char *x = extra; x && *x; x++) {
+		unsigned char c = (unsigned char)*x;
+
+		esc[c >> 6] |= (uint64_t)1 << (c & 63);
+	}
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (c < 0x20 || c == 0x7f || c == '\\' || (extra && strchr(extra, c))) {
+		if (esc[c >> 6] >> (c & 63) & 1) {
 			zt_out_write(o, run, (size_t)(s - run));
 			zt_out_byte(o, '\\');
 			zt_out_byte(o, (char)('0' + (c >> 6)));

@@ -109,25 +109,42 @@ static void put(struct zt_hash_index *ix, uint64_t hash, uint32_t entry)
 	ix->hash[i] = hash;
 }
 
+/* The index over cap slots, its entries put again. */
+static void rehash(struct zt_hash_index *ix, size_t cap)
+{
+	struct zt_hash_index old = *ix;
+
+	ix->cap = cap;
+	ix->slot = zt_calloc(ix->cap, sizeof *ix->slot);
+	ix->hash = zt_malloc(ix->cap * sizeof *ix->hash);
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slot[i])
+			put(ix, old.hash[i], old.slot[i] - 1);
+	free(old.slot);
+	free(old.hash);
+}
+
 void zt_hash_index_add(struct zt_hash_index *ix, uint64_t hash, uint32_t entry)
 {
 	/* A slot holds entry + 1 in 32 bits, 0 being empty. */
 	if (entry >= UINT32_MAX - 1)
 		zt_out_of_memory("more than 2^32 distinct keys");
-	if ((ix->used + 1) * 4 >= ix->cap * 3) {
-		struct zt_hash_index old = *ix;
-
-		ix->cap = old.cap ? old.cap * 2 : 64;
-		ix->slot = zt_calloc(ix->cap, sizeof *ix->slot);
-		ix->hash = zt_malloc(ix->cap * sizeof *ix->hash);
-		for (size_t i = 0; i < old.cap; i++)
-			if (old.slot[i])
-				put(ix, old.hash[i], old.slot[i] - 1);
-		free(old.slot);
-		free(old.hash);
-	}
+	if ((ix->used + 1) * 4 >= ix->cap * 3)
+		rehash(ix, ix->cap ? ix->cap * 2 : 64);
 	put(ix, hash, entry);
 	ix->used++;
+}
+
+void zt_hash_index_reserve(struct zt_hash_index *ix, size_t n)
+{
+	size_t cap = ix->cap ? ix->cap : 64;
+
+	if (n > UINT32_MAX)
+		n = UINT32_MAX;
+	while ((ix->used + n + 1) * 4 >= cap * 3)
+		cap *= 2;
+	if (cap != ix->cap)
+		rehash(ix, cap);
 }
 
 void zt_hash_index_free(struct zt_hash_index *ix)

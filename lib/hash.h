@@ -41,6 +41,11 @@ int64_t zt_hash_index_find(const struct zt_hash_index *ix, uint64_t hash, zt_has
  * memory runs out (no table in zt gets near it before memory does).
  */
 void zt_hash_index_add(struct zt_hash_index *ix, uint64_t hash, uint32_t entry);
+/*
+ * Room for n more entries without growing on the way (each growth puts
+ * every entry again, into new memory): for a table whose size is known.
+ */
+void zt_hash_index_reserve(struct zt_hash_index *ix, size_t n);
 void zt_hash_index_free(struct zt_hash_index *ix);
 
 #endif

@@ -636,6 +636,11 @@ void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8
 			}
 		}
 	}
+	/* Room for every fresh one at once: growing copies, into new pages. */
+	for (p = 0, i = 0; p < n; p++)
+		i += fresh[p] != 0;
+	zt_grow(&s->cache, &s->capcache, s->ncache + i, sizeof *s->cache);
+	zt_hash_index_reserve(&s->cacheix, i);
 	for (p = 0; p < n; p++) {
 		struct cached key;
 

@@ -49,32 +49,89 @@ const char *zt_symstream_comm(const struct zt_raw *d)
 	return "unknown";
 }
 
+/*
+ * Escaped strings, each written once: the names, modules and paths of a
+ * stream's frames are a few thousand strings that the symbolizer keeps
+ * (each pointer always the same text), repeated over every distinct
+ * address. NULL: escape at every use.
+ */
+struct escaped {
+	struct zt_out text;	/* the escaped bytes, one after another */
+	struct esc {
+		const char *s, *extra;
+		size_t off, len;
+	} *ents;
+	size_t n, cap;
+	struct zt_hash_index ix;
+};
+
+static int esc_eq(void *ctx, uint32_t i, const void *key)
+{
+	const struct escaped *c = ctx;
+	const struct esc *k = key;
+
+	return c->ents[i].s == k->s && c->ents[i].extra == k->extra;
+}
+
+/* s escaped (escape.h's zt_escape_out) into o, from c when it was before. */
+static void escape(struct zt_out *o, struct escaped *c, const char *s, const char *extra)
+{
+	struct esc key = { s, extra, 0, 0 };
+	uint64_t h;
+	int64_t i;
+
+	if (!c) {
+		zt_escape_out(o, s, extra);
+		return;
+	}
+	h = zt_hash_u64((uint64_t)(uintptr_t)s ^ zt_hash_u64((uint64_t)(uintptr_t)extra));
+	i = zt_hash_index_find(&c->ix, h, esc_eq, c, &key);
+	if (i < 0) {
+		key.off = c->text.len;
+		zt_escape_out(&c->text, s, extra);
+		key.len = c->text.len - key.off;
+		zt_grow(&c->ents, &c->cap, c->n + 1, sizeof *c->ents);
+		c->ents[c->n] = key;
+		zt_hash_index_add(&c->ix, h, (uint32_t)c->n);
+		i = (int64_t)c->n++;
+	}
+	zt_out_write(o, c->text.buf + c->ents[i].off, c->ents[i].len);
+}
+
+static void escaped_free(struct escaped *c)
+{
+	zt_out_free(&c->text);
+	free(c->ents);
+	zt_hash_index_free(&c->ix);
+}
+
 /* A source line under its frame, as perf script -F +srcline prints it. */
-static void srcline(struct zt_out *o, const char *file, unsigned line)
+static void srcline(struct zt_out *o, struct escaped *c, const char *file, unsigned line)
 {
 	zt_out_write(o, "  ", 2);
-	zt_escape_out(o, file, NULL);
+	escape(o, c, file, NULL);
 	zt_out_byte(o, ':');
 	zt_out_dec(o, line, 0);
 	zt_out_byte(o, '\n');
 }
 
 /* zt_symstream_frame's lines, into o. */
-static void format_frame(struct zt_out *o, uint64_t addr, const struct zt_symres *r)
+static void format_frame(struct zt_out *o, struct escaped *c, uint64_t addr,
+			 const struct zt_symres *r)
 {
 	for (size_t k = 0; k < r->ninl; k++) {
 		zt_out_byte(o, '\t');
 		zt_out_hex(o, addr, 16);
 		zt_out_byte(o, ' ');
-		zt_escape_out(o, r->inl[k].name, NULL);
+		escape(o, c, r->inl[k].name, NULL);
 		zt_out_str(o, " (inlined)\n");
 		if (r->inl[k].file)
-			srcline(o, r->inl[k].file, r->inl[k].line);
+			srcline(o, c, r->inl[k].file, r->inl[k].line);
 	}
 	zt_out_byte(o, '\t');
 	zt_out_hex(o, addr, 16);
 	zt_out_byte(o, ' ');
-	zt_escape_out(o, r->name, NULL);
+	escape(o, c, r->name, NULL);
 	if (r->have_sym || r->fde) {
 		zt_out_write(o, "+0x", 3);
 		zt_out_hex(o, r->offset, 0);
@@ -82,10 +139,10 @@ static void format_frame(struct zt_out *o, uint64_t addr, const struct zt_symres
 	/* perf-script readers take the module as the last "(\S*)": no space,
 	 * no parenthesis inside it. */
 	zt_out_write(o, " (", 2);
-	zt_escape_out(o, r->module, " ()");
+	escape(o, c, r->module, " ()");
 	zt_out_write(o, ")\n", 2);
 	if (r->file)
-		srcline(o, r->file, r->line);
+		srcline(o, c, r->file, r->line);
 }
 
 /* The start of a header line: "thread pid/tid ". */
@@ -133,7 +190,7 @@ static const char truncated[] = "\t               0 [truncated] ([unknown])\n";
 
 void zt_symstream_frame(struct zt_out *o, uint64_t addr, const struct zt_symres *r)
 {
-	format_frame(o, addr, r);
+	format_frame(o, NULL, addr, r);
 }
 
 void zt_symstream_header(struct zt_out *o, const struct zt_raw *d, const char *comm,
@@ -214,9 +271,13 @@ struct writer {
 	struct span *frame;	/* per pool address: its frame lines */
 	struct span *start;	/* per stack: "thread pid/tid ", len 0 until made */
 	struct span *body;	/* per stack: its frames and blank line, len 0 until made */
+	char *once;		/* per stack: written once already */
+	uint32_t last_tid;	/* the thread of the last start_of, and its text */
+	struct span last_start;
 	struct text *texts;	/* distinct (address, exact) pairs */
 	size_t ntexts, captexts;
 	struct zt_hash_index textix;
+	struct escaped escaped;	/* the frames' strings */
 };
 
 static int text_eq(void *ctx, uint32_t i, const void *key)
@@ -237,7 +298,7 @@ static void frame_text(struct writer *w, const struct zt_raw *d, size_t j,
 
 	if (i < 0) {
 		key.s.off = w->arena.len;
-		format_frame(&w->arena, key.addr, r);
+		format_frame(&w->arena, &w->escaped, key.addr, r);
 		key.s.len = w->arena.len - key.s.off;
 		zt_grow(&w->texts, &w->captexts, w->ntexts + 1, sizeof *w->texts);
 		w->texts[w->ntexts] = key;
@@ -247,7 +308,25 @@ static void frame_text(struct writer *w, const struct zt_raw *d, size_t j,
 	w->frame[j] = w->texts[i].s;
 }
 
-/* A stack's frame lines, the [truncated] root of a partial one, the blank line. */
+/* A stack's frame lines, the [truncated] root of a partial one, the blank
+   line, into dst; into the arena only with room made first, as the frames
+   are copied from it. */
+static void emit_body(struct zt_out *dst, struct writer *w, const struct zt_raw *d,
+		      size_t stack)
+{
+	const struct zt_stack *st = &d->stacks[stack];
+	const char *wait = zt_raw_wait(d, st);
+
+	if (wait)
+		format_wait(dst, wait);
+	for (size_t j = st->first; j < st->first + st->naddr; j++)
+		zt_out_write(dst, w->arena.buf + w->frame[j].off, w->frame[j].len);
+	if (st->partial)
+		zt_out_write(dst, truncated, sizeof truncated - 1);
+	zt_out_byte(dst, '\n');
+}
+
+/* The same bytes kept in the arena, made on the stack's second record. */
 static struct span body_of(struct writer *w, const struct zt_raw *d, size_t stack)
 {
 	const struct zt_stack *st = &d->stacks[stack];
@@ -264,13 +343,7 @@ static struct span body_of(struct writer *w, const struct zt_raw *d, size_t stac
 		need += w->frame[j].len;
 	zt_out_room(&w->arena, need);
 	b->off = w->arena.len;
-	if (wait)
-		format_wait(&w->arena, wait);
-	for (size_t j = st->first; j < st->first + st->naddr; j++)
-		zt_out_write(&w->arena, w->arena.buf + w->frame[j].off, w->frame[j].len);
-	if (st->partial)
-		zt_out_write(&w->arena, truncated, sizeof truncated - 1);
-	zt_out_byte(&w->arena, '\n');
+	emit_body(&w->arena, w, d, stack);
 	b->len = w->arena.len - b->off;
 	return *b;
 }
@@ -279,12 +352,18 @@ static struct span start_of(struct writer *w, const struct zt_raw *d, const char
 			    size_t stack)
 {
 	struct span *s = &w->start[stack];
+	uint32_t tid = d->stacks[stack].tid;
 
+	/* The text is the thread's: the last thread's is reused. */
+	if (!s->len && w->last_start.len && w->last_tid == tid)
+		*s = w->last_start;
 	if (!s->len) {
 		s->off = w->arena.len;
 		format_start(&w->arena, d, comm, stack);
 		s->len = w->arena.len - s->off;
 	}
+	w->last_tid = tid;
+	w->last_start = *s;
 	return *s;
 }
 
@@ -343,6 +422,8 @@ void zt_symstream_write(FILE *out, struct zt_raw *d, const struct zt_symres *res
 	w.frame = zt_calloc(d->naddr ? d->naddr : 1, sizeof *w.frame);
 	w.start = zt_calloc(d->nstacks ? d->nstacks : 1, sizeof *w.start);
 	w.body = zt_calloc(d->nstacks ? d->nstacks : 1, sizeof *w.body);
+	w.once = zt_calloc(d->nstacks ? d->nstacks : 1, 1);
+	zt_hash_index_reserve(&w.textix, d->naddr);
 	for (size_t j = 0; j < d->naddr; j++)
 		frame_text(&w, d, j, &res[j]);
 	zt_symstream_order(d, merge, &order);
@@ -351,9 +432,15 @@ void zt_symstream_write(FILE *out, struct zt_raw *d, const struct zt_symres *res
 
 		zt_symstream_record(d, &order, k, &stack, &ns, &count);
 		s = start_of(&w, d, comm, stack);
-		b = body_of(&w, d, stack);
 		zt_out_write(&o, w.arena.buf + s.off, s.len);
 		record_time(&o, &sec, ns, count, d->wall);
+		/* A stack written once (every one with --merge) is not kept. */
+		if (!w.once[stack]) {
+			w.once[stack] = 1;
+			emit_body(&o, &w, d, stack);
+			continue;
+		}
+		b = body_of(&w, d, stack);
 		zt_out_write(&o, w.arena.buf + b.off, b.len);
 	}
 	zt_out_free(&o);
@@ -361,6 +448,8 @@ void zt_symstream_write(FILE *out, struct zt_raw *d, const struct zt_symres *res
 	free(w.frame);
 	free(w.start);
 	free(w.body);
+	free(w.once);
 	free(w.texts);
 	zt_hash_index_free(&w.textix);
+	escaped_free(&w.escaped);
 }
