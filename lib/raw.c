@@ -115,10 +115,15 @@ static const char *dec_digits(const char *s, uint64_t *v)
 	const char *start = s;
 	uint64_t x = 0;
 	unsigned c;
+	size_t n = 0;
 
-	/* 19 digits always fit; past them, each is checked. */
-	for (; (c = (unsigned)(unsigned char)*s - '0') < 10; s++) {
-		if (s - start >= 19 && x > (UINT64_MAX - c) / 10)
+	/* 19 digits always fit: no check until past them, then each is checked. */
+	while (n < 19 && (c = (unsigned)(unsigned char)s[n] - '0') < 10) {
+		x = x * 10 + c;
+		n++;
+	}
+	for (s += n; (c = (unsigned)(unsigned char)*s - '0') < 10; s++) {
+		if (x > (UINT64_MAX - c) / 10)
 			return NULL;
 		x = x * 10 + c;
 	}

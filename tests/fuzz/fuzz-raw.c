@@ -19,6 +19,7 @@
 #include "input.h"
 #include "maps.h"
 #include "raw.h"
+#include "rawfmt.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -189,7 +190,7 @@ static void walk(const struct zt_raw *d)
 {
 	uint64_t sum = 0, wsum = 0;
 
-	CHECK(d->version >= 1 && d->version <= 4);
+	CHECK(d->version >= 1 && d->version <= ZT_RAW_VERSION_MAX);
 	for (size_t i = 1; i < d->nbytime; i++)
 		CHECK(d->snaps[d->bytime[i - 1]].ns <= d->snaps[d->bytime[i]].ns);
 	for (size_t i = 0; i < d->njit; i++) {
