@@ -40,8 +40,9 @@ share() { N=$1 awk '$1 == ENVIRON["N"] { print $2 }' "$2"; }
 	# span toward the latter, so no closer bound holds.
 	grep ' zt-samples:$' spin.sym | awk '{ t = $3; sub(/:$/, "", t); if (t + 0 < last) bad = 1; last = t + 0 }
 		END { exit bad }'
-	first=$(grep -m1 ' zt-samples:$' spin.sym | awk '{ print $3 + 0 }')
-	last=$(grep ' zt-samples:$' spin.sym | tail -1 | awk '{ print $3 + 0 }')
+	# To the microsecond: awk's print would round to 6 digits (0.1 s here).
+	first=$(grep -m1 ' zt-samples:$' spin.sym | awk '{ printf "%.6f\n", $3 + 0 }')
+	last=$(grep ' zt-samples:$' spin.sym | tail -1 | awk '{ printf "%.6f\n", $3 + 0 }')
 	wall=$(awk 'NR == 1 { a = $1 } NR == 2 { print ($1 - a) / 1e9 }' spin.wall)
 	echo "span $first..$last, $n samples, wall $wall s"
 	awk -v a="$first" -v b="$last" -v n="$n" -v w="$wall" 'BEGIN { d = b - a; exit !(d > 0.8 * n / 997 && d < w) }'
