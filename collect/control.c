@@ -24,9 +24,9 @@
  * answers a peer of another user (SO_PEERCRED) with a refusal. Its
  * descriptors are zt's (files.c): moved high, close-on-exec, checked before
  * use; a listening socket the program closed (closefrom) is made again. A
- * forked child has neither the thread nor the socket (its copy is closed);
- * with -f its dump starts as the command line said and only the C API
- * moves its windows. A seccomp filter ends the channel before it goes in.
+ * forked child's copies are closed; with -f (a dump of its own) it gets a
+ * socket and a thread of its own, CHILDPID.sock, its windows starting as
+ * the command line said. A seccomp filter ends the channel before it goes in.
  *
  * The protocol: one line, "start", "stop" or "snapshot", and one line
  * back, "ok TEXT" or "error TEXT" (zt-ctl prints TEXT).
@@ -512,6 +512,18 @@ static void fork_child(void)
 	server_running = 0;
 	zt_state.control_tid = 0;
 	channel_closed = 1;
+	/*
+	 * A child with a dump of its own (-f: thread.c's fork handler, which
+	 * runs before this one, began it) gets a channel of its own, at its
+	 * own pid, as the parent has at its: a prefork server's workers are
+	 * each started, stopped and snapshotted by their pid. A child without
+	 * a dump (not followed) has nothing to serve.
+	 */
+	if (want_channel && zt_state_owner() && zt_state.seccomp == ZT_SECCOMP_NONE) {
+		ending = 0;
+		channel_closed = 0;
+		channel_start();
+	}
 }
 
 /* Start the channel: its socket and its thread. */
