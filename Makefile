@@ -401,13 +401,13 @@ $(XDIR)/samples/%: samples/%.c
 endif
 
 # Each fuzzer is built with clang from the library's sources.
-tests/fuzz/bin/%: tests/fuzz/%.c $(LIB_OBJ:.o=.c) lib/*.h
+tests/fuzz/bin/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(LIB_OBJ:.o=.c) lib/*.h
 	@mkdir -p tests/fuzz/bin
 	@echo "  FUZZ    $@"
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -o $@ $< $(LIB_OBJ:.o=.c) $(LDLIBS)
 
 # The CFI compiler is the collector's, not the library's.
-tests/fuzz/bin/fuzz-cfi: tests/fuzz/fuzz-cfi.c collect/cfi.c collect/cfi.h collect/arch*.h
+tests/fuzz/bin/fuzz-cfi: tests/fuzz/fuzz-cfi.c tests/fuzz/fuzz.h collect/cfi.c collect/cfi.h collect/arch*.h
 	@mkdir -p tests/fuzz/bin
 	@echo "  FUZZ    $@"
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) -Icollect $(FUZZ_FLAGS) -o $@ $< collect/cfi.c

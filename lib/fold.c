@@ -196,7 +196,8 @@ static void keep_body(struct zt_fold *f, uint32_t body)
 	zt_grow(&f->bodyids, &f->capbodyids, f->nbodyids + f->nstack, sizeof *f->bodyids);
 	f->bodyoff[body] = f->nbodyids;
 	f->bodyn[body] = (uint32_t)f->nstack;
-	memcpy(f->bodyids + f->nbodyids, f->stack, f->nstack * sizeof *f->stack);
+	if (f->nstack)	/* an empty body may come before any array exists */
+		memcpy(f->bodyids + f->nbodyids, f->stack, f->nstack * sizeof *f->stack);
 	f->nbodyids += f->nstack;
 }
 
@@ -213,8 +214,9 @@ static const char *end_record(struct zt_fold *f, const struct zt_ps_item *it)
 			/* Frames seen before, under another root. */
 			f->nstack = f->bodyn[key.body];
 			zt_grow(&f->stack, &f->capstack, f->nstack + 1, sizeof *f->stack);
-			memcpy(f->stack, f->bodyids + f->bodyoff[key.body],
-			       f->nstack * sizeof *f->stack);
+			if (f->nstack)
+				memcpy(f->stack, f->bodyids + f->bodyoff[key.body],
+				       f->nstack * sizeof *f->stack);
 		} else if (i < 0) {
 			keep_body(f, key.body);
 		}

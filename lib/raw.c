@@ -604,7 +604,10 @@ static int key_line(struct reader *r, char *line)
 	} else if (strcmp(key, ZT_RAW_CPU_SYS_START_NS) == 0) {
 		return number_value(r, key, v, &d->cpu_sys_start_ns);
 	} else if (strcmp(key, ZT_RAW_PROFILE_CLOCK) == 0) {
-		if (strcmp(v, ZT_RAW_PROFILE_WALL) == 0)
+		if (strcmp(v, ZT_RAW_PROFILE_WALL) == 0 && d->version < ZT_RAW_VERSION_WALL)
+			return fail(r, "%s " ZT_RAW_PROFILE_WALL " needs version %d, not %d",
+				    key, ZT_RAW_VERSION_WALL, d->version);
+		else if (strcmp(v, ZT_RAW_PROFILE_WALL) == 0)
 			d->wall = 1;
 		else if (strcmp(v, ZT_RAW_PROFILE_CPU) == 0)
 			d->wall = 0;

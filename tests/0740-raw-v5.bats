@@ -75,6 +75,11 @@ bad() {
 	printf 'zt-prof 5\nsummary\nwall-ns x\nend\n' > bad.raw
 	run -1 --separate-stderr zt-symbolize bad.raw
 	assert_equal "$stderr" "zt-symbolize: 'bad.raw': line 3: wall-ns is not a number"
+	# A wall-clock profile's weights are version 5's: an older dump that
+	# says it is one would be read with no weights at all.
+	printf 'zt-prof 4\nprofile-clock wall\nend\n' > bad.raw
+	run -1 --separate-stderr zt-symbolize bad.raw
+	assert_equal "$stderr" "zt-symbolize: 'bad.raw': line 2: profile-clock wall needs version 5, not 4"
 }
 
 @test "the marks of version 5 are not part of version 4, and version 6 is refused" {

@@ -18,20 +18,14 @@
  * each twice: a row of a known kind, the same again from the cache. A
  * failed check calls abort().
  */
+#define FUZZ_NAME "fuzz-cfi"
+#include "fuzz.h"
 #include "cfi.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-const char *__ubsan_default_options(void);
-
-const char *__ubsan_default_options(void)
-{
-	return "halt_on_error=1:print_stacktrace=1";
-}
 
 enum { IMAGE_ADDR = 0x10000000 };
 

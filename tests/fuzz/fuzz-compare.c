@@ -9,6 +9,8 @@
  *   tests/fuzz/bin/fuzz-compare tests/fuzz/corpus-compare
  * The input's first byte picks the false discovery rate.
  */
+#define FUZZ_NAME "fuzz-compare"
+#include "fuzz.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,18 +20,6 @@
 #include "compare.h"
 #include "folded.h"
 #include "weight.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-const char *__ubsan_default_options(void);
-
-const char *__ubsan_default_options(void)
-{
-	return "halt_on_error=1:print_stacktrace=1";
-}
-
-#define CHECK(c) do { if (!(c)) { \
-	fprintf(stderr, "fuzz-compare: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-	abort(); } } while (0)
 
 #define MAXRUNS 8
 

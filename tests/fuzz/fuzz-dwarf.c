@@ -34,6 +34,8 @@
  *   walk now stops at a DIE that does not come after the last one.
  *   (Other timeouts were this target's own sweep wrapping around.)
  */
+#define FUZZ_NAME "fuzz-dwarf"
+#include "fuzz.h"
 #include "elfread.h"
 #include "srcline.h"
 
@@ -44,14 +46,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-const char *__ubsan_default_options(void);
 const char *__lsan_default_suppressions(void);
-
-const char *__ubsan_default_options(void)
-{
-	return "halt_on_error=1:print_stacktrace=1";
-}
 
 /*
  * srcline.c turns off libdwarf's allocation tree (a fifth of --lines' time
@@ -64,10 +59,6 @@ const char *__lsan_default_suppressions(void)
 {
 	return "leak:_dwarf_get_alloc\n";
 }
-
-#define CHECK(c) do { if (!(c)) { \
-	fprintf(stderr, "fuzz-dwarf: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-	abort(); } } while (0)
 
 static struct zt_dwarf *dw;
 
@@ -104,18 +95,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct zt_elf e;
 	char path[64], err[512];
 	const struct zt_section *text;
-	int fd = memfd_create("fuzz-dwarf", MFD_CLOEXEC);
-	size_t done = 0;
+	int fd = fuzz_memfd(data, size);
 
 	if (fd < 0)
 		abort();
-	while (done < size) {
-		ssize_t w = write(fd, data + done, size - done);
-
-		if (w <= 0)
-			abort();
-		done += (size_t)w;
-	}
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	/* zt-symbolize reads DWARF only from files the ELF reader took. */
 	if (zt_elf_parse(data, size, &e, err, sizeof err) == 0 &&

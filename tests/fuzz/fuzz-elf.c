@@ -12,6 +12,8 @@
  * .eh_frame_hdr or .eh_frame) and looked up around each one's edges, checked
  * the same way.
  */
+#define FUZZ_NAME "fuzz-elf"
+#include "fuzz.h"
 #include "ehframe.h"
 #include "elfread.h"
 
@@ -19,22 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-const char *__ubsan_default_options(void);
-
-/*
- * Undefined behaviour is a bug like a crash: stop at the first report, so
- * that libFuzzer saves the input. UBSAN_OPTIONS=halt_on_error=0 goes on.
- */
-const char *__ubsan_default_options(void)
-{
-	return "halt_on_error=1:print_stacktrace=1";
-}
-
-#define CHECK(c) do { if (!(c)) { \
-	fprintf(stderr, "fuzz-elf: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-	abort(); } } while (0)
 
 static const struct zt_elf *cur;
 

@@ -8,6 +8,8 @@
  * The input's first byte picks the options (--negate, --inverted, a
  * minimum width in %, a narrow image), so every input is drawn four ways.
  */
+#define FUZZ_NAME "fuzz-flame"
+#include "fuzz.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,42 +20,6 @@
 #include "flame.h"
 #include "folded.h"
 #include "input.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-const char *__ubsan_default_options(void);
-
-/* Undefined behaviour is a bug like a crash: stop, so the input is saved. */
-const char *__ubsan_default_options(void)
-{
-	return "halt_on_error=1:print_stacktrace=1";
-}
-
-#define CHECK(c) do { if (!(c)) { \
-	fprintf(stderr, "fuzz-flame: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-	abort(); } } while (0)
-
-static struct zt_input *open_bytes(const uint8_t *data, size_t size)
-{
-	int fd = memfd_create("fuzz-flame", MFD_CLOEXEC);
-	size_t done = 0;
-
-	if (fd < 0)
-		return NULL;
-	while (done < size) {
-		ssize_t n = write(fd, data + done, size - done);
-
-		if (n <= 0) {
-			close(fd);
-			return NULL;
-		}
-		done += (size_t)n;
-	}
-	if (lseek(fd, 0, SEEK_SET) != 0) {
-		close(fd);
-		return NULL;
-	}
-	return zt_input_fdopen(fd, "<fuzz>");
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -68,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int got, bad = 0;
 	FILE *out;
 
-	if (!(in = open_bytes(data, size)))
+	if (!(in = fuzz_input(data, size)))
 		return 0;
 	f = zt_flame_new();
 	/* zt-flame --clock, from the first byte's top bits. */

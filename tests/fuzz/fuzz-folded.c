@@ -7,6 +7,8 @@
  * Each line is copied to a buffer of its exact size, so AddressSanitizer
  * sees any read past its end.
  */
+#define FUZZ_NAME "fuzz-folded"
+#include "fuzz.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +17,6 @@
 #include "foldsrc.h"
 #include "profile.h"
 #include "weight.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

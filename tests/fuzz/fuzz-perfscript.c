@@ -12,6 +12,8 @@
  * read again): both must fold to the same bytes, or fail with the same
  * message.
  */
+#define FUZZ_NAME "fuzz-perfscript"
+#include "fuzz.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,22 +30,19 @@
 #include "weight.h"
 #include "facts.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 /* The folded bytes of data read as a file, into *out; the reader's result. */
 static int fold_file(const uint8_t *data, size_t size, const struct zt_collapse_opts *o,
 		     unsigned flags, int repeats, char **out, size_t *outlen, char *err,
 		     size_t errlen)
 {
-	int fd = memfd_create("fuzz", 0), got;
+	int fd = fuzz_memfd(data, size), got;
 	struct zt_input *in;
 	struct zt_ps_reader *r;
 	struct zt_fold *fold;
 	struct zt_ps_item it;
 	FILE *f;
 
-	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size) ||
-	    lseek(fd, 0, SEEK_SET) != 0)
+	if (fd < 0)
 		abort();
 	in = zt_input_fdopen(fd, "fuzz");
 	/* A small buffer, so that records straddle it and runs are quick. */

@@ -16,6 +16,8 @@
  * bytes, every line within the limit, and a refused line must really be
  * longer. Every input must then come back from the parser with 0 or -1.
  */
+#define FUZZ_NAME "fuzz-raw"
+#include "fuzz.h"
 #include "input.h"
 #include "maps.h"
 #include "raw.h"
@@ -27,46 +29,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-const char *__ubsan_default_options(void);
-
-/*
- * Undefined behaviour is a bug like a crash: stop at the first report, so
- * that libFuzzer saves the input. UBSAN_OPTIONS=halt_on_error=0 goes on.
- */
-const char *__ubsan_default_options(void)
-{
-	return "halt_on_error=1:print_stacktrace=1";
-}
-
-#define CHECK(c) do { if (!(c)) { \
-	fprintf(stderr, "fuzz-raw: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-	abort(); } } while (0)
-
-/* A fresh input over a memfd holding data; NULL if the kernel refuses. */
-static struct zt_input *open_bytes(const uint8_t *data, size_t size)
-{
-	int fd = memfd_create("fuzz-raw", MFD_CLOEXEC);
-	size_t done = 0;
-
-	if (fd < 0)
-		return NULL;
-	while (done < size) {
-		ssize_t n = write(fd, data + done, size - done);
-
-		if (n <= 0) {
-			close(fd);
-			return NULL;
-		}
-		done += (size_t)n;
-	}
-	if (lseek(fd, 0, SEEK_SET) != 0) {
-		close(fd);
-		return NULL;
-	}
-	return zt_input_fdopen(fd, "<fuzz>");	/* owns fd from here */
-}
 
 /* The line limit this input is read with: from its last byte. */
 static size_t limit_of(const uint8_t *data, size_t size)
@@ -82,7 +44,7 @@ static int is_gzip(const uint8_t *data, size_t size)
 /* The line reader alone, against the bytes it was given. */
 static void lines(const uint8_t *data, size_t size)
 {
-	struct zt_input *in = open_bytes(data, size);
+	struct zt_input *in = fuzz_input(data, size);
 	size_t max = limit_of(data, size), pos = 0, len;
 	int gz = is_gzip(data, size);
 	const char *err;
@@ -264,7 +226,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	lines(data, size);
 	memset(&full, 0, sizeof full);
-	if (!(in = open_bytes(data, size)))
+	if (!(in = fuzz_input(data, size)))
 		return 0;
 	zt_input_set_max_line(in, limit_of(data, size));
 	err[0] = '\0';
@@ -278,7 +240,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* Only a dump that parsed is read again: most inputs fail. */
 	memset(&summary, 0, sizeof summary);
-	if (rc == 0 && (in = open_bytes(data, size))) {
+	if (rc == 0 && (in = fuzz_input(data, size))) {
 		zt_input_set_max_line(in, limit_of(data, size));
 		err2[0] = '\0';
 		rc2 = zt_raw_read_summary(in, &summary, err2, sizeof err2);

@@ -10,6 +10,8 @@
  * as fuzz-raw does. A raw dump's files are looked up under a sysroot that
  * does not exist, so that no file of the machine is opened.
  */
+#define FUZZ_NAME "fuzz-stage"
+#include "fuzz.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +23,10 @@
 #include "stage.h"
 #include "util.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct zt_symopts o = { .sysroot = "/nonexistent-zt-fuzz" };
-	int fd = memfd_create("fuzz-stage", MFD_CLOEXEC);
+	int fd = fuzz_memfd(data, size);
 	char err[ZT_ERR_MAX] = "";
 	struct zt_folded_item it;
 	struct zt_input *in, *folded;
@@ -34,8 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t stacks = 0;
 	int got;
 
-	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size) ||
-	    lseek(fd, 0, SEEK_SET) != 0)
+	if (fd < 0)
 		abort();
 	in = zt_input_fdopen(fd, "fuzz");
 	zt_input_set_max_line(in, 8 + (size ? data[size - 1] : 0));
