@@ -4,6 +4,7 @@
 #
 #   sh tests/bench/offcpu-cost.sh   # ROUNDS=3 SECONDS_STEADY=3 ROUNDS_CPU=7 MARGIN=1.5
 #   ROWS='100:idle' NO_CPU=1 ZT=... ZT_CTL=... sh tests/bench/offcpu-cost.sh   # one row, another build
+#   ROWS=- sh tests/bench/offcpu-cost.sh      # the CPU-time ratios only
 #
 # The sampler's share of one core: a program of N threads (10, 100, 1000),
 # all idle (blocked in a condition variable) or all busy (computing), runs
@@ -134,6 +135,7 @@ echo
 echo "| threads | kind | sampler CPU / wall time: median share of one core | min | max | us per thread per tick | goal |"
 echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"
 for rk in ${ROWS:-10:idle 100:idle 1000:idle 10:busy 100:busy 1000:busy}; do
+		[ "$rk" = - ] && continue	# ROWS=-: the CPU-time ratios only
 		n=${rk%:*} kind=${rk#*:}
 		: > "$btmp/s"
 		i=0
