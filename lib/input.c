@@ -37,6 +37,7 @@ struct zt_input {
 	z_stream z;		/* next_in/avail_in: the unconsumed raw bytes */
 	char *error;		/* what ended the input, or NULL */
 	unsigned long lineno;
+	int unended;		/* the line last returned had no '\n': the input's end */
 	uint64_t total;		/* bytes of text read, for progress */
 };
 
@@ -314,6 +315,7 @@ char *zt_input_line(struct zt_input *in, size_t *len)
 			/* A last line without '\n'. */
 			nl = in->buf + in->end;
 			in->end++;
+			in->unended = 1;
 			break;
 		}
 	}
@@ -362,6 +364,11 @@ void zt_input_skip(struct zt_input *in, size_t n, unsigned long lines)
 unsigned long zt_input_lineno(const struct zt_input *in)
 {
 	return in->lineno;
+}
+
+int zt_input_unended(const struct zt_input *in)
+{
+	return in->unended;
 }
 
 const char *zt_input_name(const struct zt_input *in)

@@ -88,6 +88,12 @@ void zt_input_set_max_line(struct zt_input *in, size_t max_line);
 /* Number of the line last returned, counting from 1. */
 unsigned long zt_input_lineno(const struct zt_input *in);
 
+/*
+ * Whether the line last returned ended without '\n', at the input's end:
+ * a file cut in the middle of a line (a truncated dump, most often).
+ */
+int zt_input_unended(const struct zt_input *in);
+
 /* The name used in messages: "<stdin>" or the path in quotes. */
 const char *zt_input_name(const struct zt_input *in);
 

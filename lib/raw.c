@@ -1151,6 +1151,12 @@ static int read_dump(struct zt_input *in, struct zt_raw *d, char *err,
 		r.lineno = zt_input_lineno(in);
 		rc = dump_line(&r, line, len);
 	}
+	if (rc != 0 && zt_input_unended(in)) {
+		size_t n = strlen(err);
+
+		/* What was wrong with a line cut short is its cut. */
+		snprintf(err + n, errlen - n, " (the dump ends inside this line: truncated)");
+	}
 	if (rc == 0)
 		rc = dump_end(&r, in);
 	free(r.tmp);

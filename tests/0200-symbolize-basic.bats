@@ -164,6 +164,22 @@ EOT
 	[[ "$stderr" == "zt-symbolize: 'cut.raw': line 5: truncated dump"* ]]
 }
 
+@test "a dump cut inside a line is refused, naming the line and the cut" {
+	zt-collect -o real.raw "$SAMPLES/spin" 20 2>/dev/null
+	# The cut falls inside the first maps line, in its address range.
+	n=$(grep -n -m1 '^[0-9a-f]*-[0-9a-f]* ' real.raw | cut -d: -f1)
+	head -c $(( $(head -n $((n - 1)) real.raw | wc -c) + 5 )) real.raw > cut.raw
+	run --separate-stderr zt-symbolize cut.raw
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ "$stderr" == "zt-symbolize: 'cut.raw': line $n: "*" (the dump ends inside this line: truncated)" ]]
+	# A whole last line that is wrong is not called a cut.
+	{ head -n $((n - 1)) real.raw; echo '12345 x'; } > bad.raw
+	run --separate-stderr zt-symbolize bad.raw
+	[ "$status" -eq 1 ]
+	[[ "$stderr" != *truncated* ]]
+}
+
 @test "a truncated gzip dump is refused" {
 	zt-collect -o real.raw "$SAMPLES/spin" 20 2>/dev/null
 	gzip -c real.raw | head -c 300 > cut.raw.gz
