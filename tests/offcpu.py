@@ -9,7 +9,8 @@ tests need, from its text alone (tests/0900-collect-offcpu.bats).
                                   its samples stand for
   offcpu.py waits DUMP            "tid wait weight-ns lines" per thread and wait
   offcpu.py v4 DUMP               the dump as version 4, its off-CPU samples
-                                  only (weights and waits dropped), so that
+                                  only, not those waiting for a CPU (weights
+                                  and waits dropped), so that
                                   zt-symbolize and zt-fold name their frames
   offcpu.py check DUMP            every sample line of a wall dump has a
                                   weight; prints the number of lines
@@ -113,7 +114,10 @@ def main():
                 continue
             if sec == 'samples' and line:
                 w = line.split(' ')
-                if not any(x.startswith('!') for x in w):
+                # Blocked samples only: a "waiting for a CPU" line stands at
+                # a preempted thread's CPU stack, not where it waited.
+                if not any(x.startswith('!') for x in w) or \
+                        '!waiting\\040for\\040a\\040CPU' in w:
                     continue
                 w = [x for x in w if x[:1] not in '^!']
                 # The exact pc first: v4 writes it bare.
