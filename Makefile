@@ -344,7 +344,8 @@ XDEBARCH := $(XDEBARCH_$(CROSS))
 XSYSROOT := $(XDIR)/sysroot
 XCPPFLAGS = $(filter-out -I/usr/include/libdwarf,$(CPPFLAGS)) -I$(XSYSROOT)/usr/include
 XLDFLAGS = -L$(XSYSROOT)/usr/lib/$(patsubst %-,%,$(CROSS))
-XSAMPLES = spin threads sigframe dlopener libplugin.so omitfp spin-pac plt libpltlib.so
+XSAMPLES = spin threads sigframe dlopener libplugin.so omitfp spin-pac plt libpltlib.so \
+	   forker daemon
 .DEFAULT_GOAL := cross
 cross: $(XDIR)/collect/libzt-prof.so $(XDIR)/collect/zt-collect $(addprefix $(XDIR)/samples/,$(XSAMPLES))
 
