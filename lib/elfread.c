@@ -158,6 +158,19 @@ static void sym_problem(struct zt_elf *e, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * A label: a symbol of no type and no size in a section of code, as an
+ * assembly file's entry points are (ld.so's _start and _dl_start_user).
+ * perf names the code after one by it, up to the next symbol; so does zt,
+ * where no sized function holds the address.
+ */
+static int is_label(const struct zt_elf *e, const Elf64_Sym *s)
+{
+	return ELF64_ST_TYPE(s->st_info) == STT_NOTYPE && s->st_size == 0 &&
+	       s->st_shndx != SHN_UNDEF && s->st_shndx < e->nsections &&
+	       (e->sections[s->st_shndx].flags & SHF_EXECINSTR);
+}
+
 /* Read the functions of tab; returns how many names were off strtab's end. */
 static size_t read_symbols(struct zt_elf *e, const struct zt_section *tab,
 			   const struct zt_section *strtab,
@@ -173,14 +186,14 @@ static size_t read_symbols(struct zt_elf *e, const struct zt_section *tab,
 
 		memcpy(&s, e->data + tab->offset + i * sizeof s, sizeof s);
 		type = ELF64_ST_TYPE(s.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && !is_label(e, &s))
 			continue;
 		if (s.st_shndx == SHN_UNDEF || s.st_value == 0)
 			continue;
 		name = str_at(e, strtab, s.st_name);
 		bad += !name;
-		if (!name || !*name)
-			continue;
+		if (!name || !*name || (type == STT_NOTYPE && name[0] == '$'))
+			continue;	/* $x, $d: aarch64's mapping symbols, not names */
 		e->syms[out].addr = s.st_value;
 		e->syms[out].size = s.st_size;
 		e->syms[out].name = name;
@@ -196,16 +209,27 @@ static size_t read_symbols(struct zt_elf *e, const struct zt_section *tab,
 		out++;
 	}
 	qsort(e->syms, out, sizeof *e->syms, cmp_sym);
-	/* One symbol per address: the best-ranked, its version dropped. */
+	/*
+	 * One symbol per address: the best-ranked, its version dropped. A
+	 * label names only what no sized function holds.
+	 */
 	n = out;
 	out = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, end = 0; i < n; i++) {
 		if (out > 0 && e->syms[out - 1].addr == e->syms[i].addr)
 			continue;
+		if (e->syms[i].type == STT_NOTYPE && e->syms[i].addr < end)
+			continue;
+		if (!e->syms[i].zero_size && e->syms[i].addr + e->syms[i].size > end)
+			end = e->syms[i].addr + e->syms[i].size;
 		e->syms[out++] = e->syms[i];
 		if (unversioned_len(e->syms[i].name) != strlen(e->syms[i].name))
 			namelen += unversioned_len(e->syms[i].name) + 1;
 	}
+	/* A label runs to the next symbol, as perf has it. */
+	for (size_t i = 0; i + 1 < out; i++)
+		if (e->syms[i].type == STT_NOTYPE && e->syms[i].addr + e->syms[i].size > e->syms[i + 1].addr)
+			e->syms[i].size = e->syms[i + 1].addr - e->syms[i].addr;
 	if (namelen) {
 		e->symnames = zt_malloc(namelen);
 		namelen = 0;

@@ -71,3 +71,29 @@ C
 	assert_output --partial ' __libc_start_main+0x'
 	refute_output --partial '@GLIBC'
 }
+
+@test "a label (no type, no size, in code: ld.so's _start) names the code after it up to the next symbol, as perf does" {
+	local ld id f start user next base
+	ld=$(readlink -f /lib64/ld-linux-x86-64.so.2)
+	id=$(readelf -n "$ld" | sed -n 's/.*Build ID: //p')
+	f=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+	[[ -f $f ]] || skip "libc6-dbg is not installed"
+	# _start and _dl_start_user: NOTYPE, size 0, in .text (RTLD_START's asm).
+	start=$(readelf -sW "$f" | awk '$8 == "_start" && $4 == "NOTYPE" && $3 == 0 { print $2 }')
+	user=$(readelf -sW "$f" | awk '$8 == "_dl_start_user" && $4 == "NOTYPE" && $3 == 0 { print $2 }')
+	[[ -n $start && -n $user ]] || skip "this ld.so's debug file has no _start and _dl_start_user labels"
+	base=$((0x7f0000000000))
+	{
+		printf 'zt-prof 1\nhz 997\ndropped 0\nmaps\n'
+		readelf -lW "$ld" | while read -r kind o v _ s _; do
+			[ "$kind" = LOAD ] || continue
+			printf '%x-%x r-xp %08x 08:01 42 %s\n' $((base + (v & ~0xfff))) \
+				$((base + ((v + s + 0xfff) & ~0xfff))) $((o & ~0xfff)) "$ld"
+		done
+		printf 'samples\n%x\n%x\n' $((base + 0x$start + 7)) $((base + 0x$user + 4))
+	} > l.raw
+	run --separate-stderr zt-symbolize l.raw
+	assert_success
+	assert_output --partial " _start+0x7 ("
+	assert_output --partial " _dl_start_user+0x4 ("
+}
