@@ -20,7 +20,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra -Wmissing-prototypes -Wstrict-prototypes -Wwrite-strings
 CPPFLAGS += -D_GNU_SOURCE -DZT_VERSION='"$(VERSION)"' -Ilib -I/usr/include/libdwarf
-LDLIBS   = -ldwarf -lz -liberty
+LDLIBS   = -ldwarf -ldeflate -lz -liberty
 LDLIBS  += -lm
 
 ifdef SANITIZE
@@ -29,7 +29,7 @@ endif
 
 # Debian packages to build zt (all `make demo` needs), and those the tests
 # add. `make deps` installs the missing ones of both.
-BUILD_DEBS = libdwarf-dev zlib1g-dev libiberty-dev binutils gcc make libc6-dev
+BUILD_DEBS = libdwarf-dev libdeflate-dev zlib1g-dev libiberty-dev binutils gcc make libc6-dev
 TEST_DEBS = bats bats-assert bats-support linux-perf procps util-linux python3-minimal \
 	    perl xz-utils gzip libc6-dbg llvm chromium libxml2-utils golang-go \
 	    gawk gdb g++ gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user

@@ -1,7 +1,8 @@
 /*
  * dwarfcompat.c — the libdwarf 20210528 workarounds (dwarfcompat.h says why
  * each): a DWARF 5 range-list decoder, the list sections' unit-header
- * checks, and section decompression. Little-endian only, as the ELF reader.
+ * checks, and the sections libdwarf reads, decompressed once (libdeflate).
+ * Little-endian only, as the ELF reader.
  */
 #include "dwarfcompat.h"
 #include "elfread.h"
@@ -10,7 +11,7 @@
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include <libdwarf/dwarf.h>
 
@@ -136,56 +137,126 @@ int zt_dwarfcompat_rnglist(const struct zt_dwarfcompat_lists *l,
 }
 
 /*
- * The bytes of section sec of e, decompressed when SHF_COMPRESSED (zlib);
- * *owned says whether the caller frees them. NULL if they cannot be had.
+ * The size of section sec's bytes as DWARF reads them: its own, or for a
+ * compressed one (SHF_COMPRESSED, zlib) the size its header gives. -1 when
+ * that header is missing, of another kind, or claims more than 1 GiB.
  */
-static const unsigned char *section_bytes(const struct zt_elf *e,
-					  const struct zt_section *sec, size_t *n,
-					  int *owned)
+static int64_t plain_size(const struct zt_elf *e, const struct zt_section *sec)
 {
 	Elf64_Chdr ch;
-	unsigned char *out;
-	uLongf len;
 
-	*owned = 0;
 	if (sec->type == SHT_NOBITS || sec->offset > e->size ||
 	    sec->size > e->size - sec->offset)
-		return NULL;
-	if (!(sec->flags & SHF_COMPRESSED)) {
-		*n = sec->size;
-		return e->data + sec->offset;
-	}
+		return sec->type == SHT_NOBITS ? 0 : -1;
+	if (!(sec->flags & SHF_COMPRESSED))
+		return (int64_t)sec->size;
 	if (sec->size < sizeof ch)
-		return NULL;
+		return -1;
 	memcpy(&ch, e->data + sec->offset, sizeof ch);
 	if (ch.ch_type != ELFCOMPRESS_ZLIB || ch.ch_size > (1u << 30))
-		return NULL;
-	len = (uLongf)ch.ch_size;
-	out = zt_malloc(len ? len : 1);
-	if (uncompress(out, &len, e->data + sec->offset + sizeof ch,
-		       (uLong)(sec->size - sizeof ch)) != Z_OK || len != ch.ch_size) {
-		free(out);
-		return NULL;
-	}
-	*owned = 1;
-	*n = len;
-	return out;
+		return -1;
+	return (int64_t)ch.ch_size;
 }
 
-int zt_dwarfcompat_check_lists(const struct zt_elf *e, char *err, size_t errlen)
+void zt_dwarfcompat_secs_open(const struct zt_elf *e, struct zt_dwarfcompat_secs *c)
+{
+	memset(c, 0, sizeof *c);
+	c->e = e;
+	c->n = e->nsections;
+	c->data = zt_calloc(c->n ? c->n : 1, sizeof *c->data);
+	c->size = zt_calloc(c->n ? c->n : 1, sizeof *c->size);
+	c->state = zt_calloc(c->n ? c->n : 1, 1);
+}
+
+int64_t zt_dwarfcompat_section_size(const struct zt_dwarfcompat_secs *c, size_t i)
+{
+	if (i >= c->n)
+		return -1;
+	return plain_size(c->e, &c->e->sections[i]);
+}
+
+/* state: 0 not read yet, 1 the file's bytes, 2 decompressed (owned), 3 unreadable. */
+const unsigned char *zt_dwarfcompat_section(struct zt_dwarfcompat_secs *c, size_t i, size_t *n)
+{
+	static const unsigned char none[1];
+	const struct zt_section *sec;
+	int64_t len;
+	unsigned char *out;
+	size_t got = 0;
+
+	if (i >= c->n)
+		return NULL;
+	if (c->state[i] == 0) {
+		sec = &c->e->sections[i];
+		len = plain_size(c->e, sec);
+		c->state[i] = 3;
+		if (len == 0) {
+			c->data[i] = none;
+			c->state[i] = 1;
+		} else if (len > 0 && !(sec->flags & SHF_COMPRESSED)) {
+			c->data[i] = c->e->data + sec->offset;
+			c->size[i] = (size_t)len;
+			c->state[i] = 1;
+		} else if (len > 0) {
+			if (!c->inflater && !(c->inflater = libdeflate_alloc_decompressor()))
+				zt_out_of_memory("a decompressor");
+			out = zt_malloc((size_t)len);
+			if (libdeflate_zlib_decompress(c->inflater,
+						       c->e->data + sec->offset + sizeof(Elf64_Chdr),
+						       (size_t)(sec->size - sizeof(Elf64_Chdr)), out,
+						       (size_t)len, &got) != LIBDEFLATE_SUCCESS ||
+			    got != (size_t)len) {
+				free(out);
+			} else {
+				c->data[i] = out;
+				c->size[i] = (size_t)len;
+				c->state[i] = 2;
+			}
+		}
+	}
+	if (c->state[i] == 3)
+		return NULL;
+	*n = c->size[i];
+	return c->data[i];
+}
+
+void zt_dwarfcompat_secs_close(struct zt_dwarfcompat_secs *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->state[i] == 2)
+			free((void *)c->data[i]);
+	if (c->inflater)
+		libdeflate_free_decompressor(c->inflater);
+	free(c->data);
+	free(c->size);
+	free(c->state);
+	memset(c, 0, sizeof *c);
+}
+
+/* Section name's bytes from c, or NULL (*n 0) when e has no such section. */
+static const unsigned char *named_bytes(struct zt_dwarfcompat_secs *c, const char *name,
+					size_t *n, int *missing)
+{
+	const struct zt_section *sec = zt_elf_section(c->e, name);
+
+	*n = 0;
+	*missing = !sec;
+	return sec ? zt_dwarfcompat_section(c, (size_t)(sec - c->e->sections), n) : NULL;
+}
+
+int zt_dwarfcompat_check_lists(struct zt_dwarfcompat_secs *c, char *err, size_t errlen)
 {
 	static const char *const names[] = { ".debug_rnglists", ".debug_loclists" };
 
 	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-		const struct zt_section *sec = zt_elf_section(e, names[k]);
 		const unsigned char *b;
 		size_t n, p = 0;
-		int owned;
+		int missing;
 		const char *bad = NULL;
 
-		if (!sec)
+		b = named_bytes(c, names[k], &n, &missing);
+		if (missing)
 			continue;
-		b = section_bytes(e, sec, &n, &owned);
 		if (!b) {
 			zt_errf(err, errlen, "corrupt DWARF: %s cannot be read", names[k]);
 			return -1;
@@ -230,8 +301,6 @@ int zt_dwarfcompat_check_lists(const struct zt_elf *e, char *err, size_t errlen)
 			}
 			p += hdr + len;
 		}
-		if (owned)
-			free((void *)b);
 		if (bad) {
 			zt_errf(err, errlen, "corrupt DWARF: %s: %s", names[k], bad);
 			return -1;
@@ -240,25 +309,13 @@ int zt_dwarfcompat_check_lists(const struct zt_elf *e, char *err, size_t errlen)
 	return 0;
 }
 
-void zt_dwarfcompat_lists_open(const struct zt_elf *e, struct zt_dwarfcompat_lists *l)
+void zt_dwarfcompat_lists_open(struct zt_dwarfcompat_secs *c, struct zt_dwarfcompat_lists *l)
 {
-	const struct zt_section *sec;
-	size_t n;
+	int missing;
 
 	memset(l, 0, sizeof *l);
-	if ((sec = zt_elf_section(e, ".debug_rnglists")) != NULL &&
-	    (l->rng = section_bytes(e, sec, &n, &l->own_rng)) != NULL)
-		l->nrng = n;
-	if ((sec = zt_elf_section(e, ".debug_addr")) != NULL &&
-	    (l->addr = section_bytes(e, sec, &n, &l->own_addr)) != NULL)
-		l->naddr = n;
-}
-
-void zt_dwarfcompat_lists_close(struct zt_dwarfcompat_lists *l)
-{
-	if (l->own_rng)
-		free((void *)l->rng);
-	if (l->own_addr)
-		free((void *)l->addr);
-	memset(l, 0, sizeof *l);
+	if (!(l->rng = named_bytes(c, ".debug_rnglists", &l->nrng, &missing)))
+		l->nrng = 0;
+	if (!(l->addr = named_bytes(c, ".debug_addr", &l->naddr, &missing)))
+		l->naddr = 0;
 }

@@ -8,8 +8,11 @@
  * - The unit headers of .debug_rnglists and .debug_loclists are checked
  *   before libdwarf is opened: libdwarf frees memory twice when one claims
  *   more bytes than the section has (found by fuzz-dwarf too).
- * - Sections are decompressed here (SHF_COMPRESSED, zlib) for the two
- *   jobs above, which read the bytes libdwarf would have read.
+ * - Sections are read here, for libdwarf too (lib/srcline.c hands them to
+ *   it through dwarf_object_init_b): each once, the file's own mapped
+ *   bytes or, when SHF_COMPRESSED, decompressed by libdeflate (twice as
+ *   fast as the zlib inside libdwarf, which also read each compressed
+ *   section into memory first, and the list checks decompressed them again).
  * - A DWARF 5 line table's file register starts at 0 in libdwarf, where
  *   DWARF 5 says 1 (zt_dwarfcompat_file).
  *
@@ -23,24 +26,48 @@
 #include <stdint.h>
 
 struct zt_elf;
+struct libdeflate_decompressor;
+
+/*
+ * The sections of an ELF file e (which must outlive it) as DWARF reads
+ * them, by section index, each read once when first asked for.
+ */
+struct zt_dwarfcompat_secs {
+	const struct zt_elf *e;
+	size_t n;			/* e's sections */
+	const unsigned char **data;
+	size_t *size;
+	unsigned char *state;
+	struct libdeflate_decompressor *inflater;
+};
+
+void zt_dwarfcompat_secs_open(const struct zt_elf *e, struct zt_dwarfcompat_secs *c);
+/*
+ * Section i's bytes (*n of them): the file's own, or decompressed. NULL
+ * when there is no section i or its bytes cannot be had (past the end of
+ * the file, a compressed header of another kind or claiming more than
+ * 1 GiB, data that does not inflate to that size or fails its check).
+ */
+const unsigned char *zt_dwarfcompat_section(struct zt_dwarfcompat_secs *c, size_t i, size_t *n);
+/* The size zt_dwarfcompat_section will give, without reading; -1 as NULL above. */
+int64_t zt_dwarfcompat_section_size(const struct zt_dwarfcompat_secs *c, size_t i);
+void zt_dwarfcompat_secs_close(struct zt_dwarfcompat_secs *c);
 
 /*
  * Check the unit headers of .debug_rnglists and .debug_loclists. Returns 0,
  * or -1 with err set to what is wrong ("corrupt DWARF: .debug_rnglists: a
  * unit longer than the section"): libdwarf must then not open the file.
  */
-int zt_dwarfcompat_check_lists(const struct zt_elf *e, char *err, size_t errlen);
+int zt_dwarfcompat_check_lists(struct zt_dwarfcompat_secs *c, char *err, size_t errlen);
 
 /* A file's .debug_rnglists and .debug_addr, for zt_dwarfcompat_rnglist. */
 struct zt_dwarfcompat_lists {
 	const unsigned char *rng, *addr;
 	size_t nrng, naddr;
-	int own_rng, own_addr;		/* decompressed: to be freed */
 };
 
-/* Read them from e (either may be missing); e must outlive l. */
-void zt_dwarfcompat_lists_open(const struct zt_elf *e, struct zt_dwarfcompat_lists *l);
-void zt_dwarfcompat_lists_close(struct zt_dwarfcompat_lists *l);
+/* Read them from c (either may be missing); c keeps the bytes. */
+void zt_dwarfcompat_lists_open(struct zt_dwarfcompat_secs *c, struct zt_dwarfcompat_lists *l);
 
 /* Where a CU's DWARF 5 lists and addresses start (DW_AT_*_base). */
 struct zt_dwarfcompat_bases {

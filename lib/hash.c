@@ -93,20 +93,21 @@ int64_t zt_hash_index_find(const struct zt_hash_index *ix, uint64_t hash, zt_has
 	if (!ix->cap)
 		return -1;
 	mask = ix->cap - 1;
-	for (i = hash & mask; ix->slot[i]; i = (i + 1) & mask)
-		if (ix->hash[i] == hash && eq(ctx, ix->slot[i] - 1, key))
-			return ix->slot[i] - 1;
+	for (i = hash & mask; ix->slot[i].entry; i = (i + 1) & mask)
+		if (ix->slot[i].hash == (uint32_t)hash && eq(ctx, ix->slot[i].entry - 1, key))
+			return ix->slot[i].entry - 1;
 	return -1;
 }
 
-static void put(struct zt_hash_index *ix, uint64_t hash, uint32_t entry)
+/* A slot's place comes from the low bits of the hash, which it keeps. */
+static void put(struct zt_hash_index *ix, uint32_t hash, uint32_t entry)
 {
 	size_t mask = ix->cap - 1, i;
 
-	for (i = hash & mask; ix->slot[i]; i = (i + 1) & mask)
+	for (i = hash & mask; ix->slot[i].entry; i = (i + 1) & mask)
 		;
-	ix->slot[i] = entry + 1;
-	ix->hash[i] = hash;
+	ix->slot[i].entry = entry + 1;
+	ix->slot[i].hash = hash;
 }
 
 /* The index over cap slots, its entries put again. */
@@ -114,14 +115,14 @@ static void rehash(struct zt_hash_index *ix, size_t cap)
 {
 	struct zt_hash_index old = *ix;
 
+	if (cap > ((size_t)1 << 32))
+		zt_out_of_memory("a hash index of more than 2^32 slots");
 	ix->cap = cap;
 	ix->slot = zt_calloc(ix->cap, sizeof *ix->slot);
-	ix->hash = zt_malloc(ix->cap * sizeof *ix->hash);
 	for (size_t i = 0; i < old.cap; i++)
-		if (old.slot[i])
-			put(ix, old.hash[i], old.slot[i] - 1);
+		if (old.slot[i].entry)
+			put(ix, old.slot[i].hash, old.slot[i].entry - 1);
 	free(old.slot);
-	free(old.hash);
 }
 
 void zt_hash_index_add(struct zt_hash_index *ix, uint64_t hash, uint32_t entry)
@@ -131,7 +132,7 @@ void zt_hash_index_add(struct zt_hash_index *ix, uint64_t hash, uint32_t entry)
 		zt_out_of_memory("more than 2^32 distinct keys");
 	if ((ix->used + 1) * 4 >= ix->cap * 3)
 		rehash(ix, ix->cap ? ix->cap * 2 : 64);
-	put(ix, hash, entry);
+	put(ix, (uint32_t)hash, entry);
 	ix->used++;
 }
 
@@ -150,6 +151,5 @@ void zt_hash_index_reserve(struct zt_hash_index *ix, size_t n)
 void zt_hash_index_free(struct zt_hash_index *ix)
 {
 	free(ix->slot);
-	free(ix->hash);
 	memset(ix, 0, sizeof *ix);
 }

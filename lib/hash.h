@@ -23,10 +23,14 @@ uint64_t zt_hash_u64(uint64_t v);
  * eq, whether entry number i has the key being looked up. The index grows
  * itself. Owns only its slot array.
  */
+struct zt_hash_slot {
+	uint32_t entry;		/* entry + 1, 0 when empty */
+	uint32_t hash;		/* the low 32 bits of its hash */
+};
+
 struct zt_hash_index {
-	uint32_t *slot;		/* entry + 1, 0 when empty */
-	uint64_t *hash;		/* hash of the entry in the same slot */
-	size_t cap;		/* a power of two */
+	struct zt_hash_slot *slot;	/* a probe reads one cache line */
+	size_t cap;		/* a power of two, at most 2^32 */
 	size_t used;
 };
 

@@ -84,7 +84,8 @@ struct arange {
 
 struct zt_dwarf {
 	Dwarf_Debug dbg;
-	int fd;
+	struct zt_dwarfcompat_secs secs;	/* what libdwarf reads (obj below) */
+	Dwarf_Obj_Access_Interface obj;
 	struct cu *cus;
 	size_t ncus;
 	struct arange *ar;
@@ -857,40 +858,118 @@ static void index_cus(struct zt_dwarf *dw)
 	zt_ranges_link(&ARANGES(dw));
 }
 
+/*
+ * libdwarf reads the file through these (dwarf_object_init_b): the ELF
+ * reader's section headers and zt_dwarfcompat_section's bytes, so that
+ * each section is read once, and decompressed by libdeflate. 64-bit
+ * little-endian ELF only, as the ELF reader; no relocations (executables
+ * and shared objects have none in their DWARF).
+ */
+static int obj_section_info(void *obj, Dwarf_Half i, Dwarf_Obj_Access_Section *out, int *error)
+{
+	struct zt_dwarf *dw = obj;
+	const struct zt_section *sec;
+	int64_t n;
+
+	if (i >= dw->secs.n) {
+		*error = DW_DLE_SECTION_INDEX_BAD;
+		return DW_DLV_NO_ENTRY;
+	}
+	sec = &dw->secs.e->sections[i];
+	n = zt_dwarfcompat_section_size(&dw->secs, i);
+	memset(out, 0, sizeof *out);
+	out->addr = sec->addr;
+	out->type = sec->type;
+	out->size = n > 0 ? (Dwarf_Unsigned)n : 0;
+	out->name = sec->name ? sec->name : "";
+	out->link = sec->link;
+	out->entrysize = sec->entsize;
+	return DW_DLV_OK;
+}
+
+static Dwarf_Endianness obj_byte_order(void *obj)
+{
+	(void)obj;
+	return DW_OBJECT_LSB;
+}
+
+static Dwarf_Small obj_length_size(void *obj)
+{
+	(void)obj;
+	return 4;
+}
+
+static Dwarf_Small obj_pointer_size(void *obj)
+{
+	(void)obj;
+	return 8;
+}
+
+static Dwarf_Unsigned obj_section_count(void *obj)
+{
+	const struct zt_dwarf *dw = obj;
+
+	return dw->secs.n > 0xffff ? 0xffff : dw->secs.n;
+}
+
+static int obj_load_section(void *obj, Dwarf_Half i, Dwarf_Small **data, int *error)
+{
+	struct zt_dwarf *dw = obj;
+	const unsigned char *b;
+	size_t n = 0;
+
+	if (i >= dw->secs.n) {
+		*error = DW_DLE_SECTION_INDEX_BAD;
+		return DW_DLV_NO_ENTRY;
+	}
+	b = zt_dwarfcompat_section(&dw->secs, i, &n);
+	if (!b) {
+		*error = DW_DLE_ZLIB_UNCOMPRESS_ERROR;
+		return DW_DLV_ERROR;
+	}
+	*data = (Dwarf_Small *)(uintptr_t)b;	/* libdwarf only reads them */
+	return DW_DLV_OK;
+}
+
+static const Dwarf_Obj_Access_Methods obj_methods = {
+	.get_section_info = obj_section_info,
+	.get_byte_order = obj_byte_order,
+	.get_length_size = obj_length_size,
+	.get_pointer_size = obj_pointer_size,
+	.get_section_count = obj_section_count,
+	.load_section = obj_load_section,
+	.relocate_a_section = NULL,
+};
+
 struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *err,
 			       size_t errlen)
 {
 	struct zt_dwarf *dw;
 	Dwarf_Error de = NULL;
-	char msg[ZT_ERR_MAX];
-	int fd, res;
+	int res;
 
+	(void)path;
 	zt_errf(err, errlen, "%s", "");
 	/* Only files whose section headers the ELF reader could read whole. */
 	if (e->damage || !zt_elf_section(e, ".debug_info"))
 		return NULL;
 	/*
-	 * libdwarf reads the section headers again itself, and believes the
-	 * sizes of sections cut off by the end of the file: it would ask for
-	 * as much memory as they claim (terabytes, found by fuzz-dwarf).
+	 * Sections cut off by the end of the file read as empty: libdwarf
+	 * would take what they are missing for corrupt DWARF, or worse.
 	 */
 	if (e->sections_cut) {
 		zt_errf(err, errlen, "%u section%s past the end of the file: DWARF not read",
 			e->sections_cut, e->sections_cut == 1 ? "" : "s");
 		return NULL;
 	}
-	if (zt_dwarfcompat_check_lists(e, err, errlen) < 0)
-		return NULL;
-	/* The same file, looked up the same way: a regular file, in its root. */
-	fd = e->root ? zt_elf_open_file(e->root, e->path + e->rootlen, msg, sizeof msg) :
-		       zt_elf_open_file(NULL, path, msg, sizeof msg);
-	if (fd < 0) {
-		zt_errf(err, errlen, "%s, for DWARF", msg);
+	dw = zt_calloc(1, sizeof *dw);
+	zt_dwarfcompat_secs_open(e, &dw->secs);
+	if (zt_dwarfcompat_check_lists(&dw->secs, err, errlen) < 0) {
+		zt_dwarfcompat_secs_close(&dw->secs);
+		free(dw);
 		return NULL;
 	}
-	dw = zt_calloc(1, sizeof *dw);
-	dw->fd = fd;
-	zt_dwarfcompat_lists_open(e, &dw->lists);
+	zt_dwarfcompat_lists_open(&dw->secs, &dw->lists);
 	/*
 	 * libdwarf otherwise records every allocation in a tree for
 	 * dwarf_finish to free: a fifth of the time of --lines on libc. zt
@@ -898,7 +977,9 @@ struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *e
 	 * file names).
 	 */
 	dwarf_set_de_alloc_flag(0);
-	res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, on_error, NULL, &dw->dbg, &de);
+	dw->obj.object = dw;
+	dw->obj.methods = &obj_methods;
+	res = dwarf_object_init_b(&dw->obj, on_error, NULL, DW_GROUPNUMBER_ANY, &dw->dbg, &de);
 	if (res != DW_DLV_OK) {
 		if (res == DW_DLV_ERROR) {
 			zt_errf(err, errlen, "corrupt DWARF: %s", de ? dwarf_errmsg(de) : "unreadable");
@@ -906,8 +987,7 @@ struct zt_dwarf *zt_dwarf_open(const char *path, const struct zt_elf *e, char *e
 			if (de)
 				dwarf_dealloc(NULL, de, DW_DLA_ERROR);
 		}
-		zt_dwarfcompat_lists_close(&dw->lists);
-		close(fd);
+		zt_dwarfcompat_secs_close(&dw->secs);
 		free(dw);
 		return NULL;
 	}
@@ -937,9 +1017,8 @@ void zt_dwarf_close(struct zt_dwarf *dw)
 		if (dw->cus[i].files)
 			dwarf_dealloc(dw->dbg, dw->cus[i].files, DW_DLA_LIST);
 	}
-	dwarf_finish(dw->dbg, &e);
-	close(dw->fd);
-	zt_dwarfcompat_lists_close(&dw->lists);
+	dwarf_object_finish(dw->dbg, &e);
+	zt_dwarfcompat_secs_close(&dw->secs);
 	free(dw->cus);
 	free(dw->ar);
 	free(dw->problem);

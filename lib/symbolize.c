@@ -78,6 +78,8 @@ struct zt_symbolizer {
 	struct zt_srcframe **chains;	/* the inlined frames of cached results */
 	size_t nchains, capchains;
 	int summarized;		/* the warnings about unnamed samples are made */
+	unsigned char *named;	/* per dump address, a bit: has a symbol
+				   (zt_symbolizer_named), or NULL */
 	char *perfmap;		/* "/tmp/perf-PID.map": the module of JIT frames */
 };
 
@@ -620,7 +622,8 @@ void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8
 			continue;	/* a later copy */
 		if ((done++ & 63) == 0 && zt_progress_due())
 			zt_progress_show("%zu of %zu distinct addresses located", done - 1, distinct);
-		c = zt_hash_index_find(&s->cacheix, cache_hash(&key), cache_eq, s, &key);
+		c = s->ncache ? zt_hash_index_find(&s->cacheix, cache_hash(&key), cache_eq, s, &key)
+			      : -1;
 		if (c >= 0) {
 			ci[p] = (uint32_t)c;
 			continue;
@@ -688,9 +691,13 @@ static void unnamed_warnings(struct zt_symbolizer *s)
 			struct zt_symres r;
 			struct module *mod;
 
-			zt_symbolize_gen(s, d->addr[j], d->exact[j], st->gen, &r);
-			if (r.have_sym)
+			if (s->named && s->named[j / 8] & (1u << (j % 8)))
 				continue;
+			if (!s->named) {
+				zt_symbolize_gen(s, d->addr[j], d->exact[j], st->gen, &r);
+				if (r.have_sym)
+					continue;
+			}
 			m = zt_raw_map_at(d, d->exact[j] ? d->addr[j] : d->addr[j] - 1, st->gen);
 			if (!m || !zt_maps_is_file(m))
 				continue;
@@ -731,6 +738,20 @@ static void unnamed_warnings(struct zt_symbolizer *s)
 	}
 }
 
+void zt_symbolizer_named(struct zt_symbolizer *s, const struct zt_raw *d,
+			 const struct zt_symres *res)
+{
+	size_t n = d->naddr;
+
+	if (d != s->d)
+		return;
+	free(s->named);
+	s->named = zt_calloc(n / 8 + 1, 1);
+	for (size_t j = 0; j < n; j++)
+		if (res[j].have_sym)
+			s->named[j / 8] |= (unsigned char)(1u << (j % 8));
+}
+
 const char *const *zt_symbolizer_warnings(struct zt_symbolizer *s, size_t *n)
 {
 	if (!s->summarized) {
@@ -767,6 +788,7 @@ void zt_symbolizer_free(struct zt_symbolizer *s)
 	free(s->warnings);
 	free(s->mods);
 	free(s->cache);
+	free(s->named);
 	free(s->dirs);
 	free(s->perfmap);
 	free(s->roots);

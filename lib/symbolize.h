@@ -85,6 +85,15 @@ void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8
 		      const uint32_t *gen, size_t n, struct zt_symres *out);
 
 /*
+ * res[j]: address j of d, the symbolizer's dump, resolved with its stack's
+ * gen (what zt_symstream_resolve gives): zt_symbolizer_warnings then counts
+ * the unnamed samples from it instead of resolving every address again.
+ * Another dump than the symbolizer's is ignored.
+ */
+void zt_symbolizer_named(struct zt_symbolizer *s, const struct zt_raw *d,
+			 const struct zt_symres *res);
+
+/*
  * The share of the samples, and the number, below which no warning says a
  * file lacks names: one stray sample is no visible share (the loader's
  * entry code, _dl_start_user, has neither a symbol nor an FDE, and a

@@ -35,6 +35,7 @@ struct zt_symres *zt_symstream_resolve(struct zt_symbolizer *s, const struct zt_
 		for (size_t j = 0; j < d->stacks[i].naddr; j++)
 			gen[d->stacks[i].first + j] = d->stacks[i].gen;
 	zt_symbolize_all(s, d->addr, d->exact, gen, d->naddr, res);
+	zt_symbolizer_named(s, d, res);
 	free(gen);
 	return res;
 }
