@@ -158,6 +158,37 @@ static int64_t plain_size(const struct zt_elf *e, const struct zt_section *sec)
 	return (int64_t)ch.ch_size;
 }
 
+int zt_dwarfcompat_abbrevs_have(const unsigned char *b, size_t n, uint64_t off, uint64_t tag)
+{
+	size_t p;
+
+	if (!b || off >= n)
+		return -1;
+	p = (size_t)off;
+	for (;;) {
+		uint64_t code, t, at, form, skip;
+
+		if (uleb(b, n, &p, &code) < 0)
+			return -1;
+		if (code == 0)
+			return 0;
+		if (uleb(b, n, &p, &t) < 0)
+			return -1;
+		if (t == tag)
+			return 1;
+		if (p >= n)
+			return -1;
+		p++;	/* DW_CHILDREN_yes or _no */
+		do {
+			if (uleb(b, n, &p, &at) < 0 || uleb(b, n, &p, &form) < 0)
+				return -1;
+			/* DW_FORM_implicit_const keeps its value here, signed. */
+			if (form == DW_FORM_implicit_const && uleb(b, n, &p, &skip) < 0)
+				return -1;
+		} while (at != 0 || form != 0);
+	}
+}
+
 void zt_dwarfcompat_secs_open(const struct zt_elf *e, struct zt_dwarfcompat_secs *c)
 {
 	memset(c, 0, sizeof *c);

@@ -60,6 +60,14 @@ void zt_dwarfcompat_secs_close(struct zt_dwarfcompat_secs *c);
  */
 int zt_dwarfcompat_check_lists(struct zt_dwarfcompat_secs *c, char *err, size_t errlen);
 
+/*
+ * Whether the abbreviation table at offset off of .debug_abbrev (b, n
+ * bytes) has an abbreviation with this tag: 1 or 0, -1 when the table is
+ * cut off. libdwarf reads tables the same way, one abbreviation at a time
+ * and allocating each; this only looks.
+ */
+int zt_dwarfcompat_abbrevs_have(const unsigned char *b, size_t n, uint64_t off, uint64_t tag);
+
 /* A file's .debug_rnglists and .debug_addr, for zt_dwarfcompat_rnglist. */
 struct zt_dwarfcompat_lists {
 	const unsigned char *rng, *addr;

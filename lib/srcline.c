@@ -63,6 +63,9 @@ struct cu {
 	Dwarf_Off die_off;	/* the CU DIE in .debug_info */
 	Dwarf_Die die;		/* that DIE, kept from list_cus */
 	int state;		/* 0 not read, 1 read, -1 failed */
+	int walked;		/* its DIEs read: scopes and fns */
+	int inlines;		/* its abbreviations have DW_TAG_inlined_subroutine */
+	Dwarf_Off abbrev_off;	/* its abbreviation table in .debug_abbrev */
 	int version;
 	int lversion;		/* the line table's: how file numbers count */
 	int gnu_default_file;	/* DWARF 5 from gcc: a row's file 0 means 1 */
@@ -90,6 +93,7 @@ struct zt_dwarf {
 	size_t ncus;
 	struct arange *ar;
 	size_t nar;
+	size_t last_ar;		/* 1 + the range cu_for found last, or 0 */
 	char *problem;
 	struct zt_dwarfcompat_lists lists;	/* for the range-list decoder */
 };
@@ -677,22 +681,20 @@ static void link_parents(struct cu *cu)
 	free(stack);
 }
 
-static void load_cu(struct zt_dwarf *dw, struct cu *cu)
+/* The CU's functions and inlined calls, from a walk of its DIEs. */
+static void walk_cu(struct zt_dwarf *dw, struct cu *cu)
 {
 	Dwarf_Error e = NULL;
-	Dwarf_Die cudie, child = NULL;
-	Dwarf_Half ver = 0, offsz = 0;
+	Dwarf_Die child = NULL;
 	struct walk w = { .dw = dw, .cu = cu };
+	Dwarf_Half ver = 0, offsz = 0;
 	int res;
 
-	cu->state = -1;
-	cudie = cu->die;
-	if (dwarf_get_version_of_die(cudie, &ver, &offsz) != DW_DLV_OK)
+	cu->walked = 1;
+	if (dwarf_get_version_of_die(cu->die, &ver, &offsz) != DW_DLV_OK)
 		ver = 4;
-	cu->version = ver;
-	cu_bases(dw, cudie, ver, &w.cb);
-	read_lines(dw, cu, cudie);
-	res = dwarf_child(cudie, &child, &e);
+	cu_bases(dw, cu->die, ver, &w.cb);
+	res = dwarf_child(cu->die, &child, &e);
 	if (res == DW_DLV_OK)
 		walk(&w, child, 0, 1);
 	else if (res == DW_DLV_ERROR)
@@ -701,6 +703,34 @@ static void load_cu(struct zt_dwarf *dw, struct cu *cu)
 	if (cu->nscopes)
 		qsort(cu->scopes, cu->nscopes, sizeof *cu->scopes, cmp_scope);
 	link_parents(cu);
+}
+
+/*
+ * A CU's line table, and its DIEs when it has inlined calls (most of its
+ * DIEs are types, which cost libdwarf as much to step over as a function
+ * does to read). In a CU without them an address's frame is its line alone,
+ * unless its function's DWARF name is asked for (zt_dwarf_lookup).
+ */
+static void load_cu(struct zt_dwarf *dw, struct cu *cu)
+{
+	Dwarf_Die cudie;
+	Dwarf_Half ver = 0, offsz = 0;
+	const struct zt_section *sec = zt_elf_section(dw->secs.e, ".debug_abbrev");
+	const unsigned char *ab = NULL;
+	size_t nab = 0;
+
+	cu->state = -1;
+	cudie = cu->die;
+	if (dwarf_get_version_of_die(cudie, &ver, &offsz) != DW_DLV_OK)
+		ver = 4;
+	cu->version = ver;
+	read_lines(dw, cu, cudie);
+	if (sec)
+		ab = zt_dwarfcompat_section(&dw->secs, (size_t)(sec - dw->secs.e->sections), &nab);
+	cu->inlines = zt_dwarfcompat_abbrevs_have(ab, nab, cu->abbrev_off,
+						  DW_TAG_inlined_subroutine) != 0;
+	if (cu->inlines)
+		walk_cu(dw, cu);
 	cu->state = 1;
 }
 
@@ -772,6 +802,7 @@ static void list_cus(struct zt_dwarf *dw)
 			continue;
 		}
 		dw->cus[dw->ncus].version = ver;
+		dw->cus[dw->ncus].abbrev_off = abbr;
 		dw->cus[dw->ncus].die = cudie;	/* kept: dwarf_offdie_b is slow */
 		dw->ncus++;
 	}
@@ -1053,8 +1084,17 @@ static const struct row *row_for(const struct cu *cu, uint64_t vaddr)
 
 static struct cu *cu_for(struct zt_dwarf *dw, uint64_t vaddr)
 {
-	size_t i = zt_ranges_holder(&ARANGES(dw), vaddr);
+	size_t i = dw->last_ar;
 	struct cu *cu;
+
+	/*
+	 * Addresses come in order (zt_symbolize_all): the range that held
+	 * the last one is the holder of this one too when it holds it and
+	 * the next range starts after it.
+	 */
+	if (!(i > 0 && vaddr >= dw->ar[i - 1].lo && vaddr < dw->ar[i - 1].hi &&
+	      (i == dw->nar || dw->ar[i].lo > vaddr)))
+		i = dw->last_ar = zt_ranges_holder(&ARANGES(dw), vaddr);
 
 	if (i == 0)
 		return NULL;
@@ -1070,7 +1110,7 @@ void zt_dwarf_load(struct zt_dwarf *dw, uint64_t vaddr)
 }
 
 size_t zt_dwarf_lookup(struct zt_dwarf *dw, uint64_t vaddr, struct zt_srcframe *out,
-		       size_t max)
+		       size_t max, int want_name)
 {
 	struct cu *cu = cu_for(dw, vaddr);
 	const struct scope *chain[64];
@@ -1079,6 +1119,8 @@ size_t zt_dwarf_lookup(struct zt_dwarf *dw, uint64_t vaddr, struct zt_srcframe *
 
 	if (!cu || max == 0)
 		return 0;
+	if (want_name && !cu->walked)
+		walk_cu(dw, cu);
 	row = row_for(cu, vaddr);
 	/* Scopes holding vaddr, one per depth. */
 	lo = zt_ranges_upto(cu->scopes, cu->nscopes, sizeof *cu->scopes,

@@ -40,9 +40,13 @@ void zt_dwarf_close(struct zt_dwarf *dw);
  * name NULL when the line table covers it but no function does (assembly).
  * Strings live as long as dw. A CU found to be corrupt is skipped; its
  * problem is kept for zt_dwarf_problem.
+ *
+ * want_name 0: the caller has the function's name from elsewhere (a
+ * symbol), and in a CU without inlined calls the one entry may have name
+ * NULL, its DIEs left unread. Every other answer is the same.
  */
 size_t zt_dwarf_lookup(struct zt_dwarf *dw, uint64_t vaddr, struct zt_srcframe *out,
-		       size_t max);
+		       size_t max, int want_name);
 
 /*
  * Read the CU that holds vaddr now, if it is not read yet (its problems

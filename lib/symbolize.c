@@ -328,7 +328,7 @@ static void add_lines(struct zt_symbolizer *s, struct module *mod, uint64_t vadd
 
 	if (!dw)
 		return;
-	n = zt_dwarf_lookup(dw, vaddr, f, 64);
+	n = zt_dwarf_lookup(dw, vaddr, f, 64, !r->have_sym);
 	dwarf_warn(s, mod, dw);
 	if (n == 0)
 		return;

@@ -48,6 +48,45 @@ setup() {
 	[ "$(printf '%s\n' "$output" | grep -v '^#' | sed 1d)" = "$(printf '\t%16s work+0x%x (%s)' "$pc" $((a - 0x$lo)) "$PWD/inl")" ]
 }
 
+@test "--lines: a function no symbol names gets its DWARF name, also where no call is inlined" {
+	# Two files, one CU each: plain.c inlines nothing (zt reads its DIEs
+	# only when a name is wanted), nosym.c inlines; .symtab stripped, the
+	# DWARF kept, so that the static functions have no symbol (their FDEs
+	# name them without --lines).
+	cat > plain.c <<'C'
+static __attribute__((noinline)) long quiet(long n) { long s = 0; for (long i = 0; i < n; i++) s += i ^ s; return s; }
+long plain(long n) { return quiet(n) + 1; }
+C
+	cat > nosym.c <<'C'
+#include <stdlib.h>
+long plain(long n);
+static inline __attribute__((always_inline)) long sq(long x) { return x * x + 1; }
+static __attribute__((noinline)) long loud(long n) { long s = 0; for (long i = 0; i < n; i++) s += sq(i) ^ s; return s; }
+int main(int argc, char **argv) { long n = argc > 1 ? atol(argv[1]) : 100; return (loud(n) + plain(n)) == 42; }
+C
+	gcc -O2 -g -o withsym nosym.c plain.c
+	[ "$(readelf -wi withsym | grep -c DW_TAG_inlined_subroutine)" -gt 0 ]
+	objcopy --strip-all --keep-section='.debug_*' withsym nosym
+	[ "$(readelf -SW nosym | grep -c ' \.debug_info ')" = 1 ]
+	! readelf -sW nosym | grep -q quiet
+	for fn in quiet loud; do
+		# A pc inside the function, from DWARF's own view (addr2line).
+		lo=$(readelf -wi nosym | awk -v f="$fn" '
+			/DW_AT_name/ && $NF == f { hit = 1; next }
+			hit && /DW_AT_low_pc/ { print $NF; exit }')
+		[ -n "$lo" ]
+		pc=$(printf '%x' $((lo + 4)))
+		[ "$(addr2line -f -e nosym "$pc" | sed -n 1p)" = "$fn" ]
+		python3 "$COMPARE" onepc nosym "$PWD/nosym" "$pc" > "$fn.raw"
+		run --separate-stderr zt-symbolize --lines "$fn.raw"
+		[ "$status" -eq 0 ]
+		printf '%s\n' "$output" | grep -v '^#' | sed -n 2p | grep -q " $fn+0x4 (.*/nosym)$"
+		[ "$(printf '%s\n' "$output" | grep -v '^#' | sed -n 3p)" = "  $(addr2line -e nosym "$pc")" ]
+		# Without --lines, its FDE's name.
+		zt-symbolize "$fn.raw" 2> /dev/null | grep -v '^#' | sed -n 2p | grep -q ' \[nosym+0x[0-9a-f]*\]+0x'
+	done
+}
+
 @test "without --lines no DWARF is read; corrupt DWARF is one warning, names stay" {
 	cp inl bad
 	off=$(readelf -SW bad | awk '$2 == ".debug_info" { print $5 }')
