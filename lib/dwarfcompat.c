@@ -158,7 +158,9 @@ static int64_t plain_size(const struct zt_elf *e, const struct zt_section *sec)
 	return (int64_t)ch.ch_size;
 }
 
-int zt_dwarfcompat_abbrevs_have(const unsigned char *b, size_t n, uint64_t off, uint64_t tag)
+int zt_dwarfcompat_abbrevs(const unsigned char *b, size_t n, uint64_t off,
+			   int (*each)(void *ctx, uint64_t code, uint64_t tag, uint64_t attr),
+			   void *ctx)
 {
 	size_t p;
 
@@ -166,17 +168,13 @@ int zt_dwarfcompat_abbrevs_have(const unsigned char *b, size_t n, uint64_t off, 
 		return -1;
 	p = (size_t)off;
 	for (;;) {
-		uint64_t code, t, at, form, skip;
+		uint64_t code, tag, at, form, skip;
 
 		if (uleb(b, n, &p, &code) < 0)
 			return -1;
 		if (code == 0)
 			return 0;
-		if (uleb(b, n, &p, &t) < 0)
-			return -1;
-		if (t == tag)
-			return 1;
-		if (p >= n)
+		if (uleb(b, n, &p, &tag) < 0 || p >= n)
 			return -1;
 		p++;	/* DW_CHILDREN_yes or _no */
 		do {
@@ -185,6 +183,8 @@ int zt_dwarfcompat_abbrevs_have(const unsigned char *b, size_t n, uint64_t off, 
 			/* DW_FORM_implicit_const keeps its value here, signed. */
 			if (form == DW_FORM_implicit_const && uleb(b, n, &p, &skip) < 0)
 				return -1;
+			if ((at != 0 || form == 0) && each(ctx, code, tag, at))
+				return 1;
 		} while (at != 0 || form != 0);
 	}
 }

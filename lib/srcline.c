@@ -66,6 +66,8 @@ struct cu {
 	int walked;		/* its DIEs read: scopes and fns */
 	int inlines;		/* its abbreviations have DW_TAG_inlined_subroutine */
 	Dwarf_Off abbrev_off;	/* its abbreviation table in .debug_abbrev */
+	uint16_t *amask;	/* per abbreviation code: its A_ bits, until walked */
+	size_t namask;
 	int version;
 	int lversion;		/* the line table's: how file numbers count */
 	int gnu_default_file;	/* DWARF 5 from gcc: a row's file 0 means 1 */
@@ -77,6 +79,18 @@ struct cu {
 	size_t nscopes;
 	struct fn *fns;
 	size_t nfns;
+};
+
+/*
+ * Which attributes the walk asks for a DIE's abbreviation has: libdwarf
+ * looks for each by stepping over the others, found or not, so the walk
+ * asks only for those there. KNOWN: the table was read.
+ */
+enum {
+	A_KNOWN = 1 << 0, A_NAME = 1 << 1, A_LINKAGE = 1 << 2, A_MIPS_LINKAGE = 1 << 3,
+	A_ORIGIN = 1 << 4, A_SPEC = 1 << 5, A_LOW_PC = 1 << 6, A_RANGES = 1 << 7,
+	A_CALL_FILE = 1 << 8, A_CALL_LINE = 1 << 9, A_DECLARATION = 1 << 10,
+	A_ALL = 0xffff
 };
 
 struct arange {
@@ -121,7 +135,7 @@ static void note(struct zt_dwarf *dw, Dwarf_Error *e, const char *what)
 
 /* The ranges of die, appended to *r as (lo, hi) pairs; cb are its CU's. */
 static int die_ranges(struct zt_dwarf *dw, Dwarf_Die die, const struct zt_dwarfcompat_bases *cb,
-		      uint64_t **r, size_t *n, size_t *cap)
+		      unsigned mask, uint64_t **r, size_t *n, size_t *cap)
 {
 	int version = cb->version;
 	uint64_t base = cb->lowpc;
@@ -133,7 +147,7 @@ static int die_ranges(struct zt_dwarf *dw, Dwarf_Die die, const struct zt_dwarfc
 	int res;
 
 	/* low_pc and high_pc; or DW_AT_ranges (a CU may have low_pc 0 too). */
-	res = dwarf_lowpc(die, &lo, &e);
+	res = mask & A_LOW_PC ? dwarf_lowpc(die, &lo, &e) : DW_DLV_NO_ENTRY;
 	if (res == DW_DLV_OK) {
 		res = dwarf_highpc_b(die, &hi, &form, &cls, &e);
 		if (res == DW_DLV_OK) {
@@ -151,7 +165,7 @@ static int die_ranges(struct zt_dwarf *dw, Dwarf_Die die, const struct zt_dwarfc
 	} else if (res == DW_DLV_ERROR) {
 		note(dw, &e, "low_pc");
 	}
-	res = dwarf_attr(die, DW_AT_ranges, &at, &e);
+	res = mask & A_RANGES ? dwarf_attr(die, DW_AT_ranges, &at, &e) : DW_DLV_NO_ENTRY;
 	if (res != DW_DLV_OK) {
 		if (res == DW_DLV_ERROR)
 			note(dw, &e, "ranges");
@@ -265,15 +279,18 @@ static const char *die_string(struct zt_dwarf *dw, Dwarf_Die die, Dwarf_Half an)
 	return s;
 }
 
-/* The DIE's own name: its linkage name, else its name; NULL if none. */
-static const char *die_own_name(struct zt_dwarf *dw, Dwarf_Die die)
+/*
+ * The DIE's own name: its linkage name, else its name; NULL if none. mask:
+ * the attributes its abbreviation has (A_ALL: look for each).
+ */
+static const char *die_own_name(struct zt_dwarf *dw, Dwarf_Die die, unsigned mask)
 {
 	const char *s;
 
-	if ((s = die_string(dw, die, DW_AT_linkage_name)) ||
-	    (s = die_string(dw, die, DW_AT_MIPS_linkage_name)))
+	if ((mask & A_LINKAGE && (s = die_string(dw, die, DW_AT_linkage_name))) ||
+	    (mask & A_MIPS_LINKAGE && (s = die_string(dw, die, DW_AT_MIPS_linkage_name))))
 		return s;
-	return die_string(dw, die, DW_AT_name);
+	return mask & A_NAME ? die_string(dw, die, DW_AT_name) : NULL;
 }
 
 /* The .debug_info offset that reference attribute an of die points to, or 0. */
@@ -321,7 +338,7 @@ static const char *name_at(struct zt_dwarf *dw, struct cu *cu, uint64_t off, int
 		note(dw, &e, "referenced DIE");
 		return NULL;
 	}
-	s = die_own_name(dw, die);
+	s = die_own_name(dw, die, A_ALL);
 	for (size_t k = 0; !s && hops <= 8 && k < sizeof refs / sizeof refs[0]; k++) {
 		uint64_t ref = die_ref(dw, die, refs[k]);
 
@@ -427,11 +444,59 @@ static int in_order(struct walk *w, Dwarf_Die die)
 	return 1;
 }
 
+/* The A_ bits of die's abbreviation: A_ALL when not known. */
+static unsigned die_mask(const struct cu *cu, Dwarf_Die die)
+{
+	int code = dwarf_die_abbrev_code(die);
+
+	if (code > 0 && (size_t)code < cu->namask && (cu->amask[code] & A_KNOWN))
+		return cu->amask[code];
+	return A_ALL;
+}
+
+static unsigned attr_bit(uint64_t attr)
+{
+	switch (attr) {
+	case DW_AT_name: return A_NAME;
+	case DW_AT_linkage_name: return A_LINKAGE;
+	case DW_AT_MIPS_linkage_name: return A_MIPS_LINKAGE;
+	case DW_AT_abstract_origin: return A_ORIGIN;
+	case DW_AT_specification: return A_SPEC;
+	case DW_AT_low_pc: return A_LOW_PC;
+	case DW_AT_ranges: return A_RANGES;
+	case DW_AT_call_file: return A_CALL_FILE;
+	case DW_AT_call_line: return A_CALL_LINE;
+	case DW_AT_declaration: return A_DECLARATION;
+	default: return 0;
+	}
+}
+
+/* zt_dwarfcompat_abbrevs's callback: cu's masks, and whether it inlines. */
+static int mask_attr(void *ctx, uint64_t code, uint64_t tag, uint64_t attr)
+{
+	struct cu *cu = ctx;
+
+	if (tag == DW_TAG_inlined_subroutine)
+		cu->inlines = 1;
+	if (code >= 65536)
+		return 0;	/* not kept: such a DIE's mask is A_ALL */
+	if (code >= cu->namask) {
+		size_t cap = cu->namask;
+
+		zt_grow(&cu->amask, &cap, (size_t)code + 1, sizeof *cu->amask);
+		memset(cu->amask + cu->namask, 0, (cap - cu->namask) * sizeof *cu->amask);
+		cu->namask = cap;
+	}
+	cu->amask[code] |= (uint16_t)(A_KNOWN | attr_bit(attr));
+	return 0;
+}
+
 /*
  * A function or inlined call: its fn (names and references), and one scope
  * per range, depth scopes deep.
  */
-static void add_scopes(struct walk *w, Dwarf_Die die, Dwarf_Half tag, uint32_t depth)
+static void add_scopes(struct walk *w, Dwarf_Die die, Dwarf_Half tag, uint32_t depth,
+		       unsigned mask)
 {
 	Dwarf_Error e = NULL;
 	uint64_t cf = 0, cl = 0;
@@ -446,16 +511,20 @@ static void add_scopes(struct walk *w, Dwarf_Die die, Dwarf_Half tag, uint32_t d
 	f = &w->cu->fns[w->cu->nfns++];
 	memset(f, 0, sizeof *f);
 	f->off = off;
-	f->str = die_own_name(w->dw, die);
+	f->str = die_own_name(w->dw, die, mask);
 	if (!f->str) {
-		f->origin = die_ref(w->dw, die, DW_AT_abstract_origin);
-		f->spec = die_ref(w->dw, die, DW_AT_specification);
+		if (mask & A_ORIGIN)
+			f->origin = die_ref(w->dw, die, DW_AT_abstract_origin);
+		if (mask & A_SPEC)
+			f->spec = die_ref(w->dw, die, DW_AT_specification);
 	}
 	w->nr = 0;
-	die_ranges(w->dw, die, &w->cb, &w->r, &w->nr, &w->capr);
+	die_ranges(w->dw, die, &w->cb, mask, &w->r, &w->nr, &w->capr);
 	if (tag == DW_TAG_inlined_subroutine) {
-		die_udata(w->dw, die, DW_AT_call_file, &cf);
-		die_udata(w->dw, die, DW_AT_call_line, &cl);
+		if (mask & A_CALL_FILE)
+			die_udata(w->dw, die, DW_AT_call_file, &cf);
+		if (mask & A_CALL_LINE)
+			die_udata(w->dw, die, DW_AT_call_line, &cl);
 	}
 	for (size_t i = 0; i + 1 < w->nr; i += 2) {
 		struct scope *s;
@@ -481,6 +550,7 @@ static void walk(struct walk *w, Dwarf_Die die, uint32_t depth, int level)
 		Dwarf_Half tag = 0;
 		Dwarf_Die child = NULL, next = NULL;
 		uint32_t inner = depth;
+		unsigned mask = A_ALL;
 		int res;
 
 		if (++w->visited > 4000000 || level > 200) {
@@ -497,18 +567,19 @@ static void walk(struct walk *w, Dwarf_Die die, uint32_t depth, int level)
 			tag = 0;
 		}
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
-			add_scopes(w, die, tag, depth);
+			mask = die_mask(w->cu, die);
+			add_scopes(w, die, tag, depth, mask);
 			inner = depth + 1;
 		}
 		/*
 		 * Functions sit at the top, in namespaces, or (inlined) in
 		 * functions and their blocks: the rest (types, variables,
-		 * parameters) is not walked into.
+		 * parameters, and what a declaration holds) is not walked into.
 		 */
 		res = DW_DLV_NO_ENTRY;
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
-		    tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
-		    tag == DW_TAG_module)
+		if ((tag == DW_TAG_subprogram && (mask == A_ALL || !(mask & A_DECLARATION))) ||
+		    tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
+		    tag == DW_TAG_namespace || tag == DW_TAG_module)
 			res = dwarf_child(die, &child, &e);
 		if (res == DW_DLV_OK)
 			walk(w, child, inner, level + 1);
@@ -681,6 +752,16 @@ static void link_parents(struct cu *cu)
 	free(stack);
 }
 
+/* .debug_abbrev's bytes (*n), or NULL. */
+static const unsigned char *abbrevs(struct zt_dwarf *dw, size_t *n)
+{
+	const struct zt_section *sec = zt_elf_section(dw->secs.e, ".debug_abbrev");
+
+	*n = 0;
+	return sec ? zt_dwarfcompat_section(&dw->secs, (size_t)(sec - dw->secs.e->sections), n)
+		   : NULL;
+}
+
 /* The CU's functions and inlined calls, from a walk of its DIEs. */
 static void walk_cu(struct zt_dwarf *dw, struct cu *cu)
 {
@@ -700,6 +781,9 @@ static void walk_cu(struct zt_dwarf *dw, struct cu *cu)
 	else if (res == DW_DLV_ERROR)
 		note(dw, &e, "child");
 	free(w.r);
+	free(cu->amask);
+	cu->amask = NULL;
+	cu->namask = 0;
 	if (cu->nscopes)
 		qsort(cu->scopes, cu->nscopes, sizeof *cu->scopes, cmp_scope);
 	link_parents(cu);
@@ -715,9 +799,8 @@ static void load_cu(struct zt_dwarf *dw, struct cu *cu)
 {
 	Dwarf_Die cudie;
 	Dwarf_Half ver = 0, offsz = 0;
-	const struct zt_section *sec = zt_elf_section(dw->secs.e, ".debug_abbrev");
-	const unsigned char *ab = NULL;
-	size_t nab = 0;
+	const unsigned char *ab;
+	size_t nab;
 
 	cu->state = -1;
 	cudie = cu->die;
@@ -725,10 +808,17 @@ static void load_cu(struct zt_dwarf *dw, struct cu *cu)
 		ver = 4;
 	cu->version = ver;
 	read_lines(dw, cu, cudie);
-	if (sec)
-		ab = zt_dwarfcompat_section(&dw->secs, (size_t)(sec - dw->secs.e->sections), &nab);
-	cu->inlines = zt_dwarfcompat_abbrevs_have(ab, nab, cu->abbrev_off,
-						  DW_TAG_inlined_subroutine) != 0;
+	/*
+	 * A table cut off tells nothing sure: every attribute is asked for,
+	 * and the CU may inline.
+	 */
+	ab = abbrevs(dw, &nab);
+	if (zt_dwarfcompat_abbrevs(ab, nab, cu->abbrev_off, mask_attr, cu) < 0) {
+		free(cu->amask);
+		cu->amask = NULL;
+		cu->namask = 0;
+		cu->inlines = 1;
+	}
 	if (cu->inlines)
 		walk_cu(dw, cu);
 	cu->state = 1;
@@ -867,7 +957,7 @@ static void aranges_from_cus(struct zt_dwarf *dw, size_t *capar)
 			continue;
 		cudie = dw->cus[c].die;
 		cu_bases(dw, cudie, dw->cus[c].version, &cb);
-		die_ranges(dw, cudie, &cb, &r, &nr, &capr);
+		die_ranges(dw, cudie, &cb, A_ALL, &r, &nr, &capr);
 		for (size_t i = 0; i + 1 < nr; i += 2)
 			add_arange(dw, capar, r[i], r[i + 1], c);
 		free(r);
@@ -1042,6 +1132,7 @@ void zt_dwarf_close(struct zt_dwarf *dw)
 		free(dw->cus[i].rows);
 		free(dw->cus[i].scopes);
 		free(dw->cus[i].fns);
+		free(dw->cus[i].amask);
 		dwarf_dealloc_die(dw->cus[i].die);
 		for (Dwarf_Signed k = 0; k < dw->cus[i].nfiles; k++)
 			dwarf_dealloc(dw->dbg, dw->cus[i].files[k], DW_DLA_STRING);
