@@ -44,7 +44,31 @@ struct zt_input {
 enum {
 	RAW_CAP = 256 * 1024,
 	CHUNK = 64 * 1024,	/* bytes added to the line buffer at a time */
+	/* read(2) lands at a multiple of this where it can: a plain read
+	   loop into a destination 16 bytes past a 64-byte boundary cost the
+	   kernel 4x the time of an aligned one (AMD EPYC, Linux 6.18, 64 KiB
+	   reads of a 103 MB file: 0.056-0.069 s against 0.013-0.017 s). */
+	ALIGN = 64,
 };
+
+/* n bytes at an ALIGN boundary, freed with free(). */
+static void *alloc_aligned(size_t n)
+{
+	void *p;
+
+	if (posix_memalign(&p, ALIGN, n) != 0)
+		zt_out_of_memory("input buffer");
+	return p;
+}
+
+/* Where n bytes moved to the front of a buffer start, so that they end at
+   an ALIGN boundary (where the next read lands), in a buffer of cap. */
+static size_t lead(size_t n, size_t cap)
+{
+	size_t k = (ALIGN - n % ALIGN) % ALIGN;
+
+	return n + k < cap ? k : 0;
+}
 
 /*
  * Room to fill in the line buffer: at most CHUNK at a time, so that a file
@@ -96,13 +120,13 @@ static void set_limit(struct zt_input *in, size_t max_line)
 	in->max_line = max_line;
 	in->cap = 2 * max_line + 2;
 	free(in->buf);
-	in->buf = zt_malloc(in->cap + 1);
+	in->buf = alloc_aligned(in->cap + 1);
 }
 
 static struct zt_input *start(struct zt_input *in, int fd)
 {
 	in->fd = fd;
-	in->raw = zt_malloc(RAW_CAP);
+	in->raw = alloc_aligned(RAW_CAP);
 	set_limit(in, ZT_LINE_MAX);
 	return in;
 }
@@ -152,14 +176,15 @@ static size_t read_fd(struct zt_input *in, void *p, size_t n)
 /* More raw bytes after the unconsumed ones; 0 at the end of the file. */
 static size_t read_raw(struct zt_input *in)
 {
-	size_t n;
+	size_t n, k;
 
 	if (in->raw_eof || in->eof)
 		return 0;
-	if (in->z.avail_in > 0 && in->z.next_in != in->raw)
-		memmove(in->raw, in->z.next_in, in->z.avail_in);
-	in->z.next_in = in->raw;
-	n = read_fd(in, in->raw + in->z.avail_in, RAW_CAP - in->z.avail_in);
+	k = lead(in->z.avail_in, RAW_CAP);
+	if (in->z.avail_in > 0 && in->z.next_in != in->raw + k)
+		memmove(in->raw + k, in->z.next_in, in->z.avail_in);
+	in->z.next_in = in->raw + k;
+	n = read_fd(in, in->raw + k + in->z.avail_in, RAW_CAP - k - in->z.avail_in);
 	if (n == 0)
 		in->raw_eof = 1;
 	in->z.avail_in += (uInt)n;
@@ -172,7 +197,7 @@ static void look(struct zt_input *in)
 	in->started = 1;
 	while (in->z.avail_in < 2 && read_raw(in) > 0)
 		;
-	if (in->z.avail_in >= 2 && in->raw[0] == 0x1f && in->raw[1] == 0x8b) {
+	if (in->z.avail_in >= 2 && in->z.next_in[0] == 0x1f && in->z.next_in[1] == 0x8b) {
 		if (inflateInit2(&in->z, 15 + 16) != Z_OK)
 			fail(in, "%s: out of memory", in->name);
 		else
@@ -245,15 +270,21 @@ static size_t fill(struct zt_input *in)
 	if (in->eof)
 		return 0;
 	/* Move the unread bytes to the front when the room after them runs
-	   short, or when they are few (the start of a line) and 4 chunks were
-	   read before them: a file of short lines then touches only the first
-	   5 chunks of the buffer, each page of it faulted in once. A reader
-	   looking ahead (zt_input_ahead) fills often, with more unread. */
+	   short, or when they are at most a chunk (the start of a line, or
+	   what a reader looking ahead with zt_input_ahead has not taken yet)
+	   and 2 chunks were read before them: a file of short lines then
+	   touches only the first 4 chunks of the buffer, each page of it
+	   faulted in once, and the bytes read land where the cache still
+	   holds them (zt-fold on a 103 MB stream: 3% less time than moving
+	   only a line's start after 4 chunks). They move to where the next
+	   read lands at an ALIGN boundary. */
 	if (in->start > 0 && (in->cap - in->end < CHUNK ||
-			      (in->start >= 4 * CHUNK && in->end - in->start <= CHUNK / 16))) {
-		memmove(in->buf, in->buf + in->start, in->end - in->start);
-		in->end -= in->start;
-		in->start = 0;
+			      (in->start >= 2 * CHUNK && in->end - in->start <= CHUNK))) {
+		size_t left = in->end - in->start, k = lead(left, in->cap - CHUNK);
+
+		memmove(in->buf + k, in->buf + in->start, left);
+		in->start = k;
+		in->end = k + left;
 	}
 	if (!in->started)
 		look(in);
