@@ -74,6 +74,7 @@ LIB_OBJ = \
 	lib/dwarfcompat.o \
 	lib/hash.o \
 	lib/strtab.o \
+	lib/critbit.o \
 	lib/perfscript.o \
 	lib/collapse.o \
 	lib/fold.o \
@@ -136,6 +137,7 @@ UNIT_OBJ = \
 	tests/unit/test-ehframe.o \
 	tests/unit/test-input.o \
 	tests/unit/test-strtab.o \
+	tests/unit/test-critbit.o \
 	tests/unit/test-ranges.o \
 	tests/unit/test-perfscript.o \
 	tests/unit/test-folded.o \

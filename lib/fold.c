@@ -47,7 +47,8 @@ struct zt_fold {
 	/* Records the reader numbered (zt_ps_item.body): the names each
 	   record's frames gave, leaf first, and the stack each gave under a
 	   root, so that a repeat costs a lookup. */
-	struct zt_collapse_buf lastroot;	/* the root's text, the last header's */
+	struct zt_collapse_buf lastids;	/* the last root's command, pid and tid */
+	size_t lastn[3];		/* their lengths; lastn[0] 0: none yet */
 	size_t *bodyoff;		/* per body: its names in bodyids */
 	uint32_t *bodyn;
 	size_t capbodyoff, capbodyn;
@@ -56,6 +57,8 @@ struct zt_fold {
 	struct seen *seen;		/* (body, root) -> stack */
 	size_t nseen, capseen;
 	struct zt_hash_index seenix;
+	struct seen *last;		/* per body: the last (body, root) it ended */
+	size_t caplast;
 };
 
 struct seen {
@@ -101,11 +104,12 @@ void zt_fold_free(struct zt_fold *f)
 	free(f->counts);
 	free(f->stack);
 	free(f->tmp.buf);
-	free(f->lastroot.buf);
+	free(f->lastids.buf);
 	free(f->bodyoff);
 	free(f->bodyn);
 	free(f->bodyids);
 	free(f->seen);
+	free(f->last);
 	zt_hash_index_free(&f->seenix);
 	free(f);
 }
@@ -207,6 +211,12 @@ static const char *end_record(struct zt_fold *f, const struct zt_ps_item *it)
 	uint64_t h = 0;
 	int64_t i = -1;
 
+	if (it->body != ZT_PS_NOBODY && it->repeat && key.body < f->caplast &&
+	    f->last[key.body].body == key.body && f->last[key.body].root == key.root) {
+		/* A repeat under the root its body last had: most are. */
+		key.stack = f->last[key.body].stack;
+		goto count;
+	}
 	if (it->body != ZT_PS_NOBODY) {
 		h = zt_hash_u64((uint64_t)key.body << 32 | key.root);
 		i = zt_hash_index_find(&f->seenix, h, seen_eq, f, &key);
@@ -231,6 +241,15 @@ static const char *end_record(struct zt_fold *f, const struct zt_ps_item *it)
 			zt_hash_index_add(&f->seenix, h, (uint32_t)f->nseen++);
 		}
 	}
+	if (it->body != ZT_PS_NOBODY) {
+		size_t had = f->caplast;
+
+		zt_grow(&f->last, &f->caplast, (size_t)key.body + 1, sizeof *f->last);
+		for (size_t b = had; b < f->caplast; b++)
+			f->last[b].body = ZT_PS_NOBODY;
+		f->last[key.body] = key;
+	}
+count:
 	f->records++;
 	if (key.stack < 0)
 		return NULL;
@@ -242,6 +261,20 @@ static const char *end_record(struct zt_fold *f, const struct zt_ps_item *it)
 	return NULL;
 }
 
+/*
+ * Whether a header has the command, pid and tid of the last root's
+ * (all that zt_collapse_root reads of it): then it has the same root.
+ */
+static int same_ids(const struct zt_fold *f, const struct zt_ps_header *h)
+{
+	const char *b = f->lastids.buf;
+
+	return f->lastn[0] && h->comm.n == f->lastn[0] && h->pid.n == f->lastn[1] &&
+	       h->tid.n == f->lastn[2] && memcmp(b, h->comm.p, h->comm.n) == 0 &&
+	       memcmp(b + h->comm.n, h->pid.p, h->pid.n) == 0 &&
+	       memcmp(b + h->comm.n + h->pid.n, h->tid.p, h->tid.n) == 0;
+}
+
 const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
 {
 	const struct cached *c;
@@ -251,16 +284,22 @@ const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
 	case ZT_PS_COMMENT:
 		break;
 	case ZT_PS_HEADER:
-		f->tmp.len = 0;
-		zt_collapse_root(&it->header, &f->o, &f->tmp);
 		/* Java's names are tidied by the command, whatever --root says. */
 		f->java = it->header.comm.n >= 4 && memcmp(it->header.comm.p, "java", 4) == 0;
 		/* Record after record of one thread: its root once. */
-		if (f->records == 0 || f->tmp.len != f->lastroot.len ||
-		    memcmp(f->tmp.buf, f->lastroot.buf, f->tmp.len) != 0) {
+		if (!same_ids(f, &it->header)) {
+			const struct zt_ps_header *h = &it->header;
+
+			f->tmp.len = 0;
+			zt_collapse_root(h, &f->o, &f->tmp);
 			f->root = zt_strtab_intern(f->names, f->tmp.buf, f->tmp.len, NULL);
-			f->lastroot.len = 0;
-			zt_collapse_buf_add(&f->lastroot, f->tmp.buf, f->tmp.len);
+			f->lastids.len = 0;
+			zt_collapse_buf_add(&f->lastids, h->comm.p, h->comm.n);
+			zt_collapse_buf_add(&f->lastids, h->pid.p, h->pid.n);
+			zt_collapse_buf_add(&f->lastids, h->tid.p, h->tid.n);
+			f->lastn[0] = h->comm.n;
+			f->lastn[1] = h->pid.n;
+			f->lastn[2] = h->tid.n;
 		}
 		f->period = it->header.period;
 		zt_weight_record(&f->weight, it->header.event.p, it->header.event.n,

@@ -6,8 +6,9 @@
  * captured text, so odd lines split the same way in both.
  */
 #include "perfscript.h"
+#include "critbit.h"
+#include "hash.h"
 #include "input.h"
-#include "strtab.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -55,30 +56,143 @@ static inline int is_word(unsigned char c)
 }
 
 /*
+ * A header line of 16 to 63 bytes (all of zt-symbolize's, most of
+ * perf's) is scanned by masks, a bit per byte (bit i: s[i]), made at once
+ * with SSE2: a run of spaces or digits then ends at a count of trailing
+ * bits, where a loop of bytes took a branch per byte and a mispredicted
+ * one at the run's end. Bits at and past the line's end are clear. Other
+ * lines (or a machine without SSE2) are scanned byte by byte: the scans
+ * below take m NULL then, and give the same answers.
+ */
+struct masks {
+	uint64_t ws, digit, colon;
+	uint64_t wsend;		/* ws, and the bit at the line's end */
+};
+
+#ifdef __SSE2__
+/* The bits of 16 bytes' classes into m, shifted to their place. */
+static inline void classify(__m128i x, unsigned keep, unsigned shift, uint64_t *ws,
+			    uint64_t *digit, uint64_t *colon)
+{
+	/* \s: ' ' or \t \n \v \f \r (9-13); \d: '0'-'9'. */
+	__m128i t = _mm_sub_epi8(x, _mm_set1_epi8(9));
+	__m128i w = _mm_or_si128(_mm_cmpeq_epi8(_mm_max_epu8(t, _mm_set1_epi8(4)), _mm_set1_epi8(4)),
+				 _mm_cmpeq_epi8(x, _mm_set1_epi8(' ')));
+	__m128i d = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+	__m128i dg = _mm_cmpeq_epi8(_mm_max_epu8(d, _mm_set1_epi8(9)), _mm_set1_epi8(9));
+	__m128i co = _mm_cmpeq_epi8(x, _mm_set1_epi8(':'));
+
+	*ws |= (uint64_t)((unsigned)_mm_movemask_epi8(w) >> keep) << shift;
+	*digit |= (uint64_t)((unsigned)_mm_movemask_epi8(dg) >> keep) << shift;
+	*colon |= (uint64_t)((unsigned)_mm_movemask_epi8(co) >> keep) << shift;
+}
+#endif
+
+/* The masks of a line of 16 to 63 bytes, or NULL: scan it byte by byte. */
+static const struct masks *masks_of(const char *s, size_t len, struct masks *m)
+{
+#ifdef __SSE2__
+	size_t k;
+
+	if (len < 16 || len >= 64)
+		return NULL;
+	m->ws = m->digit = m->colon = 0;
+	for (k = 0; k + 16 <= len; k += 16)
+		classify(_mm_loadu_si128((const __m128i *)(s + k)), 0, (unsigned)k, &m->ws,
+			 &m->digit, &m->colon);
+	/* The rest: the line's last 16 bytes, of which the last len - k are
+	   new (nothing is read past the line). */
+	if (k < len)
+		classify(_mm_loadu_si128((const __m128i *)(s + len - 16)), (unsigned)(16 - (len - k)),
+			 (unsigned)k, &m->ws, &m->digit, &m->colon);
+	m->wsend = m->ws | (uint64_t)1 << len;
+	return m;
+#else
+	(void)s, (void)len, (void)m;
+	return NULL;
+#endif
+}
+
+/* The first byte at or after i (i <= len) that is not a space; len at the end. */
+static inline size_t skip_ws(const char *s, size_t len, const struct masks *m, size_t i)
+{
+	if (m)
+		return i + (size_t)__builtin_ctzll(~m->ws >> i);
+	while (i < len && is_ws((unsigned char)s[i]))
+		i++;
+	return i;
+}
+
+/* The first byte at or after i (i <= len) that is not a digit. */
+static inline size_t skip_digits(const char *s, size_t len, const struct masks *m, size_t i)
+{
+	if (m)
+		return i + (size_t)__builtin_ctzll(~m->digit >> i);
+	while (i < len && is_digit((unsigned char)s[i]))
+		i++;
+	return i;
+}
+
+/* The first space at or after i (i <= len); len when none. */
+static inline size_t skip_nonws(const char *s, size_t len, const struct masks *m, size_t i)
+{
+	if (m)
+		return i + (size_t)__builtin_ctzll(m->wsend >> i);
+	while (i < len && !is_ws((unsigned char)s[i]))
+		i++;
+	return i;
+}
+
+/* The first ':' at or after i (i <= len); len when none. */
+static inline size_t next_colon(const char *s, size_t len, const struct masks *m, size_t i)
+{
+	const char *c;
+
+	if (m) {
+		uint64_t c = m->colon >> i;
+
+		return c ? i + (size_t)__builtin_ctzll(c) : len;
+	}
+	c = i < len ? memchr(s + i, ':', len - i) : NULL;
+	return c ? (size_t)(c - s) : len;
+}
+
+/*
+ * The first e at or after i (2 <= i <= len) where a command may end: a
+ * space after a byte that is not one, or a space at 2. len when none.
+ */
+static inline size_t next_end(const char *s, size_t len, const struct masks *m, size_t i)
+{
+	if (m) {
+		uint64_t c = ((m->ws & ~(m->ws << 1)) | (m->ws & 4)) >> i;
+
+		return c ? i + (size_t)__builtin_ctzll(c) : len;
+	}
+	for (; i < len; i++)
+		if (is_ws((unsigned char)s[i]) && (i == 2 || !is_ws((unsigned char)s[i - 1])))
+			return i;
+	return len;
+}
+
+/*
  * /:\s*(\d+)*\s+(\S+):\s*$/ tried at the ':' at s[i]. On a match, sets
  * the event and the period digits (empty when the group did not match).
  */
-static int event_at(const char *s, size_t len, size_t i, struct zt_span *ev,
-		    struct zt_span *digits)
+static int event_at(const char *s, size_t len, const struct masks *m, size_t i,
+		    struct zt_span *ev, struct zt_span *digits)
 {
-	size_t k = i + 1, w = k, d, e, r, end;
+	size_t k = i + 1, w = skip_ws(s, len, m, k), d, e, r, end;
 	int tries;
 
-	while (w < len && is_ws((unsigned char)s[w]))
-		w++;
 	/* First with the digits group, then without it. */
 	for (tries = 0; tries < 2; tries++) {
 		digits->p = s + w;
 		digits->n = 0;
 		if (tries == 0) {
-			d = w;
-			while (d < len && is_digit((unsigned char)s[d]))
-				d++;
+			d = skip_digits(s, len, m, w);
 			if (d == w)
 				continue;
-			e = d;
-			while (e < len && is_ws((unsigned char)s[e]))
-				e++;
+			e = skip_ws(s, len, m, d);
 			if (e == d)
 				continue;
 			digits->n = d - w;
@@ -88,12 +202,8 @@ static int event_at(const char *s, size_t len, size_t i, struct zt_span *ev,
 			e = w;
 		}
 		/* (\S+):\s*$ — one run of non-space ending in ':', then space. */
-		r = e;
-		while (r < len && !is_ws((unsigned char)s[r]))
-			r++;
-		end = r;
-		while (end < len && is_ws((unsigned char)s[end]))
-			end++;
+		r = skip_nonws(s, len, m, e);
+		end = skip_ws(s, len, m, r);
 		if (end == len && r - e >= 2 && s[r - 1] == ':') {
 			ev->p = s + e;
 			ev->n = r - e - 1;
@@ -107,19 +217,17 @@ static int event_at(const char *s, size_t len, size_t i, struct zt_span *ev,
  * Whether a perf script field that follows the thread id starts at s[j]:
  * the CPU `[N]` or the time `N.N:`.
  */
-static int cpu_or_time_at(const char *s, size_t len, size_t j)
+static int cpu_or_time_at(const char *s, size_t len, const struct masks *m, size_t j)
 {
-	size_t k = j;
+	size_t k;
 
 	if (j < len && s[j] == '[')
 		return j + 1 < len && is_digit((unsigned char)s[j + 1]);
-	while (k < len && is_digit((unsigned char)s[k]))
-		k++;
+	k = skip_digits(s, len, m, j);
 	if (k == j || k >= len || s[k] != '.')
 		return 0;
 	j = ++k;
-	while (k < len && is_digit((unsigned char)s[k]))
-		k++;
+	k = skip_digits(s, len, m, k);
 	return k > j && k < len && s[k] == ':';
 }
 
@@ -128,30 +236,24 @@ static int cpu_or_time_at(const char *s, size_t len, size_t j)
  * \s+(\d+)\/ * (\d+)*\s+ (no space before the star). Sets the digits'
  * bounds and *next to the first byte after the spaces that end them.
  */
-static int ids_at(const char *s, size_t len, size_t e, size_t *d1, size_t *d1end,
-		  size_t *d2, size_t *d2end, size_t *next)
+static int ids_at(const char *s, size_t len, const struct masks *m, size_t e, size_t *d1,
+		  size_t *d1end, size_t *d2, size_t *d2end, size_t *next)
 {
-	size_t j = e;
+	size_t j = skip_ws(s, len, m, e);
 
-	while (j < len && is_ws((unsigned char)s[j]))
-		j++;
 	*d1 = j;
-	while (j < len && is_digit((unsigned char)s[j]))
-		j++;
+	j = skip_digits(s, len, m, j);
 	if (j == *d1)
 		return 0;
 	*d1end = j;
 	while (j < len && s[j] == '/')
 		j++;
 	*d2 = j;
-	while (j < len && is_digit((unsigned char)s[j]))
-		j++;
+	j = skip_digits(s, len, m, j);
 	*d2end = j;
 	if (j == len || !is_ws((unsigned char)s[j]))
 		return 0;
-	while (j < len && is_ws((unsigned char)s[j]))
-		j++;
-	*next = j;
+	*next = skip_ws(s, len, m, j);
 	return 1;
 }
 
@@ -159,6 +261,8 @@ int zt_ps_parse_header(const char *s, size_t len, struct zt_ps_header *h)
 {
 	size_t e, first = 0, d1 = 0, d1end = 0, d2 = 0, d2end = 0, next;
 	size_t f1 = 0, f1end = 0, f2 = 0, f2end = 0;
+	struct masks mb;
+	const struct masks *m;
 
 	/* ^(\S.+?)\s+(\d+)\/ * (\d+)*\s+ — the shortest command that works,
 	   as Perl splits it. But a thread name may hold spaces and numbers
@@ -169,20 +273,17 @@ int zt_ps_parse_header(const char *s, size_t len, struct zt_ps_header *h)
 	   wrong. The two agree on every header whose command has no ` N `. */
 	if (len < 4 || is_ws((unsigned char)s[0]))
 		return 0;
-	for (e = 2; e < len; e++) {
+	m = masks_of(s, len, &mb);
+	for (e = next_end(s, len, m, 2); e < len; e = next_end(s, len, m, e + 1)) {
 		size_t a, aend, b, bend;
 
-		if (!is_ws((unsigned char)s[e]))
-			continue;
-		if (e > 2 && is_ws((unsigned char)s[e - 1]))
-			continue;	/* the same tail was tried one byte ago */
-		if (!ids_at(s, len, e, &a, &aend, &b, &bend, &next))
+		if (!ids_at(s, len, m, e, &a, &aend, &b, &bend, &next))
 			continue;
 		if (!first) {
 			first = e;
 			f1 = a, f1end = aend, f2 = b, f2end = bend;
 		}
-		if (cpu_or_time_at(s, len, next)) {
+		if (cpu_or_time_at(s, len, m, next)) {
 			d1 = a, d1end = aend, d2 = b, d2end = bend;
 			break;
 		}
@@ -211,20 +312,20 @@ int zt_ps_parse_header(const char *s, size_t len, struct zt_ps_header *h)
 	}
 
 	h->period = 1;
-	for (const char *c = s; (c = memchr(c, ':', (size_t)(s + len - c))); c++) {
+	for (size_t c = next_colon(s, len, m, 0); c < len; c = next_colon(s, len, m, c + 1)) {
 		struct zt_span ev, dg;
 		uint64_t v = 0;
 
-		if (!event_at(s, len, (size_t)(c - s), &ev, &dg))
+		if (!event_at(s, len, m, c, &ev, &dg))
 			continue;
 		h->event = ev;
 		if (dg.n == 0 || (dg.n == 1 && dg.p[0] == '0'))
 			break;		/* Perl: `$period = 1 if not $period` */
 		for (size_t k = 0; k < dg.n; k++) {
-			unsigned c = (unsigned)(dg.p[k] - '0');
-			if (v > (UINT64_MAX - c) / 10)
+			unsigned digit = (unsigned)(dg.p[k] - '0');
+			if (v > (UINT64_MAX - digit) / 10)
 				return -1;
-			v = v * 10 + c;
+			v = v * 10 + digit;
 		}
 		h->period = v;
 		break;
@@ -286,13 +387,16 @@ struct zt_ps_reader {
 	/* Repeats (zt_ps_reader_set_repeats): the frame lines of records
 	   seen, and the line ends each holds. */
 	int repeats;
-	struct zt_strtab *bodies[2];	/* [the command starts with "java"] */
-	uint32_t *bodyid[2];		/* each's record number */
-	size_t capbodyid[2];
-	unsigned long *bodylines;	/* per record seen here */
-	uint32_t *bodynum;		/* its number (numbered's, when it was new) */
-	size_t capbodylines, capbodynum;
-	uint32_t nbodies;
+	struct body {			/* per record seen: what a repeat needs */
+		size_t off;		/* its frame lines in arena */
+		uint32_t len;		/* below the input's line buffer */
+		uint32_t lines;
+		uint32_t num;		/* its number (numbered's, when it was new) */
+	} *body;
+	size_t nbody, capbody;
+	char *arena;
+	size_t narena, caparena;
+	struct zt_critbit index[2];	/* [the command starts with "java"]: bodies */
 	int java;			/* the open record's */
 	uint32_t repeat_next;		/* the END to hand out next, or NOBODY */
 	unsigned long repeat_lineno;
@@ -312,6 +416,15 @@ struct zt_ps_reader {
  */
 static uint32_t numbered;
 
+/*
+ * The index of records seen (lib/critbit.h): TREES trees, a record's
+ * picked by its first PREFIX bytes, so that each tree is a few records
+ * (a find walks none, or a few nodes). More trees would cost memory
+ * per reader; fewer, a longer walk once there are many records.
+ */
+#define TREES 4096
+#define PREFIX 64
+
 /* Read this far ahead between records, so that most fit whole. */
 #define AHEAD ((size_t)32 << 10)
 
@@ -327,8 +440,8 @@ void zt_ps_reader_set_repeats(struct zt_ps_reader *r, int on)
 {
 	r->repeats = on && r->in;
 	for (int j = 0; j < 2; j++)
-		if (r->repeats && !r->bodies[j])
-			r->bodies[j] = zt_strtab_new();
+		if (r->repeats && !r->index[j].root)
+			zt_critbit_init(&r->index[j], TREES);
 	r->repeat_next = ZT_PS_NOBODY;
 }
 
@@ -336,12 +449,11 @@ void zt_ps_reader_free(struct zt_ps_reader *r)
 {
 	if (!r)
 		return;
-	for (int j = 0; j < 2; j++) {
-		zt_strtab_free(r->bodies[j]);
-		free(r->bodyid[j]);
-	}
-	free(r->bodylines);
-	free(r->bodynum);
+	for (int j = 0; j < 2; j++)
+		if (r->index[j].root)
+			zt_critbit_free(&r->index[j]);
+	free(r->body);
+	free(r->arena);
 	free(r->pend.buf);
 	free(r->event);
 	free(r->skipped_event);
@@ -373,6 +485,22 @@ uint64_t zt_ps_reader_bytes(const struct zt_ps_reader *r)
 	return r->bytes;
 }
 
+/* Whether the line holds a NUL: headers, 16 to 63 bytes, without a call. */
+static inline int has_nul(const char *s, size_t len)
+{
+#ifdef __SSE2__
+	if (len >= 16 && len < 64) {
+		__m128i z = _mm_setzero_si128(), any = _mm_cmpeq_epi8(
+			_mm_loadu_si128((const __m128i *)(s + len - 16)), z);
+
+		for (size_t k = 0; k + 16 <= len; k += 16)
+			any = _mm_or_si128(any, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + k)), z));
+		return _mm_movemask_epi8(any) != 0;
+	}
+#endif
+	return memchr(s, '\0', len) != NULL;
+}
+
 /* What is wrong with line lineno, placed as every message about a line. */
 static int fail(const struct zt_ps_reader *r, unsigned long lineno, char *err,
 		size_t errlen, const char *msg)
@@ -391,7 +519,7 @@ int zt_ps_line(struct zt_ps_reader *r, const char *s, size_t len,
 	it->repeat = 0;
 	it->lineno = lineno;
 	r->bytes += len + 1;
-	if (memchr(s, '\0', len)) {
+	if (has_nul(s, len)) {
 		return fail(r, lineno, err, errlen,
 			    "NUL byte in text (a binary file?)");
 	}
@@ -517,10 +645,49 @@ static size_t blank_line_end(const char *p, size_t n)
 	return 0;
 }
 
+/* A stored record's frame lines, for the index. */
+static const char *body_key(void *ctx, uint32_t id, size_t *len)
+{
+	const struct zt_ps_reader *r = ctx;
+
+	*len = r->body[id].len;
+	return r->arena + r->body[id].off;
+}
+
+/*
+ * Of a record's frame lines at p (n bytes there, perhaps more of the
+ * input after them), the tree of the index that holds the records that
+ * may be these: by a hash of their first PREFIX bytes, or of all of them
+ * when they end before. -1 when the n bytes are too few to say.
+ */
+static int64_t tree_of(const char *p, size_t n)
+{
+	size_t len = blank_line_end(p, n < PREFIX ? n : PREFIX);
+
+	if (!len && n < PREFIX)
+		return -1;
+	return (int64_t)(zt_hash(p, len ? len : PREFIX, 0) & (TREES - 1));
+}
+
+/*
+ * The stored record (its number in r->body) that the n bytes at p start with, or
+ * -1. Records seen end at their first blank line, so none starts
+ * another: the tree their first bytes pick finds the one the input starts
+ * with by a few of its bytes, then compares it whole (lib/critbit.h).
+ * Neither its end nor its hash is needed first: its bytes are read once.
+ */
+static int64_t find_body(struct zt_ps_reader *r, int j, const char *p, size_t n)
+{
+	int64_t t = tree_of(p, n);
+
+	return t < 0 ? -1 : zt_critbit_find(&r->index[j], (size_t)t, p, n, body_key, r);
+}
+
 /*
  * After a kept record's header: its frame lines and blank line, when the
- * input holds them all already. A record seen before is skipped, its END
- * handed out next; a new one is copied, to be remembered at its END.
+ * input holds them all already. A record seen before (find_body) is
+ * skipped, its END handed out next; a new one is copied, to be remembered
+ * at its END.
  */
 static void look_ahead(struct zt_ps_reader *r, const struct zt_ps_header *h)
 {
@@ -533,16 +700,17 @@ static void look_ahead(struct zt_ps_reader *r, const struct zt_ps_header *h)
 	/* stackcollapse-perf.pl names the frames of a command "java..."
 	   otherwise: those records are numbered apart. */
 	r->java = h->comm.n >= 4 && memcmp(h->comm.p, "java", 4) == 0;
-	if (!(len = blank_line_end(p, n)))
-		return;		/* not all there: line by line */
-	if ((id = zt_strtab_find(r->bodies[r->java], p, len)) >= 0) {
-		id = r->bodyid[r->java][id];
-		zt_input_skip(r->in, len, r->bodylines[id]);
-		r->bytes += len;
-		r->repeat_next = r->bodynum[id];
+	if ((id = find_body(r, r->java, p, n)) >= 0) {
+		const struct body *b = &r->body[id];
+
+		zt_input_skip(r->in, b->len, b->lines);
+		r->bytes += b->len;
+		r->repeat_next = b->num;
 		r->repeat_lineno = zt_input_lineno(r->in);
 		return;
 	}
+	if (!(len = blank_line_end(p, n)))
+		return;		/* not all there: line by line */
 	for (nl = p; (nl = memchr(nl, '\n', (size_t)(p + len - nl))); nl++)
 		lines++;
 	zt_grow(&r->pend.buf, &r->pend.cap, len, 1);
@@ -565,22 +733,30 @@ static void note_item(struct zt_ps_reader *r, struct zt_ps_item *it)
 		break;
 	case ZT_PS_END:
 		if (r->pend.on && r->pend.cacheable) {
-			int j = r->java;
-			uint32_t k = zt_strtab_intern(r->bodies[j], r->pend.buf, r->pend.len,
-						      NULL);
+			struct body *b;
+			int64_t had;
 
-			zt_grow(&r->bodyid[j], &r->capbodyid[j], (size_t)k + 1,
-				sizeof *r->bodyid[j]);
-			zt_grow(&r->bodylines, &r->capbodylines, (size_t)r->nbodies + 1,
-				sizeof *r->bodylines);
-			zt_grow(&r->bodynum, &r->capbodynum, (size_t)r->nbodies + 1,
-				sizeof *r->bodynum);
 			if (numbered == ZT_PS_NOBODY)
 				zt_out_of_memory("more than 2^32 - 1 distinct records");
-			r->bodyid[j][k] = r->nbodies;
-			r->bodylines[r->nbodies] = r->pend.lines;
-			r->bodynum[r->nbodies++] = numbered;
-			it->body = numbered++;
+			zt_grow(&r->body, &r->capbody, r->nbody + 1, sizeof *r->body);
+			zt_grow(&r->arena, &r->caparena, r->narena + r->pend.len, 1);
+			b = &r->body[r->nbody];
+			b->off = r->narena;
+			b->len = (uint32_t)r->pend.len;
+			b->lines = (uint32_t)r->pend.lines;
+			b->num = numbered;
+			memcpy(r->arena + b->off, r->pend.buf, r->pend.len);
+			/* Not there before, or look_ahead had found it. */
+			had = zt_critbit_add(&r->index[r->java],
+					     (size_t)tree_of(r->arena + b->off, b->len),
+					     r->arena + b->off, b->len, (uint32_t)r->nbody, body_key, r);
+			if (had >= 0) {
+				it->body = r->body[had].num;
+			} else {
+				r->narena += b->len;
+				r->nbody++;
+				it->body = numbered++;
+			}
 		}
 		r->pend.on = 0;
 		break;

@@ -102,8 +102,9 @@ void zt_ps_reader_set_event(struct zt_ps_reader *r, const char *event, size_t n)
  * Hand out a record whose frame lines repeat an earlier record's byte for
  * byte as its header and its end only, the end saying which record it
  * repeats (zt_ps_item.body, .repeat): for callers that keep what a record's
- * frames gave (zt-fold, zt-stat), so that a repeat costs a hash of its
- * bytes. Call before the first zt_ps_next; zt_ps_line never does it.
+ * frames gave (zt-fold, zt-stat), so that a repeat costs one comparison
+ * with the record it repeats, found before its end is (lib/critbit.h).
+ * Call before the first zt_ps_next; zt_ps_line never does it.
  */
 void zt_ps_reader_set_repeats(struct zt_ps_reader *r, int on);
 

@@ -286,10 +286,10 @@ static void body_keys(struct zt_psprof *pp, const struct zt_ps_item *it)
 		n = pp->bodyn[b];
 		zt_grow(&pp->ids, &pp->capids, n + 1, sizeof *pp->ids);
 		zt_grow(&pp->aux, &pp->capaux, n + 1, sizeof *pp->aux);
-		if (n) {
+		if (n)
 			memcpy(pp->ids, pp->bodyids + pp->bodyoff[b], n * sizeof *pp->ids);
+		if (n && pp->lp)	/* line keys: read only when lines are counted */
 			memcpy(pp->aux, pp->bodyaux + pp->bodyoff[b], n * sizeof *pp->aux);
-		}
 		pp->nids = n;
 		return;
 	}
@@ -306,6 +306,17 @@ static void body_keys(struct zt_psprof *pp, const struct zt_ps_item *it)
 	pp->nbody += pp->nids;
 }
 
+/* Whether a header has the pid, tid and comm kept from the last one. */
+static int same_ids(const struct zt_psprof *pp, const struct zt_ps_header *h)
+{
+	const char *b = pp->hbuf.buf;
+
+	return pp->hbuf.len && h->pid.n == pp->h.pid.n && h->tid.n == pp->h.tid.n &&
+	       h->comm.n == pp->h.comm.n && memcmp(b, h->pid.p, h->pid.n) == 0 &&
+	       memcmp(b + h->pid.n, h->tid.p, h->tid.n) == 0 &&
+	       memcmp(b + h->pid.n + h->tid.n, h->comm.p, h->comm.n) == 0;
+}
+
 const char *zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 {
 	const struct zt_ps_header *h = &it->header;
@@ -317,12 +328,14 @@ const char *zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 		pp->nids = 0;
 		pp->lineslot = -1;
 		pp->count = h->period;
-		pp->thread.len = 0;
-		zt_collapse_root(h, &tid, &pp->thread);
+		if (pp->by == ZT_BY_THREAD) {
+			pp->thread.len = 0;
+			zt_collapse_root(h, &tid, &pp->thread);
+		}
 		pp->java = h->comm.n >= 4 && memcmp(h->comm.p, "java", 4) == 0;
 		pp->nframes = 0;
 		pp->state = ZT_STATE_ON_CPU;
-		if (pp->states) {
+		if (pp->states && !same_ids(pp, h)) {
 			/* The spans die with the line: keep pid, tid and comm. */
 			pp->hbuf.len = 0;
 			zt_collapse_buf_add(&pp->hbuf, h->pid.p, h->pid.n);
@@ -351,7 +364,7 @@ const char *zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 			return "total time does not fit in 64 bits";
 		if (zt_profile_samples(pp->p) > UINT64_MAX - pp->count)
 			return "total count does not fit in 64 bits";
-		kept = zt_profile_add(pp->p, pp->ids, pp->aux, pp->nids, pp->count);
+		kept = zt_profile_add(pp->p, pp->ids, pp->lp ? pp->aux : NULL, pp->nids, pp->count);
 		if (pp->lp && kept >= 0)
 			add_lines(pp, (size_t)kept);
 		pp->nids = 0;

@@ -16,6 +16,11 @@ struct zt_states {
 	int have_ids;
 	struct zt_states_row *rows;	/* zt_states_rows' */
 	size_t nrows, caprows;
+	/* The last call's pid and tid text, and its row (-1: none): record
+	   after record of one thread costs a comparison. */
+	char lastids[48];
+	size_t lastpidn, lasttidn;
+	int64_t last;
 };
 
 struct key {
@@ -61,16 +66,33 @@ void zt_states_free(struct zt_states *s)
 int zt_states_add(struct zt_states *s, const char *pid, size_t pidn, const char *tid,
 		  size_t tidn, const char *name, size_t namen, enum zt_state st, uint64_t w)
 {
-	struct key key = { id_of(pid, pidn), id_of(tid, tidn) };
-	uint64_t h = zt_hash(&key, sizeof key, 0);
-	int64_t i = zt_hash_index_find(&s->ix, h, row_eq, s, &key);
+	struct key key;
+	uint64_t h;
+	int64_t i;
 	struct zt_states_row *r;
 
 	if (s->total[st] > UINT64_MAX - w)
 		return -1;
 	s->total[st] += w;
+	if (s->lastpidn + s->lasttidn > 0 && pidn == s->lastpidn && tidn == s->lasttidn &&
+	    memcmp(s->lastids, pid, pidn) == 0 && memcmp(s->lastids + pidn, tid, tidn) == 0) {
+		if (s->last >= 0)
+			s->threads[s->last].ns[st] += w;
+		return 0;
+	}
+	key = (struct key){ id_of(pid, pidn), id_of(tid, tidn) };
+	s->lastpidn = s->lasttidn = 0;
+	if (pidn + tidn <= sizeof s->lastids && pidn + tidn > 0) {
+		memcpy(s->lastids, pid, pidn);
+		memcpy(s->lastids + pidn, tid, tidn);
+		s->lastpidn = pidn;
+		s->lasttidn = tidn;
+	}
+	s->last = -1;
 	if (!key.tid)
 		return 0;
+	h = zt_hash(&key, sizeof key, 0);
+	i = zt_hash_index_find(&s->ix, h, row_eq, s, &key);
 	s->have_ids = 1;
 	if (i < 0) {
 		zt_grow(&s->threads, &s->cap, s->n + 1, sizeof *s->threads);
@@ -86,6 +108,7 @@ int zt_states_add(struct zt_states *s, const char *pid, size_t pidn, const char 
 		i = (int64_t)s->n++;
 	}
 	s->threads[i].ns[st] += w;
+	s->last = i;
 	return 0;
 }
 
