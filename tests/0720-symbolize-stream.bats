@@ -117,3 +117,20 @@ share() { N=$1 awk '$1 == ENVIRON["N"] { print $2 }' "$2"; }
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "zt-symbolize: 'bad.raw': line 3: sample: time is not a number" ]
 }
+
+@test "a pipe zt-symbolize writes to is grown to 1 MiB; a file gets the same bytes" {
+	# The reader asks its stdin's size after reading all of it
+	# (F_GETPIPE_SZ, 1032): zt-symbolize grew it before its first write.
+	size=$(zt-symbolize spin.raw 2> /dev/null | python3 -c '
+import fcntl, sys
+sys.stdin.buffer.read()
+print(fcntl.fcntl(0, 1032))')
+	[ "$size" -eq 1048576 ]
+	# A pipe it does not grow: cat, as the control.
+	[ "$(cat spin.raw | python3 -c '
+import fcntl, sys
+sys.stdin.buffer.read()
+print(fcntl.fcntl(0, 1032))')" -lt 1048576 ]
+	zt-symbolize spin.raw > file.sym 2> /dev/null
+	[ "$(zt-symbolize spin.raw 2> /dev/null | cksum)" = "$(cksum < file.sym)" ]
+}
