@@ -159,7 +159,8 @@ static int64_t plain_size(const struct zt_elf *e, const struct zt_section *sec)
 }
 
 int zt_dwarfcompat_abbrevs(const unsigned char *b, size_t n, uint64_t off,
-			   int (*each)(void *ctx, uint64_t code, uint64_t tag, uint64_t attr),
+			   int (*each)(void *ctx, uint64_t code, uint64_t tag, uint64_t attr,
+				       uint64_t form),
 			   void *ctx)
 {
 	size_t p;
@@ -183,7 +184,7 @@ int zt_dwarfcompat_abbrevs(const unsigned char *b, size_t n, uint64_t off,
 			/* DW_FORM_implicit_const keeps its value here, signed. */
 			if (form == DW_FORM_implicit_const && uleb(b, n, &p, &skip) < 0)
 				return -1;
-			if ((at != 0 || form == 0) && each(ctx, code, tag, at))
+			if ((at != 0 || form == 0) && each(ctx, code, tag, at, form))
 				return 1;
 		} while (at != 0 || form != 0);
 	}

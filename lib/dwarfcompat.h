@@ -63,13 +63,14 @@ int zt_dwarfcompat_check_lists(struct zt_dwarfcompat_secs *c, char *err, size_t 
 /*
  * The abbreviation table at offset off of .debug_abbrev (b, n bytes): each
  * abbreviation's attributes in turn, then attr 0, through each(ctx, code,
- * tag, attr), which stops the scan by returning non-zero. Returns 0 when
+ * tag, attr, form), which stops the scan by returning non-zero. Returns 0 when
  * the table was read to its end, 1 when each stopped it, -1 when it is cut
  * off. libdwarf reads the same tables one abbreviation at a time and
  * allocating each; this only looks.
  */
 int zt_dwarfcompat_abbrevs(const unsigned char *b, size_t n, uint64_t off,
-			   int (*each)(void *ctx, uint64_t code, uint64_t tag, uint64_t attr),
+			   int (*each)(void *ctx, uint64_t code, uint64_t tag, uint64_t attr,
+				       uint64_t form),
 			   void *ctx);
 
 /* A file's .debug_rnglists and .debug_addr, for zt_dwarfcompat_rnglist. */

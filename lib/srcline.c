@@ -84,7 +84,8 @@ struct cu {
 /*
  * Which attributes the walk asks for a DIE's abbreviation has: libdwarf
  * looks for each by stepping over the others, found or not, so the walk
- * asks only for those there. KNOWN: the table was read.
+ * asks only for those there. KNOWN: the table was read. DECLARATION:
+ * DW_AT_declaration as DW_FORM_flag_present (a DW_FORM_flag may be 0).
  */
 enum {
 	A_KNOWN = 1 << 0, A_NAME = 1 << 1, A_LINKAGE = 1 << 2, A_MIPS_LINKAGE = 1 << 3,
@@ -454,7 +455,7 @@ static unsigned die_mask(const struct cu *cu, Dwarf_Die die)
 	return A_ALL;
 }
 
-static unsigned attr_bit(uint64_t attr)
+static unsigned attr_bit(uint64_t attr, uint64_t form)
 {
 	switch (attr) {
 	case DW_AT_name: return A_NAME;
@@ -466,13 +467,14 @@ static unsigned attr_bit(uint64_t attr)
 	case DW_AT_ranges: return A_RANGES;
 	case DW_AT_call_file: return A_CALL_FILE;
 	case DW_AT_call_line: return A_CALL_LINE;
-	case DW_AT_declaration: return A_DECLARATION;
+	/* A flag that is present says yes; DW_FORM_flag may say no. */
+	case DW_AT_declaration: return form == DW_FORM_flag_present ? A_DECLARATION : 0;
 	default: return 0;
 	}
 }
 
 /* zt_dwarfcompat_abbrevs's callback: cu's masks, and whether it inlines. */
-static int mask_attr(void *ctx, uint64_t code, uint64_t tag, uint64_t attr)
+static int mask_attr(void *ctx, uint64_t code, uint64_t tag, uint64_t attr, uint64_t form)
 {
 	struct cu *cu = ctx;
 
@@ -487,7 +489,7 @@ static int mask_attr(void *ctx, uint64_t code, uint64_t tag, uint64_t attr)
 		memset(cu->amask + cu->namask, 0, (cap - cu->namask) * sizeof *cu->amask);
 		cu->namask = cap;
 	}
-	cu->amask[code] |= (uint16_t)(A_KNOWN | attr_bit(attr));
+	cu->amask[code] |= (uint16_t)(A_KNOWN | attr_bit(attr, form));
 	return 0;
 }
 
