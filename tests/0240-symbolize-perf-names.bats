@@ -27,7 +27,7 @@ int main(void)
 	static int v[4096];
 	char *b = malloc(1 << 16), s[64];
 	int fd = open("/dev/null", O_WRONLY);
-	for (int i = 0; i < 6000; i++) {
+	for (int i = 0; i < 30000; i++) {
 		memset(b, i, 1 << 15);
 		if (write(fd, b, 1) != 1 || getppid() < 0)
 			return 1;
