@@ -50,6 +50,24 @@ def loads(path):
     return out
 
 
+def plt_ranges(path):
+    """[start, end) of the .plt, .plt.sec and .plt.got sections of a 64-bit ELF file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    shoff, = struct.unpack_from("<Q", data, 40)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 58)
+    if shoff == 0 or shstrndx >= shnum:
+        return []
+    secs = [struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    stroff = secs[shstrndx][4]
+    out = []
+    for name, _, _, addr, _, size in secs:
+        end = data.index(b"\0", stroff + name)
+        if data[stroff + name:end] in (b".plt", b".plt.sec", b".plt.got"):
+            out.append((addr, addr + size))
+    return out
+
+
 def bases(frames):
     """A base address for each object, 4 GiB apart."""
     objs = sorted({f[0] for f in frames})
@@ -89,6 +107,7 @@ def compare(perf, sym):
             if m:
                 zt[int(m.group(1), 16)] = (m.group(2), int(m.group(3) or "0", 16))
     bad = unnamed = 0
+    plts = {}
     for obj, addr, name, off in frames:
         if name == "@plt":
             # A PLT entry perf has no name for (libc's own entries for its
@@ -98,11 +117,20 @@ def compare(perf, sym):
             continue
         want = (unversioned(name), off)
         got = zt.get(base[obj] + addr)
+        if obj not in plts:
+            plts[obj] = plt_ranges(obj)
+        if (got and got[0].endswith("@plt") and not name.endswith("@plt") and
+                any(lo <= addr < hi for lo, hi in plts[obj])):
+            # A PLT entry perf names by the symbol before the section
+            # (perf 6.1: `_init+0x30` for gcc -O1's qsort@plt at .plt+0x10,
+            # which objdump -d calls qsort@plt): zt's name is the entry's.
+            unnamed += 1
+            continue
         if got != want:
             bad += 1
             print("%s+%#x: perf %s+%#x, zt %s" % (obj, addr, name, off,
                   "%s+%#x" % got if got else "nothing"))
-    sys.stderr.write("compared %d frames, %d names, %d versioned, %d in PLT entries perf leaves unnamed\n" % (
+    sys.stderr.write("compared %d frames, %d names, %d versioned, %d in PLT entries perf leaves unnamed or misnames\n" % (
         len(frames) - unnamed, len({f[2] for f in frames if f[2] != "@plt"}),
         len({f[2] for f in frames if unversioned(f[2]) != f[2]}), unnamed))
     return 1 if bad else 0
