@@ -280,7 +280,10 @@ static size_t fill(struct zt_input *in)
 	   read lands at an ALIGN boundary. */
 	if (in->start > 0 && (in->cap - in->end < CHUNK ||
 			      (in->start >= 2 * CHUNK && in->end - in->start <= CHUNK))) {
-		size_t left = in->end - in->start, k = lead(left, in->cap - CHUNK);
+		/* A buffer of a chunk or two (a small max line) keeps its
+		   bytes at the front: there is no chunk of room to spare. */
+		size_t left = in->end - in->start,
+		       k = in->cap >= 2 * CHUNK ? lead(left, in->cap - CHUNK) : 0;
 
 		memmove(in->buf + k, in->buf + in->start, left);
 		in->start = k;

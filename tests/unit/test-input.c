@@ -137,6 +137,35 @@ UNIT_TEST(input_refuses_a_long_last_line_without_newline_and_long_gzip_lines)
 	zt_input_close(in);
 }
 
+/*
+ * A small line limit makes a buffer smaller than a read chunk: the unread
+ * rest moved to its front must stay inside it (it was moved up to an
+ * alignment boundary past the buffer's end, found by fuzz-stage:
+ * crashes/stage-heap-overflow-small-max-line-align), and every line of
+ * the limit's length must still come whole.
+ */
+UNIT_TEST(input_with_a_small_line_limit_keeps_its_lines_inside_its_buffer)
+{
+	char text[40 * 8 + 1], want[8];
+	struct zt_input *in;
+	size_t len;
+	int n = 0;
+
+	/* Lines of 7 bytes in a buffer of 18: a line is cut at each read. */
+	for (int i = 0; i < 40; i++)
+		snprintf(text + 8 * i, 9, "%07d\n", i);
+	in = from_bytes(text, strlen(text));
+	zt_input_set_max_line(in, 8);
+	for (const char *l; (l = zt_input_line(in, &len)) != NULL; n++) {
+		snprintf(want, sizeof want, "%07d", n);
+		CHECK_EQ_U(len, 7);
+		CHECK_STR(l, want);
+	}
+	CHECK(zt_input_error(in) == NULL);
+	CHECK_EQ_U(n, 40);
+	zt_input_close(in);
+}
+
 UNIT_TEST(input_reads_gzip_members_one_after_another)
 {
 	unsigned char z[512];
