@@ -304,8 +304,11 @@ const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
 		f->period = it->header.period;
 		zt_weight_record(&f->weight, it->header.event.p, it->header.event.n,
 				 it->header.period);
-		if (f->o.count && !(it->header.event.n == 10 &&
-				    memcmp(it->header.event.p, "zt-samples", 10) == 0))
+		/* zt's records keep their weights: a number of samples, or
+		   a wall-clock profile's ns, which are never one a record. */
+		if (f->o.count && f->weight.kind != ZT_WEIGHT_WALL &&
+		    !(it->header.event.n == 10 &&
+		      memcmp(it->header.event.p, "zt-samples", 10) == 0))
 			f->period = 1;
 		f->nstack = 0;
 		f->srcslot = -1;
@@ -399,6 +402,11 @@ uint64_t zt_fold_write(struct zt_fold *f, FILE *out)
 	free(b.buf);
 	free(lines);
 	return written;
+}
+
+const struct zt_weight *zt_fold_weight(const struct zt_fold *f)
+{
+	return &f->weight;
 }
 
 void zt_fold_weight_line(struct zt_fold *f, char *buf, size_t cap)

@@ -16,6 +16,7 @@
 
 #include "collapse.h"
 #include "perfscript.h"
+#include "weight.h"
 
 struct zt_fold;
 
@@ -36,6 +37,12 @@ const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it);
  * the period of one sample when every period is a multiple of it.
  */
 void zt_fold_weight_line(struct zt_fold *f, char *buf, size_t cap);
+
+/*
+ * What the records' periods were (lib/weight.h), whatever the fold summed:
+ * their event, and whether they were perf's periods or zt's own weights.
+ */
+const struct zt_weight *zt_fold_weight(const struct zt_fold *f);
 
 /*
  * The fold's filter (lib/filter.h), over its frame names: set its regexes

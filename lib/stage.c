@@ -663,13 +663,36 @@ char *zt_stage_events_end(struct zt_stage_events *ev)
 	return msg;
 }
 
+/*
+ * Say, once in a process (a tool reads all its inputs through here), that
+ * perf's periods became samples: a record of perf script is one sample,
+ * whatever its period (ns of cpu-clock or task-clock, events of cycles,
+ * 1 for a tracepoint), as zt-stat counts them.
+ */
+static void note_periods(struct zt_stage *s, const struct zt_weight *w)
+{
+	static int said;
+
+	if (said || w->kind != ZT_WEIGHT_PERIOD || !w->n || (!w->varies && w->min <= 1))
+		return;
+	said = 1;
+	if (w->varies)
+		add_warning(s, "%s: each record of perf's '%s' is taken as one sample (their "
+			    "periods vary from %llu events, as perf record -F sets them)",
+			    zt_input_name(s->in), w->event, (unsigned long long)w->min);
+	else
+		add_warning(s, "%s: each record of perf's '%s' is taken as one sample (a "
+			    "period of %llu %s)", zt_input_name(s->in), w->event,
+			    (unsigned long long)w->min, zt_weight_unit(w));
+}
+
 struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
 				 char *err, size_t errlen)
 {
 	struct zt_collapse_opts co = { 0 };
 	struct zt_stage_events ev = { 0 };
 	struct zt_fold *f;
-	char *msg;
+	char *msg, wline[160];
 	FILE *tmp;
 	int fd, rc;
 
@@ -679,6 +702,10 @@ struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
 		return s->folded;
 	if (!s->started && zt_stage_records(s, o, err, errlen) < 0)
 		return NULL;
+	/* One sample a record: the tools that read folded stacks want
+	   counts (zt-diff tests them, zt-pprof writes them), and perf's
+	   periods are not counts (see note_periods). */
+	co.count = 1;
 	f = zt_fold_new(&co);
 	rc = zt_stage_fold(s, f, &ev, err, errlen);
 	msg = zt_stage_events_end(&ev);
@@ -704,9 +731,11 @@ struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
 		zt_fold_free(f);
 		return NULL;
 	}
-	/* A wall-clock profile's counts are ns: said as zt-fold says it. */
-	if (zt_fold_wall(f))
-		fputs("# zt weight: ns\n", tmp);
+	/* What the counts weigh, said as zt-fold --weight=count says it:
+	   samples, or a wall-clock profile's ns. */
+	zt_fold_weight_line(f, wline, sizeof wline);
+	fprintf(tmp, "%s\n", wline);
+	note_periods(s, zt_fold_weight(f));
 	zt_fold_write(f, tmp);
 	zt_fold_free(f);
 	if (fclose(tmp) != 0 || lseek(fd, 0, SEEK_SET) != 0) {

@@ -146,7 +146,7 @@ UNIT_TEST(input_refuses_a_long_last_line_without_newline_and_long_gzip_lines)
  */
 UNIT_TEST(input_with_a_small_line_limit_keeps_its_lines_inside_its_buffer)
 {
-	char text[40 * 8 + 1], want[8];
+	char text[40 * 8 + 1], want[12];
 	struct zt_input *in;
 	size_t len;
 	int n = 0;
