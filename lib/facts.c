@@ -85,6 +85,11 @@ const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n)
 		*(user ? &f->cpu_user_ns : &f->cpu_sys_ns) += x;
 		f->cpu_split_seen |= user ? 1u : 2u;
 		f->have_cpu_split = f->cpu_split_seen == 3;
+	} else if (IS(ZT_FACT_CPU_BEFORE_NS)) {
+		if (num(v, vlen, &x) < 0)
+			return "'# zt " ZT_FACT_CPU_BEFORE_NS "' wants a number";
+		f->have_cpu_before = 1;
+		f->cpu_before_ns += x;
 	} else if (IS(ZT_FACT_UNSAMPLED_CPU_NS)) {
 		if (num(v, vlen, &x) < 0)
 			return "'# zt " ZT_FACT_UNSAMPLED_CPU_NS "' wants a number";
@@ -171,12 +176,19 @@ void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, 
 		put_text(out, ZT_FACT_EXEC, d->exec);
 	if (d->have_cpu)
 		put_num(out, ZT_FACT_CPU_NS, d->cpu_ns);
-	/* Both or neither: zt-stat splits CPU time only with both. */
-	if (d->have_windows && d->cpu_user_ns >= d->cpu_user_start_ns &&
-	    d->cpu_sys_ns >= d->cpu_sys_start_ns) {
-		/* Sampling windows: the time while sampling was on (raw.md). */
+	/*
+	 * Both or neither: zt-stat splits CPU time only with both. The time
+	 * while sampling ran (with windows: while they were open), as
+	 * zt-collect's summary counts it; the time before sampling began
+	 * apart (raw.md).
+	 */
+	if (d->cpu_user_ns >= d->cpu_user_start_ns && d->cpu_sys_ns >= d->cpu_sys_start_ns &&
+	    (d->cpu_user_ns || d->cpu_sys_ns)) {
 		put_num(out, ZT_FACT_CPU_USER_NS, d->cpu_user_ns - d->cpu_user_start_ns);
 		put_num(out, ZT_FACT_CPU_SYS_NS, d->cpu_sys_ns - d->cpu_sys_start_ns);
+		if (!d->have_windows && d->cpu_user_start_ns + d->cpu_sys_start_ns)
+			put_num(out, ZT_FACT_CPU_BEFORE_NS,
+				d->cpu_user_start_ns + d->cpu_sys_start_ns);
 	} else if (d->cpu_user_ns || d->cpu_sys_ns) {
 		put_num(out, ZT_FACT_CPU_USER_NS, d->cpu_user_ns);
 		put_num(out, ZT_FACT_CPU_SYS_NS, d->cpu_sys_ns);
@@ -206,4 +218,9 @@ void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, 
 	}
 	for (size_t i = 0; i < nwarn; i++)
 		put_text(out, ZT_FACT_WARNING, warn[i]);
+}
+
+int zt_facts_before_worth_saying(uint64_t before_ns, uint64_t sampled_ns)
+{
+	return before_ns >= 20000000 && (double)before_ns >= 0.1 * (double)sampled_ns;
 }

@@ -25,8 +25,10 @@ struct zt_facts {
 	int have_samples;
 	uint64_t samples;	/* as the dump counted them */
 	int have_cpu_split;	/* both cpu-user-ns and cpu-sys-ns were given */
-	uint64_t cpu_user_ns, cpu_sys_ns;	/* the program's user and system time */
+	uint64_t cpu_user_ns, cpu_sys_ns;	/* the program's, while sampling ran */
 	unsigned cpu_split_seen;	/* 1: user seen, 2: system seen */
+	int have_cpu_before;
+	uint64_t cpu_before_ns;		/* its CPU time before sampling began */
 	uint64_t unsampled_cpu_ns;	/* CPU time no sample covers, 0 when none */
 	/* A wall-clock profile's (raw version 5): summed over inputs but the rate. */
 	int wall;			/* "# zt profile-clock wall" was read */
@@ -39,9 +41,18 @@ struct zt_facts {
  * Take in one comment line (with its '#'). Lines that are not `# zt` facts,
  * and facts this version does not know, are ignored. Returns NULL, or what
  * is wrong with a known fact's value. Facts from several inputs add up
- * (samples, lost, cpu-ns, cpu-user-ns, cpu-sys-ns, unsampled-cpu-ns); hz and the timer keep the first value.
+ * (samples, lost, cpu-ns, cpu-user-ns, cpu-sys-ns, cpu-before-ns, unsampled-cpu-ns); hz and the timer keep the first value.
  */
 const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n);
+
+/*
+ * Whether CPU time before sampling began (before_ns: the loader's start-up
+ * and the constructors it ran before zt's) is worth saying beside the
+ * sampled (sampled_ns): 20 ms or more and a tenth of it, so that heavy work
+ * in constructors is never mistaken for nothing (a loader's start-up under
+ * load is a few ms). zt-collect's summary keeps the same rule.
+ */
+int zt_facts_before_worth_saying(uint64_t before_ns, uint64_t sampled_ns);
 
 /*
  * Write the facts of dump d to out, one `# zt` line each, then one

@@ -414,7 +414,10 @@ void zt_fold_weight_line(struct zt_fold *f, char *buf, size_t cap)
 	struct zt_weight w = f->weight;
 	uint64_t div;
 
-	if (f->o.count || zt_weight_samples(&w, &div) != NULL || w.kind == ZT_WEIGHT_SAMPLES) {
+	if (w.kind == ZT_WEIGHT_WALL)
+		;	/* ns, counted or not (--weight=count refuses them) */
+	else if (f->o.count || zt_weight_samples(&w, &div) != NULL ||
+		 w.kind == ZT_WEIGHT_SAMPLES) {
 		if (f->o.count)
 			w.kind = ZT_WEIGHT_SAMPLES;
 		else if (w.kind == ZT_WEIGHT_PERIOD)

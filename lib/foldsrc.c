@@ -133,7 +133,7 @@ static int load(struct zt_foldsrc *s, struct zt_input *in, const struct zt_folds
 static int sort_loaded(struct zt_foldsrc *s, const char *name, uint64_t *total, char *err,
 		       size_t errlen)
 {
-	s->n = zt_strtab_count(s->tab);
+	s->n = s->tab ? zt_strtab_count(s->tab) : 0;	/* no input, no table */
 	s->order = zt_calloc(s->n ? s->n : 1, sizeof *s->order);
 	for (uint32_t i = 0; i < s->n; i++)
 		s->order[i] = i;

@@ -554,6 +554,136 @@ struct zt_pprof *zt_pprof_folded_end(struct zt_pprof_folded *f, uint64_t div)
 	return p;
 }
 
+size_t zt_pprof_folded_samples(const struct zt_pprof_folded *f)
+{
+	return f->b.p->nsamples;
+}
+
+void zt_pprof_folded_divide(struct zt_pprof_folded *f, size_t from, uint64_t div)
+{
+	for (size_t i = from; i < f->b.p->nsamples && div > 1; i++)
+		f->counts[i] /= div;
+}
+
+/* The name of string id in p's table. */
+static const char *name_of(const struct zt_pprof *p, uint64_t id)
+{
+	size_t len;
+
+	return zt_strtab_key(p->strtab, (uint32_t)id, &len);
+}
+
+/* Whether p's and q's sample types (and so their values) can be added. */
+static int same_types(const struct zt_pprof *p, const struct zt_pprof *q)
+{
+	if (p->nsample_types != q->nsample_types)
+		return 0;
+	for (size_t i = 0; i < p->nsample_types; i++)
+		for (int k = 0; k < 2; k++)
+			if (strcmp(name_of(p, p->sample_type[i][k]),
+				   name_of(q, q->sample_type[i][k])) != 0)
+				return 0;
+	return 1;
+}
+
+/* "samples/count cpu/nanoseconds", p's sample types. */
+static void types_text(const struct zt_pprof *p, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < p->nsample_types; i++)
+		fact(buf, cap, "%s%s/%s", i ? " " : "", name_of(p, p->sample_type[i][0]),
+		     name_of(p, p->sample_type[i][1]));
+}
+
+const char *zt_pprof_merge(struct zt_pprof *p, const struct zt_pprof *q, char *why,
+			   size_t cap)
+{
+	uint32_t nstr = zt_strtab_count(q->strtab);
+	uint64_t *sid = zt_calloc(nstr ? nstr : 1, sizeof *sid);
+	uint64_t fbase = p->nfunctions, mbase = p->nmappings, lbase = p->nlocations;
+	size_t linebase = p->nlines, locidbase = p->nlocids;
+	char a[128], b[128];
+
+	if (!same_types(p, q)) {
+		types_text(p, a, sizeof a);
+		types_text(q, b, sizeof b);
+		snprintf(why, cap, "its values are %s, the first input's %s: they cannot be "
+			 "added", b, a);
+		free(sid);
+		return why;
+	}
+	for (uint32_t i = 0; i < nstr; i++) {
+		size_t len;
+		const char *k = zt_strtab_key(q->strtab, i, &len);
+
+		sid[i] = zt_strtab_intern(p->strtab, k, len, NULL);
+	}
+	zt_grow(&p->functions, &p->capfunctions, p->nfunctions + q->nfunctions,
+		sizeof *p->functions);
+	for (size_t i = 0; i < q->nfunctions; i++) {
+		struct zt_pprof_function fn = q->functions[i];
+
+		fn.id += fbase;
+		fn.name = sid[fn.name];
+		fn.system_name = sid[fn.system_name];
+		fn.filename = sid[fn.filename];
+		p->functions[p->nfunctions++] = fn;
+	}
+	p->mappings = zt_realloc(p->mappings, (p->nmappings + q->nmappings + 1) *
+				 sizeof *p->mappings);
+	for (size_t i = 0; i < q->nmappings; i++) {
+		struct zt_pprof_mapping m = q->mappings[i];
+
+		m.id += mbase;
+		m.file = sid[m.file];
+		m.build_id = sid[m.build_id];
+		p->mappings[p->nmappings++] = m;
+	}
+	zt_grow(&p->lines, &p->caplines, p->nlines + q->nlines, sizeof *p->lines);
+	for (size_t i = 0; i < q->nlines; i++) {
+		struct zt_pprof_line l = q->lines[i];
+
+		l.function_id += fbase;
+		p->lines[p->nlines++] = l;
+	}
+	zt_grow(&p->locations, &p->caplocations, p->nlocations + q->nlocations,
+		sizeof *p->locations);
+	for (size_t i = 0; i < q->nlocations; i++) {
+		struct zt_pprof_location l = q->locations[i];
+
+		l.id += lbase;
+		if (l.mapping_id)
+			l.mapping_id += mbase;
+		l.first_line += linebase;
+		p->locations[p->nlocations++] = l;
+	}
+	zt_grow(&p->locids, &p->caplocids, p->nlocids + q->nlocids, sizeof *p->locids);
+	for (size_t i = 0; i < q->nlocids; i++)
+		p->locids[p->nlocids++] = q->locids[i] + lbase;
+	zt_grow(&p->samples, &p->capsamples, p->nsamples + q->nsamples, sizeof *p->samples);
+	for (size_t i = 0; i < q->nsamples; i++) {
+		struct zt_pprof_sample sm = q->samples[i];
+
+		sm.first_loc += locidbase;
+		sm.thread = sid[sm.thread];
+		sm.state = sid[sm.state];
+		p->samples[p->nsamples++] = sm;
+	}
+	for (size_t i = 0; i < q->ncomments; i++)
+		comment(p, sid[q->comments[i]]);
+	/* One profile of several runs: their durations add up, it starts
+	   with the first, and its period is theirs when they share one. */
+	if (p->period != q->period)
+		p->period = 0;
+	if (q->time_nanos && (!p->time_nanos || q->time_nanos < p->time_nanos))
+		p->time_nanos = q->time_nanos;
+	p->duration_nanos = p->duration_nanos > INT64_MAX - q->duration_nanos ? INT64_MAX :
+			    p->duration_nanos + q->duration_nanos;
+	p->saturated += q->saturated;
+	free(sid);
+	return NULL;
+}
+
 void zt_pprof_free(struct zt_pprof *p)
 {
 	if (!p)

@@ -111,6 +111,24 @@ struct zt_pprof *zt_pprof_folded_end(struct zt_pprof_folded *f, uint64_t div);
  */
 void zt_pprof_folded_wall(struct zt_pprof_folded *f);
 
+/*
+ * The samples added so far, and the division of those from sample from on
+ * by div (one input's perf periods into samples), for a profile of several
+ * inputs whose weights differ.
+ */
+size_t zt_pprof_folded_samples(const struct zt_pprof_folded *f);
+void zt_pprof_folded_divide(struct zt_pprof_folded *f, size_t from, uint64_t div);
+
+/*
+ * Add profile q (another input's, left as it is) to p: its samples,
+ * locations, functions and mappings, under ids of their own (two processes'
+ * addresses are not one address space), its comments; durations add up.
+ * Returns NULL, or why they cannot be added (their sample types differ),
+ * in why.
+ */
+const char *zt_pprof_merge(struct zt_pprof *p, const struct zt_pprof *q, char *why,
+			   size_t cap);
+
 /* The profile in the wire format, uncompressed; *len is its size. */
 unsigned char *zt_pprof_encode(const struct zt_pprof *p, size_t *len);
 

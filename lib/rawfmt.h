@@ -159,6 +159,7 @@
 #define ZT_FACT_CPU_NS ZT_RAW_CPU_NS
 #define ZT_FACT_CPU_USER_NS ZT_RAW_CPU_USER_NS
 #define ZT_FACT_CPU_SYS_NS ZT_RAW_CPU_SYS_NS
+#define ZT_FACT_CPU_BEFORE_NS "cpu-before-ns"	/* user + system before sampling began */
 #define ZT_FACT_PID ZT_RAW_PID
 #define ZT_FACT_EXE ZT_RAW_EXE
 #define ZT_FACT_PROFILE_CLOCK ZT_RAW_PROFILE_CLOCK	/* v5: "wall" */

@@ -62,6 +62,7 @@ struct zt_stage {
 	struct zt_input *in;
 	enum zt_stage_kind kind;
 	int started;			/* zt_stage_records was called */
+	int empty;			/* zt_stage_folded: records, but no sample */
 	struct zt_ps_reader *r;
 	/* A raw dump: */
 	struct zt_raw d;
@@ -713,14 +714,11 @@ struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
 		add_warning(s, "%s", msg);
 		free(msg);
 	}
-	if (rc == 0 && zt_fold_records(f) == 0) {
-		zt_err_at(err, errlen, zt_input_name(s->in), 0, "no samples in the input");
-		rc = -1;
-	}
 	if (rc < 0) {
 		zt_fold_free(f);
 		return NULL;
 	}
+	s->empty = zt_fold_records(f) == 0;
 	/* zt-fold's bytes, in a file of their own, read back as any folded input. */
 	fd = memfd_create("zt-folded", MFD_CLOEXEC);
 	if (fd < 0 || !(tmp = fdopen(dup(fd), "w"))) {
@@ -746,6 +744,54 @@ struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
 	}
 	s->folded = zt_input_fdopen(fd, zt_input_name(s->in));
 	return s->folded;
+}
+
+int zt_stage_empty(const struct zt_stage *s)
+{
+	return s->empty;
+}
+
+void zt_stage_empties_add(struct zt_stage_empties *e, const char *name, int empty)
+{
+	size_t n;
+
+	if (!empty) {
+		e->full++;
+		return;
+	}
+	n = strlen(name);
+	zt_grow(&e->names, &e->cap, e->len + n + 3, 1);
+	if (e->empty++) {
+		memcpy(e->names + e->len, ", ", 2);
+		e->len += 2;
+	}
+	memcpy(e->names + e->len, name, n + 1);
+	e->len += n;
+}
+
+char *zt_stage_empties_end(struct zt_stage_empties *e, int *fatal)
+{
+	char buf[ZT_ERR_MAX];
+
+	*fatal = !e->full;
+	if (!e->empty && !e->full)
+		snprintf(buf, sizeof buf, "no samples: no input");
+	else if (!e->full && e->empty == 1)
+		snprintf(buf, sizeof buf, "%s: no samples in the input", e->names);
+	else if (!e->full)
+		snprintf(buf, sizeof buf, "no samples in any input (%s)", e->names);
+	else if (e->empty && e->full == 1)
+		snprintf(buf, sizeof buf, "no samples in %s; read the other input", e->names);
+	else if (e->empty)
+		snprintf(buf, sizeof buf, "no samples in %s; read the other %lu inputs",
+			 e->names, e->full);
+	free(e->names);
+	if (e->full && !e->empty) {
+		*e = (struct zt_stage_empties){ 0 };
+		return NULL;
+	}
+	*e = (struct zt_stage_empties){ 0 };
+	return zt_strdup(buf);
 }
 
 void zt_stage_close(struct zt_stage *s)

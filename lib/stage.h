@@ -120,13 +120,43 @@ char *zt_stage_events_end(struct zt_stage_events *ev);
  * s as folded stacks, for the tools that draw, compare or encode them:
  * folded and differential stacks as they are; records (a raw dump,
  * symbolized with o, or perf script text) folded with zt-fold's default
- * options into the bytes `zt-fold` would write, read back through a
- * temporary file. Returns the input to read with zt_folded_next (s keeps
+ * options, one sample a record (--weight=count: perf's periods are not
+ * counts), into the bytes `zt-fold --weight=count` would write, read back
+ * through a temporary file; records that hold no sample give an input with
+ * no stacks (the caller names it: zt_stage_empties_add). Returns the input to read with zt_folded_next (s keeps
  * owning it), or NULL with the message in err. Whether the stacks were
  * folded here: zt_stage_kind is then still the input's.
  */
 struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
 				 char *err, size_t errlen);
+
+/* Whether zt_stage_folded found records but no sample in them: its input
+   then holds no stacks, and is not to be read. */
+int zt_stage_empty(const struct zt_stage *s);
+
+/*
+ * Inputs with no samples among a tool's several (a dump of a descendant
+ * that never ran long enough, perf script with no records, folded stacks
+ * with none): each is named once, the others are read, and only when every
+ * input is empty is it an error. Zero it before the first input.
+ */
+struct zt_stage_empties {
+	char *names;		/* "'a', 'b'", the empty inputs' */
+	size_t len, cap;
+	unsigned long empty, full;
+};
+
+/* One input, by its name (zt_stage_name), and whether it held no samples. */
+void zt_stage_empties_add(struct zt_stage_empties *e, const char *name, int empty);
+
+/*
+ * After the last input: NULL when every input had samples; else what to
+ * say (the caller frees it), with *fatal set when no input had any:
+ * "'a': no samples in the input", "no samples in any input ('a', 'b')",
+ * or the warning "no samples in 'a'; read the other 3 inputs". Frees e's
+ * strings.
+ */
+char *zt_stage_empties_end(struct zt_stage_empties *e, int *fatal);
 
 /*
  * The raw dump of a ZT_STAGE_RAW input after zt_stage_records, and its

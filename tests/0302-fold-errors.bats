@@ -52,7 +52,7 @@ setup() {
 	printf '# zt hz 997\n# zt samples 0\n' > "$T/none.txt"
 	run -1 --separate-stderr zt-fold "$T/none.txt"
 	assert_output ""
-	assert_equal "$stderr" "zt-fold: no samples in the input"
+	assert_equal "$stderr" "zt-fold: '$T/none.txt': no samples in the input"
 }
 
 @test "fold rejects a frame before any record header" {

@@ -74,7 +74,7 @@ setup() {
 @test "stat rejects comments without samples" {
 	printf '# zt hz 997\n' > "$T/f"
 	run -1 --separate-stderr zt-stat "$T/f"
-	assert_equal "$stderr" "zt-stat: '$T/f': no samples"
+	assert_equal "$stderr" "zt-stat: '$T/f': no samples in the input"
 }
 
 @test "stat rejects a bad zt fact" {

@@ -250,8 +250,10 @@ setup() {
 	run --separate-stderr zt-pprof --bogus
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"usage: zt-pprof "* ]]
-	run --separate-stderr zt-pprof a b
+	# Several inputs are added up (tests/0312); stdin twice is a usage error.
+	run --separate-stderr zt-pprof -o x.pb.gz - -
 	[ "$status" -eq 2 ]
+	[[ "$stderr" == "zt-pprof: stdin can be read only once"* ]]
 	run --separate-stderr zt-pprof -d /nonexistent spin.raw
 	[ "$status" -eq 2 ]
 	printf 'zt-prof 3\nsamples\n1 1 xyz\nend\n' > bad.raw

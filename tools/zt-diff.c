@@ -110,8 +110,8 @@ static struct zt_input *open_folded(const char *path, const struct zt_symopts *o
  * twice (a regular file, not a pipe), otherwise loaded.
  */
 static struct zt_foldsrc *open_side(const char *path, const struct zt_foldsrc_opts *fo,
-				    const struct zt_symopts *o, uint64_t *total, char *err,
-				    size_t errlen)
+				    const struct zt_symopts *o, uint64_t *total,
+				    struct zt_stage_empties *empties, char *err, size_t errlen)
 {
 	struct zt_stage *sg;
 	struct zt_input *in = open_folded(path, o, &sg, err, errlen);
@@ -121,6 +121,11 @@ static struct zt_foldsrc *open_side(const char *path, const struct zt_foldsrc_op
 		    stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 
 	if (in)
+		zt_stage_empties_add(empties, zt_input_name(in), zt_stage_empty(sg));
+	/* Records with no sample: a side with no stacks, every count 0. */
+	if (in && zt_stage_empty(sg))
+		src = zt_foldsrc_sum(NULL, 0, fo, total, err, errlen);
+	else if (in)
 		src = zt_foldsrc_from(in, again ? path : NULL, fo, total, err, errlen);
 	zt_stage_close(sg);
 	return src;
@@ -132,11 +137,23 @@ static int difffolded(const char *a, const char *b, int normalize,
 		      size_t errlen)
 {
 	uint64_t t1, t2, c1 = 0, c2 = 0;
-	struct zt_foldsrc *s1 = open_side(a, fo, o, &t1, err, errlen);
-	struct zt_foldsrc *s2 = s1 ? open_side(b, fo, o, &t2, err, errlen) : NULL;
+	struct zt_stage_empties empties = { 0 };
+	struct zt_foldsrc *s1 = open_side(a, fo, o, &t1, &empties, err, errlen);
+	struct zt_foldsrc *s2 = s1 ? open_side(b, fo, o, &t2, &empties, err, errlen) : NULL;
 	const char *k1 = NULL, *k2 = NULL;
 	size_t n1 = 0, n2 = 0;
-	int h1 = -1, h2 = -1;
+	int h1 = -1, h2 = -1, fatal;
+	char *msg = zt_stage_empties_end(&empties, &fatal);
+
+	/* A side with no samples has every stack at 0; both is an error. */
+	if (s2 && msg && fatal) {
+		zt_errf(err, errlen, "%s", msg);
+		zt_foldsrc_close(s2);
+		s2 = NULL;
+	} else if (s2 && msg) {
+		zt_warn("%s", msg);
+	}
+	free(msg);
 
 	/* A wall-clock profile's counts are ns: never beside samples. */
 	if (s2 && zt_foldsrc_wall(s1) != zt_foldsrc_wall(s2)) {
@@ -178,12 +195,10 @@ static int difffolded(const char *a, const char *b, int normalize,
  * periods is divided by its period, or refused when it has none. -1 with
  * the message in err.
  */
-static int load_run(struct zt_compare_runs *m, size_t j, const char *path,
-		    const struct zt_foldsrc_opts *fo, const struct zt_symopts *o, char *err,
+static int load_run(struct zt_compare_runs *m, size_t j, struct zt_stage *sg,
+		    struct zt_input *in, const struct zt_foldsrc_opts *fo, char *err,
 		    size_t errlen)
 {
-	struct zt_stage *sg;
-	struct zt_input *in = open_folded(path, o, &sg, err, errlen);
 	struct zt_weight w = { 0 };
 	struct zt_folded_item it;
 	uint64_t stacks = 0, div;
@@ -192,10 +207,6 @@ static int load_run(struct zt_compare_runs *m, size_t j, const char *path,
 	size_t cap = 0;
 	int got;
 
-	if (!in) {
-		zt_stage_close(sg);
-		return -1;
-	}
 	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
 		const char *stack = it.stack;
 		size_t len = it.stacklen;
@@ -225,8 +236,7 @@ static int load_run(struct zt_compare_runs *m, size_t j, const char *path,
 			problem = "holds no samples";
 	}
 	if (got == 0 && problem)
-		zt_err_at(err, errlen, zt_input_name(in), 0, "%s", problem);
-	zt_stage_close(sg);
+		zt_err_at(err, errlen, zt_stage_name(sg), 0, "%s", problem);
 	return got < 0 || problem ? -1 : 0;
 }
 
@@ -360,17 +370,55 @@ static int report(char **runs, size_t nruns, size_t nbefore,
 		  const struct zt_symopts *o, char *err, size_t errlen)
 {
 	int *side = zt_calloc(nruns, sizeof *side);
-	struct zt_compare_runs *m;
+	struct zt_stage **sg = zt_calloc(nruns, sizeof *sg);
+	struct zt_input **in = zt_calloc(nruns, sizeof *in);
+	struct zt_stage_empties empties[2] = { { 0 }, { 0 } };
+	struct zt_compare_runs *m = NULL;
 	struct zt_compare *c;
-	size_t loaded = 0;
+	size_t opened = 0, kept = 0, loaded = 0;
+	int fatal[2] = { 0, 0 };
+	char *msg[2];
 
-	for (size_t j = 0; j < nruns; j++)
-		side[j] = j >= nbefore;
-	m = zt_compare_runs_new(side, nruns);
-	for (; loaded < nruns; loaded++)
-		if (load_run(m, loaded, runs[loaded], fo, o, err, errlen) < 0)
+	/* Every run opened (records folded) first: a run with no samples is
+	   named and left out; a side with none at all is an error. */
+	for (; opened < nruns; opened++) {
+		if (!(in[opened] = open_folded(runs[opened], o, &sg[opened], err, errlen)))
 			break;
-	if (loaded == nruns) {
+		zt_stage_empties_add(&empties[opened >= nbefore], zt_stage_name(sg[opened]),
+				     zt_stage_empty(sg[opened]));
+		if (!zt_stage_empty(sg[opened])) {
+			side[kept] = opened >= nbefore;
+			sg[kept] = sg[opened];
+			in[kept++] = in[opened];
+			if (kept - 1 != opened)
+				sg[opened] = NULL;
+		} else {
+			zt_stage_close(sg[opened]);
+			sg[opened] = NULL;
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		msg[i] = zt_stage_empties_end(&empties[i], &fatal[i]);
+	if (opened == nruns && (fatal[0] || fatal[1])) {
+		zt_errf(err, errlen, "%s%s", fatal[0] ? "before: " : "after: ",
+			msg[fatal[0] ? 0 : 1]);
+		opened = 0;
+	} else if (opened == nruns) {
+		for (int i = 0; i < 2; i++)
+			if (msg[i])
+				zt_warn("%s", msg[i]);
+		m = zt_compare_runs_new(side, kept);
+		for (; loaded < kept; loaded++)
+			if (load_run(m, loaded, sg[loaded], in[loaded], fo, err, errlen) < 0)
+				break;
+	}
+	free(msg[0]);
+	free(msg[1]);
+	for (size_t j = 0; j < nruns; j++)
+		zt_stage_close(sg[j]);
+	free(sg);
+	free(in);
+	if (m && loaded == kept) {
 		c = zt_compare(m, q);
 		if (json)
 			print_json(c);
@@ -380,7 +428,7 @@ static int report(char **runs, size_t nruns, size_t nbefore,
 	}
 	zt_compare_runs_free(m);
 	free(side);
-	return loaded == nruns ? 0 : -1;
+	return m && loaded == kept ? 0 : -1;
 }
 
 /*

@@ -120,7 +120,8 @@ static const char *add_stack(struct zt_flame *flame, const struct zt_folded_item
  * raw dump symbolized with o first); -1 with the message in err.
  */
 static int read_input(struct zt_flame *flame, const char *path, const struct zt_symopts *o,
-		      struct reroot *rr, char *err, size_t errlen)
+		      struct reroot *rr, struct zt_stage_empties *empties, char *err,
+		      size_t errlen)
 {
 	struct zt_stage *sg = zt_stage_open(path, err, errlen);
 	struct zt_input *in = sg ? zt_stage_folded(sg, o, err, errlen) : NULL;
@@ -138,6 +139,11 @@ static int read_input(struct zt_flame *flame, const char *path, const struct zt_
 	}
 	int wall = 0, said = 0;
 
+	/* Records with no sample: named with the others' (main). */
+	if (in)
+		zt_stage_empties_add(empties, zt_input_name(in), zt_stage_empty(sg));
+	if (in && zt_stage_empty(sg))
+		in = NULL, got = 0;
 	while (in && (got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
 		/* '# zt weight: ns' comes before the first stack, if at all. */
 		if (it.kind == ZT_FOLDED_COMMENT && it.stacklen == 15 &&
@@ -245,8 +251,9 @@ int main(int argc, char **argv)
 	struct zt_flame *flame;
 	static char obuf[1 << 16];
 	enum zt_flame_clock clock = ZT_FLAME_CLOCK_WALL;
-	char err[ZT_ERR_MAX];
-	int status;
+	struct zt_stage_empties empties = { 0 };
+	char err[ZT_ERR_MAX], *msg;
+	int status, fatal;
 
 	zt_setprog(argv[0]);
 	/* On a terminal, long work shows how far it got (lib/progress.h). */
@@ -265,8 +272,18 @@ int main(int argc, char **argv)
 	if (!argc)
 		zt_stdin_note();
 	for (int i = 0; i < (argc ? argc : 1) && status == ZT_EXIT_OK; i++)
-		if (read_input(flame, argc ? argv[i] : NULL, &sym.opts, &rr, err, sizeof err) < 0)
+		if (read_input(flame, argc ? argv[i] : NULL, &sym.opts, &rr, &empties, err,
+			       sizeof err) < 0)
 			status = ZT_EXIT_DATA;
+	/* An input with no samples is named; only all of them empty is an error. */
+	msg = zt_stage_empties_end(&empties, &fatal);
+	if (status == ZT_EXIT_OK && msg && fatal) {
+		snprintf(err, sizeof err, "%s", msg);
+		status = ZT_EXIT_DATA;
+	} else if (status == ZT_EXIT_OK && msg) {
+		zt_warn("%s", msg);
+	}
+	free(msg);
 	if (status == ZT_EXIT_OK) {
 		setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 		if (zt_flame_write(flame, &o, stdout, err, sizeof err) < 0)

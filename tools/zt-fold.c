@@ -185,23 +185,34 @@ static int fold_records(struct zt_stage **st, int n, const struct asked *ask,
 			struct zt_fold *fold, char *err, size_t errlen)
 {
 	struct zt_stage_events ev = { 0 };
-	int rc = 0;
+	struct zt_stage_empties empties = { 0 };
+	int rc = 0, fatal;
+	uint64_t before;
 	char *msg;
 
 	for (int i = 0; i < n && rc == 0; i++) {
+		before = zt_fold_records(fold);
 		rc = zt_stage_records(st[i], &ask->sym.opts, err, errlen);
 		if (rc == 0)
 			rc = zt_stage_fold(st[i], fold, &ev, err, errlen);
+		if (rc == 0)
+			zt_stage_empties_add(&empties, zt_stage_name(st[i]),
+					     zt_fold_records(fold) == before);
 		print_warnings(st[i]);
 	}
 	msg = zt_stage_events_end(&ev);
 	if (rc == 0 && msg)
 		zt_warn("%s", msg);
 	free(msg);
-	if (rc == 0 && zt_fold_records(fold) == 0) {
-		zt_errf(err, errlen, "no samples in the input");
+	/* An input with no samples is named; only all of them empty is an error. */
+	msg = zt_stage_empties_end(&empties, &fatal);
+	if (rc == 0 && msg && fatal) {
+		zt_errf(err, errlen, "%s", msg);
 		rc = -1;
+	} else if (rc == 0 && msg) {
+		zt_warn("%s", msg);
 	}
+	free(msg);
 	if (rc == 0 && ask->o.count && zt_fold_wall(fold)) {
 		zt_errf(err, errlen, "--weight=count: a wall-clock profile's records weigh "
 			"nanoseconds (of wall-clock time), not samples; fold it without it");
@@ -227,12 +238,29 @@ static int sum_folded(struct zt_stage **st, int n, const struct asked *ask, char
 	size_t len;
 	int rc = 0, got;
 
+	struct zt_stage_empties empties = { 0 };
+	int nin = 0, fatal;
+	char *msg;
+
 	for (int i = 0; i < n && rc == 0; i++) {
-		if (!(in[i] = zt_stage_folded(st[i], &ask->sym.opts, err, errlen)))
+		if (!(in[nin] = zt_stage_folded(st[i], &ask->sym.opts, err, errlen)))
 			rc = -1;
 		print_warnings(st[i]);
+		/* Records with no sample are named, and left out of the sum. */
+		if (rc == 0)
+			zt_stage_empties_add(&empties, zt_stage_name(st[i]), zt_stage_empty(st[i]));
+		if (rc == 0 && !zt_stage_empty(st[i]))
+			nin++;
 	}
-	if (rc == 0 && !(src = zt_foldsrc_sum(in, (size_t)n,
+	msg = zt_stage_empties_end(&empties, &fatal);
+	if (rc == 0 && msg && fatal) {
+		zt_errf(err, errlen, "%s", msg);
+		rc = -1;
+	} else if (rc == 0 && msg) {
+		zt_warn("%s", msg);
+	}
+	free(msg);
+	if (rc == 0 && !(src = zt_foldsrc_sum(in, (size_t)nin,
 					       &(struct zt_foldsrc_opts){ .root = ask->o.root },
 					       &total, err, errlen)))
 		rc = -1;

@@ -2,7 +2,7 @@
  * zt-pprof — raw dump in, gzipped pprof profile.proto out, for
  * `go tool pprof` and whatever else reads pprof's format.
  *
- *   zt-pprof [-l] [--no-demangle] [-d DIR]... [--sysroot=DIR] [-o FILE] [FILE]
+ *   zt-pprof [-l] [--no-demangle] [-d DIR]... [--sysroot=DIR] [-o FILE] [FILE ...]
  *
  * The dump is named as zt-symbolize names it (the same symbolizer, the same
  * options and warnings); lib/pprof.c builds and encodes the profile. Other
@@ -37,11 +37,11 @@ static const struct zt_opt options[] = {
 };
 
 static const struct zt_usage usage = {
-	"zt-pprof [-l] [--no-demangle] [-d DIR]... [--sysroot=DIR] [-o FILE] [FILE]",
+	"zt-pprof [-l] [--no-demangle] [-d DIR]... [--sysroot=DIR] [-o FILE] [FILE ...]",
 	"Turn a zt raw dump (FILE or stdin, plain or gzip) into a gzipped pprof\n"
 	"profile (profile.proto), for go tool pprof; or zt-symbolize's stream,\n"
 	"perf script output or folded stacks (told apart by their content) into\n"
-	"a profile of their function names.",
+	"a profile of their function names. Several inputs are added up.",
 	options,
 	NULL,
 };
@@ -100,10 +100,13 @@ static int parse_options(int argc, char **argv, struct zt_symargs *args,
 			return -1;
 		}
 	}
-	if (argc - optind > 1) {
-		zt_usage(&usage, stderr);
-		return -1;
-	}
+	for (int i = optind; i < argc; i++)
+		for (int j = i + 1; j < argc && strcmp(argv[i], "-") == 0; j++)
+			if (strcmp(argv[j], "-") == 0) {
+				zt_warn("stdin can be read only once");
+				zt_usage(&usage, stderr);
+				return -1;
+			}
 	/* gzip's rule: compressed bytes never go to a terminal. */
 	if (!*output && isatty(STDOUT_FILENO)) {
 		zt_warn("the profile is binary: give -o FILE or redirect stdout");
@@ -137,66 +140,143 @@ static struct zt_pprof *from_raw(struct zt_stage *sg, const struct zt_symargs *a
 	return p;
 }
 
+/* The profile of names that every input is added to, unless all are raw dumps. */
+struct names {
+	struct zt_pprof_folded *f;
+	int wall;		/* -1 until an input with stacks said */
+};
+
 /*
- * The profile of folded stacks, or of records folded as zt-fold folds
- * them: names only. Counts of perf periods become samples, as zt-diff
- * --report takes them, or the input is refused.
+ * Add the folded stacks of one input, or its records folded as zt-fold
+ * folds them, to the profile of names: counts of perf periods become
+ * samples, as zt-diff --report takes them, or the input is refused. -1
+ * with the message in err; *empty says that it held no samples.
  */
-static struct zt_pprof *from_folded(struct zt_stage *sg, const struct zt_symargs *args,
-				    char *err, size_t errlen)
+static int from_folded(struct zt_stage *sg, const struct zt_symargs *args, struct names *nm,
+		       int *empty, char *err, size_t errlen)
 {
 	struct zt_input *in = zt_stage_folded(sg, &args->opts, err, errlen);
-	struct zt_pprof_folded *f;
 	struct zt_folded_item it;
 	struct zt_weight w = { 0 };
 	const char *const *warn, *problem = NULL;
 	uint64_t stacks = 0, div = 1;
-	size_t nwarn;
-	int got, wall = 0;
+	size_t nwarn, first = zt_pprof_folded_samples(nm->f);
+	int got, said = 0;
 
 	warn = zt_stage_warnings(sg, &nwarn);
 	print_warnings(warn, nwarn);
 	if (!in)
-		return NULL;
-	/* The same profile as from zt-fold's output: the same note. */
-	f = zt_pprof_folded_new("from folded stacks: names only, no addresses or lines");
+		return -1;
+	if ((*empty = zt_stage_empty(sg)))
+		return 0;
 	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
 		if (it.kind == ZT_FOLDED_COMMENT) {
 			if ((problem = zt_weight_comment(&w, it.stack, it.stacklen)))
 				break;
-			/* '# zt weight: ns' comes before the first stack. */
-			if (w.kind == ZT_WEIGHT_WALL && !wall++)
-				zt_pprof_folded_wall(f);
 			continue;
 		}
+		/* '# zt weight: ns' comes before the first stack. */
+		if (!said++ && nm->wall < 0) {
+			nm->wall = w.kind == ZT_WEIGHT_WALL;
+			if (nm->wall)
+				zt_pprof_folded_wall(nm->f);
+		} else if (said == 1 && nm->wall != (w.kind == ZT_WEIGHT_WALL)) {
+			problem = w.kind == ZT_WEIGHT_WALL
+				  ? "a wall-clock profile ('# zt weight: ns') after CPU profiles: "
+				    "they cannot be added"
+				  : "a CPU profile after a wall-clock profile ('# zt weight: ns'): "
+				    "they cannot be added";
+			break;
+		}
 		zt_weight_count(&w, it.count);
-		zt_pprof_folded_add(f, it.stack, it.stacklen, it.count);
+		zt_pprof_folded_add(nm->f, it.stack, it.stacklen, it.count);
 	}
 	if (problem)
 		zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
-	else if (got == 0 && !wall && (problem = zt_weight_samples(&w, &div)))
+	else if (got == 0 && w.kind != ZT_WEIGHT_WALL && (problem = zt_weight_samples(&w, &div)))
 		zt_err_at(err, errlen, zt_input_name(in), 0, "%s", problem);
-	if (got < 0 || problem) {
-		zt_pprof_free(zt_pprof_folded_end(f, 1));
-		return NULL;
-	}
-	return zt_pprof_folded_end(f, div);
+	if (got < 0 || problem)
+		return -1;
+	zt_pprof_folded_divide(nm->f, first, div);
+	return 0;
 }
 
-/* The input at path (NULL: stdin) as a profile in output; the exit status. */
-static int pprof(const char *path, const struct zt_symargs *args, const char *output)
+/*
+ * The profile of every input, added up: raw dumps' profiles merged
+ * (lib/pprof.h), or, when any input is another stage, one profile of
+ * names. An input with no samples is named; only all of them empty is an
+ * error. NULL with the message in err.
+ */
+static struct zt_pprof *profile(struct zt_stage **sg, int n, const struct zt_symargs *args,
+				char *err, size_t errlen)
+{
+	struct zt_stage_empties empties = { 0 };
+	struct names nm = { NULL, -1 };
+	struct zt_pprof *p = NULL, *q;
+	int raw = 1, rc = 0, empty, fatal;
+	char *msg, why[ZT_ERR_MAX];
+	const char *problem;
+
+	for (int i = 0; i < n; i++)
+		raw &= zt_stage_kind(sg[i]) == ZT_STAGE_RAW;
+	/* The same profile as from zt-fold's output: the same note. */
+	if (!raw)
+		nm.f = zt_pprof_folded_new("from folded stacks: names only, no addresses or lines");
+	for (int i = 0; i < n && rc == 0; i++) {
+		if ((rc = zt_stage_refuse_diff(sg[i], err, errlen)) < 0)
+			break;
+		if (!raw) {
+			rc = from_folded(sg[i], args, &nm, &empty, err, errlen);
+		} else if (!(q = from_raw(sg[i], args, err, errlen))) {
+			rc = -1;
+		} else if ((empty = zt_stage_raw(sg[i])->nsamples == 0) || !p) {
+			if (!empty)
+				p = q;
+			else
+				zt_pprof_free(q);
+		} else {
+			if ((problem = zt_pprof_merge(p, q, why, sizeof why))) {
+				zt_err_at(err, errlen, zt_stage_name(sg[i]), 0, "%s", problem);
+				rc = -1;
+			}
+			zt_pprof_free(q);
+		}
+		if (rc == 0)
+			zt_stage_empties_add(&empties, zt_stage_name(sg[i]), empty);
+	}
+	msg = zt_stage_empties_end(&empties, &fatal);
+	if (rc == 0 && msg && fatal) {
+		zt_errf(err, errlen, "%s", msg);
+		rc = -1;
+	} else if (rc == 0 && msg) {
+		zt_warn("%s", msg);
+	}
+	free(msg);
+	if (nm.f)
+		p = zt_pprof_folded_end(nm.f, 1);
+	if (rc < 0) {
+		zt_pprof_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* The inputs (none: stdin) as one profile in output; the exit status. */
+static int pprof(char **paths, int n, const struct zt_symargs *args, const char *output)
 {
 	char err_buf[ZT_ERR_MAX];
-	struct zt_stage *sg = zt_stage_open(path, err_buf, sizeof err_buf);
+	struct zt_stage **sg = zt_calloc(n ? (size_t)n : 1, sizeof *sg);
 	struct zt_pprof *p = NULL;
 	unsigned char *buf;
 	size_t len;
-	int status = ZT_EXIT_DATA;
+	int status = ZT_EXIT_DATA, opened = 0;
 
-	if (sg && zt_stage_refuse_diff(sg, err_buf, sizeof err_buf) == 0)
-		p = zt_stage_kind(sg) == ZT_STAGE_RAW
-		    ? from_raw(sg, args, err_buf, sizeof err_buf)
-		    : from_folded(sg, args, err_buf, sizeof err_buf);
+	for (; opened < (n ? n : 1); opened++)
+		if (!(sg[opened] = zt_stage_open(n ? paths[opened] : NULL, err_buf,
+						 sizeof err_buf)))
+			break;
+	if (opened == (n ? n : 1))
+		p = profile(sg, opened, args, err_buf, sizeof err_buf);
 	if (p && p->saturated)
 		zt_warn("%zu value%s past 2^63 - 1 written as 2^63 - 1 (profile.proto's values "
 			"are int64)", p->saturated, p->saturated == 1 ? "" : "s");
@@ -209,7 +289,9 @@ static int pprof(const char *path, const struct zt_symargs *args, const char *ou
 	if (status != ZT_EXIT_OK)
 		zt_warn("%s", err_buf);
 	zt_pprof_free(p);
-	zt_stage_close(sg);
+	for (int i = 0; i < opened; i++)
+		zt_stage_close(sg[i]);
+	free(sg);
 	return status;
 }
 
@@ -227,7 +309,7 @@ int main(int argc, char **argv)
 	if (parse_options(argc, argv, &args, &output, &status) == 0) {
 		if (optind == argc)
 			zt_stdin_note();
-		status = pprof(optind < argc ? argv[optind] : NULL, &args, output);
+		status = pprof(argv + optind, argc - optind, &args, output);
 	}
 	zt_symargs_free(&args);
 	return status;

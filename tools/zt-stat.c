@@ -108,6 +108,7 @@ struct run {
 	struct zt_facts facts;
 	struct weight weight;
 	struct zt_states *states;	/* by thread and state, for a wall-clock profile */
+	struct zt_stage_empties empties;	/* inputs with no samples */
 };
 
 /* One input as it is read, and what it added. */
@@ -284,7 +285,8 @@ static int read_records(struct run *st, struct reading *rd, const struct zt_symo
 		zt_warn("%s", warn[i]);
 	if (got < 0)
 		return -1;
-	if ((st->by == ZT_BY_LINE || st->lines) && !zt_psprof_saw_lines(rd->pp)) {
+	if ((st->by == ZT_BY_LINE || st->lines) && rd->records &&
+	    !zt_psprof_saw_lines(rd->pp)) {
 		if (rd->raw && !o->lines)
 			zt_errf(err, errlen, "%s: a raw dump read without --lines gives no source "
 				"lines; --%s needs --lines", name, st->lines ? "list" : "by=line");
@@ -302,7 +304,7 @@ static int read_input(struct run *st, const char *path, const struct zt_symopts 
 		      char *err, size_t errlen)
 {
 	struct reading rd = { 0 };
-	int rc;
+	int rc, empty;
 
 	if (!(rd.sg = zt_stage_open(path, err, errlen)))
 		return -1;
@@ -311,13 +313,13 @@ static int read_input(struct run *st, const char *path, const struct zt_symopts 
 	if (rc == 0)
 		rc = zt_stage_kind(rd.sg) == ZT_STAGE_FOLDED ? read_folded(st, &rd, err, errlen)
 							     : read_records(st, &rd, o, err, errlen);
-	if (rc == 0 && rd.stacks == 0 && rd.records == 0) {
-		zt_err_at(err, errlen, zt_stage_name(rd.sg), 0, "no samples");
-		rc = -1;
-	}
+	/* An input with no samples is named with the others' (main). */
+	empty = rd.stacks == 0 && rd.records == 0;
 	if (rc == 0)
+		zt_stage_empties_add(&st->empties, zt_stage_name(rd.sg), empty);
+	if (rc == 0 && !empty)
 		rc = agree(&st->weight, &rd.w, path, err, errlen);
-	if (rc == 0 && st->by == ZT_BY_STATE && !st->weight.wall) {
+	if (rc == 0 && !empty && st->by == ZT_BY_STATE && !st->weight.wall) {
 		zt_errf(err, errlen, "%s: --by=state needs a wall-clock profile (zt-collect "
 			"--clock=wall, or folded stacks with '# zt weight: ns'); in a CPU profile "
 			"every sample is on-CPU", zt_stage_name(rd.sg));
@@ -334,22 +336,32 @@ static double pct(uint64_t k, uint64_t n)
 }
 
 /*
- * "user 0.84 s sampled, system 4.46 s not sampled": which of the program's
- * CPU time the timer saw. perf-task-clock counts user space only
- * (exclude_kernel); the POSIX timers count both.
+ * The CPU time line when the input splits it into user and system time
+ * while sampling ran (getrusage's, estimated from kernel ticks), as
+ * zt-collect's summary gives it: perf-task-clock counts user space only
+ * (exclude_kernel), so the time is the two added up, "user 0.84 s sampled,
+ * system 4.46 s not sampled"; the POSIX timers count both, and the time is
+ * the process clock's, measured, with the split as shares, which cannot
+ * contradict it. Returns 0 when there is no split to give.
  */
-static void cpu_split(const struct zt_facts *f)
+static int cpu_split(const struct zt_facts *f)
 {
+	uint64_t all = f->cpu_user_ns + f->cpu_sys_ns;
 	double u = (double)f->cpu_user_ns / 1e9, sy = (double)f->cpu_sys_ns / 1e9;
 
-	if (!f->have_cpu_split)
-		return;
-	if (strcmp(f->timer, "perf-task-clock") == 0)
-		printf("; user %.3f s sampled, system %.3f s not sampled", u, sy);
-	else if (f->timer[0] && strcmp(f->timer, "unknown") != 0)
-		printf("; user %.3f s and system %.3f s both sampled", u, sy);
-	else
-		printf("; user %.3f s, system %.3f s", u, sy);
+	if (!f->have_cpu_split || !all)
+		return 0;
+	if (strcmp(f->timer, "perf-task-clock") == 0) {
+		printf("cpu time: %.3f s (user %.3f s sampled, system %.3f s not sampled)",
+		       u + sy, u, sy);
+		return 1;
+	}
+	if (!f->have_cpu_ns)
+		return 0;
+	printf("cpu time: %.3f s (measured; user %.0f%%, system %.0f%%%s)",
+	       (double)f->cpu_ns / 1e9, pct(f->cpu_user_ns, all), pct(f->cpu_sys_ns, all),
+	       f->timer[0] && strcmp(f->timer, "unknown") != 0 ? ", both sampled" : "");
+	return 1;
 }
 
 /* "on-CPU 0.250 s (10.7%), off-CPU 1.800 s (76.9%), waiting for a CPU 0.290 s (12.4%)" */
@@ -427,7 +439,9 @@ static void header(const struct run *st)
 		printf("weight: %llu %s, the sum of the periods; not samples: %s\n",
 		       (unsigned long long)n, st->weight.unit, st->weight.why);
 	}
-	if (f->have_cpu_ns)
+	if (cpu_split(f))
+		;
+	else if (f->have_cpu_ns)
 		printf("cpu time: %.3f s (measured)", (double)f->cpu_ns / 1e9);
 	else if (st->weight.wall)
 		printf("cpu time: %.3f s (the on-CPU samples' weights)",
@@ -440,8 +454,12 @@ static void header(const struct run *st)
 		printf("cpu time: %.3f s (the sum of the periods)", (double)n / 1e9);
 	else
 		printf("cpu time: unknown (the input gives no sampling rate)");
-	cpu_split(f);
 	putchar('\n');
+	if (zt_facts_before_worth_saying(f->cpu_before_ns, f->have_cpu_split ?
+					 f->cpu_user_ns + f->cpu_sys_ns : f->cpu_ns))
+		printf("before sampling began: %.3f s of CPU time (the loader and the constructors "
+		       "it ran before zt's, or the images before an exec), not sampled\n",
+		       (double)f->cpu_before_ns / 1e9);
 	if (f->unsampled_cpu_ns)
 		printf("not sampled: %.3f s of CPU time that no sample covers (threads zt could "
 		       "not sample: SIGPROF blocked, no timer)\n", (double)f->unsampled_cpu_ns / 1e9);
@@ -538,7 +556,10 @@ static void json(const struct run *st, const uint32_t *ids, uint32_t k,
 	printf(", \"kept\": %llu", (unsigned long long)zt_profile_kept(p));
 	json_u64("hz", f->hz != 0, f->hz);
 	printf(", \"cpu_seconds\": ");
-	if (f->have_cpu_ns)
+	/* As the header's: user + system under perf-task-clock (cpu_split). */
+	if (f->have_cpu_split && strcmp(f->timer, "perf-task-clock") == 0)
+		zt_json_number(stdout, (double)(f->cpu_user_ns + f->cpu_sys_ns) / 1e9);
+	else if (f->have_cpu_ns)
 		zt_json_number(stdout, (double)f->cpu_ns / 1e9);
 	else if (f->hz && st->weight.samples)
 		zt_json_number(stdout, (double)n / (double)f->hz);
@@ -553,6 +574,11 @@ static void json(const struct run *st, const uint32_t *ids, uint32_t k,
 	printf(", \"cpu_system_seconds\": ");
 	if (f->have_cpu_split)
 		zt_json_number(stdout, (double)f->cpu_sys_ns / 1e9);
+	else
+		printf("null");
+	printf(", \"cpu_before_seconds\": ");
+	if (f->have_cpu_before)
+		zt_json_number(stdout, (double)f->cpu_before_ns / 1e9);
 	else
 		printf("null");
 	printf(", \"system_sampled\": ");
@@ -757,8 +783,8 @@ int main(int argc, char **argv)
 {
 	struct run st = { .by = ZT_BY_FUNCTION };
 	struct asked ask = { .rows = 20 };
-	char err[ZT_ERR_MAX];
-	int status;
+	char err[ZT_ERR_MAX], *msg;
+	int status, fatal;
 
 	zt_setprog(argv[0]);
 	/* On a terminal, long work shows how far it got (lib/progress.h). */
@@ -781,6 +807,15 @@ int main(int argc, char **argv)
 	for (int i = 0; i < (argc ? argc : 1) && status == ZT_EXIT_OK; i++)
 		if (read_input(&st, argc ? argv[i] : "-", &st.sym.opts, err, sizeof err) < 0)
 			status = ZT_EXIT_DATA;
+	/* Only when every input is empty is it an error. */
+	msg = zt_stage_empties_end(&st.empties, &fatal);
+	if (status == ZT_EXIT_OK && msg && fatal) {
+		snprintf(err, sizeof err, "%s", msg);
+		status = ZT_EXIT_DATA;
+	} else if (status == ZT_EXIT_OK && msg) {
+		zt_warn("%s", msg);
+	}
+	free(msg);
 	if (status == ZT_EXIT_OK) {
 		if (st.weight.samples && st.weight.div > 1) {
 			zt_profile_divide(st.p, st.weight.div);
