@@ -9,6 +9,7 @@
  * with the load bias read from the dump's maps instead.
  */
 #include "symbolize.h"
+#include "strtab.h"
 #include "arch.h"
 #include "debugfile.h"
 #include "demangle.h"
@@ -42,7 +43,7 @@ struct module {
 	struct zt_ehframe cfi;	/* its FDEs, read when an address has no symbol */
 	int cfi_read;
 	char **fdename;		/* "[basename+0xSTART]" per FDE, made on first use */
-	uint64_t unnamed;	/* samples with a frame here that no symbol names */
+	uint64_t unnamed;	/* samples whose innermost frame here no symbol names */
 	size_t last_stack;	/* 1 + the last stack counted in unnamed */
 };
 
@@ -669,16 +670,21 @@ void zt_symbolize_all(struct zt_symbolizer *s, const uint64_t *addr, const uint8
 }
 
 /*
- * One warning per file that no symbol names in at least ZT_UNNAMED_PCT
- * percent of the dump's samples, and ZT_UNNAMED_MIN of them (a sample
- * counts once per file, however many of its frames are there), in the
- * order the files were first seen:
- * the share, how its frames are named instead, and where names would come
- * from. A file that could not be used, or whose section headers are
- * damaged, has said so already, and gets no second warning.
+ * One warning per file that no symbol names the innermost frame of in at
+ * least ZT_UNNAMED_PCT percent of the dump's samples, and ZT_UNNAMED_MIN of
+ * them: the frame where the sample's time in that file goes (a stripped
+ * binary's hot function named from .dynsym counts as named, whatever
+ * unnamed static functions called it), in the order the files were first
+ * seen: the share, how its frames are named instead, and where names would
+ * come from. A file that could not be used, or whose section headers are
+ * damaged, has said so already, and gets no second warning; a file is
+ * warned about once in a process, whatever the number of dumps read
+ * (zt-stat build.raw.gz*), with the share in the first dump where it
+ * passes both bounds.
  */
 static void unnamed_warnings(struct zt_symbolizer *s)
 {
+	static struct zt_strtab *warned;	/* "path\nbuild-id" said already */
 	const struct zt_raw *d = s->d;
 	uint64_t total = 0;
 
@@ -686,18 +692,14 @@ static void unnamed_warnings(struct zt_symbolizer *s)
 		const struct zt_stack *st = &d->stacks[i];
 
 		total += st->count;
+		/* Leaf first: a file's innermost frame in the stack decides. */
 		for (size_t j = st->first; j < st->first + st->naddr; j++) {
 			const struct zt_map *m;
 			struct zt_symres r;
 			struct module *mod;
+			size_t k;
+			int named;
 
-			if (s->named && s->named[j / 8] & (1u << (j % 8)))
-				continue;
-			if (!s->named) {
-				zt_symbolize_gen(s, d->addr[j], d->exact[j], st->gen, &r);
-				if (r.have_sym)
-					continue;
-			}
 			m = zt_raw_map_at(d, d->exact[j] ? d->addr[j] : d->addr[j] - 1, st->gen);
 			if (!m || !zt_maps_is_file(m))
 				continue;
@@ -705,7 +707,16 @@ static void unnamed_warnings(struct zt_symbolizer *s)
 			if (mod->last_stack == i + 1)
 				continue;
 			mod->last_stack = i + 1;
-			mod->unnamed += st->count;
+			/* Resolving may add modules, and move them: by index. */
+			k = (size_t)(mod - s->mods);
+			if (s->named) {
+				named = (s->named[j / 8] & (1u << (j % 8))) != 0;
+			} else {
+				zt_symbolize_gen(s, d->addr[j], d->exact[j], st->gen, &r);
+				named = r.have_sym;
+			}
+			if (!named)
+				s->mods[k].unnamed += st->count;
 		}
 	}
 	for (size_t i = 0; i < s->nmods && total; i++) {
@@ -713,7 +724,9 @@ static void unnamed_warnings(struct zt_symbolizer *s)
 		const char *id = mod->buildid ? mod->buildid :
 				 mod->have_run && mod->run.buildid[0] ? mod->run.buildid : NULL;
 		const char *base = zt_maps_basename(mod->path);
-		char file[200];
+		char file[200], *key;
+		size_t klen;
+		int isnew;
 
 		if ((double)mod->unnamed * 100 < ZT_UNNAMED_PCT * (double)total ||
 		    mod->unnamed < ZT_UNNAMED_MIN)
@@ -722,12 +735,22 @@ static void unnamed_warnings(struct zt_symbolizer *s)
 		 * read, has its warning already. */
 		if (mod->state != MOD_OK || (mod->have_run && mod->run.damage))
 			continue;
+		if (!warned)
+			warned = zt_strtab_new();
+		/* The file by its path and build-id: once in a process. */
+		klen = strlen(mod->path) + 1 + (id ? strlen(id) : 0);
+		key = zt_malloc(klen + 1);
+		snprintf(key, klen + 1, "%s\n%s", mod->path, id ? id : "");
+		zt_strtab_intern(warned, key, klen, &isnew);
+		free(key);
+		if (!isnew)
+			continue;
 		if (id && strlen(id) > 2 && strlen(id) < 160)
 			snprintf(file, sizeof file, ".build-id/%.2s/%s.debug", id, id + 2);
 		else
 			snprintf(file, sizeof file, "(found by build-id)");
-		warn_once(s, "'%s': no symbol for %.1f%% of the samples: their frames in it are "
-			  "named [%s%s] %s; for names, put its debug file %s under /usr/lib/debug "
+		warn_once(s, "'%s': no symbol for its innermost frame in %.1f%% of the samples: "
+			  "those frames are named [%s%s] %s; for names, put its debug file %s under /usr/lib/debug "
 			  "or a --debug-dir (on Debian, install the -dbgsym package of the package "
 			  "that 'dpkg -S %s' names)",
 			  mod->path, (double)mod->unnamed * 100 / (double)total, base,

@@ -69,9 +69,9 @@ names() {
 	got=$(printf '%s\n' "$output" | grep "($PWD/p)" | names)
 	[ "$got" = "$want" ]
 	# 100%, or 99% when a sample fell in the loader's entry code.
-	[[ "$stderr" == "zt-symbolize: '$PWD/p': no symbol for "*"% of the samples: their frames in it are named [p+0xSTART] by the .eh_frame function that holds them; for names, put its debug file .build-id/"*".debug under /usr/lib/debug or a --debug-dir (on Debian, install the -dbgsym package of the package that 'dpkg -S $PWD/p' names)" ]]
+	[[ "$stderr" == "zt-symbolize: '$PWD/p': no symbol for its innermost frame in "*"% of the samples: those frames are named [p+0xSTART] by the .eh_frame function that holds them; for names, put its debug file .build-id/"*".debug under /usr/lib/debug or a --debug-dir (on Debian, install the -dbgsym package of the package that 'dpkg -S $PWD/p' names)" ]]
 	[ "${#stderr_lines[@]}" -eq 1 ]
-	[[ "$output" == *"# zt warning '$PWD/p': no symbol for "*"% of the samples"* ]]
+	[[ "$output" == *"# zt warning '$PWD/p': no symbol for its innermost frame in "*"% of the samples"* ]]
 }
 
 @test "--debug-dir finds the stripped binary's debug file by build-id" {
@@ -113,7 +113,7 @@ names() {
 	run --separate-stderr zt-symbolize crc.raw
 	[ "$status" -eq 0 ]
 	[ "${stderr_lines[0]}" = "zt-symbolize: '$PWD/crc/p': debug file '$PWD/crc/p.debug' fails its CRC check; not used" ]
-	[[ "${stderr_lines[1]}" == "zt-symbolize: '$PWD/crc/p': no symbol for "*"% of the samples: "* ]]
+	[[ "${stderr_lines[1]}" == "zt-symbolize: '$PWD/crc/p': no symbol for its innermost frame in "*"% of the samples: "* ]]
 	[ "${#stderr_lines[@]}" -eq 2 ]
 	[[ "$output" == *"# zt warning '$PWD/crc/p': debug file '$PWD/crc/p.debug' fails its CRC check; not used"* ]]
 	[[ "$(printf '%s\n' "$output" | grep "($PWD/crc/p)" | names)" != *inner* ]]

@@ -66,10 +66,10 @@ check_fdes() {
 	printf '# %s distinct liblzma functions\n' "$(wc -l < names)" >&3
 	(( $(wc -l < names) >= 10 ))
 	# The warning, with the share (nearly all of xz's time is in liblzma).
-	[[ "$stderr" =~ "zt-symbolize: '$lzma': no symbol for "(9[0-9]|100)\.[0-9]"% of the samples: their frames in it are named [${lzma##*/}+0xSTART] by the .eh_frame function that holds them; for names, put its debug file .build-id/${id:0:2}/${id:2}.debug under /usr/lib/debug or a --debug-dir (on Debian, install the -dbgsym package of the package that 'dpkg -S $lzma' names)" ]]
-	[ "$(grep -c "'$lzma': no symbol for" <<< "$stderr")" -eq 1 ]
+	[[ "$stderr" =~ "zt-symbolize: '$lzma': no symbol for its innermost frame in "(9[0-9]|100)\.[0-9]"% of the samples: those frames are named [${lzma##*/}+0xSTART] by the .eh_frame function that holds them; for names, put its debug file .build-id/${id:0:2}/${id:2}.debug under /usr/lib/debug or a --debug-dir (on Debian, install the -dbgsym package of the package that 'dpkg -S $lzma' names)" ]]
+	[ "$(grep -c "'$lzma': no symbol for its innermost frame in" <<< "$stderr")" -eq 1 ]
 	# The same text is a # zt warning line of the stream.
-	grep -q "^# zt warning '$lzma': no symbol for " x.sym
+	grep -q "^# zt warning '$lzma': no symbol for its innermost frame in " x.sym
 	# A flame graph's input keeps the functions apart, as stackcollapse-perf.pl
 	# would (a trailing +0x offset is stripped, the bracketed name kept).
 	zt-fold x.sym | grep -o "\[${lzma##*/}+0x[0-9a-f]*\]" | sort -u > folded
@@ -78,7 +78,7 @@ check_fdes() {
 	# A tool reading the raw dump symbolizes it the same way, and warns the same.
 	run --separate-stderr zt-stat x.raw
 	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"zt-stat: '$lzma': no symbol for "* ]]
+	[[ "$stderr" == *"zt-stat: '$lzma': no symbol for its innermost frame in "* ]]
 	zt-fold x.raw 2>/dev/null | grep -o "\[${lzma##*/}+0x[0-9a-f]*\]" | sort -u | diff names -
 }
 
@@ -128,7 +128,7 @@ PY
 	two_files 990 10 "$PWD" > at.raw
 	run --separate-stderr zt-symbolize at.raw
 	[ "$status" -eq 0 ]
-	[[ "$stderr" == "zt-symbolize: '$PWD/p': no symbol for 1.0% of the samples: "* ]]
+	[[ "$stderr" == "zt-symbolize: '$PWD/p': no symbol for its innermost frame in 1.0% of the samples: "* ]]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	inner=$(nm full | awk '$3 == "inner" { print $1 }' | sed 's/^0*//')
 	[[ "$output" == *" [p+0x$inner]+0x1 ($PWD/p)"* ]]
@@ -145,7 +145,7 @@ PY
 	assert_equal "$stderr" ""
 	two_files 95 5 "$PWD" > five.raw
 	run --separate-stderr zt-symbolize five.raw
-	[[ "$stderr" == "zt-symbolize: '$PWD/p': no symbol for 5.0% of the samples: "* ]]
+	[[ "$stderr" == "zt-symbolize: '$PWD/p': no symbol for its innermost frame in 5.0% of the samples: "* ]]
 }
 
 # corrupt_hdr IN OUT HOW: a copy of IN whose .eh_frame_hdr table is unsorted

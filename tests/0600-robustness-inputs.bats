@@ -188,7 +188,7 @@ EOF
 		# Only .dynsym is left, which has no hot_a: the frame is named by
 		# the .eh_frame function that holds it, with the warning that says so.
 		[[ "$output" == *" [spin+0x$(printf %x $((0x$a)))]+0x4 ($PWD/spin)"* ]]
-		[[ "$stderr" == *"'$PWD/spin': no symbol for 100.0% of the samples"* ]]
+		[[ "$stderr" == *"'$PWD/spin': no symbol for its innermost frame in 100.0% of the samples"* ]]
 	done
 	cp "$BATS_FILE_TMPDIR/spin" spin
 	corrupt names
