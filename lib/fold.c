@@ -42,6 +42,7 @@ struct zt_fold {
 	uint64_t period;
 	long srcslot;			/* stack index a source line names */
 	uint64_t records;
+	uint64_t kept;			/* records the filter kept */
 	struct zt_collapse_buf tmp;
 	struct zt_filter *filter;	/* --focus, --ignore, --hide */
 	/* Records the reader numbered (zt_ps_item.body): the names each
@@ -258,6 +259,7 @@ count:
 		return "count of a stack does not fit in 64 bits";
 	}
 	f->counts[key.stack] += f->period;
+	f->kept++;
 	return NULL;
 }
 
@@ -343,6 +345,11 @@ int zt_fold_wall(const struct zt_fold *f)
 uint64_t zt_fold_records(const struct zt_fold *f)
 {
 	return f->records;
+}
+
+uint64_t zt_fold_kept(const struct zt_fold *f)
+{
+	return f->kept;
 }
 
 struct line {

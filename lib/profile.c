@@ -98,15 +98,14 @@ static void add_edge(struct zt_profile *p, uint32_t caller, uint32_t callee,
 	p->edges[i].count += count;
 }
 
-long zt_profile_add(struct zt_profile *p, uint32_t *ids, uint32_t *aux, size_t n,
-		    uint64_t count)
+/* Add a stack that the filter kept (n frames), or -1 when it dropped it. */
+static long add_kept(struct zt_profile *p, uint32_t *ids, long kept, uint64_t count)
 {
-	long kept = (long)n;
+	size_t n;
 
 	p->serial++;
 	p->samples += count;
-	if (p->filter && zt_filter_active(p->filter) &&
-	    (kept = zt_filter_stack(p->filter, ids, aux, n)) < 0) {
+	if (kept < 0) {
 		p->skipped += count;
 		return -1;
 	}
@@ -123,6 +122,16 @@ long zt_profile_add(struct zt_profile *p, uint32_t *ids, uint32_t *aux, size_t n
 		p->total[ids[i]] += count;
 	}
 	return kept;
+}
+
+long zt_profile_add(struct zt_profile *p, uint32_t *ids, uint32_t *aux, size_t n,
+		    uint64_t count)
+{
+	long kept = (long)n;
+
+	if (p->filter && zt_filter_active(p->filter))
+		kept = zt_filter_stack(p->filter, ids, aux, n);
+	return add_kept(p, ids, kept, count);
 }
 
 void zt_profile_set_filter(struct zt_profile *p, struct zt_filter *f)
@@ -203,6 +212,18 @@ void zt_profile_add_folded(struct zt_profile *p, const char *s, size_t n,
 		uint32_t t = p->ids[i];
 		p->ids[i] = p->ids[j];
 		p->ids[j] = t;
+	}
+	/* The root frame (the command, as zt-fold names it) is not a
+	 * function: filters skip it, as records' (which have it apart) and
+	 * zt-fold's do, so --focus matches alike in every input. */
+	if (p->filter && zt_filter_active(p->filter)) {
+		uint32_t root = p->ids[p->nids - 1];
+		long kept = zt_filter_stack(p->filter, p->ids, NULL, p->nids - 1);
+
+		if (kept >= 0)
+			p->ids[kept++] = root;
+		add_kept(p, p->ids, kept, count);
+		return;
 	}
 	zt_profile_add(p, p->ids, NULL, p->nids, count);
 }

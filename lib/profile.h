@@ -34,7 +34,8 @@ uint32_t zt_profile_key(struct zt_profile *p, const char *name, size_t n);
 long zt_profile_add(struct zt_profile *p, uint32_t *ids, uint32_t *aux, size_t n,
 		    uint64_t count);
 
-/* Add a folded stack "root;...;leaf" (frames split at ';'). */
+/* Add a folded stack "root;...;leaf" (frames split at ';'); a filter skips the root
+   frame (the command), as it is apart in records. */
 void zt_profile_add_folded(struct zt_profile *p, const char *stack, size_t n,
 			   uint64_t count);
 

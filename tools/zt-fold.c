@@ -218,6 +218,12 @@ static int fold_records(struct zt_stage **st, int n, const struct asked *ask,
 			"nanoseconds (of wall-clock time), not samples; fold it without it");
 		rc = -1;
 	}
+	/* Nothing left to write is said, as zt-stat's "kept: 0 of ...". */
+	if (rc == 0 && zt_fold_kept(fold) == 0 && zt_filter_active(zt_fold_filter(fold)))
+		zt_warn("kept 0 of %llu records by --focus, --ignore and --hide: no stack "
+			"matched%s%s%s", (unsigned long long)zt_fold_records(fold),
+			ask->re[0] ? " --focus='" : "", ask->re[0] ? ask->re[0] : "",
+			ask->re[0] ? "'" : "");
 	if (rc == 0)
 		write_folded(fold, ask->declare);
 	return rc < 0 ? ZT_EXIT_DATA : ZT_EXIT_OK;

@@ -1,0 +1,52 @@
+# 0313-small-frictions.bats — a new user's small frictions: a --focus that
+# keeps nothing is said, --focus matches the root frame alike in every
+# input (never: it is the command), and the docs agree with the code on
+# the dump versions and draw with zt-flame, which zt installs.
+load helper
+load stages
+bats_require_minimum_version 1.5.0
+
+setup_file() { stages_setup; }
+setup() { cd "$BATS_FILE_TMPDIR"; }
+
+@test "zt-fold --focus that matches nothing says so, as zt-stat does" {
+	run --separate-stderr zt-fold --focus='^no_such_function$' p.raw
+	echo "status $status; stderr: $stderr"
+	assert_success
+	assert_output ""
+	[[ "$stderr" == "zt-fold: kept 0 of "*" records by --focus, --ignore and --hide: no stack matched --focus='^no_such_function\$'" ]]
+	# A focus that matches says nothing.
+	run --separate-stderr zt-fold --focus='^hot_a$' p.raw
+	assert_success
+	assert_equal "$stderr" ""
+	[ -n "$output" ]
+}
+
+@test "zt-stat --focus never matches the root frame, in folded stacks as in a raw dump" {
+	for f in p.raw p.folded; do
+		run zt-stat --focus='^prog$' "$f"
+		echo "$f: ${lines[*]:0:6}"
+		assert_line --regexp '^kept: 0 of [0-9]+ samples'
+	done
+	a=$(zt-stat --focus='^hot_a$' p.raw | grep '^kept:')
+	b=$(zt-stat --focus='^hot_a$' p.folded | grep '^kept:')
+	echo "raw: $a; folded: $b"
+	[ "$a" = "$b" ]
+}
+
+@test "the docs name the dump versions the readers read" {
+	max=$(sed -n 's/^#define ZT_RAW_VERSION_MAX \([0-9]*\).*/\1/p' "$ZT_TOP/lib/rawfmt.h")
+	echo "readers read 1 to $max"
+	[ -n "$max" ]
+	grep -q "versions 1 to $max\." "$ZT_TOP/README.md"
+	grep -q "version 1 to $max " "$ZT_TOP/man/zt-symbolize.1"
+	grep -q "version 1 to $max " "$ZT_TOP/man/zt-pprof.1"
+	grep -q "^Every reader reads versions 1 to $max\.\$" "$ZT_TOP/man/zt-raw.5"
+	grep -A3 '^Readers reject a dump whose first line is not' "$ZT_TOP/man/zt-raw.5" | grep -q "^\.Ql zt-prof $max\$"
+}
+
+@test "the man pages' examples draw with zt-flame, not flamegraph.pl (which no package installs)" {
+	run grep -n '^\.Dl .*flamegraph\.pl' "$ZT_TOP"/man/*.1
+	echo "$output"
+	assert_failure 1
+}
