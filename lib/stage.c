@@ -63,6 +63,7 @@ struct zt_stage {
 	enum zt_stage_kind kind;
 	int started;			/* zt_stage_records was called */
 	int empty;			/* zt_stage_folded: records, but no sample */
+	int lines;			/* a raw dump's source lines were asked for */
 	struct zt_ps_reader *r;
 	/* A raw dump: */
 	struct zt_raw d;
@@ -334,6 +335,7 @@ int zt_stage_records(struct zt_stage *s, const struct zt_symopts *o, char *err,
 	if (zt_raw_read(s->in, &s->d, err, errlen) < 0)
 		return -1;
 	s->sym = zt_symbolizer_new(&s->d, o);
+	s->lines = o && o->lines;
 	s->res = zt_symstream_resolve(s->sym, &s->d);
 	w = zt_symbolizer_warnings(s->sym, &n);
 	for (size_t i = 0; i < n; i++)
@@ -434,7 +436,7 @@ static void make_frames(struct zt_stage *s)
 			fr->addr[fr->n] = key[0];
 			fr->exact[fr->n] = (uint8_t)key[1];
 			fr->off[fr->n] = text.len;
-			zt_symstream_frame(&text, d->addr[i], &s->res[i]);
+			zt_symstream_frame(&text, d->addr[i], &s->res[i], s->lines);
 			zt_hash_index_add(&fr->ix, h, (uint32_t)fr->n);
 			k = (int64_t)fr->n++;
 		}

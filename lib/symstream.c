@@ -116,9 +116,37 @@ static void srcline(struct zt_out *o, struct escaped *c, const char *file, unsig
 	zt_out_byte(o, '\n');
 }
 
+/*
+ * With source lines asked for, the line of a frame that has none, as perf
+ * script -F +srcline prints it: "name+OFFSET" (decimal) when a symbol or
+ * an .eh_frame function names the frame, "module[ADDRESS]" (hex, the
+ * address of the frame line) when nothing does, so that every frame has
+ * its line and a reader that takes the line after a frame for its source
+ * (stackcollapse-perf.pl --srcline) never takes the record's blank line,
+ * and the next record with it, for one.
+ */
+static void no_srcline(struct zt_out *o, struct escaped *c, uint64_t addr,
+		       const struct zt_symres *r)
+{
+	const char *base = strrchr(r->module, '/');
+
+	zt_out_write(o, "  ", 2);
+	if (r->have_sym || r->fde) {
+		escape(o, c, r->name, NULL);
+		zt_out_byte(o, '+');
+		zt_out_dec(o, r->offset, 0);
+	} else {
+		escape(o, c, base ? base + 1 : r->module, NULL);
+		zt_out_byte(o, '[');
+		zt_out_hex(o, addr, 0);
+		zt_out_byte(o, ']');
+	}
+	zt_out_byte(o, '\n');
+}
+
 /* zt_symstream_frame's lines, into o. */
 static void format_frame(struct zt_out *o, struct escaped *c, uint64_t addr,
-			 const struct zt_symres *r)
+			 const struct zt_symres *r, int lines)
 {
 	for (size_t k = 0; k < r->ninl; k++) {
 		zt_out_byte(o, '\t');
@@ -128,6 +156,8 @@ static void format_frame(struct zt_out *o, struct escaped *c, uint64_t addr,
 		zt_out_str(o, " (inlined)\n");
 		if (r->inl[k].file)
 			srcline(o, c, r->inl[k].file, r->inl[k].line);
+		else if (lines)
+			no_srcline(o, c, addr, r);
 	}
 	zt_out_byte(o, '\t');
 	zt_out_hex(o, addr, 16);
@@ -144,6 +174,8 @@ static void format_frame(struct zt_out *o, struct escaped *c, uint64_t addr,
 	zt_out_write(o, ")\n", 2);
 	if (r->file)
 		srcline(o, c, r->file, r->line);
+	else if (lines)
+		no_srcline(o, c, addr, r);
 }
 
 /* The start of a header line: "thread pid/tid ". */
@@ -189,9 +221,10 @@ static void format_wait(struct zt_out *o, const char *wait)
  * as whole. */
 static const char truncated[] = "\t               0 [truncated] ([unknown])\n";
 
-void zt_symstream_frame(struct zt_out *o, uint64_t addr, const struct zt_symres *r)
+void zt_symstream_frame(struct zt_out *o, uint64_t addr, const struct zt_symres *r,
+			int lines)
 {
-	format_frame(o, NULL, addr, r);
+	format_frame(o, NULL, addr, r, lines);
 }
 
 void zt_symstream_header(struct zt_out *o, const struct zt_raw *d, const char *comm,
@@ -279,6 +312,7 @@ struct writer {
 	size_t ntexts, captexts;
 	struct zt_hash_index textix;
 	struct escaped escaped;	/* the frames' strings */
+	int lines;		/* source lines asked for: every frame has one */
 };
 
 static int text_eq(void *ctx, uint32_t i, const void *key)
@@ -299,7 +333,7 @@ static void frame_text(struct writer *w, const struct zt_raw *d, size_t j,
 
 	if (i < 0) {
 		key.s.off = w->arena.len;
-		format_frame(&w->arena, &w->escaped, key.addr, r);
+		format_frame(&w->arena, &w->escaped, key.addr, r, w->lines);
 		key.s.len = w->arena.len - key.s.off;
 		zt_grow(&w->texts, &w->captexts, w->ntexts + 1, sizeof *w->texts);
 		w->texts[w->ntexts] = key;
@@ -408,11 +442,12 @@ static void record_time(struct zt_out *o, struct seconds *c, uint64_t ns, uint64
 	zt_out_write(o, t, (size_t)(p - t));
 }
 
-void zt_symstream_write(FILE *out, struct zt_raw *d, const struct zt_symres *res, int merge)
+void zt_symstream_write(FILE *out, struct zt_raw *d, const struct zt_symres *res, int merge,
+			int lines)
 {
 	const char *comm = zt_symstream_comm(d);
 	struct zt_symstream_order order;
-	struct writer w = { 0 };
+	struct writer w = { .lines = lines };
 	struct seconds sec = { 0 };
 	struct zt_out o;
 	uint64_t ns, count;

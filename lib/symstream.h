@@ -28,9 +28,12 @@ const char *zt_symstream_comm(const struct zt_raw *d);
 /*
  * The lines of one address, each ending in '\n', into o: its inlined frames
  * first, as perf prints them ("(inlined)" for the module), then the frame
- * itself; each with its source line.
+ * itself; each with its source line, and with lines (source lines asked
+ * for) a frame without one gets perf's stand-in ("name+OFFSET",
+ * "module[ADDRESS]").
  */
-void zt_symstream_frame(struct zt_out *o, uint64_t addr, const struct zt_symres *r);
+void zt_symstream_frame(struct zt_out *o, uint64_t addr, const struct zt_symres *r,
+			int lines);
 
 /*
  * A record's header line: "comm pid/tid seconds: period zt-samples:
@@ -72,7 +75,9 @@ void zt_symstream_order(struct zt_raw *d, int merge, struct zt_symstream_order *
 void zt_symstream_record(const struct zt_raw *d, const struct zt_symstream_order *o,
 			 size_t k, size_t *stack, uint64_t *ns, uint64_t *period);
 
-/* Every record of d, resolved into res, to out: the whole stream after its facts. */
-void zt_symstream_write(FILE *out, struct zt_raw *d, const struct zt_symres *res, int merge);
+/* Every record of d, resolved into res, to out: the whole stream after its
+   facts; lines as zt_symstream_frame's. */
+void zt_symstream_write(FILE *out, struct zt_raw *d, const struct zt_symres *res, int merge,
+			int lines);
 
 #endif

@@ -50,3 +50,21 @@ setup() { cd "$BATS_FILE_TMPDIR"; }
 	echo "$output"
 	assert_failure 1
 }
+
+@test "zt-symbolize --lines gives every frame a source line: perf's stand-in where it has none" {
+	zt-symbolize --lines p.raw > l.sym 2> /dev/null
+	# After every frame line, a source line (two spaces); never the blank
+	# line that ends the record, which stackcollapse-perf.pl --srcline would
+	# take for one, merging the next record into the stack.
+	bad=$(awk '/^\t/ { if (f) n++; f = 1; next } /^  / { f = 0; next } { if (f) n++; f = 0 }
+		END { print n + 0 }' l.sym)
+	echo "frame lines without a source line: $bad"
+	[ "$bad" = 0 ]
+	# _start (crt1.o, no line table) gets perf's "name+OFFSET", the offset in decimal.
+	off=$(awk '/^\t.* _start\+0x[0-9a-f]+ / { sub(/.*_start\+0x/, ""); sub(/ .*/, ""); print; exit }' l.sym)
+	echo "_start+0x$off"
+	[ -n "$off" ]
+	grep -qx "  _start+$((16#$off))" l.sym
+	# The stream folds the same from the dump and from its text.
+	diff <(zt-fold --srcline l.sym) <(zt-fold -l --srcline p.raw 2> /dev/null)
+}

@@ -28,7 +28,8 @@ setup() { cd "$BATS_FILE_TMPDIR"; }
 	run --separate-stderr zt-fold "$other" p.raw
 	assert_success
 	assert_equal "$output" "$want"
-	assert_equal "$stderr" "$wanterr"
+	# Every record skipped: the input is named as one with no samples.
+	assert_equal "$stderr" "${wanterr/\'p.msym\'/\'p.raw\'}"
 	# And the other way round: the dump's records first, the text's skipped.
 	zt-fold p.msym "$other" > want 2> wanterr
 	zt-fold p.raw "$other" > got 2> goterr

@@ -94,7 +94,7 @@ static int symbolize(const char *path, const struct zt_symargs *args, int merge)
 	for (size_t i = 0; i < nwarn; i++)
 		zt_warn("%s", warn[i]);
 	zt_facts_write(stdout, &d, warn, nwarn);
-	zt_symstream_write(stdout, &d, res, merge);
+	zt_symstream_write(stdout, &d, res, merge, args->opts.lines);
 	free(res);
 	zt_symbolizer_free(s);
 	zt_raw_free(&d);
