@@ -617,7 +617,14 @@ static void script(FILE *out, int wall)
 static void header(FILE *out, const struct zt_flame_opts *o, unsigned height,
 		   uint64_t total, int diff, int wall)
 {
-	const char *title = o->title ? o->title : o->icicle ? "Icicle Graph" : "Flame Graph";
+	/* A differential graph's default title is its legend: what red and
+	   blue mean (frames keep flamegraph.pl's places: no room is added). */
+	const char *title = o->title ? o->title :
+			    diff && o->negate ? "Differential Flame Graph: blue grew, red shrank "
+						"(after - before, negated); widths are after's" :
+			    diff ? "Differential Flame Graph: red grew, blue shrank "
+				   "(after - before); widths are after's" :
+			    o->icicle ? "Icicle Graph" : "Flame Graph";
 
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "

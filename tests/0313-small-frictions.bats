@@ -68,3 +68,15 @@ setup() { cd "$BATS_FILE_TMPDIR"; }
 	# The stream folds the same from the dump and from its text.
 	diff <(zt-fold --srcline l.sym) <(zt-fold -l --srcline p.raw 2> /dev/null)
 }
+
+@test "a differential flame graph's title says what red and blue mean" {
+	zt-diff p.folded q.folded | zt-flame > d.svg
+	title=$(grep -o '<text id="title"[^>]*>[^<]*' d.svg | sed 's/.*>//')
+	echo "title: $title"
+	[ "$title" = "Differential Flame Graph: red grew, blue shrank (after - before); widths are after's" ]
+	zt-diff p.folded q.folded | zt-flame --negate > n.svg
+	grep -q '>Differential Flame Graph: blue grew, red shrank (after - before, negated); widths are after&apos;s<\|>Differential Flame Graph: blue grew, red shrank (after - before, negated); widths are after'"'"'s<' n.svg
+	# A profile's own graph keeps its title, and --title wins.
+	zt-flame p.folded | grep -q '<text id="title"[^>]*>Flame Graph<'
+	zt-diff p.folded q.folded | zt-flame --title=T | grep -q '<text id="title"[^>]*>T<'
+}
