@@ -58,6 +58,11 @@ function init() {
 			resetSearch();
 		}
 	});
+	// A flame graph taller than the window (stacks cut at 128 frames stand
+	// as thin towers above everything) opens at its bottom, the widest part:
+	// the root and the callers that hold the time. An icicle's is its top.
+	if (!ICICLE)
+		window.scrollTo(0, document.documentElement.scrollHeight);
 }
 
 function frameOf(node) {

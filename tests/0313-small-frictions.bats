@@ -80,3 +80,25 @@ setup() { cd "$BATS_FILE_TMPDIR"; }
 	zt-flame p.folded | grep -q '<text id="title"[^>]*>Flame Graph<'
 	zt-diff p.folded q.folded | zt-flame --title=T | grep -q '<text id="title"[^>]*>T<'
 }
+
+@test "a flame graph taller than the window opens at its widest part, the bottom" {
+	[ -x /usr/bin/chromium ] || skip "chromium is not installed (make deps installs it)"
+	node --experimental-websocket -e 'new WebSocket("ws://127.0.0.1:1").onerror = () => {}' 2> /dev/null ||
+		skip "node with --experimental-websocket (Node 20.10 or later) is needed"
+	# A wide base (main;work) under a thin tower of 200 frames: 3,000+ px.
+	awk 'BEGIN { s = "prog;main;work"; print s ";hot 900"
+		t = s; for (i = 0; i < 200; i++) t = t ";rec"; print t " 10" }' > tall.folded
+	zt-flame tall.folded > tall.svg
+	FLAME_WINDOW_HEIGHT=800 run node --experimental-websocket "$ZT_TOP/tests/flame-browser.js" tall.svg work '^hot$' tall.png
+	assert_success
+	printf '%s\n' "$output" > tall.json
+	run node -e '
+		const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+		const s = o.scroll;
+		console.log("scrollY " + s.y + ", window " + s.inner + ", page " + s.height);
+		// scrolled to the bottom of a page taller than the window
+		if (!(s.height > s.inner && s.y > 0 && s.y + s.inner >= s.height - 1)) process.exitCode = 1;
+	' tall.json
+	echo "$output"
+	assert_success
+}

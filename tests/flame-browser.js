@@ -8,7 +8,9 @@
 // details line, clicks FRAME and reads the DOM (FRAME's box, its siblings,
 // its callers, the Reset Zoom button), clicks "Search" and answers the
 // prompt with REGEX, reads the "Matched" line, saves a screenshot to PNG,
-// clicks "Reset Zoom" and reads FRAME's box again. Prints one JSON object.
+// clicks "Reset Zoom" and reads FRAME's box again. Prints one JSON object,
+// with where the page opened scrolled to (scroll). The window is the
+// graph's size, or FLAME_WINDOW_HEIGHT pixels high when that is less.
 "use strict";
 const { spawn } = require("child_process");
 const fs = require("fs");
@@ -107,7 +109,10 @@ async function run(url) {
 	await send("Runtime.enable");
 	const size = fs.readFileSync(svg, "utf8").match(/<svg[^>]* width="(\d+)" height="(\d+)"/);
 	await send("Emulation.setDeviceMetricsOverride",
-		{ width: Number(size[1]), height: Number(size[2]), deviceScaleFactor: 1, mobile: false });
+		{ width: Number(size[1]), deviceScaleFactor: 1, mobile: false,
+		  // The window fits the graph, unless FLAME_WINDOW_HEIGHT makes it
+		  // shorter (a tall graph on a screen).
+		  height: Math.min(Number(size[2]), Number(process.env.FLAME_WINDOW_HEIGHT) || Infinity) });
 	const loaded = event("Page.loadEventFired");
 	await send("Page.navigate", { url: "file://" + path.resolve(svg) });
 	await loaded;
@@ -128,6 +133,9 @@ async function run(url) {
 			 label: g.querySelector("text").textContent, cls: g.getAttribute("class") || "" };
 	})(${g})`;
 	const out = { frame: frameName };
+	// Where the graph opened: a tall flame graph at its widest part.
+	out.scroll = await js(`({ y: window.scrollY, inner: window.innerHeight,
+		height: document.documentElement.scrollHeight })`);
 	out.frames = await js(`document.querySelectorAll("#frames > g").length`);
 	out.before = await js(box(find));
 	await mouse("mouseMoved", out.before.cx, out.before.cy);
@@ -145,7 +153,9 @@ async function run(url) {
 	out.unzoomHidden = await js(`document.getElementById("unzoom").classList.contains("hide")`);
 
 	const dialog = event("Page.javascriptDialogOpening");
-	const search = await js(`(function () { var b = document.getElementById("search").getBoundingClientRect();
+	// The buttons sit at the top: a person scrolls up to them.
+	const search = await js(`(function () { document.getElementById("search").scrollIntoView();
+		var b = document.getElementById("search").getBoundingClientRect();
 		return { x: b.left + b.width / 2, y: b.top + b.height / 2 }; })()`);
 	await mouse("mouseMoved", search.x, search.y);
 	await mouse("mousePressed", search.x, search.y);
@@ -160,7 +170,8 @@ async function run(url) {
 	const shot = await send("Page.captureScreenshot", { format: "png" });
 	fs.writeFileSync(png, Buffer.from(shot.data, "base64"));
 
-	const reset = await js(`(function () { var b = document.getElementById("unzoom").getBoundingClientRect();
+	const reset = await js(`(function () { document.getElementById("unzoom").scrollIntoView();
+		var b = document.getElementById("unzoom").getBoundingClientRect();
 		return { x: b.left + b.width / 2, y: b.top + b.height / 2 }; })()`);
 	await click(reset);
 	out.reset = await js(box(find));
