@@ -225,12 +225,13 @@ places() {
 }
 
 # zt_frames SYM: "ADDR NAME@FILE:LINE;..." per address of zt-symbolize's
-# output, inlined frames first, names without their offset.
+# output, inlined frames first, names without their offset; a frame without
+# line information (perf's stand-in, "name+OFFSET" or "module[ADDRESS]") none.
 zt_frames() {
 	awk 'function flush() { if (a != "" && a != "0") print a, f; a = ""; f = "" }
 	     /^\t/ { if ($1 != a) flush(); n = $2; sub(/\+0x[0-9a-f]+$/, "", n)
 		     f = f (a == "" ? "" : ";") n; a = $1; next }
-	     /^  / { sub(/^  */, ""); f = f "@" $0; next }
+	     /^  / { sub(/^  */, ""); if ($0 ~ /:[0-9]+$/) f = f "@" $0; next }
 	     /^$/ { flush() }
 	     END { flush() }' "$1" | sort -u
 }

@@ -54,12 +54,15 @@ UNIT_TEST(profile_with_filter_and_edges)
 	zt_profile_add_folded(p, "main;wrap;a", 11, 5);
 	zt_profile_add_folded(p, "main;a;a;b", 10, 2);	/* recursion: a->a is no edge */
 	zt_profile_add_folded(p, "main;skip;a", 11, 4);
-	zt_profile_add_folded(p, "wrap", 4, 1);	/* every frame hidden: counts, in nothing */
+	/* Every frame hidden but the root, the command, which filters never
+	   match (as records have it apart): the sample counts in it. */
+	zt_profile_add_folded(p, "main;wrap", 9, 1);
 	CHECK_EQ_U(zt_profile_samples(p), 12);
 	CHECK_EQ_U(zt_profile_kept(p), 8);
 	CHECK_EQ_U(zt_profile_self(p, (uint32_t)id(p, "a")), 5);
 	CHECK_EQ_U(zt_profile_total(p, (uint32_t)id(p, "a")), 7);
 	CHECK_EQ_U(zt_profile_total(p, (uint32_t)id(p, "wrap")), 0);
+	CHECK_EQ_U(zt_profile_self(p, (uint32_t)id(p, "main")), 1);
 	e = zt_profile_edges(p, (uint32_t)id(p, "a"), 1, &n);
 	CHECK(n == 1 && e[0].caller == (uint32_t)id(p, "main") && e[0].count == 7);
 	free(e);
