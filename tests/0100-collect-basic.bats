@@ -46,8 +46,7 @@ count() {
 	total=$(awk '{ s += $NF } END { print s }' spin.folded)
 	read -r user sys < cpu
 	echo "samples $total user $user sys $sys"
-	awk -v n="$total" -v u="$user" -v s="$sys" \
-		'BEGIN { want = (u + s) * 997; exit !(n >= want * 0.95 && n <= want * 1.05) }'
+	near "$total" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print (u + s) * 997 }')" 5
 }
 
 @test "the delivered rate is within 3% of the requested 997 Hz" {
@@ -55,7 +54,8 @@ count() {
 	read -r user sys < cpu
 	rate=$(awk -v n="$total" -v u="$user" -v s="$sys" 'BEGIN { print n / (u + s) }')
 	echo "rate $rate"
-	awk -v r="$rate" 'BEGIN { exit !(r >= 997 * 0.97 && r <= 997 * 1.03) }'
+	# 3%, and the count's own error (a 3-CPU-second run: 1.8 points).
+	near "$total" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print (u + s) * 997 }')" 3
 	# And zt-collect's own summary line says so.
 	# perf-task-clock samples user space: the rate is per user CPU-second,
 	# and system time is given apart, as not sampled.
@@ -68,7 +68,7 @@ count() {
 	read -r user sys < cpu
 	rate=$(awk -v n="$total" -v u="$user" -v s="$sys" 'BEGIN { print n / (u + s) }')
 	echo "rate $rate"
-	awk -v r="$rate" 'BEGIN { exit !(r >= 4000 * 0.95 && r <= 4000 * 1.05) }'
+	near "$total" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print (u + s) * 4000 }')" 5
 }
 
 @test "the dump records the requested hz, the timer and the thread" {
