@@ -89,7 +89,7 @@ setup() {
 }
 
 @test "omitfp (no frame pointers): every stack is one of its true paths with CFI" {
-	profile o -- "$SAMPLES/omitfp" 60
+	profile o -- "$SAMPLES/omitfp" 100
 	cat o.folded
 	all=$(total o.folded)
 	x=$(count o.folded "^$ROOT;outer_a;mid;leaf_x\$")
@@ -104,9 +104,11 @@ setup() {
 	[ "$all" -ge 100 ]
 	[ $((x + y + z + pre + out)) -eq "$all" ]
 	at_least $((x + y + z)) 95 "$all"
-	at_least "$x" 15 "$all"
-	at_least "$y" 8 "$all"
-	at_least "$z" 15 "$all"
+	# Each path is sampled. Their shares depend on the machine (leaf_z's
+	# division: x:y:z was 55:17:185 on one, 2:1:1 on another).
+	at_least "$x" 4 "$all"
+	at_least "$y" 4 "$all"
+	at_least "$z" 4 "$all"
 	grep -qx 'partial 0' o.raw
 }
 
@@ -371,6 +373,15 @@ setup() {
 	# A program whose start-up is short says nothing of it, even at 4000 Hz.
 	printf 'int main(void) { return 0; }\n' > plain.c
 	gcc -O1 -o plain plain.c
+	# (The rule, not the machine's speed: a loaded machine took 76 ms of
+	# CPU before sampling began for this program, and was right to say so.)
 	profile p -F 4000 -- ./plain
-	none grep -q 'before sampling began' p.err
+	cat p.err
+	pe=$(awk '$1 == "cpu-user-start-ns" { u = $2 } $1 == "cpu-sys-start-ns" { s = $2 } END { printf "%.3f", (u + s) / 1e9 }' p.raw)
+	echo "plain: $pe CPU-s before sampling began"
+	if awk -v e="$pe" 'BEGIN { exit !(e < 0.02) }'; then
+		none grep -q 'before sampling began' p.err
+	else
+		grep -q ", $pe CPU-s before sampling began" p.err
+	fi
 }
