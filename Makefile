@@ -2,6 +2,7 @@
 #
 #   make            build the collector, the filters and the samples
 #   make check      run the unit and bats tests (installs missing packages as root)
+#   make check-busy the same with 4 CPU hogs beside it (tests/check-busy.sh)
 #   make demo       profile samples/spin and show where its time went
 #   make bench      benchmarks (tests/bench/), never part of check
 #   make SANITIZE=address,undefined check
@@ -215,7 +216,7 @@ else
 Q = @
 endif
 
-.PHONY: all check unit bats install uninstall clean deps demo bench fuzz cross
+.PHONY: all check check-busy testbuild unit bats install uninstall clean deps demo bench fuzz cross
 .DELETE_ON_ERROR:
 
 all: lib/libzt.a $(TOOLS) collect/libzt-prof.so collect/zt-collect $(SAMPLES) tests/unit/run tests/cputime tests/noperf tests/cfidump tests/patchfde
@@ -420,11 +421,19 @@ fuzz: $(FUZZERS)
 deps:
 	@sh tests/deps.sh $(DEBS)
 
-check: deps
+# What the tests run: everything, and the aarch64 build where its compiler is.
+testbuild:
 	@$(MAKE) --no-print-directory all
 	@if command -v aarch64-linux-gnu-gcc > /dev/null 2>&1; then \
 		$(MAKE) --no-print-directory CROSS=aarch64-linux-gnu- cross; fi
+
+check: deps
+	@$(MAKE) --no-print-directory testbuild
 	@sh tests/check.sh
+
+check-busy: deps
+	@$(MAKE) --no-print-directory testbuild
+	@sh tests/check-busy.sh
 
 unit: tests/unit/run
 	tests/unit/run
