@@ -78,7 +78,7 @@ enum {
 /* One thread zt samples, as the sampler last saw it; indexed as zt_state.threads. */
 struct rec {
 	pid_t tid;		/* 0: none */
-	int sfd, qfd;		/* its syscall and schedstat files, kept open; -1: opened each tick */
+	int sfd, qfd, tfd;	/* its syscall, schedstat and stat files, kept open; -1: opened each tick */
 	uint64_t exec_ns, delay_ns, runs;	/* schedstat at the last tick */
 	uint64_t last_ns;	/* CLOCK_MONOTONIC of the last tick that visited it */
 	int64_t balance;	/* off-CPU ns not yet in a sample (negative: paid back) */
@@ -90,6 +90,8 @@ struct rec {
 	int partial;
 	uint32_t n;
 	uint64_t carry;		/* run delay not yet written: no CPU stack to put it at (cpu_wait) */
+	uint64_t stime;		/* its system time (stat's stime, clock ticks) at the last reading */
+	uint64_t kcarry;	/* system time (ns) not yet written: no CPU stack to put it at */
 	char wait[WAIT_MAX * 4 + 1];	/* the sample's wait, escaped */
 	uint64_t addr[ZT_MAX_DEPTH];
 };
@@ -110,6 +112,8 @@ struct sampler {
 
 /* The wait of a thread woken but not yet on a CPU, escaped. */
 #define WAITING "waiting\\040for\\040a\\040CPU"
+/* Not a wait: a thread's system time, on a CPU in the kernel, escaped. */
+#define KERNEL "in\\040the\\040kernel"
 
 static struct sampler *S;	/* mapped once; the sampler thread's alone */
 static volatile int gen;	/* a sampler of an older generation ends at its next tick */
@@ -154,6 +158,9 @@ static void close_fd(int *fd)
 
 static void emit_pending(struct rec *c);
 
+/* A thread zt has no record of: no known stack bounds and no CPU samples. */
+static const struct zt_thread no_record;
+
 /* Forget a thread: what it gathered written, its descriptors closed. */
 static void forget(struct rec *c)
 {
@@ -161,6 +168,7 @@ static void forget(struct rec *c)
 		emit_pending(c);
 	close_fd(&c->sfd);
 	close_fd(&c->qfd);
+	close_fd(&c->tfd);
 	c->tid = 0;
 	c->have = 0;
 }
@@ -210,6 +218,25 @@ static int read_sched(struct rec *c, uint64_t *exec, uint64_t *delay, uint64_t *
 	    !dec(p, runs))
 		return -1;
 	return 0;
+}
+
+/*
+ * stat's stime (field 15): the thread's system time in clock ticks, as the
+ * kernel splits its CPU time between user and system (the split getrusage
+ * and times(2) give). 0, or -1 when unreadable.
+ */
+static int read_stime(struct rec *c, uint64_t *stime)
+{
+	char buf[1024];
+	const char *p;
+
+	if (read_task_file(c, c->tfd, "stat", buf, sizeof buf) < 0)
+		return -1;
+	/* Counted after the command's closing parenthesis (field 2). */
+	p = strrchr(buf, ')');
+	for (int f = 2; p && f < 15; f++)
+		p = strchr(p + 1, ' ');
+	return p && dec(p + 1, stime) ? 0 : -1;
 }
 
 /*
@@ -458,39 +485,88 @@ static void emit(const struct rec *c, uint64_t when, uint64_t count, uint64_t we
 }
 
 /*
- * Run delay that thread t (c) gained while it was not blocked, by the last
- * tick or since: it was preempted, or woken and queued, while computing.
- * It is written as "waiting for a CPU" at the thread's last CPU stack
- * (t->addr, which the handler fills between two steps of t->cpu_seq): a
- * thread is preempted in its code in proportion to the CPU time it spends
- * there, so its last CPU sample is an unbiased draw of where it stood, and
- * the wait shows above the work it held up (the thread's root alone would
- * say which thread, not which work). A thread with no CPU stack yet (less
- * than one period of CPU time), or one whose handler is filling it just
- * now, carries the delay to its next tick; what is still carried when the
- * thread ends is not written (at most the delay before its first sample).
+ * Thread t's last CPU stack (t->addr, which the handler fills between two
+ * steps of t->cpu_seq), copied into S->cpu with its first address marked
+ * exact (the interrupted pc, as an off-CPU line's first). Its depth, or 0
+ * when it has none yet (less than one period of CPU time) or its handler
+ * is filling it just now.
  */
-static void cpu_wait(struct rec *c, const struct zt_thread *t, uint64_t when, uint64_t waited)
+static uint32_t last_cpu_stack(const struct zt_thread *t, int *partial)
 {
 	uint32_t seq, n;
-	int partial;
 
-	c->carry += waited;
-	if (!c->carry)
-		return;
 	seq = __atomic_load_n(&t->cpu_seq, __ATOMIC_ACQUIRE);
 	n = t->cpu_n;
 	if ((seq & 1) || n == 0 || n > ZT_MAX_DEPTH)
-		return;
+		return 0;
 	memcpy(S->cpu, (const void *)t->addr, n * sizeof *S->cpu);
-	partial = t->cpu_partial;
+	*partial = t->cpu_partial;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&t->cpu_seq, __ATOMIC_RELAXED) != seq)
-		return;	/* a sample was taken meanwhile: next tick */
-	S->cpu[0] |= ZT_UNWIND_EXACT;	/* the interrupted pc, as an off-CPU line's first */
-	emit_line(c->tid, when, 1, c->carry, WAITING, S->cpu, n, partial);
+		return 0;	/* a sample was taken meanwhile: next tick */
+	S->cpu[0] |= ZT_UNWIND_EXACT;
+	return n;
+}
+
+/*
+ * Time *carry (ns) of thread t (c), when, written as one line at its last
+ * CPU stack with wait (escaped); kept in *carry for its next tick when
+ * there is no such stack now (what is still carried when the thread ends
+ * is not written).
+ */
+static void at_cpu_stack(struct rec *c, const struct zt_thread *t, uint64_t when,
+			 uint64_t *carry, const char *wait)
+{
+	uint32_t n;
+	int partial = 0;
+
+	if (!*carry || !(n = last_cpu_stack(t, &partial)))
+		return;
+	emit_line(c->tid, when, 1, *carry, wait, S->cpu, n, partial);
 	__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
-	c->carry = 0;
+	*carry = 0;
+}
+
+/*
+ * Run delay that thread t (c) gained while it was not blocked, by the last
+ * tick or since: it was preempted, or woken and queued, while computing.
+ * It is written as "waiting for a CPU" at the thread's last CPU stack: a
+ * thread is preempted in its code in proportion to the CPU time it spends
+ * there, so its last CPU sample is an unbiased draw of where it stood, and
+ * the wait shows above the work it held up (the thread's root alone would
+ * say which thread, not which work).
+ */
+static void cpu_wait(struct rec *c, const struct zt_thread *t, uint64_t when, uint64_t waited)
+{
+	c->carry += waited;
+	at_cpu_stack(c, t, when, &c->carry, WAITING);
+}
+
+/*
+ * System time that thread t (c) gained since its last reading: time on a
+ * CPU in the kernel (system calls, page faults), which the CPU samples
+ * (user-space counters) do not see and the off-CPU account does not hold
+ * either (it is CPU time). Read from stat's stime when the thread has run,
+ * and written as "in the kernel" at its last CPU stack: a thread that
+ * spends its time in system calls takes its CPU samples where they return
+ * (the wrapper that made them), so that is where the kernel's time shows.
+ * Whole clock ticks of the kernel's account (10 ms each at USER_HZ 100):
+ * the kernel splits a thread's CPU time by ticks, so the split is exact
+ * over a run, not over one tick's gap.
+ */
+static void kernel_time(struct rec *c, const struct zt_thread *t, uint64_t when)
+{
+	static long hz;
+	uint64_t stime;
+
+	if (!hz && (hz = sysconf(_SC_CLK_TCK)) <= 0)
+		hz = 100;
+	if (read_stime(c, &stime) < 0)
+		return;
+	if (stime > c->stime)
+		c->kcarry += (stime - c->stime) * (1000000000u / (uint64_t)hz);
+	c->stime = stime;
+	at_cpu_stack(c, t, when, &c->kcarry, KERNEL);
 }
 
 /*
@@ -652,6 +728,8 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 	c->exec_ns = exec;
 	c->delay_ns = delay;
 	c->runs = runs;
+	if (ran && t != &no_record)
+		kernel_time(c, t, now);
 	if (c->have) {
 		c->pend++;
 		c->pend_ns = now;
@@ -758,15 +836,19 @@ static void track(struct rec *c, pid_t tid, uint64_t since)
 	c->carry = 0;
 	c->good = 0;
 	c->pend = c->walked = 0;
-	c->sfd = c->qfd = -1;
-	if (__atomic_add_fetch(&kept_fds, 2, __ATOMIC_RELAXED) > budget) {
-		__atomic_fetch_sub(&kept_fds, 2, __ATOMIC_RELAXED);
+	c->kcarry = 0;
+	c->sfd = c->qfd = c->tfd = -1;
+	if (__atomic_add_fetch(&kept_fds, 3, __ATOMIC_RELAXED) > budget) {
+		__atomic_fetch_sub(&kept_fds, 3, __ATOMIC_RELAXED);
 	} else {
 		c->sfd = open_task_file(tid, "syscall", 1);
 		c->qfd = open_task_file(tid, "schedstat", 1);
+		c->tfd = open_task_file(tid, "stat", 1);
 		if (c->sfd < 0)
 			__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
 		if (c->qfd < 0)
+			__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
+		if (c->tfd < 0)
 			__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
 	}
 	/*
@@ -775,9 +857,12 @@ static void track(struct rec *c, pid_t tid, uint64_t since)
 	 * otherwise as if it had been here since the last tick.
 	 */
 	c->exec_ns = c->delay_ns = 0;
+	c->stime = 0;
 	if (thread_start(tid, &start) < 0 || start < zt_state.start_ns || start > since) {
 		if (read_sched(c, &c->exec_ns, &c->delay_ns, &c->runs) < 0)
 			c->exec_ns = c->delay_ns = 0;
+		if (read_stime(c, &c->stime) < 0)
+			c->stime = 0;
 	} else {
 		c->last_ns = start;
 	}
@@ -878,9 +963,6 @@ static void tick(uint64_t now, uint64_t prev)
 	}
 	foreign_tick(now, prev, n);
 }
-
-/* A thread zt has no record of: no known stack bounds and no CPU samples. */
-static const struct zt_thread no_record;
 
 static unsigned known_bits = KNOWN_BITS;
 static unsigned nlive_foreign, scan_skip;	/* of this scan's set: twice the threads, at least */
@@ -1102,8 +1184,8 @@ static int fd_budget(void)
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
-		return 2 * ZT_MAX_THREADS;
-	return (int)(rl.rlim_cur / 4 < 2 * ZT_MAX_THREADS ? rl.rlim_cur / 4 : 2 * ZT_MAX_THREADS);
+		return 3 * ZT_MAX_THREADS;
+	return (int)(rl.rlim_cur / 4 < 3 * ZT_MAX_THREADS ? rl.rlim_cur / 4 : 3 * ZT_MAX_THREADS);
 }
 
 int zt_offcpu_start(void)
@@ -1126,7 +1208,7 @@ int zt_offcpu_start(void)
 			return -1;
 		S = m;
 		for (int i = 0; i < ALL_RECS; i++)
-			rec_at(i)->sfd = rec_at(i)->qfd = -1;
+			rec_at(i)->sfd = rec_at(i)->qfd = rec_at(i)->tfd = -1;
 	}
 	if (!real_create)
 		return -1;
@@ -1218,7 +1300,8 @@ void zt_offcpu_after_fork(void)
 	if (!S)
 		return;
 	for (int i = 0; i < ALL_RECS; i++)
-		if (rec_at(i)->tid || rec_at(i)->sfd >= 0 || rec_at(i)->qfd >= 0) {
+		if (rec_at(i)->tid || rec_at(i)->sfd >= 0 || rec_at(i)->qfd >= 0 ||
+		    rec_at(i)->tfd >= 0) {
 			rec_at(i)->have = 0;	/* the parent's to write, not the child's */
 			forget(rec_at(i));
 		}

@@ -438,7 +438,7 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 		if (d->wall) {
 			const char *w = zt_raw_wait(d, st);
 
-			sm->state = state_of(p, !w ? ZT_STATE_ON_CPU :
+			sm->state = state_of(p, !w || strcmp(w, ZT_WAIT_KERNEL) == 0 ? ZT_STATE_ON_CPU :
 					     strcmp(w, ZT_WAIT_RUNQUEUE) == 0 ? ZT_STATE_RUNQUEUE :
 					     ZT_STATE_OFF_CPU);
 		}
