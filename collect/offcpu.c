@@ -92,6 +92,7 @@ struct rec {
 	uint64_t carry;		/* run delay not yet written: no CPU stack to put it at (cpu_wait) */
 	uint64_t stime;		/* its system time (stat's stime, clock ticks) at the last reading */
 	uint64_t kcarry;	/* system time (ns) not yet written: no CPU stack to put it at */
+	uint64_t scarry;	/* stopped time (ns) not yet written, likewise */
 	char wait[WAIT_MAX * 4 + 1];	/* the sample's wait, escaped */
 	uint64_t addr[ZT_MAX_DEPTH];
 };
@@ -114,6 +115,11 @@ struct sampler {
 #define WAITING "waiting\\040for\\040a\\040CPU"
 /* Not a wait: a thread's system time, on a CPU in the kernel, escaped. */
 #define KERNEL "in\\040the\\040kernel"
+/* The wait of a thread whose process was stopped (SIGSTOP, SIGTSTP, a debugger), escaped. */
+#define STOPPED "stopped"
+
+enum { STOP_MIN_NS = 20000000 };	/* a tick this much later than its run delay says: stopped */
+static uint64_t stop_gap;	/* this tick: how long the process was stopped since the last */
 
 static struct sampler *S;	/* mapped once; the sampler thread's alone */
 static volatile int gen;	/* a sampler of an older generation ends at its next tick */
@@ -123,6 +129,7 @@ static volatile int kept_fds;	/* descriptors kept open, at most budget */
 static int budget;
 static uint64_t nsamples, nrepeated, ntorn, nforeign, cpu_ns, stop_ns;
 static int task_dir = -1;	/* /proc/self/task, kept open by the sampler */
+static int own_fd = -1;		/* the sampler's own schedstat, kept open by it */
 static uint32_t scan;
 
 /* "/proc/self/task/TID/" NAME, opened, and moved out of the program's way. */
@@ -570,6 +577,31 @@ static void kernel_time(struct rec *c, const struct zt_thread *t, uint64_t when)
 }
 
 /*
+ * The part of c's time since its last tick that the process spent stopped
+ * (stop_gap: every thread stops with it, the sampler too), written as
+ * "stopped" at the stack c was blocked in, or else at its last CPU stack,
+ * and returned, to be taken out of its off-CPU account: a stopped program's
+ * time shows as stopped, and its wall time adds up.
+ */
+static uint64_t stopped_part(struct rec *c, const struct zt_thread *t, uint64_t now)
+{
+	uint64_t part = stop_gap;
+
+	if (!part || now <= c->last_ns)
+		return 0;
+	if (part > now - c->last_ns)
+		part = now - c->last_ns;
+	if (c->have) {
+		emit_line(c->tid, now, 1, part, STOPPED, c->addr, c->n, c->partial);
+		__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
+	} else {
+		c->scarry += part;
+		at_cpu_stack(c, t, now, &c->scarry, STOPPED);
+	}
+	return part;
+}
+
+/*
  * Copy the stack of t from sp (up to ZT_WINDOW bytes, and not past its top
  * when zt knows it) into the window, one page per element so that the copy
  * stops at the first unmapped page. The bytes copied, 0 if none.
@@ -701,7 +733,7 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 	 * (most of a mostly idle program's ticks).
 	 */
 	if (c->have && !c->resync && thread_exec_ns(c->tid, &exec) == 0 && exec == c->exec_ns) {
-		c->balance += (int64_t)(now - c->last_ns);
+		c->balance += (int64_t)(now - c->last_ns) - (int64_t)stopped_part(c, t, now);
 		c->last_ns = now;
 		c->pend++;
 		c->pend_ns = now;
@@ -723,7 +755,7 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 	ran = exec != c->exec_ns || runs != c->runs;
 	waited = delay - c->delay_ns;
 	c->balance += (int64_t)(now - c->last_ns) - (int64_t)(exec - c->exec_ns) -
-		      (int64_t)waited;
+		      (int64_t)waited - (int64_t)stopped_part(c, t, now);
 	c->last_ns = now;
 	c->exec_ns = exec;
 	c->delay_ns = delay;
@@ -836,7 +868,7 @@ static void track(struct rec *c, pid_t tid, uint64_t since)
 	c->carry = 0;
 	c->good = 0;
 	c->pend = c->walked = 0;
-	c->kcarry = 0;
+	c->kcarry = c->scarry = 0;
 	c->sfd = c->qfd = c->tfd = -1;
 	if (__atomic_add_fetch(&kept_fds, 3, __ATOMIC_RELAXED) > budget) {
 		__atomic_fetch_sub(&kept_fds, 3, __ATOMIC_RELAXED);
@@ -1118,10 +1150,26 @@ static void resync_all(void)
 	}
 }
 
+/* The sampler's run delay so far, from its schedstat kept at fd. 0, or -1. */
+static int own_delay(int fd, uint64_t *delay)
+{
+	char buf[96];
+	const char *p;
+	uint64_t exec;
+	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (!(p = dec(buf, &exec)) || *p++ != ' ' || !dec(p, delay))
+		return -1;
+	return 0;
+}
+
 static void *sampler_main(void *arg)
 {
 	int mine = (int)(intptr_t)arg, paused = 0;
-	uint64_t period = 1000000000ull / zt_state.off_cpu_hz, prev, next;
+	uint64_t period = 1000000000ull / zt_state.off_cpu_hz, prev, next, after, delay = 0;
 	struct timespec ts;
 
 	prctl(PR_SET_NAME, "zt-offcpu", 0, 0, 0);
@@ -1136,11 +1184,15 @@ static void *sampler_main(void *arg)
 		}
 		zt_files_mark(task_dir, 1);
 	}
+	/* The sampler's own schedstat: its run delay tells a late tick's cause. */
+	if (own_fd < 0)
+		own_fd = open_task_file(zt_sys_gettid(), "schedstat", 1);
+	own_delay(own_fd, &delay);
 	jitter_seed = zt_sys_clock_ns(CLOCK_MONOTONIC) | 1;
-	prev = zt_sys_clock_ns(CLOCK_MONOTONIC);
+	prev = after = zt_sys_clock_ns(CLOCK_MONOTONIC);
 	next = prev + next_interval(period);
 	for (;;) {
-		uint64_t now;
+		uint64_t now, late, was = delay;
 
 		ts.tv_sec = (time_t)(next / 1000000000u);
 		ts.tv_nsec = (long)(next % 1000000000u);
@@ -1149,6 +1201,17 @@ static void *sampler_main(void *arg)
 		if (__atomic_load_n(&gen, __ATOMIC_ACQUIRE) != mine)
 			break;
 		now = zt_sys_clock_ns(CLOCK_MONOTONIC);
+		/*
+		 * Woken later than asked by more than its run delay says: the
+		 * process was stopped meanwhile (a stopped thread is not
+		 * runnable, so its wait is no run delay).
+		 */
+		late = now > (next > after ? next : after) ? now - (next > after ? next : after) : 0;
+		stop_gap = 0;
+		if (own_delay(own_fd, &delay) < 0)
+			late = 0;
+		if (late > delay - was && late - (delay - was) >= STOP_MIN_NS)
+			stop_gap = late - (delay - was);
 		__atomic_store_n(&busy, 1, __ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&gen, __ATOMIC_SEQ_CST) != mine ||
 		    !__atomic_load_n(&zt_state.active, __ATOMIC_SEQ_CST)) {
@@ -1163,6 +1226,8 @@ static void *sampler_main(void *arg)
 		}
 		__atomic_store_n(&busy, 0, __ATOMIC_SEQ_CST);
 		prev = now;
+		own_delay(own_fd, &delay);
+		after = zt_sys_clock_ns(CLOCK_MONOTONIC);
 		next += next_interval(period);
 		if (next < now)
 			next = now + next_interval(period);	/* ticks missed: not made up */
@@ -1309,6 +1374,11 @@ void zt_offcpu_after_fork(void)
 		zt_files_mark(task_dir, 0);
 		zt_sys_close(task_dir);
 		task_dir = -1;
+	}
+	if (own_fd >= 0) {
+		zt_files_mark(own_fd, 0);
+		zt_sys_close(own_fd);
+		own_fd = -1;
 	}
 	kept_fds = 0;
 	S->len = 0;

@@ -5,7 +5,9 @@
 # "in the kernel" lines from the thread's stat (stime), so that each
 # thread's on-CPU user, on-CPU system, off-CPU and waiting shares add up to
 # its life and match the kernel's own account: samples/systime's threads
-# measure themselves (getrusage RUSAGE_THREAD, schedstat).
+# measure themselves (getrusage RUSAGE_THREAD, schedstat). And (issue 26,
+# item 7) a program stopped with SIGSTOP shows its stopped time as
+# "[stopped]" in every thread, so that wall time adds up.
 
 load helper
 
@@ -56,4 +58,63 @@ setup() {
 		END { print s / 1e9 }' w.raw)
 	echo "on-CPU $on user $user system $sys"
 	awk -v o="$on" -v u="$user" -v s="$sys" 'BEGIN { d = o - u - s; exit !(s > 0.3 && d > -0.01 && d < 0.01) }'
+}
+
+@test "wall clock: SIGSTOP for 2 s shows as [stopped] in each thread, and the main thread's time adds up to the run" {
+	cd "$BATS_TEST_TMPDIR"
+	cat > stopme.c <<-'EOF2'
+	#include <pthread.h>
+	#include <stdio.h>
+	#include <time.h>
+	static volatile unsigned long sink;
+	static double cpu(void)
+	{ struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+	static void *sleeper(void *a)
+	{ struct timespec ts = { 0, 10000000 }; (void)a; for (int i = 0; i < 300; i++) nanosleep(&ts, 0); return 0; }
+	int main(void)
+	{
+		pthread_t t;
+		pthread_create(&t, 0, sleeper, 0);
+		while (cpu() < 1.5)
+			for (int i = 0; i < 100000; i++)
+				sink += i;
+		pthread_join(t, 0);
+		puts("done");
+		return 0;
+	}
+	EOF2
+	gcc -O1 -pthread -o stopme stopme.c
+	zt-collect --clock=wall -o s.raw ./stopme > out 2> err &
+	zc=$!
+	# The program (zt-collect's child) once it runs, then stopped for 2 s.
+	for i in $(seq 1 100); do
+		p=$(pgrep -P "$zc" stopme) && break
+		sleep 0.05
+	done
+	sleep 0.3
+	t0=$(date +%s%N)
+	kill -STOP "$p"
+	sleep 2
+	t1=$(date +%s%N)
+	kill -CONT "$p"
+	wait "$zc"
+	cat err
+	[ "$(cat out)" = done ]
+	stop=$(( (t1 - t0) / 1000000 ))
+	main=$(sed -n 's/^pid //p' s.raw)
+	# Each thread's [stopped] time, in ms: the stop, within 150 ms (the
+	# signals' delivery and the tick's 10 ms).
+	zt-fold --tid s.raw > s.folded
+	awk '/;\[stopped\] [0-9]*$/ { split($1, a, "/"); split(a[2], b, ";"); t[b[1]] += $NF }
+		END { for (k in t) printf "%s %.0f\n", k, t[k] / 1e6 }' s.folded | sort > stopped
+	cat stopped
+	[ "$(wc -l < stopped)" -eq 2 ]
+	awk -v s="$stop" '{ d = $2 - s; print "thread " $1 " stopped " $2 " ms, the stop " s " ms";
+		if (d < -150 || d > 150) bad = 1 } END { exit bad }' stopped
+	# The main thread's weights add up to the sampled span (wall-ns) within 3%.
+	python3 "$ZT_TOP/tests/offcpu.py" check s.raw
+	awk -v m="$main" '/^samples$/ { s = 1; next } /^[a-z]/ { s = 0 }
+		$1 == "wall-ns" { w = $2 }
+		s && $1 == m { for (i = 3; i <= NF; i++) if ($i ~ /^\^/) t += $2 * substr($i, 2) }
+		END { printf "main thread %.3f s of %.3f s\n", t / 1e9, w / 1e9; exit !(t > 0.97 * w && t < 1.03 * w) }' s.raw
 }
