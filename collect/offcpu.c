@@ -93,6 +93,7 @@ struct rec {
 	uint64_t stime;		/* its system time (stat's stime, clock ticks) at the last reading */
 	uint64_t kcarry;	/* system time (ns) not yet written: no CPU stack to put it at */
 	uint64_t scarry;	/* stopped time (ns) not yet written, likewise */
+	int blind;		/* its syscall file cannot be opened (not dumpable): no off-CPU stacks */
 	char wait[WAIT_MAX * 4 + 1];	/* the sample's wait, escaped */
 	uint64_t addr[ZT_MAX_DEPTH];
 };
@@ -127,7 +128,7 @@ static volatile int busy;	/* the sampler is in a tick */
 static volatile pid_t sampler_tid;
 static volatile int kept_fds;	/* descriptors kept open, at most budget */
 static int budget;
-static uint64_t nsamples, nrepeated, ntorn, nforeign, cpu_ns, stop_ns;
+static uint64_t nsamples, nrepeated, ntorn, nforeign, nblind, cpu_ns, stop_ns;
 static int task_dir = -1;	/* /proc/self/task, kept open by the sampler */
 static int own_fd = -1;		/* the sampler's own schedstat, kept open by it */
 static uint32_t scan;
@@ -787,8 +788,25 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 	 * during most walks: it is tried again, up to TRIES times a tick, while
 	 * it is blocked (each try from the schedstat the last one ended with).
 	 */
+	if (c->blind)
+		return;
 	for (int try = 0;; try++) {
 		if (read_task_file(c, c->sfd, "syscall", text, sizeof text) < 0) {
+			/*
+			 * A live thread whose file cannot be opened: the program
+			 * made itself not dumpable (PR_SET_DUMPABLE 0, or a
+			 * change of credentials) after zt opened the files it
+			 * keeps, and the kernel now refuses a new open of the
+			 * file that needs ptrace access (schedstat and stat stay
+			 * readable). Its CPU, system and run delay are still
+			 * written; its off-CPU time, whose stack cannot be had,
+			 * is not, and the thread is counted (off-cpu-blind).
+			 */
+			if (c->sfd < 0 && (errno == EACCES || errno == EPERM)) {
+				c->blind = 1;
+				__atomic_fetch_add(&nblind, 1, __ATOMIC_RELAXED);
+				return;
+			}
 			forget(c);
 			return;
 		}
@@ -869,6 +887,7 @@ static void track(struct rec *c, pid_t tid, uint64_t since)
 	c->good = 0;
 	c->pend = c->walked = 0;
 	c->kcarry = c->scarry = 0;
+	c->blind = 0;
 	c->sfd = c->qfd = c->tfd = -1;
 	if (__atomic_add_fetch(&kept_fds, 3, __ATOMIC_RELAXED) > budget) {
 		__atomic_fetch_sub(&kept_fds, 3, __ATOMIC_RELAXED);
@@ -1285,7 +1304,7 @@ int zt_offcpu_start(void)
 		if (have_main_key)
 			pthread_setspecific(main_key, (void *)1);
 	}
-	nsamples = nrepeated = ntorn = nforeign = cpu_ns = stop_ns = 0;
+	nsamples = nrepeated = ntorn = nforeign = nblind = cpu_ns = stop_ns = 0;
 	S->len = 0;
 	mine = __atomic_add_fetch(&gen, 1, __ATOMIC_SEQ_CST);
 	sampler_tid = 0;
@@ -1353,7 +1372,7 @@ void zt_offcpu_flush(void)
 
 void zt_offcpu_next_dump(void)
 {
-	nsamples = nrepeated = ntorn = nforeign = 0;
+	nsamples = nrepeated = ntorn = nforeign = nblind = 0;
 }
 
 void zt_offcpu_after_fork(void)
@@ -1432,6 +1451,8 @@ static void put_summary(int fd)
 			n++;
 	if (n)
 		put_key(fd, ZT_RAW_OFF_CPU_FOREIGN, n);
+	if (nblind)
+		put_key(fd, ZT_RAW_OFF_CPU_BLIND, nblind);
 	if (!stop_ns && sampler_tid > 0) {
 		uint64_t c = zt_sys_clock_ns((clockid_t)((~(unsigned)sampler_tid << 3) | 6));
 

@@ -680,6 +680,12 @@ static void report_wall(const struct zt_raw *d, uint64_t cpu_samples)
 		zt_warn("%" PRIu64 " threads zt cannot sample by signal (made with a raw clone) "
 			"were found in /proc/self/task and recorded off-CPU; their CPU time is in "
 			"no sample (counted as not sampled)", d->off_cpu_foreign);
+	if (d->off_cpu_blind)
+		zt_warn("the off-CPU time of %" PRIu64 " threads is in no sample: the program "
+			"made itself not dumpable (PR_SET_DUMPABLE 0, or new credentials) before "
+			"they started, and the kernel refused zt their /proc/self/task/TID/syscall; "
+			"their CPU time, system time and waits for a CPU are recorded",
+			d->off_cpu_blind);
 }
 
 /* The notes a dump's summary carries, after its line. */

@@ -630,6 +630,8 @@ static int key_line(struct reader *r, char *line)
 		return number_value(r, key, v, &d->off_cpu_torn);
 	} else if (strcmp(key, ZT_RAW_OFF_CPU_FOREIGN) == 0) {
 		return number_value(r, key, v, &d->off_cpu_foreign);
+	} else if (strcmp(key, ZT_RAW_OFF_CPU_BLIND) == 0) {
+		return number_value(r, key, v, &d->off_cpu_blind);
 	} else if (strcmp(key, ZT_RAW_SAMPLER_CPU_NS) == 0) {
 		return number_value(r, key, v, &d->sampler_cpu_ns);
 	} else if (strcmp(key, ZT_RAW_WALL_NS) == 0) {

@@ -127,7 +127,7 @@ struct zt_raw {
 	/* Version 5 (formats/raw.md "Version 5"): a wall-clock profile. */
 	int wall;		/* "profile-clock wall": weights are wall-clock ns */
 	unsigned off_cpu_hz;	/* the off-CPU sampler's rate, 0 if not given */
-	uint64_t off_cpu_samples, off_cpu_repeated, off_cpu_torn, off_cpu_foreign;
+	uint64_t off_cpu_samples, off_cpu_repeated, off_cpu_torn, off_cpu_foreign, off_cpu_blind;
 	uint64_t sampler_cpu_ns, wall_ns;
 	int have_off_cpu, have_wall_ns;
 	uint64_t weight;	/* the ns of every sample, summed (v5) */

@@ -98,6 +98,7 @@
 #define ZT_RAW_OFF_CPU_REPEATED "off-cpu-repeated"
 #define ZT_RAW_OFF_CPU_TORN "off-cpu-torn"
 #define ZT_RAW_OFF_CPU_FOREIGN "off-cpu-foreign"	/* threads without a zt record, visited */
+#define ZT_RAW_OFF_CPU_BLIND "off-cpu-blind"	/* threads whose off-CPU stacks could not be read */
 #define ZT_RAW_SAMPLER_CPU_NS "sampler-cpu-ns"
 #define ZT_RAW_WALL_NS "wall-ns"
 #define ZT_RAW_CPU_NS "cpu-ns"

@@ -118,3 +118,61 @@ setup() {
 		s && $1 == m { for (i = 3; i <= NF; i++) if ($i ~ /^\^/) t += $2 * substr($i, 2) }
 		END { printf "main thread %.3f s of %.3f s\n", t / 1e9, w / 1e9; exit !(t > 0.97 * w && t < 1.03 * w) }' s.raw
 }
+
+@test "wall clock: a non-root program that makes itself not dumpable keeps true figures, and its lost off-CPU stacks are counted and said" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to run the program as another user"
+	# Somewhere nobody can reach (the test's own directory is root's alone).
+	dir=$(mktemp -d /tmp/zt-nodump.XXXXXX)
+	chmod 755 "$dir"
+	cat > "$dir/nodump.c" <<-'EOF2'
+	#include <pthread.h>
+	#include <stdio.h>
+	#include <sys/prctl.h>
+	#include <time.h>
+	static volatile unsigned long sink;
+	static double cpu(void)
+	{ struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+	static void *worker(void *a)
+	{
+		struct timespec ts = { 0, 300000000 };
+		(void)a;
+		while (cpu() < 0.1)
+			for (int i = 0; i < 100000; i++)
+				sink += i;
+		nanosleep(&ts, 0);
+		return 0;
+	}
+	int main(void)
+	{
+		pthread_t t[4];
+		prctl(PR_SET_DUMPABLE, 0);
+		for (int i = 0; i < 4; i++)
+			pthread_create(&t[i], 0, worker, 0);
+		for (int i = 0; i < 4; i++)
+			pthread_join(t[i], 0);
+		puts("done");
+		return 0;
+	}
+	EOF2
+	gcc -O1 -pthread -o "$dir/nodump" "$dir/nodump.c"
+	mkdir -m 777 "$dir/out"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$ZT_TOP/collect/zt-collect" --clock=wall -o "$dir/out/n.raw" "$dir/nodump"
+	cp "$dir/out/n.raw" . || true
+	rm -rf "$dir"
+	echo "$stderr"
+	assert_success
+	assert_output done
+	[[ $stderr == *"the off-CPU time of "*" threads is in no sample: the program made itself not dumpable"* ]]
+	blind=$(sed -n 's/^off-cpu-blind //p' n.raw)
+	echo "blind $blind"
+	[ "$blind" -ge 4 ]
+	# No thread's samples weigh more than the run: before, a thread whose
+	# files could not be opened was taken up anew at every tick, its whole
+	# life's run delay written each time (hundreds of seconds in 2).
+	awk '/^samples$/ { s = 1; next } /^[a-z]/ { s = 0 } $1 == "wall-ns" { w = $2 }
+		s { for (i = 3; i <= NF; i++) if ($i ~ /^\^/) t[$1] += $2 * substr($i, 2) }
+		END { for (k in t) { printf "thread %s %.3f s of %.3f s\n", k, t[k] / 1e9, w / 1e9
+			if (t[k] > 1.05 * w) bad = 1 }
+			exit bad }' n.raw
+}
