@@ -203,6 +203,7 @@ FUZZERS = \
 	tests/fuzz/bin/fuzz-cfi \
 	tests/fuzz/bin/fuzz-flame \
 	tests/fuzz/bin/fuzz-compare \
+	tests/fuzz/bin/fuzz-symbolize \
 
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined
