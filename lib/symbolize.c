@@ -532,6 +532,13 @@ void zt_symbolize(struct zt_symbolizer *s, uint64_t addr, int exact,
 	zt_symbolize_gen(s, addr, exact, ZT_RAW_GEN_ANY, out);
 }
 
+int zt_symres_same(const struct zt_symres *a, const struct zt_symres *b)
+{
+	return a->name == b->name && a->module == b->module && a->offset == b->offset &&
+	       a->have_sym == b->have_sym && a->fde == b->fde && a->file == b->file &&
+	       a->line == b->line && a->inl == b->inl && a->ninl == b->ninl;
+}
+
 /* An address of zt_symbolize_all's: sorted by (addr, exact), then first seen. */
 struct todo {
 	uint64_t addr;
