@@ -31,7 +31,7 @@ endif
 # Debian packages to build zt (all `make demo` needs), and those the tests
 # add. `make deps` installs the missing ones of both.
 BUILD_DEBS = libdwarf-dev libdeflate-dev zlib1g-dev libiberty-dev binutils gcc make libc6-dev
-TEST_DEBS = bats bats-assert bats-support linux-perf procps util-linux python3-minimal \
+TEST_DEBS = bats bats-assert bats-support linux-perf procps util-linux python3-minimal clang \
 	    perl xz-utils gzip libc6-dbg llvm chromium libxml2-utils golang-go \
 	    gawk gdb g++ gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 DEBS = $(BUILD_DEBS) $(TEST_DEBS)
@@ -204,6 +204,7 @@ FUZZERS = \
 	tests/fuzz/bin/fuzz-cfi \
 	tests/fuzz/bin/fuzz-flame \
 	tests/fuzz/bin/fuzz-compare \
+	tests/fuzz/bin/fuzz-symbolize \
 
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined

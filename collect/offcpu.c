@@ -43,6 +43,7 @@
 #include "fmt.h"
 #include "snapshot.h"
 #include "store.h"
+#include "syscalls.h"
 #include "tables.h"
 #include "thread.h"
 #include "hex.h"
@@ -407,8 +408,18 @@ static char *wait_text(char *out, long nr, const uint64_t *arg)
 	if (nr < 0) {
 		p = put(p, "page fault");
 	} else if (!c) {
-		p = put(p, "syscall ");
-		p = zt_fmt_u64(p, (uint64_t)nr, 10);
+		/* Any other call by the kernel's name for it (syscalls.h). */
+		const char *name = NULL;
+
+		for (size_t i = 0; i < sizeof zt_syscall_names / sizeof *zt_syscall_names && !name; i++)
+			if (zt_syscall_names[i].nr == nr)
+				name = zt_syscall_names[i].name;
+		if (name) {
+			p = put(p, name);
+		} else {
+			p = put(p, "syscall ");
+			p = zt_fmt_u64(p, (uint64_t)nr, 10);
+		}
 	} else {
 		p = put(p, c->name);
 		if (c->obj == OBJ_FD && arg[0] <= INT32_MAX) {

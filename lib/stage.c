@@ -49,7 +49,8 @@ struct frames {
 	uint32_t *of;		/* per address of the pool: its k */
 	uint64_t *addr;		/* per k */
 	uint8_t *exact;
-	size_t n, capaddr, capexact, capoff;	/* each array has its own */
+	const struct zt_symres **res;	/* per k: what it was resolved to */
+	size_t n, capaddr, capexact, capres, capoff;	/* each array has its own */
 	struct zt_hash_index ix;
 	/* The lines read: address k's are line[first[k] .. first[k + 1]),
 	   when items[k] (else its records go through the text). */
@@ -357,12 +358,21 @@ struct zt_symbolizer *zt_stage_symbolizer(struct zt_stage *s)
 	return s->sym;
 }
 
+/* The key of a distinct frame: its address, exact, and its answer (one
+   address can name two libraries loaded there in turn). */
+struct frame_key {
+	uint64_t addr;
+	uint8_t exact;
+	const struct zt_symres *res;
+};
+
 static int frame_eq(void *ctx, uint32_t i, const void *key)
 {
 	const struct frames *fr = ctx;
-	const uint64_t *k = key;
+	const struct frame_key *k = key;
 
-	return fr->addr[i] == k[0] && fr->exact[i] == k[1];
+	return fr->addr[i] == k->addr && fr->exact[i] == k->exact &&
+	       zt_symres_same(fr->res[i], k->res);
 }
 
 /*
@@ -422,16 +432,18 @@ static void make_frames(struct zt_stage *s)
 
 	fr->of = zt_calloc(d->naddr ? d->naddr : 1, sizeof *fr->of);
 	for (size_t i = 0; i < d->naddr; i++) {
-		uint64_t key[2] = { d->addr[i], d->exact[i] != 0 };
-		uint64_t h = zt_hash_u64(key[0] * 2 + key[1]);
-		int64_t k = zt_hash_index_find(&fr->ix, h, frame_eq, fr, key);
+		struct frame_key key = { d->addr[i], d->exact[i] != 0, &s->res[i] };
+		uint64_t h = zt_hash_u64(key.addr * 2 + key.exact);
+		int64_t k = zt_hash_index_find(&fr->ix, h, frame_eq, fr, &key);
 
 		if (k < 0) {
 			zt_grow(&fr->addr, &fr->capaddr, fr->n + 1, sizeof *fr->addr);
 			zt_grow(&fr->exact, &fr->capexact, fr->n + 1, sizeof *fr->exact);
+			zt_grow(&fr->res, &fr->capres, fr->n + 1, sizeof *fr->res);
 			zt_grow(&fr->off, &fr->capoff, fr->n + 2, sizeof *fr->off);
-			fr->addr[fr->n] = key[0];
-			fr->exact[fr->n] = (uint8_t)key[1];
+			fr->addr[fr->n] = key.addr;
+			fr->exact[fr->n] = key.exact;
+			fr->res[fr->n] = key.res;
 			fr->off[fr->n] = text.len;
 			zt_symstream_frame(&text, d->addr[i], &s->res[i]);
 			zt_hash_index_add(&fr->ix, h, (uint32_t)fr->n);
@@ -733,6 +745,7 @@ void zt_stage_close(struct zt_stage *s)
 	free(s->fr.of);
 	free(s->fr.addr);
 	free(s->fr.exact);
+	free(s->fr.res);
 	free(s->fr.line);
 	free(s->fr.first);
 	free(s->fr.items);

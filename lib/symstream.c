@@ -263,6 +263,7 @@ struct span {
 struct text {
 	uint64_t addr;
 	int exact;
+	const struct zt_symres *r;	/* what it was resolved to */
 	struct span s;
 };
 
@@ -286,14 +287,15 @@ static int text_eq(void *ctx, uint32_t i, const void *key)
 	const struct writer *w = ctx;
 	const struct text *k = key;
 
-	return w->texts[i].addr == k->addr && w->texts[i].exact == k->exact;
+	return w->texts[i].addr == k->addr && w->texts[i].exact == k->exact &&
+	       zt_symres_same(w->texts[i].r, k->r);
 }
 
 /* Address j's frame lines, formatted on the first address of its value. */
 static void frame_text(struct writer *w, const struct zt_raw *d, size_t j,
 		       const struct zt_symres *r)
 {
-	struct text key = { .addr = d->addr[j], .exact = d->exact[j] != 0 };
+	struct text key = { .addr = d->addr[j], .exact = d->exact[j] != 0, .r = r };
 	uint64_t h = zt_hash_u64(key.addr * 2 + (uint64_t)key.exact);
 	int64_t i = zt_hash_index_find(&w->textix, h, text_eq, w, &key);
 
