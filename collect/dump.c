@@ -511,6 +511,8 @@ static void put_summary(void)
 		put_key(dfd, ZT_RAW_CPU_USER_START_NS, zt_state.user_start_ns);
 		put_key(dfd, ZT_RAW_CPU_SYS_START_NS, zt_state.sys_start_ns);
 	}
+	if (zt_state.setup_ns)
+		put_key(dfd, ZT_RAW_ZT_SETUP_NS, zt_state.setup_ns);
 	if (part && part->put_summary)
 		part->put_summary(dfd);
 }

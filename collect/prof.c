@@ -466,6 +466,7 @@ void zt_prof_arm(void)
 
 __attribute__((constructor)) static void zt_prof_start(void)
 {
+	int64_t entry = zt_sys_cpu_ns();	/* zt's own set-up is said apart */
 	const char *out = getenv("ZT_OUT");
 	const char *pid = getenv("ZT_PID");
 	const char *timer = getenv("ZT_TIMER");
@@ -519,6 +520,7 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	install_handler();
 	if (zt_prof_begin() < 0)
 		return;
+	zt_state.setup_ns = zt_state.cpu_start_ns > entry ? (uint64_t)(zt_state.cpu_start_ns - entry) : 0;
 	/* A mask inherited through exec. */
 	zt_sigmask_thread_start(0);
 	zt_thread_adopt_running();

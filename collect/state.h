@@ -147,6 +147,7 @@ struct zt_state {
 	volatile enum zt_seccomp seccomp;	/* a filter is in place, and what it leaves zt */
 	const char *seccomp_refused;	/* the first of zt's calls it kills, or NULL */
 	int64_t cpu_start_ns, cpu_stop_ns;	/* process CPU clock while sampling */
+	uint64_t setup_ns;	/* process CPU time of zt's constructor before sampling began */
 	/* The process's user and system time when sampling began: the loader's
 	   start, and after an exec the images before this one. */
 	uint64_t user_start_ns, sys_start_ns;

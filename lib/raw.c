@@ -603,6 +603,8 @@ static int key_line(struct reader *r, char *line)
 		return number_value(r, key, v, &d->cpu_user_start_ns);
 	} else if (strcmp(key, ZT_RAW_CPU_SYS_START_NS) == 0) {
 		return number_value(r, key, v, &d->cpu_sys_start_ns);
+	} else if (strcmp(key, ZT_RAW_ZT_SETUP_NS) == 0) {
+		return number_value(r, key, v, &d->zt_setup_ns);
 	} else if (strcmp(key, ZT_RAW_PROFILE_CLOCK) == 0) {
 		if (strcmp(v, ZT_RAW_PROFILE_WALL) == 0 && d->version < ZT_RAW_VERSION_WALL)
 			return fail(r, "%s " ZT_RAW_PROFILE_WALL " needs version %d, not %d",

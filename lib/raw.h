@@ -117,6 +117,7 @@ struct zt_raw {
 	uint64_t cpu_ns, cpu_user_ns, cpu_sys_ns;
 	/* user and system time before this image's sampling began (0 if unknown) */
 	uint64_t cpu_user_start_ns, cpu_sys_start_ns;
+	uint64_t zt_setup_ns;	/* of those, zt's own set-up (its constructor) */
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at the start (v3 "start-ns"), 0 if unknown */
 	uint64_t start_time_ns;	/* CLOCK_REALTIME at the start, 0 if unknown */
 	struct zt_timed *timed;	/* the sample lines that had a time */

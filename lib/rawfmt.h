@@ -113,6 +113,7 @@
 #define ZT_RAW_CPU_SYS_NS "cpu-sys-ns"
 #define ZT_RAW_CPU_USER_START_NS "cpu-user-start-ns"	/* before this image's sampling */
 #define ZT_RAW_CPU_SYS_START_NS "cpu-sys-start-ns"
+#define ZT_RAW_ZT_SETUP_NS "zt-setup-ns"	/* of the start values: zt's own constructor's */
 
 /* Values the collector writes. */
 #define ZT_RAW_TIMER_PERF "perf-task-clock"

@@ -170,3 +170,31 @@ EOF
 	printf '%s\n' "$stderr"
 	[[ $stderr == *"zt-collect: './suid' (pid "*") was not profiled: it is set-user-ID to another user, and the loader ignores LD_PRELOAD there; its time is in no dump"* ]]
 }
+
+@test "with -f over a tree of short processes, the start-up CPU of each (the loader's, zt's own set-up) is summed on the last line, and the figures account for the tree's CPU time" {
+	printf '#!/bin/sh\ni=0\nwhile [ $i -lt 30 ]; do /usr/bin/perl -e 1; i=$((i+1)); done\n' > tree.sh
+	chmod +x tree.sh
+	run --separate-stderr zt-collect -f -o t.raw ./tree.sh
+	assert_success
+	line=$(printf '%s\n' "$stderr" | grep '^zt-collect: with -f')
+	echo "$line" | cut -c1-400
+	re="^zt-collect: with -f, ([0-9]+) dumps: [0-9]+ samples in ([0-9.]+) user CPU-s and [0-9.]+ s wall-clock: [0-9.]+ Hz, system ([0-9.]+) s not sampled, ([0-9.]+) CPU-s before sampling began in ([0-9]+) processes \\(the loader, constructors run before zt's, images before an exec\\) and ([0-9.]+) of zt's own set-up not sampled, "
+	[[ $line =~ $re ]]
+	n=${BASH_REMATCH[1]} user=${BASH_REMATCH[2]} sys=${BASH_REMATCH[3]}
+	early=${BASH_REMATCH[4]} setup=${BASH_REMATCH[6]}
+	# The tree's CPU time as the kernel accounts it: the shell's wait4
+	# holds its reaped children's.
+	read -r ru rs < <(rusage_of <(printf '%s\n' "$stderr" | grep '; rusage: '))
+	echo "dumps $n: sampled $user + system $sys + start-up $early + zt's set-up $setup of rusage $ru + $rs"
+	[ "$n" -ge 31 ]
+	# Every dump's start-up CPU, from its summary, is in the sum.
+	sum=$(cat t.raw t.raw.[0-9]* | awk '$1 == "cpu-user-start-ns" || $1 == "cpu-sys-start-ns" { s += $2 }
+		END { printf "%.3f", s / 1e9 }')
+	awk -v e="$early" -v z="$setup" -v s="$sum" 'BEGIN { d = e + z - s; exit !(d > -0.002 * 40 && d < 0.002 * 40) }'
+	# What the line states covers the tree's CPU time but zt's own work at
+	# each exit and the processes' teardown (without the start-up, about a
+	# fifth of it was said).
+	awk -v u="$user" -v s="$sys" -v e="$early" -v z="$setup" -v ru="$ru" -v rs="$rs" \
+		'BEGIN { t = u + s + e + z; r = ru + rs; printf "%.3f of %.3f (%.1f%%)\n", t, r, 100 * t / r
+			exit !(t >= 0.8 * r && t <= 1.02 * r) }'
+}
