@@ -42,6 +42,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static void *(*real_dlopen)(const char *, int);
@@ -93,10 +94,30 @@ static void note_program_sigprof(int why)
  * A SIGPROF that did not come from zt's timers, handled as the program
  * asked. Runs inside zt's SIGPROF handler.
  */
+/*
+ * The mask the program's handler act would run with, had the kernel called
+ * it: the interrupted code's, its sa_mask, and sig unless SA_NODEFER. Set
+ * before zt's handler calls it, so that a handler that leaves with longjmp
+ * leaves that mask, not zt's (everything blocked).
+ */
+static void handler_mask(int sig, const struct sigaction *act, const ucontext_t *uc)
+{
+	sigset_t m = uc->uc_sigmask;
+
+	for (int s = 1; s < NSIG; s++)
+		if (sigismember(&act->sa_mask, s) == 1)
+			sigaddset(&m, s);
+	if (!(act->sa_flags & SA_NODEFER))
+		sigaddset(&m, sig);
+	zt_sys_call(SYS_rt_sigprocmask, SIG_SETMASK, (long)&m, 0, NSIG / 8, 0, 0);
+}
+
 void zt_intercept_sigprof_foreign(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction a = program_sigprof;
 
+	if (a.sa_handler != SIG_IGN && a.sa_handler != SIG_DFL)
+		handler_mask(sig, &a, uc);
 	if (a.sa_flags & SA_SIGINFO) {
 		if (a.sa_flags & SA_RESETHAND)
 			memset(&program_sigprof, 0, sizeof program_sigprof);

@@ -310,14 +310,20 @@ static void install_handler(void)
 	/* On the thread's alternate stack: never on a stack it could overflow. */
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	/*
-	 * The endings' handler must never run on top of this one on the same
-	 * thread: it would wait for a buffer this handler holds.
+	 * No other handler runs on top of this one on the same thread: the
+	 * endings' would wait for a buffer this handler holds, and one of the
+	 * program's that leaves with longjmp (a SIGALRM time-out) would leave
+	 * this handler's mask blocked for good, since only sigreturn restores
+	 * it. So every signal is blocked while it runs, but those a fault in
+	 * the handler raises (blocked, the kernel would kill without a dump).
 	 */
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGTERM);
-	sigaddset(&sa.sa_mask, SIGHUP);
-	sigaddset(&sa.sa_mask, SIGQUIT);
+	sigfillset(&sa.sa_mask);
+	sigdelset(&sa.sa_mask, SIGSEGV);
+	sigdelset(&sa.sa_mask, SIGBUS);
+	sigdelset(&sa.sa_mask, SIGFPE);
+	sigdelset(&sa.sa_mask, SIGILL);
+	sigdelset(&sa.sa_mask, SIGTRAP);
+	sigdelset(&sa.sa_mask, SIGSYS);
 	/* Installed for good: a SIGPROF still in flight after stop must not kill. */
 	zt_sys_sigaction(SIGPROF, &sa, NULL);
 }
