@@ -1,5 +1,5 @@
 /*
- * prof.h — libzt-prof.so's lifecycle: start, stop, the SIGPROF handler and
+ * prof.h — libzt-prof.so's lifecycle: start, stop, the sampling signal and
  * the endings (prof.c; the top of collect/). The layers (a > b: a uses b;
  * a file includes only headers of its own layer or below):
  *
@@ -29,5 +29,7 @@ ZT_HIDDEN void zt_prof_install_handler(void);
 ZT_HIDDEN int zt_prof_fatal_is_ours(int sig);
 ZT_HIDDEN int zt_prof_fatal_take(int sig);
 ZT_HIDDEN void zt_prof_fatal_release(int sig);
+/* The program installed a handler on sig, zt's sampling signal: move, or share it. */
+ZT_HIDDEN void zt_prof_signal_taken(int sig);
 
 #endif

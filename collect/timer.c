@@ -3,7 +3,8 @@
  *
  * The first choice is a perf_event task-clock counter in user space only
  * (allowed at perf_event_paranoid=2 for one's own threads): each overflow
- * sends SIGPROF to the thread through fcntl F_SETSIG/F_SETOWN_EX, and it
+ * sends zt's signal (a real-time one, zt_state.signo) to the thread through
+ * fcntl F_SETSIG/F_SETOWN_EX, and it
  * delivers the requested rate. setitimer and POSIX CPU-time timers are tied
  * to the kernel tick, so on a HZ=250 kernel they stop at 250 signals per
  * CPU-second whatever is asked; they are only the fallback, and the dump says
@@ -102,7 +103,7 @@ static int perf_start(struct zt_thread *t)
 		fd = high;
 	}
 	if (fcntl(fd, F_SETFL, O_ASYNC) < 0 ||
-	    fcntl(fd, F_SETSIG, SIGPROF) < 0 ||
+	    fcntl(fd, F_SETSIG, zt_state.signo) < 0 ||
 	    fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
 	    ioctl(fd, PERF_EVENT_IOC_ID, &t->perf_id) < 0 ||
 	    ioctl(fd, PERF_EVENT_IOC_RESET, 0) < 0) {
@@ -157,7 +158,7 @@ static int posix_start(struct zt_thread *t)
 	/* Called on the thread itself, so its own CPU clock is the one. */
 	memset(&sev, 0, sizeof sev);
 	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = SIGPROF;
+	sev.sigev_signo = zt_state.signo;
 	sev._sigev_un._tid = t->tid;
 	/* Its signals carry the record: how qemu-user's (whose si_timerid is
 	 * the host's id, not the guest's) are known as zt's too. */
@@ -251,6 +252,16 @@ int zt_timer_start(struct zt_thread *t)
 	if (zt_timer_prepare(t) < 0)
 		return -1;
 	return zt_timer_arm(t);
+}
+
+/*
+ * Send t's counter overflows as signal sig from now on (zt's signal moved).
+ * A POSIX timer keeps its signal: zt's handler stays on the old one too.
+ */
+void zt_timer_resignal(struct zt_thread *t, int sig)
+{
+	if (t->perf_fd >= 0 && zt_files_perf_ok(t))
+		fcntl(t->perf_fd, F_SETSIG, sig);
 }
 
 int zt_timer_signal_is(const struct zt_thread *t, const siginfo_t *si)

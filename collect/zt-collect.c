@@ -688,15 +688,21 @@ static void report_notes(const struct zt_raw *d)
 	if (d->conflict)
 		zt_warn("note: the program uses SIGPROF itself (%s): its own signals "
 			"went to its handler, zt's were kept apart", d->conflict);
+	if (d->signal_taken)
+		zt_warn("note: the program installed a handler of its own on zt's sampling "
+			"signal (signal %s): its own signals went to its handler; 'moved': zt "
+			"went on with the other free real-time signal named; 'shared': none "
+			"was free, zt stayed on it, and a thread that blocks it is not sampled",
+			d->signal_taken);
 	if (d->have_partial && d->partial && d->nsamples)
 		zt_warn("note: %" PRIu64 " of %" PRIu64 " stacks (%.1f%%) could not be unwound "
 			"to the thread's entry (unwind %s); they show [truncated] at the root",
 			d->partial, d->nsamples, 100.0 * (double)d->partial / (double)d->nsamples,
 			d->unwind ? d->unwind : "?");
 	if (d->sigprof_blocked)
-		zt_warn("%" PRIu64 " threads had SIGPROF blocked when they ended: a thread "
-			"that blocks it is not sampled while it does%s", d->sigprof_blocked,
-			d->nsamples ? "" : " (no samples at all)");
+		zt_warn("%" PRIu64 " threads had zt's signal (%u) blocked when they ended: a "
+			"thread that blocks it is not sampled while it does%s", d->sigprof_blocked,
+			d->signo ? d->signo : SIGPROF, d->nsamples ? "" : " (no samples at all)");
 	if (d->timers_lost)
 		zt_warn("the program closed the sampling counters of %" PRIu64 " threads: "
 			"those threads were not sampled after that", d->timers_lost);

@@ -110,6 +110,8 @@ struct zt_raw {
 	uint64_t snapshot;	/* this dump is snapshot N (FILE.N); 0 if not one */
 	uint64_t snapshots;	/* the end's dump: snapshots written before it */
 	char *conflict;		/* "handler", "itimer-prof": the program's own SIGPROF use */
+	unsigned signo;		/* zt's sampling signal ("signal"); 0 if not given (SIGPROF then) */
+	char *signal_taken;	/* "FROM moved TO", "FROM shared", joined by ", "; NULL if none */
 	char *exec;		/* the program exec'd this, after which the dump ends */
 	char **unreached;	/* "PID WHY PATH": what vforked children exec'd that zt cannot reach */
 	size_t nunreached, capunreached;
