@@ -35,6 +35,7 @@ static const char *const loss_names[ZT_NLOSS] = {
 	[ZT_LOST_WRITE] = ZT_RAW_LOST_WRITE,
 	[ZT_LOST_FD] = ZT_RAW_LOST_FD,
 	[ZT_LOST_WAIT] = ZT_RAW_LOST_WAIT,
+	[ZT_LOST_DEFERRED] = ZT_RAW_LOST_DEFERRED,
 };
 
 /* The dump's descriptor while the header or the end is written. */

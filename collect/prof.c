@@ -564,6 +564,8 @@ __attribute__((constructor)) static void zt_prof_start(void)
 		return;
 	zt_state.period_ns = 1000000000ull / zt_state.hz;
 	zt_state.signo = zt_state.signo_start = signal_free();
+	/* ThreadSanitizer's runtime wraps signal handlers and defers them. */
+	zt_state.deferring = dlsym(RTLD_DEFAULT, "__tsan_init") != NULL;
 	if (!zt_state.signo)
 		return;
 	if (clock && strcmp(clock, ZT_RAW_PROFILE_WALL) == 0) {

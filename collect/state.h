@@ -29,7 +29,7 @@ enum {
 };
 
 /* Why samples were lost; each has a counter and a name in the dump. */
-enum zt_loss { ZT_LOST_WRITE, ZT_LOST_FD, ZT_LOST_WAIT, ZT_NLOSS };
+enum zt_loss { ZT_LOST_WRITE, ZT_LOST_FD, ZT_LOST_WAIT, ZT_LOST_DEFERRED, ZT_NLOSS };
 
 /* A descriptor zt opened, with the identity of what it opened (files.c). */
 struct zt_owned {
@@ -156,6 +156,7 @@ struct zt_state {
 	volatile int signo;
 	int signo_start;
 	volatile int shared;
+	int deferring;		/* a runtime defers the handler's signals (TSan): losses counted */
 	volatile uint64_t owned;
 	struct { int from, to; } taken[ZT_TAKEN_MAX];
 	volatile unsigned ntaken;

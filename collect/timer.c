@@ -270,6 +270,22 @@ int zt_timer_signal_is(const struct zt_thread *t, const siginfo_t *si)
 	       (si->si_timerid == (int)(intptr_t)t->timer || si->si_value.sival_ptr == (void *)t);
 }
 
+/*
+ * Under a runtime that defers asynchronous signals to its next intercepted
+ * call and keeps one of each pending (TSan wraps the handler zt installs),
+ * the counter overflowed more often than zt's handler ran: the periods the
+ * counter counted beyond the samples taken are lost, and counted so. (Not
+ * with sampling windows: the counter also counts paused time.)
+ */
+static void deferred(const struct zt_thread *t, uint64_t ran)
+{
+	uint64_t periods = zt_state.period_ns ? ran / zt_state.period_ns : 0;
+
+	if (zt_state.deferring && !zt_state.control && periods > t->nsamples)
+		__atomic_fetch_add(&zt_state.lost[ZT_LOST_DEFERRED], periods - t->nsamples,
+				   __ATOMIC_RELAXED);
+}
+
 void zt_timer_stop(struct zt_thread *t)
 {
 	int saved = errno;
@@ -286,8 +302,10 @@ void zt_timer_stop(struct zt_thread *t)
 
 			ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 			/* The task clock's count: the thread's CPU time while sampled. */
-			if (read(t->perf_fd, &ran, sizeof ran) == (ssize_t)sizeof ran)
+			if (read(t->perf_fd, &ran, sizeof ran) == (ssize_t)sizeof ran) {
 				__atomic_fetch_add(&zt_state.sampled_cpu_ns, ran, __ATOMIC_RELAXED);
+				deferred(t, ran);
+			}
 			zt_sys_close(t->perf_fd);
 		} else if (zt_state_owner()) {
 			/* Its thread was not sampled after the program closed it. */

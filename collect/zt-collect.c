@@ -18,6 +18,7 @@
 #include "usage.h"
 #include "util.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -369,18 +370,67 @@ static void pass_on(int sig)
 		kill(child, sig);
 }
 
-/* Prepend lib to LD_PRELOAD, keeping what the user preloads. */
-static void set_preload(const char *lib)
+/*
+ * The sanitizer runtime that program path needs (a DT_NEEDED libasan,
+ * libtsan, libubsan, liblsan or libhwasan), as its DT_NEEDED names it, or
+ * NULL. Such a runtime must come first in the initial library list (ASan
+ * aborts at start otherwise: "ASan runtime does not come first"), so it
+ * goes before the collector in LD_PRELOAD. The caller frees it.
+ */
+static char *sanitizer_runtime(const char *path)
+{
+	static const char *const runtimes[] = {
+		"libasan.so", "libubsan.so", "liblsan.so", "libhwasan.so",
+	};
+	char err[256], *found = NULL;
+	struct zt_elf e;
+
+	if (zt_elf_open(path, &e, err, sizeof err) < 0)
+		return NULL;
+	for (size_t i = 0; i < e.nsections && !found; i++) {
+		const struct zt_section *dyn = &e.sections[i], *str;
+
+		if (dyn->type != SHT_DYNAMIC || dyn->link >= e.nsections ||
+		    dyn->offset > e.size || dyn->size > e.size - dyn->offset)
+			continue;
+		str = &e.sections[dyn->link];
+		if (str->offset > e.size || str->size > e.size - str->offset)
+			continue;
+		for (uint64_t k = 0; k + sizeof(Elf64_Dyn) <= dyn->size && !found;
+		     k += sizeof(Elf64_Dyn)) {
+			Elf64_Dyn d;
+			const char *name;
+
+			memcpy(&d, e.data + dyn->offset + k, sizeof d);
+			if (d.d_tag == DT_NULL)
+				break;
+			if (d.d_tag != DT_NEEDED || d.d_un.d_val >= str->size)
+				continue;
+			name = (const char *)e.data + str->offset + d.d_un.d_val;
+			if (!memchr(name, '\0', str->size - d.d_un.d_val))
+				continue;
+			for (size_t r = 0; r < sizeof runtimes / sizeof runtimes[0]; r++)
+				if (strncmp(name, runtimes[r], strlen(runtimes[r])) == 0 &&
+				    !strchr(name, ':'))
+					found = zt_strdup(name);
+		}
+	}
+	zt_elf_close(&e);
+	return found;
+}
+
+/*
+ * Prepend lib to LD_PRELOAD, keeping what the user preloads; first of all
+ * the sanitizer runtime the program needs, if any (sanitizer_runtime).
+ */
+static void set_preload(const char *lib, const char *first)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char *v;
 
-	if (!old || !*old) {
-		setenv("LD_PRELOAD", lib, 1);
-		return;
-	}
-	v = zt_malloc(strlen(lib) + strlen(old) + 2);
-	sprintf(v, "%s:%s", lib, old);
+	v = zt_malloc((first ? strlen(first) : 0) + strlen(lib) + (old ? strlen(old) : 0) + 3);
+	sprintf(v, "%s%s%s%s%s", first ? first : "", first ? ":" : "", lib,
+		old && *old ? ":" : "", old && *old ? old : "");
 	setenv("LD_PRELOAD", v, 1);
 	free(v);
 }
@@ -688,6 +738,11 @@ static void report_notes(const struct zt_raw *d)
 	if (d->conflict)
 		zt_warn("note: the program uses SIGPROF itself (%s): its own signals "
 			"went to its handler, zt's were kept apart", d->conflict);
+	if (d->lost_detail && strstr(d->lost_detail, ZT_RAW_LOST_DEFERRED "="))
+		zt_warn("note: the program's ThreadSanitizer runtime defers asynchronous "
+			"signals to its next intercepted call and keeps one of each pending: "
+			"the sampling periods its threads ran without a sample are counted "
+			"lost (%s)", d->lost_detail);
 	if (d->signal_taken)
 		zt_warn("note: the program installed a handler of its own on zt's sampling "
 			"signal (signal %s): its own signals went to its handler; 'moved': zt "
@@ -1026,7 +1081,7 @@ static void run_program(const struct config *cfg, const char *prog, char **argv,
 	}
 	snprintf(hzbuf, sizeof hzbuf, "%u", (unsigned)cfg->hz);
 	snprintf(pidbuf, sizeof pidbuf, "%d", (int)getpid());
-	set_preload(lib);
+	set_preload(lib, sanitizer_runtime(prog));
 	setenv("ZT_OUT", out, 1);
 	setenv("ZT_HZ", hzbuf, 1);
 	setenv("ZT_PID", pidbuf, 1);

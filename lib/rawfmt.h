@@ -131,6 +131,7 @@
 #define ZT_RAW_LOST_WRITE "write-error"
 #define ZT_RAW_LOST_FD "descriptor-lost"
 #define ZT_RAW_LOST_WAIT "sigwait"	/* zt's signal taken by a sigwait of the program's */
+#define ZT_RAW_LOST_DEFERRED "deferred"	/* overflows a runtime (TSan) kept from zt's handler */
 #define ZT_RAW_SIGPROF_HANDLER "handler"
 #define ZT_RAW_SIGNAL_MOVED "moved"
 #define ZT_RAW_SIGNAL_SHARED "shared"
