@@ -364,10 +364,16 @@ static void remove_partial(const char *out, pid_t pid, const char *status, int s
 			"it could be completed", tmp);
 }
 
+/* The program has ended (a zombie, or reaped): signals are no longer passed on. */
+static volatile sig_atomic_t child_ended;
+
 static void pass_on(int sig)
 {
-	if (child > 0)
+	int saved = errno;
+
+	if (child > 0 && !child_ended)
 		kill(child, sig);
+	errno = saved;
 }
 
 /*
@@ -1119,9 +1125,16 @@ static void run_program(const struct config *cfg, const char *prog, char **argv,
 }
 
 /*
- * While the program runs: SIGINT and SIGQUIT, which the terminal sends it
- * too, are ignored, so that zt-collect outlives it and can report; SIGTERM
- * and SIGHUP are passed on.
+ * While the program runs, zt-collect outlives it, whatever its job is sent,
+ * and reports: SIGINT and SIGQUIT, which the terminal sends the program
+ * too, are ignored; the job-control signals (SIGTSTP, SIGTTIN, SIGTTOU,
+ * SIGCONT) keep their default, so zt-collect stops and continues with its
+ * job; every other catchable signal (SIGTERM, SIGHUP, SIGUSR1, SIGUSR2,
+ * SIGWINCH, SIGALRM, the real-time ones, ...) is passed on to the program,
+ * as timeout(1) --foreground passes on what it gets. A signal sent to the
+ * whole process group reaches the program twice then, as under timeout.
+ * Left alone: SIGCHLD (zt-collect's own), SIGPIPE (a write of zt-collect's
+ * to a closed pipe) and the signals of faults.
  */
 static void outlive_child(void)
 {
@@ -1134,8 +1147,15 @@ static void outlive_child(void)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = pass_on;
 	sa.sa_flags = SA_RESTART;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	for (int sig = 1; sig < NSIG; sig++) {
+		switch (sig) {
+		case SIGINT: case SIGQUIT: case SIGKILL: case SIGSTOP: case SIGTSTP:
+		case SIGTTIN: case SIGTTOU: case SIGCONT: case SIGCHLD: case SIGPIPE:
+		case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGTRAP: case SIGSYS:
+			continue;
+		}
+		sigaction(sig, &sa, NULL);	/* glibc refuses its own (32, 33): left */
+	}
 }
 
 /*
@@ -1201,14 +1221,17 @@ static int wait_program(const char *prog, int exec_fd, struct rusage *ru, struct
 		}
 		if (p[1].revents)
 			status_drain(st);
-		if (p[0].revents)
+		if (p[0].revents) {
+			child_ended = 1;	/* a zombie until reaped: its pid is not reused */
 			break;
+		}
 	}
 	if (pidfd >= 0)
 		close(pidfd);
 	while (wait4(child, &status, 0, ru) < 0)
 		if (errno != EINTR)
 			zt_die(ZT_EXIT_DATA, "wait:");
+	child_ended = 1;
 	status_drain(st);
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
