@@ -183,17 +183,17 @@ ZT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 			*old = dfl;
 		return 0;
 	}
-	if (act && is_default(act) && zt_state_owner()) {
+	if (act && is_default(act) && zt_state_owner_cached()) {
 		/* Back to the default: zt stands in for it again. */
 		struct sigaction prev;
 
-		if (zt_sys_sigaction(sig, NULL, &prev) == 0 && zt_prof_fatal_take(sig) == 0) {
+		if (zt_prof_fatal_take(sig, &prev) == 0) {
 			if (old)
 				*old = prev;
 			return 0;
 		}
 	}
-	if (owned(sig) && zt_state_owner()) {
+	if (owned(sig) && zt_state_owner_cached()) {
 		if (old)
 			*old = program_act[sig];
 		if (act) {
@@ -209,8 +209,8 @@ ZT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 ZT_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
 	RESOLVE(signal);
-	if ((owned(sig) && zt_state_owner()) || zt_prof_fatal_is_ours(sig) ||
-	    (handler == SIG_DFL && zt_state_owner())) {
+	if ((owned(sig) && zt_state_owner_cached()) || zt_prof_fatal_is_ours(sig) ||
+	    (handler == SIG_DFL && zt_state_owner_cached())) {
 		struct sigaction act, old;
 
 		memset(&act, 0, sizeof act);
@@ -235,7 +235,7 @@ ZT_EXPORT int close(int fd)
 
 	if (!real_close)
 		*(void **)&real_close = dlsym(RTLD_NEXT, "close");
-	if (zt_state_owner() && zt_files_fd_is_ours(fd))
+	if (zt_state_owner_cached() && zt_files_fd_is_ours(fd))
 		return 0;
 	if (!real_close)
 		return (int)syscall(SYS_close, fd);

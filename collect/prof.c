@@ -429,7 +429,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
  * The program still sees SIG_DFL (intercept.c), and its own handler, once
  * it sets one, replaces this.
  */
-int zt_prof_fatal_take(int sig)
+int zt_prof_fatal_take(int sig, struct sigaction *old)
 {
 	struct sigaction sa;
 	int fatal = 0;
@@ -442,7 +442,7 @@ int zt_prof_fatal_take(int sig)
 	sa.sa_sigaction = on_fatal;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigfillset(&sa.sa_mask);
-	if (zt_sys_sigaction(sig, &sa, NULL) < 0)
+	if (zt_sys_sigaction(sig, &sa, old) < 0)
 		return -1;
 	__atomic_or_fetch(&fatal_ours, (uint64_t)1 << sig, __ATOMIC_RELEASE);
 	return 0;
@@ -462,7 +462,7 @@ static void install_fatal_handlers(void)
 			continue;
 		/* A signal the program (or its parent: nohup) ignores stays so. */
 		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
-			zt_prof_fatal_take(fatal_signals[i]);
+			zt_prof_fatal_take(fatal_signals[i], NULL);
 	}
 }
 
@@ -490,7 +490,7 @@ int zt_prof_begin(void)
 	struct zt_thread *t;
 	struct rusage ru;
 
-	zt_state.pid = getpid();
+	zt_state.pid = zt_state_pid_cache = getpid();
 	if (zt_state.pid == zt_state.root_pid ||
 	    !zt_state.follow) {
 		if (strlen(zt_state.base) >= sizeof zt_state.out)

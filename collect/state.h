@@ -223,4 +223,19 @@ static inline int zt_state_signal_owned(int sig)
 /* Whether this process owns a dump in progress. Async-signal-safe. */
 ZT_HIDDEN int zt_state_owner(void);
 
+/*
+ * zt_state_owner without a system call, for the interposers the program
+ * may call at a high rate (close, sigaction, signal: a getpid on each was
+ * most of their cost). The pid is the one cached at start and in the child
+ * of every fork zt sees (pthread_atfork), where a child that is not
+ * followed has closed its copy of the dump. A child made by vfork or by a
+ * raw clone system call runs no atfork handler: these three interposers
+ * then act on its copy of zt's state as in its parent (a vforked child
+ * shares it: a disposition it sets for zt's signal or for a fatal signal
+ * zt stands in for before it execs is what its parent reads back). The
+ * endings (exit, exec, stop) keep zt_state_owner.
+ */
+extern pid_t zt_state_pid_cache ZT_HIDDEN;
+ZT_HIDDEN int zt_state_owner_cached(void);
+
 #endif

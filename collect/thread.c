@@ -577,6 +577,7 @@ static void after_fork_child(void)
 {
 	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 
+	zt_state_pid_cache = getpid();
 	if (zt_state.dump.fd < 0)
 		return;
 	__atomic_store_n(&zt_state.active, 0, __ATOMIC_SEQ_CST);
