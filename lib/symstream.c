@@ -316,7 +316,7 @@ static void frame_text(struct writer *w, const struct zt_raw *d, size_t j,
  * runtime.rt0_go (each perhaps as its ABI0 symbol, name.abi0). A walk that
  * reached one reached the stack's entry, whatever the collector saw.
  */
-static int go_root(const char *text, size_t len)
+int zt_symstream_go_root(const char *text, size_t len)
 {
 	static const char *const roots[] = {
 		" runtime.goexit+", " runtime.goexit.abi0+", " runtime.mstart+",
@@ -343,7 +343,7 @@ static void emit_body(struct zt_out *dst, struct writer *w, const struct zt_raw 
 	for (size_t j = st->first; j < st->first + st->naddr; j++)
 		zt_out_write(dst, w->arena.buf + w->frame[j].off, w->frame[j].len);
 	if (st->partial && !(st->naddr &&
-			     go_root(w->arena.buf + w->frame[st->first + st->naddr - 1].off,
+			     zt_symstream_go_root(w->arena.buf + w->frame[st->first + st->naddr - 1].off,
 				     w->frame[st->first + st->naddr - 1].len)))
 		zt_out_write(dst, truncated, sizeof truncated - 1);
 	zt_out_byte(dst, '\n');

@@ -3,7 +3,7 @@
 # item 9): every goroutine's stack starts at runtime.goexit, every thread's
 # g0 stack at runtime.mstart, the first at runtime.rt0_go. The collector
 # knows no names, and Go code has no CFI for it, so it marks such stacks
-# partial; zt-symbolize (and every tool reading a dump) drops the
+# partial; zt-symbolize, every tool reading a dump and zt-pprof drop the
 # [truncated] root of a stack whose outermost frame is one of them. Here a
 # C function named runtime.mstart stands for Go's, and the dump's stacks
 # are cut after it and marked partial, as the collector leaves Go's.
@@ -49,4 +49,10 @@ C
 	grep -q '^groot;runtime\.mstart;leaf [0-9]*$' cut.folded
 	run ! grep -q 'truncated' cut.folded
 	grep -q '^groot;\[truncated\];leaf [0-9]*$' leaf.folded
+	# The same from the dump itself, through every tool's one reader.
+	zt-fold cut.raw > direct.folded
+	zt-fold leaf.raw > direct-leaf.folded
+	cat direct.folded direct-leaf.folded
+	cmp cut.folded direct.folded
+	cmp leaf.folded direct-leaf.folded
 }
