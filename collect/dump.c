@@ -446,6 +446,8 @@ static void put_summary(void)
 
 		if (none)
 			put_key(dfd, ZT_RAW_UNSAMPLED_CPU_NS, none);
+		if (zt_state.unsampled_cpu_ns)
+			put_key(dfd, ZT_RAW_UNSAMPLED_BLOCKED_NS, zt_state.unsampled_cpu_ns);
 	}
 	if (zt_state.timers_lost)
 		put_key(dfd, ZT_RAW_TIMERS_LOST, zt_state.timers_lost);

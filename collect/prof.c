@@ -538,6 +538,11 @@ void zt_prof_arm(void)
 {
 	struct zt_thread *t = zt_thread_self();
 
+	/* The CPU time zt's own start took is not the program's unsampled time:
+	 * the dump's CPU time starts with the timer. */
+	zt_state.cpu_start_ns = zt_sys_cpu_ns();
+	if (!zt_state.control)
+		zt_state.window_cpu0 = zt_state.cpu_start_ns;
 	if (t && zt_timer_arm(t) < 0)
 		__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
 }

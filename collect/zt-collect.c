@@ -738,6 +738,34 @@ static void report_wall(const struct zt_raw *d, uint64_t cpu_samples)
 			"no sample (counted as not sampled)", d->off_cpu_foreign);
 }
 
+/*
+ * Why CPU time went unsampled, naming only the causes the dump shows:
+ * zt's signal blocked (time measured, or threads that ended so), threads
+ * without a timer (unsampled-threads), and otherwise time no thread's
+ * timer counted (a raw clone's thread, a thread before its timer
+ * started). A dump of a collector without its own signal says less.
+ */
+static const char *unsampled_why(const struct zt_raw *d)
+{
+	static char why[160];
+	int blocked = d->unsampled_blocked_ns || d->sigprof_blocked;
+	uint64_t rest = d->unsampled_cpu_ns > d->unsampled_blocked_ns ?
+			d->unsampled_cpu_ns - d->unsampled_blocked_ns : 0;
+
+	/* A few milliseconds no timer counted are every run's noise (below). */
+	if (rest < 10000000)
+		rest = 0;
+
+	if (!d->signo)
+		return "SIGPROF blocked, no timer";
+	snprintf(why, sizeof why, "%s%s%s", blocked ? "zt's signal blocked" : "",
+		 blocked && (d->unsampled || rest) ? ", " : "",
+		 d->unsampled ? "no timer" :
+		 rest ? "not counted by any thread's timer: a raw clone, a thread before "
+			"its timer started" : "");
+	return why;
+}
+
 /* The notes a dump's summary carries, after its line. */
 static void report_notes(const struct zt_raw *d)
 {
@@ -810,7 +838,7 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 {
 	struct figures f;
 	struct zt_raw *d = &f.d;
-	char split[96], unsampled[128], image[PATH_MAX + 64], before[PATH_MAX + 160];
+	char split[96], unsampled[320], image[PATH_MAX + 64], before[PATH_MAX + 160];
 	char *started;
 	char earlytxt[128];
 	double rate, early;
@@ -862,12 +890,16 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 	 * CPU time in no sample: of threads zt could not sample (SIGPROF
 	 * blocked, no timer: a raw clone) and before each thread's timer
 	 * started (a few microseconds each). Said when there are unsampled
-	 * threads, or when it is at least 0.5% of the CPU time.
+	 * threads or blocked ones, or when it is at least 0.5% of the CPU time
+	 * and 10 ms (a few milliseconds no timer counts are noise of every
+	 * run: the process clock and the counters do not start and stop at
+	 * the same instant).
 	 */
-	if (d->unsampled || (double)d->unsampled_cpu_ns >= 0.005 * (double)d->cpu_ns) {
+	if (d->unsampled || d->unsampled_blocked_ns || d->sigprof_blocked ||
+	    ((double)d->unsampled_cpu_ns >= 0.005 * (double)d->cpu_ns &&
+	     (!d->signo || d->unsampled_cpu_ns >= 10000000))) {
 		int k = snprintf(unsampled, sizeof unsampled, ", %.3f CPU-s in threads zt could "
-				 "not sample (SIGPROF blocked, no timer)",
-				 ns_s(d->unsampled_cpu_ns));
+				 "not sample (%s)", ns_s(d->unsampled_cpu_ns), unsampled_why(d));
 
 		if (d->unsampled && k > 0 && (size_t)k < sizeof unsampled)
 			snprintf(unsampled + k, sizeof unsampled - (size_t)k, ", %" PRIu64

@@ -564,6 +564,8 @@ static int key_line(struct reader *r, char *line)
 		return number_value(r, key, v, &d->truncated);
 	} else if (strcmp(key, ZT_RAW_UNSAMPLED_CPU_NS) == 0) {
 		return number_value(r, key, v, &d->unsampled_cpu_ns);
+	} else if (strcmp(key, ZT_RAW_UNSAMPLED_BLOCKED_NS) == 0) {
+		return number_value(r, key, v, &d->unsampled_blocked_ns);
 	} else if (strcmp(key, ZT_RAW_SIGPROF_BLOCKED) == 0) {
 		return number_value(r, key, v, &d->sigprof_blocked);
 	} else if (strcmp(key, ZT_RAW_TIMERS_LOST) == 0) {

@@ -100,6 +100,7 @@ struct zt_raw {
 	uint64_t unsampled;	/* threads that were not sampled */
 	uint64_t sigprof_blocked;	/* threads that ended with SIGPROF blocked */
 	uint64_t unsampled_cpu_ns;	/* CPU time no sample covers: threads zt could not sample */
+	uint64_t unsampled_blocked_ns;	/* of it, with zt's signal blocked (when signo is given) */
 	uint64_t timers_lost;	/* sampling counters the program closed */
 	uint64_t timer_fallback;	/* threads on the POSIX timer beside perf ones */
 	uint64_t dump_reopened;	/* times the program closed the dump's descriptor */

@@ -85,6 +85,7 @@
 #define ZT_RAW_UNSAMPLED "unsampled-threads"
 #define ZT_RAW_SIGPROF_BLOCKED "sigprof-blocked"
 #define ZT_RAW_UNSAMPLED_CPU_NS "unsampled-cpu-ns"	/* CPU time no sample covers */
+#define ZT_RAW_UNSAMPLED_BLOCKED_NS "unsampled-blocked-ns"	/* of it, with zt's signal blocked */
 #define ZT_RAW_TIMERS_LOST "timers-lost"
 #define ZT_RAW_TIMER_FALLBACK "timer-fallback"
 #define ZT_RAW_DUMP_REOPENED "dump-reopened"
