@@ -167,3 +167,19 @@ EOF
 	printf '%s\n' "$stderr"
 	[[ $stderr == *"zt-collect: './suid' (pid "*") was not profiled: it is set-user-ID to another user, and the loader ignores LD_PRELOAD there; its time is in no dump"* ]]
 }
+
+@test "a run where no thread blocked zt's signal or lacked a timer names no cause of unsampled time" {
+	local i
+	# /bin/true and a short spin (issue 26, item 9: every line said
+	# "(SIGPROF blocked, no timer)", /bin/true's included).
+	for i in 1 2 3; do
+		run --separate-stderr zt-collect -o t.raw /bin/true
+		assert_success
+		echo "$stderr"
+		[[ $stderr != *"could not sample"* ]]
+		run --separate-stderr zt-collect -o s.raw "$SAMPLES/spin" 20
+		assert_success
+		echo "$stderr"
+		[[ $stderr != *"could not sample"* ]]
+	done
+}
