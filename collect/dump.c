@@ -35,6 +35,7 @@ static const char *const loss_names[ZT_NLOSS] = {
 	[ZT_LOST_WRITE] = ZT_RAW_LOST_WRITE,
 	[ZT_LOST_FD] = ZT_RAW_LOST_FD,
 	[ZT_LOST_WAIT] = ZT_RAW_LOST_WAIT,
+	[ZT_LOST_DEFERRED] = ZT_RAW_LOST_DEFERRED,
 };
 
 /* The dump's descriptor while the header or the end is written. */
@@ -119,6 +120,7 @@ static int open_dump(int keep)
 		zt_files_puts(dfd, "\n");
 	}
 	put_key(dfd, ZT_RAW_HZ, zt_state.hz);
+	put_key(dfd, ZT_RAW_SIGNAL, (uint64_t)zt_state.signo_start);
 	zt_files_puts(dfd, ZT_RAW_TIMER " ");
 	zt_files_puts(dfd, timer_name());
 	zt_files_puts(dfd, "\n");
@@ -319,6 +321,29 @@ static void put_live_names(void)
 	}
 }
 
+/* The program's handlers on zt's signal: "signal-taken FROM moved TO" or "FROM shared". */
+static void put_taken(void)
+{
+	unsigned n = __atomic_load_n(&zt_state.ntaken, __ATOMIC_RELAXED);
+
+	for (unsigned i = 0; i < n && i < ZT_TAKEN_MAX; i++) {
+		char buf[64], *p = buf;
+
+		memcpy(p, ZT_RAW_SIGNAL_TAKEN " ", sizeof ZT_RAW_SIGNAL_TAKEN);
+		p = zt_fmt_u64(p + sizeof ZT_RAW_SIGNAL_TAKEN, (uint64_t)zt_state.taken[i].from, 10);
+		if (zt_state.taken[i].to) {
+			memcpy(p, " " ZT_RAW_SIGNAL_MOVED " ", sizeof ZT_RAW_SIGNAL_MOVED + 1);
+			p = zt_fmt_u64(p + sizeof ZT_RAW_SIGNAL_MOVED + 1,
+				       (uint64_t)zt_state.taken[i].to, 10);
+		} else {
+			memcpy(p, " " ZT_RAW_SIGNAL_SHARED, sizeof ZT_RAW_SIGNAL_SHARED);
+			p += sizeof ZT_RAW_SIGNAL_SHARED;
+		}
+		*p++ = '\n';
+		zt_files_write_all(dfd, buf, (size_t)(p - buf));
+	}
+}
+
 /* Thread names: the table of ended threads, then the live ones. */
 static void put_threads(void)
 {
@@ -421,6 +446,8 @@ static void put_summary(void)
 
 		if (none)
 			put_key(dfd, ZT_RAW_UNSAMPLED_CPU_NS, none);
+		if (zt_state.unsampled_cpu_ns)
+			put_key(dfd, ZT_RAW_UNSAMPLED_BLOCKED_NS, zt_state.unsampled_cpu_ns);
 	}
 	if (zt_state.timers_lost)
 		put_key(dfd, ZT_RAW_TIMERS_LOST, zt_state.timers_lost);
@@ -428,14 +455,7 @@ static void put_summary(void)
 		put_key(dfd, ZT_RAW_TIMER_FALLBACK, zt_state.timer_fallback);
 	if (zt_state.fd_reopened)
 		put_key(dfd, ZT_RAW_DUMP_REOPENED, zt_state.fd_reopened);
-	if (zt_state.program_sigprof) {
-		zt_files_puts(dfd, ZT_RAW_PROGRAM_SIGPROF);
-		if (zt_state.program_sigprof & 1)
-			zt_files_puts(dfd, " " ZT_RAW_SIGPROF_HANDLER);
-		if (zt_state.program_sigprof & 2)
-			zt_files_puts(dfd, " " ZT_RAW_SIGPROF_ITIMER);
-		zt_files_puts(dfd, "\n");
-	}
+	put_taken();
 	if (zt_state.seccomp != ZT_SECCOMP_NONE) {
 		zt_files_puts(dfd, zt_state.seccomp == ZT_SECCOMP_STOPPED ?
 				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_STOPPED :

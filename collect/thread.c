@@ -471,7 +471,7 @@ static void on_thread_exit(void *p)
 struct start {
 	void *(*fn)(void *);
 	void *arg;
-	int hidden;	/* the creator hid SIGPROF from its mask: so does the thread */
+	int hidden;	/* the creator hid zt's signal from its mask: so does the thread */
 	int early;	/* made before zt's constructor ran, in a process zt will sample */
 };
 
@@ -623,6 +623,7 @@ static void after_fork_child(void)
 {
 	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 
+	zt_state_pid_cache = getpid();
 	if (zt_state.dump.fd < 0)
 		return;
 	__atomic_store_n(&zt_state.active, 0, __ATOMIC_SEQ_CST);
@@ -676,7 +677,7 @@ static void after_fork_child(void)
 			zt_prof_arm();
 	}
 	else
-		zt_intercept_sigprof_release();
+		zt_intercept_signals_release();
 }
 
 void zt_thread_init(void)

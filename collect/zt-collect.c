@@ -18,6 +18,7 @@
 #include "usage.h"
 #include "util.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -363,24 +364,79 @@ static void remove_partial(const char *out, pid_t pid, const char *status, int s
 			"it could be completed", tmp);
 }
 
+/* The program has ended (a zombie, or reaped): signals are no longer passed on. */
+static volatile sig_atomic_t child_ended;
+
 static void pass_on(int sig)
 {
-	if (child > 0)
+	int saved = errno;
+
+	if (child > 0 && !child_ended)
 		kill(child, sig);
+	errno = saved;
 }
 
-/* Prepend lib to LD_PRELOAD, keeping what the user preloads. */
-static void set_preload(const char *lib)
+/*
+ * The sanitizer runtime that program path needs (a DT_NEEDED libasan,
+ * libtsan, libubsan, liblsan or libhwasan), as its DT_NEEDED names it, or
+ * NULL. Such a runtime must come first in the initial library list (ASan
+ * aborts at start otherwise: "ASan runtime does not come first"), so it
+ * goes before the collector in LD_PRELOAD. The caller frees it.
+ */
+static char *sanitizer_runtime(const char *path)
+{
+	static const char *const runtimes[] = {
+		"libasan.so", "libubsan.so", "liblsan.so", "libhwasan.so",
+	};
+	char err[256], *found = NULL;
+	struct zt_elf e;
+
+	if (zt_elf_open(path, &e, err, sizeof err) < 0)
+		return NULL;
+	for (size_t i = 0; i < e.nsections && !found; i++) {
+		const struct zt_section *dyn = &e.sections[i], *str;
+
+		if (dyn->type != SHT_DYNAMIC || dyn->link >= e.nsections ||
+		    dyn->offset > e.size || dyn->size > e.size - dyn->offset)
+			continue;
+		str = &e.sections[dyn->link];
+		if (str->offset > e.size || str->size > e.size - str->offset)
+			continue;
+		for (uint64_t k = 0; k + sizeof(Elf64_Dyn) <= dyn->size && !found;
+		     k += sizeof(Elf64_Dyn)) {
+			Elf64_Dyn d;
+			const char *name;
+
+			memcpy(&d, e.data + dyn->offset + k, sizeof d);
+			if (d.d_tag == DT_NULL)
+				break;
+			if (d.d_tag != DT_NEEDED || d.d_un.d_val >= str->size)
+				continue;
+			name = (const char *)e.data + str->offset + d.d_un.d_val;
+			if (!memchr(name, '\0', str->size - d.d_un.d_val))
+				continue;
+			for (size_t r = 0; r < sizeof runtimes / sizeof runtimes[0]; r++)
+				if (strncmp(name, runtimes[r], strlen(runtimes[r])) == 0 &&
+				    !strchr(name, ':'))
+					found = zt_strdup(name);
+		}
+	}
+	zt_elf_close(&e);
+	return found;
+}
+
+/*
+ * Prepend lib to LD_PRELOAD, keeping what the user preloads; first of all
+ * the sanitizer runtime the program needs, if any (sanitizer_runtime).
+ */
+static void set_preload(const char *lib, const char *first)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char *v;
 
-	if (!old || !*old) {
-		setenv("LD_PRELOAD", lib, 1);
-		return;
-	}
-	v = zt_malloc(strlen(lib) + strlen(old) + 2);
-	sprintf(v, "%s:%s", lib, old);
+	v = zt_malloc((first ? strlen(first) : 0) + strlen(lib) + (old ? strlen(old) : 0) + 3);
+	sprintf(v, "%s%s%s%s%s", first ? first : "", first ? ":" : "", lib,
+		old && *old ? ":" : "", old && *old ? old : "");
 	setenv("LD_PRELOAD", v, 1);
 	free(v);
 }
@@ -691,21 +747,60 @@ static void report_wall(const struct zt_raw *d, uint64_t cpu_samples)
 			d->off_cpu_blind);
 }
 
+/*
+ * Why CPU time went unsampled, naming only the causes the dump shows:
+ * zt's signal blocked (time measured, or threads that ended so), threads
+ * without a timer (unsampled-threads), and otherwise time no thread's
+ * timer counted (a raw clone's thread, a thread before its timer
+ * started). A dump of a collector without its own signal says less.
+ */
+static const char *unsampled_why(const struct zt_raw *d)
+{
+	static char why[160];
+	int blocked = d->unsampled_blocked_ns || d->sigprof_blocked;
+	uint64_t rest = d->unsampled_cpu_ns > d->unsampled_blocked_ns ?
+			d->unsampled_cpu_ns - d->unsampled_blocked_ns : 0;
+
+	/* A few milliseconds no timer counted are every run's noise (below). */
+	if (rest < 10000000)
+		rest = 0;
+
+	if (!d->signo)
+		return "SIGPROF blocked, no timer";
+	snprintf(why, sizeof why, "%s%s%s", blocked ? "zt's signal blocked" : "",
+		 blocked && (d->unsampled || rest) ? ", " : "",
+		 d->unsampled ? "no timer" :
+		 rest ? "not counted by any thread's timer: a raw clone, a thread before "
+			"its timer started" : "");
+	return why;
+}
+
 /* The notes a dump's summary carries, after its line. */
 static void report_notes(const struct zt_raw *d)
 {
 	if (d->conflict)
 		zt_warn("note: the program uses SIGPROF itself (%s): its own signals "
 			"went to its handler, zt's were kept apart", d->conflict);
+	if (d->lost_detail && strstr(d->lost_detail, ZT_RAW_LOST_DEFERRED "="))
+		zt_warn("note: the program's ThreadSanitizer runtime defers asynchronous "
+			"signals to its next intercepted call and keeps one of each pending: "
+			"the sampling periods its threads ran without a sample are counted "
+			"lost (%s)", d->lost_detail);
+	if (d->signal_taken)
+		zt_warn("note: the program installed a handler of its own on zt's sampling "
+			"signal (signal %s): its own signals went to its handler; 'moved': zt "
+			"went on with the other free real-time signal named; 'shared': none "
+			"was free, zt stayed on it, and a thread that blocks it is not sampled",
+			d->signal_taken);
 	if (d->have_partial && d->partial && d->nsamples)
 		zt_warn("note: %" PRIu64 " of %" PRIu64 " stacks (%.1f%%) could not be unwound "
 			"to the thread's entry (unwind %s); they show [truncated] at the root",
 			d->partial, d->nsamples, 100.0 * (double)d->partial / (double)d->nsamples,
 			d->unwind ? d->unwind : "?");
 	if (d->sigprof_blocked)
-		zt_warn("%" PRIu64 " threads had SIGPROF blocked when they ended: a thread "
-			"that blocks it is not sampled while it does%s", d->sigprof_blocked,
-			d->nsamples ? "" : " (no samples at all)");
+		zt_warn("%" PRIu64 " threads had zt's signal (%u) blocked when they ended: a "
+			"thread that blocks it is not sampled while it does%s", d->sigprof_blocked,
+			d->signo ? d->signo : SIGPROF, d->nsamples ? "" : " (no samples at all)");
 	if (d->timers_lost)
 		zt_warn("the program closed the sampling counters of %" PRIu64 " threads: "
 			"those threads were not sampled after that", d->timers_lost);
@@ -752,7 +847,7 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 {
 	struct figures f;
 	struct zt_raw *d = &f.d;
-	char split[96], unsampled[128], image[PATH_MAX + 64], before[PATH_MAX + 160];
+	char split[96], unsampled[320], image[PATH_MAX + 64], before[PATH_MAX + 160];
 	char *started;
 	char earlytxt[128];
 	double rate, early, setup;
@@ -804,12 +899,16 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 	 * CPU time in no sample: of threads zt could not sample (SIGPROF
 	 * blocked, no timer: a raw clone) and before each thread's timer
 	 * started (a few microseconds each). Said when there are unsampled
-	 * threads, or when it is at least 0.5% of the CPU time.
+	 * threads or blocked ones, or when it is at least 0.5% of the CPU time
+	 * and 10 ms (a few milliseconds no timer counts are noise of every
+	 * run: the process clock and the counters do not start and stop at
+	 * the same instant).
 	 */
-	if (d->unsampled || (double)d->unsampled_cpu_ns >= 0.005 * (double)d->cpu_ns) {
+	if (d->unsampled || d->unsampled_blocked_ns || d->sigprof_blocked ||
+	    ((double)d->unsampled_cpu_ns >= 0.005 * (double)d->cpu_ns &&
+	     (!d->signo || d->unsampled_cpu_ns >= 10000000))) {
 		int k = snprintf(unsampled, sizeof unsampled, ", %.3f CPU-s in threads zt could "
-				 "not sample (SIGPROF blocked, no timer)",
-				 ns_s(d->unsampled_cpu_ns));
+				 "not sample (%s)", ns_s(d->unsampled_cpu_ns), unsampled_why(d));
 
 		if (d->unsampled && k > 0 && (size_t)k < sizeof unsampled)
 			snprintf(unsampled + k, sizeof unsampled - (size_t)k, ", %" PRIu64
@@ -1052,7 +1151,7 @@ static void run_program(const struct config *cfg, const char *prog, char **argv,
 	}
 	snprintf(hzbuf, sizeof hzbuf, "%u", (unsigned)cfg->hz);
 	snprintf(pidbuf, sizeof pidbuf, "%d", (int)getpid());
-	set_preload(lib);
+	set_preload(lib, sanitizer_runtime(prog));
 	setenv("ZT_OUT", out, 1);
 	setenv("ZT_HZ", hzbuf, 1);
 	setenv("ZT_PID", pidbuf, 1);
@@ -1090,9 +1189,16 @@ static void run_program(const struct config *cfg, const char *prog, char **argv,
 }
 
 /*
- * While the program runs: SIGINT and SIGQUIT, which the terminal sends it
- * too, are ignored, so that zt-collect outlives it and can report; SIGTERM
- * and SIGHUP are passed on.
+ * While the program runs, zt-collect outlives it, whatever its job is sent,
+ * and reports: SIGINT and SIGQUIT, which the terminal sends the program
+ * too, are ignored; the job-control signals (SIGTSTP, SIGTTIN, SIGTTOU,
+ * SIGCONT) keep their default, so zt-collect stops and continues with its
+ * job; every other catchable signal (SIGTERM, SIGHUP, SIGUSR1, SIGUSR2,
+ * SIGWINCH, SIGALRM, the real-time ones, ...) is passed on to the program,
+ * as timeout(1) --foreground passes on what it gets. A signal sent to the
+ * whole process group reaches the program twice then, as under timeout.
+ * Left alone: SIGCHLD (zt-collect's own), SIGPIPE (a write of zt-collect's
+ * to a closed pipe) and the signals of faults.
  */
 static void outlive_child(void)
 {
@@ -1105,8 +1211,15 @@ static void outlive_child(void)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = pass_on;
 	sa.sa_flags = SA_RESTART;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	for (int sig = 1; sig < NSIG; sig++) {
+		switch (sig) {
+		case SIGINT: case SIGQUIT: case SIGKILL: case SIGSTOP: case SIGTSTP:
+		case SIGTTIN: case SIGTTOU: case SIGCONT: case SIGCHLD: case SIGPIPE:
+		case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGTRAP: case SIGSYS:
+			continue;
+		}
+		sigaction(sig, &sa, NULL);	/* glibc refuses its own (32, 33): left */
+	}
 }
 
 /*
@@ -1172,14 +1285,17 @@ static int wait_program(const char *prog, int exec_fd, struct rusage *ru, struct
 		}
 		if (p[1].revents)
 			status_drain(st);
-		if (p[0].revents)
+		if (p[0].revents) {
+			child_ended = 1;	/* a zombie until reaped: its pid is not reused */
 			break;
+		}
 	}
 	if (pidfd >= 0)
 		close(pidfd);
 	while (wait4(child, &status, 0, ru) < 0)
 		if (errno != EINTR)
 			zt_die(ZT_EXIT_DATA, "wait:");
+	child_ended = 1;
 	status_drain(st);
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }

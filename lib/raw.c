@@ -524,8 +524,27 @@ static int key_line(struct reader *r, char *line)
 	} else if (strcmp(key, ZT_RAW_RATE_CAP) == 0) {
 		free(d->rate_cap);
 		d->rate_cap = zt_strdup(v);
+	} else if (strcmp(key, ZT_RAW_SIGNAL) == 0) {
+		if (number_value(r, key, v, &x))
+			return -1;
+		if (x > 64)
+			return fail(r, "signal %llu is out of range (1 to 64)", (unsigned long long)x);
+		d->signo = (unsigned)x;
+	} else if (strcmp(key, ZT_RAW_SIGNAL_TAKEN) == 0) {
+		size_t had = d->signal_taken ? strlen(d->signal_taken) : 0;
+		char *both = zt_malloc(had + strlen(v) + 3);
+
+		if (had) {
+			memcpy(both, d->signal_taken, had);
+			memcpy(both + had, ", ", 2);
+			had += 2;
+		}
+		strcpy(both + had, v);
+		free(d->signal_taken);
+		d->signal_taken = both;
 	} else if (strcmp(key, ZT_RAW_PROGRAM_SIGPROF) == 0) {
 		free(d->conflict);
+	free(d->signal_taken);
 		d->conflict = zt_strdup(v);
 	} else if (strcmp(key, ZT_RAW_SECCOMP) == 0) {
 		free(d->seccomp);
@@ -545,6 +564,8 @@ static int key_line(struct reader *r, char *line)
 		return number_value(r, key, v, &d->truncated);
 	} else if (strcmp(key, ZT_RAW_UNSAMPLED_CPU_NS) == 0) {
 		return number_value(r, key, v, &d->unsampled_cpu_ns);
+	} else if (strcmp(key, ZT_RAW_UNSAMPLED_BLOCKED_NS) == 0) {
+		return number_value(r, key, v, &d->unsampled_blocked_ns);
 	} else if (strcmp(key, ZT_RAW_SIGPROF_BLOCKED) == 0) {
 		return number_value(r, key, v, &d->sigprof_blocked);
 	} else if (strcmp(key, ZT_RAW_TIMERS_LOST) == 0) {

@@ -100,6 +100,7 @@ struct zt_raw {
 	uint64_t unsampled;	/* threads that were not sampled */
 	uint64_t sigprof_blocked;	/* threads that ended with SIGPROF blocked */
 	uint64_t unsampled_cpu_ns;	/* CPU time no sample covers: threads zt could not sample */
+	uint64_t unsampled_blocked_ns;	/* of it, with zt's signal blocked (when signo is given) */
 	uint64_t timers_lost;	/* sampling counters the program closed */
 	uint64_t timer_fallback;	/* threads on the POSIX timer beside perf ones */
 	uint64_t dump_reopened;	/* times the program closed the dump's descriptor */
@@ -110,6 +111,8 @@ struct zt_raw {
 	uint64_t snapshot;	/* this dump is snapshot N (FILE.N); 0 if not one */
 	uint64_t snapshots;	/* the end's dump: snapshots written before it */
 	char *conflict;		/* "handler", "itimer-prof": the program's own SIGPROF use */
+	unsigned signo;		/* zt's sampling signal ("signal"); 0 if not given (SIGPROF then) */
+	char *signal_taken;	/* "FROM moved TO", "FROM shared", joined by ", "; NULL if none */
 	char *exec;		/* the program exec'd this, after which the dump ends */
 	char **unreached;	/* "PID WHY PATH": what vforked children exec'd that zt cannot reach */
 	size_t nunreached, capunreached;

@@ -471,6 +471,20 @@ static int cached(const struct zt_stage *s, const struct zt_stack *st)
 	return !st->partial || fr->items[fr->n];
 }
 
+/* Whether stack st is partial and did not reach a Go root (its "[truncated]" line). */
+static int cut(const struct zt_stage *s, const struct zt_stack *st)
+{
+	const struct frames *fr = &s->fr;
+	uint32_t k;
+
+	if (!st->partial)
+		return 0;
+	if (!st->naddr)
+		return 1;
+	k = fr->of[st->first + st->naddr - 1];
+	return !zt_symstream_go_root(fr->text + fr->off[k], fr->off[k + 1] - fr->off[k]);
+}
+
 /* Address j of the cached record's stack (its partial root after the last): its k. */
 static size_t cached_k(const struct zt_stage *s, size_t j)
 {
@@ -552,7 +566,7 @@ static int next_chunk(struct zt_stage *s)
 			s->fast = 1;
 			s->fstack = stack;
 			s->fj = s->fl = 0;
-			s->fpartial = st->partial;
+			s->fpartial = cut(s, st);
 		} else {
 			for (size_t j = st->first; j < st->first + st->naddr; j++) {
 				uint32_t k = s->fr.of[j];
@@ -560,7 +574,7 @@ static int next_chunk(struct zt_stage *s)
 				zt_out_write(&s->rec, s->fr.text + s->fr.off[k],
 					     s->fr.off[k + 1] - s->fr.off[k]);
 			}
-			if (st->partial)
+			if (cut(s, st))
 				zt_symstream_truncated(&s->rec);
 			zt_out_byte(&s->rec, '\n');
 		}

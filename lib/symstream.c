@@ -311,6 +311,26 @@ static void frame_text(struct writer *w, const struct zt_raw *d, size_t j,
 	w->frame[j] = w->texts[i].s;
 }
 
+/*
+ * Whether a frame's text (its lines, innermost inlined first) names one of
+ * the Go runtime's roots: every goroutine's stack starts at runtime.goexit,
+ * every thread's g0 stack at runtime.mstart, the first one at
+ * runtime.rt0_go (each perhaps as its ABI0 symbol, name.abi0). A walk that
+ * reached one reached the stack's entry, whatever the collector saw.
+ */
+int zt_symstream_go_root(const char *text, size_t len)
+{
+	static const char *const roots[] = {
+		" runtime.goexit+", " runtime.goexit.abi0+", " runtime.mstart+",
+		" runtime.mstart.abi0+", " runtime.rt0_go+", " runtime.rt0_go.abi0+",
+	};
+
+	for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++)
+		if (memmem(text, len, roots[i], strlen(roots[i])))
+			return 1;
+	return 0;
+}
+
 /* A stack's frame lines, the [truncated] root of a partial one, the blank
    line, into dst; into the arena only with room made first, as the frames
    are copied from it. */
@@ -324,7 +344,9 @@ static void emit_body(struct zt_out *dst, struct writer *w, const struct zt_raw 
 		format_wait(dst, wait);
 	for (size_t j = st->first; j < st->first + st->naddr; j++)
 		zt_out_write(dst, w->arena.buf + w->frame[j].off, w->frame[j].len);
-	if (st->partial)
+	if (st->partial && !(st->naddr &&
+			     zt_symstream_go_root(w->arena.buf + w->frame[st->first + st->naddr - 1].off,
+				     w->frame[st->first + st->naddr - 1].len)))
 		zt_out_write(dst, truncated, sizeof truncated - 1);
 	zt_out_byte(dst, '\n');
 }

@@ -198,3 +198,19 @@ EOF
 		'BEGIN { t = u + s + e + z; r = ru + rs; printf "%.3f of %.3f (%.1f%%)\n", t, r, 100 * t / r
 			exit !(t >= 0.8 * r && t <= 1.02 * r) }'
 }
+
+@test "a run where no thread blocked zt's signal or lacked a timer names no cause of unsampled time" {
+	local i
+	# /bin/true and a short spin (issue 26, item 9: every line said
+	# "(SIGPROF blocked, no timer)", /bin/true's included).
+	for i in 1 2 3; do
+		run --separate-stderr zt-collect -o t.raw /bin/true
+		assert_success
+		echo "$stderr"
+		[[ $stderr != *"could not sample"* ]]
+		run --separate-stderr zt-collect -o s.raw "$SAMPLES/spin" 20
+		assert_success
+		echo "$stderr"
+		[[ $stderr != *"could not sample"* ]]
+	done
+}
