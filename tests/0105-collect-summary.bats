@@ -85,10 +85,10 @@ burners() {
 	assert_success
 	printf '%s\n' "$stderr"
 	last=${stderr_lines[-1]}
-	re="^zt-collect: with -f, ([0-9]+) dumps: ([0-9]+) samples in ([0-9.]+) user CPU-s and [0-9.]+ s wall-clock: ([0-9.]+) Hz, system [0-9.]+ s not sampled, ([0-9.]+)% of stacks partial; wrote (.*)\$"
+	re="^zt-collect: with -f, ([0-9]+) dumps: ([0-9]+) samples in ([0-9.]+) user CPU-s and [0-9.]+ s wall-clock: ([0-9.]+) Hz, system [0-9.]+ s not sampled(, [^%]* set-up not sampled)?, ([0-9.]+)% of stacks partial; wrote (.*)\$"
 	[[ $last =~ $re ]]
 	nd=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]} cpu=${BASH_REMATCH[3]} hz=${BASH_REMATCH[4]}
-	pp=${BASH_REMATCH[5]} names=${BASH_REMATCH[6]}
+	pp=${BASH_REMATCH[6]} names=${BASH_REMATCH[7]}
 	# Every dump written is named with its program and samples, and the
 	# totals are theirs.
 	want_n=0 want_p=0 k=0
