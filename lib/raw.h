@@ -111,6 +111,7 @@ struct zt_raw {
 	uint64_t snapshots;	/* the end's dump: snapshots written before it */
 	char *conflict;		/* "handler", "itimer-prof": the program's own SIGPROF use */
 	char *exec;		/* the program exec'd this, after which the dump ends */
+	char *finished;		/* who finished the dump, if not its collector: "zt-collect" */
 	char **unreached;	/* "PID WHY PATH": what vforked children exec'd that zt cannot reach */
 	size_t nunreached, capunreached;
 	char *seccomp;		/* "stopped CALL", "no-new-threads CALL", "posix-timer CALL", "allowed" */
