@@ -45,7 +45,9 @@ enum { OPT_TIMER = 256, OPT_UNWIND, OPT_PAUSED, OPT_CONTROL, OPT_CLOCK, OPT_OFF_
 static const struct zt_opt options[] = {
 	{ 'F', "freq", required_argument, "HZ",
 	  "samples per CPU-second, 1 to " ZT_STR(ZT_HZ_MAX) " (default " ZT_STR(ZT_HZ_DEFAULT) ")" },
-	{ 'o', "output", required_argument, "FILE", "where to write the dump (default zt.raw)" },
+	{ 'o', "output", required_argument, "FILE",
+	  "where to write the dump (default zt.raw; - for\n"
+	  "standard output; a device or FIFO is written into)" },
 	{ 'z', "gzip", no_argument, NULL, "compress the dump (also when FILE ends in .gz)" },
 	{ 'f', "follow", no_argument, NULL, "profile every descendant too, each into FILE.PID" },
 	{ OPT_TIMER, "timer", required_argument, "KIND",
@@ -88,6 +90,7 @@ struct config {
 };
 
 static pid_t child;
+static const char *shown_out;	/* the dump's name in messages, when not its file (a sink) */
 
 /* Bad usage: say what (fmt may be NULL), show the usage line, exit 2. */
 static void bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -1083,7 +1086,7 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 			early > 0 ? "time after sampling began, of " : "", wall,
 			early > 0 ? " in all" : "",
 			f.user + f.sys, d->hz ? 1000.0 / d->hz : 0, d->hz,
-			d->timer ? d->timer : "unknown", unsampled, earlytxt, out,
+			d->timer ? d->timer : "unknown", unsampled, earlytxt, shown_out ? shown_out : out,
 			tv_s(ru->ru_utime), tv_s(ru->ru_stime), before);
 	} else {
 		/* The kernel's own account of the program (wait4), for comparison. */
@@ -1093,7 +1096,8 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 			zt_prog, cpu_samples, f.cpu, f.useronly ? "user " : "", image, wall,
 			rate, d->hz, d->timer ? d->timer : "unknown",
 			d->rate_cap ? " (rate capped by the kernel tick)" : "", losttxt,
-			unsampled, split, earlytxt, out, tv_s(ru->ru_utime), tv_s(ru->ru_stime), before);
+			unsampled, split, earlytxt, shown_out ? shown_out : out, tv_s(ru->ru_utime),
+			tv_s(ru->ru_stime), before);
 	}
 	report_windows(&f, out, ru, 1);
 	if (d->wall)
@@ -1208,6 +1212,132 @@ static char *prepare_output(struct config *cfg)
 	if (strlen(out) > 3 && strcmp(out + strlen(out) - 3, ".gz") == 0)
 		cfg->gzip = 1;
 	return out;
+}
+
+/*
+ * Where the dump goes when FILE is no name to publish a file at: "-"
+ * (standard output), or an existing character device or FIFO, directly or
+ * through a symbolic link (/dev/null, /dev/stdout): written into, as perf
+ * record -o does. The run then writes its dump in a private directory, and
+ * zt-collect copies the finished dump into the target once the program has
+ * ended. Anything else that exists and is not a regular file (a symbolic
+ * link to one, a block device, a socket) is refused before the run: zt
+ * never replaces a non-regular file. A regular file is removed when the
+ * run starts (start_output), so an older dump is never taken for this
+ * run's.
+ */
+struct sink {
+	const char *target;	/* NULL: the dump is published at FILE itself */
+	int to_stdout;
+	char *dir;		/* the private directory the run writes in */
+};
+
+
+/* Whether FILE is written into (s filled) rather than published at; dies if it is refused. */
+static int sink_of(const struct config *cfg, struct sink *s)
+{
+	const char *file = cfg->outarg;
+	struct stat lst, st;
+
+	memset(s, 0, sizeof *s);
+	if (strcmp(file, "-") == 0) {
+		s->to_stdout = 1;
+	} else if (lstat(file, &lst) < 0) {
+		return 0;
+	} else if (S_ISREG(lst.st_mode) || S_ISDIR(lst.st_mode)) {
+		return 0;
+	} else if (stat(file, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		if (S_ISLNK(lst.st_mode))
+			zt_die(ZT_EXIT_DATA, "cannot write '%s': it is a symbolic link, and zt-collect "
+			       "replaces none (name its target, or -o - for standard output)", file);
+		zt_die(ZT_EXIT_DATA, "cannot write '%s': it is not a regular file, a character "
+		       "device or a FIFO, and zt-collect replaces no other file", file);
+	}
+	if (cfg->follow || cfg->control || cfg->paused)
+		bad_usage("-o %s: %s writes more dumps beside FILE: give a file name", file,
+			  cfg->follow ? "-f" : "--control");
+	s->target = file;
+	return 1;
+}
+
+/* The private directory a sink's run writes in, and the dump's path there. */
+static char *sink_start(struct sink *s, int gzip)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char *dir = zt_malloc(PATH_MAX), *out;
+
+	snprintf(dir, PATH_MAX, "%s/zt-collect.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(dir))
+		zt_die(ZT_EXIT_DATA, "cannot make a directory for the dump in '%s':",
+		       tmpdir && *tmpdir ? tmpdir : "/tmp");
+	s->dir = dir;
+	out = zt_malloc(strlen(dir) + 16);
+	sprintf(out, "%s/%s", dir, gzip ? "zt.raw.gz" : "zt.raw");
+	shown_out = s->to_stdout ? "<stdout>" : s->target;
+	return out;
+}
+
+/*
+ * Copy the finished dump into the sink (standard output, or the device or
+ * FIFO opened for writing now, without creating or truncating it); then
+ * remove the private directory. -1 when it could not be written whole.
+ */
+static int sink_finish(struct sink *s, const char *out)
+{
+	char buf[65536];
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	int in = open(out, O_RDONLY | O_CLOEXEC), fd = -1, rc = 0;
+	ssize_t n;
+	glob_t g;
+	char pattern[PATH_MAX + 8];
+
+	sigaction(SIGPIPE, &ign, &old);	/* a reader gone is a failed write, said */
+	if (in >= 0) {
+		fd = s->to_stdout ? STDOUT_FILENO : open(s->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			rc = -1;
+		while (rc == 0 && fd >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+			for (ssize_t off = 0, w; off < n; off += w) {
+				w = write(fd, buf + off, (size_t)(n - off));
+				if (w < 0 && errno == EINTR) {
+					w = 0;
+					continue;
+				}
+				if (w <= 0) {
+					rc = -1;
+					break;
+				}
+			}
+		if (rc < 0)
+			zt_warn("cannot write the dump to '%s': %s", shown_out, strerror(errno));
+		if (fd >= 0 && fd != STDOUT_FILENO)
+			close(fd);
+		close(in);
+	}
+	sigaction(SIGPIPE, &old, NULL);
+	snprintf(pattern, sizeof pattern, "%s/*", s->dir);
+	if (glob(pattern, GLOB_PERIOD, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			unlink(g.gl_pathv[i]);
+		globfree(&g);
+	}
+	rmdir(s->dir);
+	free(s->dir);
+	return rc;
+}
+
+/*
+ * A regular file at FILE, an older dump, is removed now: a run that leaves
+ * none never shows it as its own, and one that does publishes over nothing.
+ */
+static void start_output(const char *out)
+{
+	struct stat st;
+
+	if (lstat(out, &st) == 0 && S_ISDIR(st.st_mode))
+		zt_die(ZT_EXIT_DATA, "cannot replace '%s': Is a directory", out);
+	if (lstat(out, &st) == 0 && S_ISREG(st.st_mode) && unlink(out) < 0 && errno != ENOENT)
+		zt_die(ZT_EXIT_DATA, "cannot remove the older '%s':", out);
 }
 
 /* PROGRAM's path, once it is known that it can run under the collector. */
@@ -1514,14 +1644,14 @@ static int finish_program(const char *out, const char *name, pid_t pid,
 			 sigabbrev_np(rc - 128) ? sigabbrev_np(rc - 128) : "?");
 	else
 		snprintf(who, sizeof who, "'%s' (pid %d, exit status %d)", name, (int)pid, rc);
-	say_finished(who, out, &u, note, cap);
+	say_finished(who, shown_out ? shown_out : out, &u, note, cap);
 	return 1;
 }
 
 int main(int argc, char **argv)
 {
 	struct config cfg;
-	char *prog, *lib, *out;
+	char *prog, *lib, *out = NULL;
 	struct status st = { -1, NULL, 0, 0 };
 	int rc, exec_pipe[2], status_pipe[2];
 	struct rusage ru;
@@ -1530,26 +1660,20 @@ int main(int argc, char **argv)
 	struct timespec start;
 	char note[PATH_MAX * 2 + 512];
 	int finished;
+	struct sink sink;
 
 	zt_setprog(argv[0]);
 	argv += parse_options(argc, argv, &cfg);
 
 	/* Whatever can fail without running anything fails first. */
-	out = prepare_output(&cfg);
+	if (!sink_of(&cfg, &sink))
+		out = prepare_output(&cfg);
 	prog = prepare_program(argv[0]);
 	lib = find_library();
-	/*
-	 * An earlier dump under the name is left in place until this run
-	 * publishes over it (rename): a run that ends without a dump never
-	 * removes another run's whole one, and is told apart from it by the
-	 * pid in its header (report).
-	 */
-	{
-		struct stat st;
-
-		if (lstat(out, &st) == 0 && S_ISDIR(st.st_mode))
-			zt_die(ZT_EXIT_DATA, "cannot replace '%s': Is a directory", out);
-	}
+	if (sink.target || sink.to_stdout)
+		out = sink_start(&sink, cfg.gzip);
+	else
+		start_output(out);
 
 	/* The clock file times come from, so that a dump written at once is newer. */
 	clock_gettime(CLOCK_REALTIME_COARSE, &start);
@@ -1590,6 +1714,8 @@ int main(int argc, char **argv)
 	}
 	if (cfg.follow)
 		report_tree(out, &start, wall);
+	if (sink.target || sink.to_stdout)
+		sink_finish(&sink, out);
 	if (st.fd >= 0)
 		close(st.fd);
 	free(st.text);
