@@ -96,7 +96,7 @@ ending() {
 		cut=$(awk -v m="$((hz < 667 ? 2000000000 / hz : 3000000))" '{ t[NR] = $1; c[NR] = $2 }
 			END { for (k = NR; k > 1 && c[NR] - c[k] < m; k--) ; printf "%.0f\n", t[k] - 1000000000 }' "k$i.log")
 		start=$(sed -n 's/^start-ns //p' "k$i.raw")
-		read -r n span gaps cover <<< "$(awk -v cut="$cut" -v st="$start" -v gap="$((hz < 250 ? 5000000000 / hz : 20000000))" '
+		read -r n span gaps cover where <<< "$(awk -v cut="$cut" -v st="$start" -v gap="$((hz < 250 ? 5000000000 / hz : 20000000))" '
 			FNR == NR { t[++nl] = $1; c[nl] = $2; if ($1 <= cut) ccut = $2; next }
 			/^samples$/ { s = 1; next }
 			s && /^[0-9]+ [0-9]+ @/ {
@@ -105,13 +105,13 @@ ending() {
 				while (k < nl && t[k + 1] <= x) k++
 				if (!k || c[k] < c[1]) next
 				if (!n) prev = c[1]
-				if (c[k] - prev > gap) gaps += c[k] - prev
+				if (c[k] - prev > gap) { gaps += c[k] - prev; gl = gl sprintf(" %.0f+%.0f", prev, c[k] - prev) }
 				prev = c[k]; n += $2
 			}
-			END { if (!n) prev = c[1]; if (ccut - prev > gap) gaps += ccut - prev
-			      span = ccut - c[1]; printf "%d %.0f %.0f %.4f\n", n, span, gaps + 0,
-			      (span > 0 ? (span - gaps) / span : 0) }' "k$i.log" "k$i.raw")"
-		echo "run $i at $hz Hz: killed after $(awk 'END { print $1 }' "k$i.log") ns, cut at $cut ns: $n samples by then over $span ns of CPU, $gaps ns of it in gaps, covered $cover"
+			END { if (!n) prev = c[1]; if (ccut - prev > gap) { gaps += ccut - prev; gl = gl sprintf(" %.0f+%.0f", prev, ccut - prev) }
+			      span = ccut - c[1]; printf "%d %.0f %.0f %.4f%s\n", n, span, gaps + 0,
+			      (span > 0 ? (span - gaps) / span : 0), gl }' "k$i.log" "k$i.raw")"
+		echo "run $i at $hz Hz: killed after $(awk 'END { print $1 }' "k$i.log") ns, cut at $cut ns: $n samples by then over $span ns of CPU, $gaps ns of it in gaps (CPU ns at each + its length:$where), covered $cover"
 		if [ "$span" -ge 300000000 ]; then
 			counted=$((counted + 1))
 			awk -v c="$cover" 'BEGIN { exit !(c >= 0.99) }'
