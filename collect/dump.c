@@ -2,9 +2,12 @@
  * dump.c — the raw dump file (formats/raw.md, version 3).
  *
  * The header and the "samples" line are written when sampling starts; sample
- * lines are appended by the threads' buffers during the run; maps (with the
- * snapshots taken before each dlclose), build-ids, thread names and the
- * summary are appended at the end, followed by "end". The file is written
+ * lines are appended by the threads' buffers during the run; the maps
+ * snapshots and the build-ids go to the side file FILE.tmp.PID.maps as they
+ * are found (snapshot.c), so that zt-collect can finish the dump of a
+ * process that died without this end (formats/raw.md, "Finished by
+ * zt-collect"). At the end the side file, the final maps, the build-ids
+ * found since, thread names and the summary are appended, followed by "end". The file is written
  * under a temporary name and renamed when complete (compressed on the way
  * with -z), so a dump is never seen half-written. Only system calls and
  * formatting into fixed buffers are used, and zlib gets a static arena, so
@@ -48,6 +51,16 @@ void zt_dump_register(const struct zt_dump_part *p)
 }
 
 static void open_maps_now(void);
+static void buildids_to_side(void);
+/*
+ * The build-ids already in the side file (snapshot.c) of side file number
+ * bids_gen: the end writes only the rest, and zt-collect finds them there
+ * when the process dies without its end.
+ */
+static uint32_t bids_side;
+static unsigned bids_gen;
+
+static void put_buildid_lines(int fd, uint32_t from, uint32_t n);
 
 /* "key value\n" with a decimal value. */
 static void put_key(int fd, const char *key, uint64_t v)
@@ -144,6 +157,10 @@ static int open_dump(int keep)
 	zt_files_puts(dfd, ZT_RAW_SAMPLES "\n");
 	zt_files_watch(dfd = -1);
 	zt_snap_reset();
+	/* The side file of this dump is new: every build-id known goes in it. */
+	bids_side = 0;
+	bids_gen = zt_snap_side_gen() - 1;
+	buildids_to_side();
 	return 0;
 }
 
@@ -253,17 +270,39 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+
+/* The build-ids not yet in the side file, written there now. */
+static void buildids_to_side(void)
+{
+	uint32_t n = __atomic_load_n(&zt_state.nbids, __ATOMIC_ACQUIRE);
+	int fd, saved = errno;
+
+	if (!zt_state_owner())
+		return;
+	zt_snap_lock();
+	fd = zt_snap_side_fd();
+	if (bids_gen != zt_snap_side_gen()) {
+		bids_gen = zt_snap_side_gen();
+		bids_side = 0;
+	}
+	if (fd >= 0 && bids_side < n) {
+		put_buildid_lines(fd, bids_side, n);
+		bids_side = n;
+	}
+	zt_snap_unlock();
+	errno = saved;
+}
+
 void zt_dump_buildids_scan(void)
 {
 	dl_iterate_phdr(scan_object, NULL);
+	buildids_to_side();
 }
 
-static void put_buildids(void)
+static void put_buildid_lines(int fd, uint32_t from, uint32_t n)
 {
-	uint32_t n = zt_state.nbids;
-
-	zt_files_puts(dfd, ZT_RAW_BUILDIDS "\n");
-	for (uint32_t i = 0; i < n; i++) {
+	zt_files_puts(fd, ZT_RAW_BUILDIDS "\n");
+	for (uint32_t i = from; i < n; i++) {
 		const struct zt_bid *b = &zt_state.bids[i];
 		char buf[256], *q = zt_fmt_u64(buf, b->addr, 16);
 
@@ -276,13 +315,21 @@ static void put_buildids(void)
 			*q++ = "0123456789abcdef"[b->id[j] & 15];
 		}
 		*q++ = ' ';
-		zt_files_write_all(dfd, buf, (size_t)(q - buf));
+		zt_files_write_all(fd, buf, (size_t)(q - buf));
 		if (b->path[0])
-			zt_files_put_text(dfd, b->path, strlen(b->path));
+			zt_files_put_text(fd, b->path, strlen(b->path));
 		else
-			zt_files_puts(dfd, ZT_RAW_MAIN_PROGRAM);
-		zt_files_puts(dfd, "\n");
+			zt_files_puts(fd, ZT_RAW_MAIN_PROGRAM);
+		zt_files_puts(fd, "\n");
 	}
+}
+
+/* The build-ids the side file (copied into the dump before) does not hold. */
+static void put_buildids(void)
+{
+	uint32_t n = zt_state.nbids, from = bids_gen == zt_snap_side_gen() ? bids_side : 0;
+
+	put_buildid_lines(dfd, from > n ? n : from, n);
 }
 
 /*

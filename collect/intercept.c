@@ -565,12 +565,27 @@ static void vfork_exec_failed(int slot)
 }
 
 /* Finish the dump before exec replaces this image; restart it on failure. */
+/*
+ * With -f the new image, a descendant zt-collect reports on, keeps the
+ * status pipe (its collector checks the pipe's inode and takes it
+ * close-on-exec again): so what becomes of its dump is said too. Also from
+ * a vforked child (dash runs commands so), which owns no dump: its
+ * descriptors are its own. Last: the pipe is no longer zt's as recorded.
+ */
+static void keep_status(void)
+{
+	if (zt_state.follow && zt_files_ok(&zt_state.status))
+		fcntl(zt_state.status.fd, F_SETFD, 0);
+}
+
 static void before_exec(const char *path)
 {
 	size_t n;
 
-	if (!zt_state_owner())
+	if (!zt_state_owner()) {
+		keep_status();
 		return;
+	}
 	n = strlen(path);
 	if (n >= sizeof zt_state.exec_path)
 		n = sizeof zt_state.exec_path - 1;
@@ -579,13 +594,7 @@ static void before_exec(const char *path)
 	zt_prof_stop();
 	/* The new image inherits the mask the program asked for. */
 	zt_sigmask_reveal();
-	/*
-	 * With -f the new image, a descendant zt-collect reports on, keeps
-	 * the status pipe (its collector checks the pipe's inode and takes it
-	 * close-on-exec again): so what becomes of its dump is said too.
-	 */
-	if (zt_state.follow && zt_files_ok(&zt_state.status))
-		fcntl(zt_state.status.fd, F_SETFD, 0);
+	keep_status();
 }
 
 static void after_failed_exec(void)

@@ -440,7 +440,8 @@ int zt_prof_fatal_take(int sig, struct sigaction *old)
 		return -1;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_fatal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	/* On the thread's alternate stack: a stack overflow leaves no other. */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigfillset(&sa.sa_mask);
 	if (zt_sys_sigaction(sig, &sa, old) < 0)
 		return -1;

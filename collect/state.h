@@ -79,6 +79,7 @@ struct zt_thread {
 	uint32_t cpu_n;
 	int cpu_partial;
 	size_t len;
+	uint64_t flush_ns;	/* its next sample past this time (CLOCK_MONOTONIC) writes buf out */
 	char buf[ZT_BUF_SIZE];
 	uint64_t addr[ZT_MAX_DEPTH];	/* the handler's frames: kept off the interrupted stack */
 	unsigned char window[ZT_WINDOW];	/* a copy of a stack zt does not know */

@@ -37,6 +37,7 @@
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 enum { EXIT_CANNOT_RUN = 127 };
 
@@ -45,7 +46,9 @@ enum { OPT_TIMER = 256, OPT_UNWIND, OPT_PAUSED, OPT_CONTROL, OPT_CLOCK, OPT_OFF_
 static const struct zt_opt options[] = {
 	{ 'F', "freq", required_argument, "HZ",
 	  "samples per CPU-second, 1 to " ZT_STR(ZT_HZ_MAX) " (default " ZT_STR(ZT_HZ_DEFAULT) ")" },
-	{ 'o', "output", required_argument, "FILE", "where to write the dump (default zt.raw)" },
+	{ 'o', "output", required_argument, "FILE",
+	  "where to write the dump (default zt.raw; - for\n"
+	  "standard output; a device or FIFO is written into)" },
 	{ 'z', "gzip", no_argument, NULL, "compress the dump (also when FILE ends in .gz)" },
 	{ 'f', "follow", no_argument, NULL, "profile every descendant too, each into FILE.PID" },
 	{ OPT_TIMER, "timer", required_argument, "KIND",
@@ -88,6 +91,7 @@ struct config {
 };
 
 static pid_t child;
+static const char *shown_out;	/* the dump's name in messages, when not its file (a sink) */
 
 /* Bad usage: say what (fmt may be NULL), show the usage line, exit 2. */
 static void bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -344,6 +348,226 @@ static char *output_path(const char *file)
 }
 
 /*
+ * The dump of a process that ended without the collector's end: SIGKILL, a
+ * raw exit_group (Go's runtime), glibc's internal _exit (daemon()), a
+ * crash handler that re-raised its signal at SIG_DFL (SA_RESETHAND), a
+ * stack overflow with no stack left for a handler. Its collector wrote the
+ * header and the samples to FILE.tmp.PID as it ran (each thread's buffer
+ * at least once a second), and the maps snapshots and build-ids to
+ * FILE.tmp.PID.maps as it found them. zt-collect finishes the dump from
+ * what reached the files (formats/raw.md, "Finished by zt-collect"): the
+ * whole lines of the samples, the side file's whole lines, a summary that
+ * says "finished zt-collect" (with the process's CPU time from wait4 when
+ * ru is given), "end"; then publishes it as out. What could not be
+ * counted: each thread's last buffer, at most one a thread.
+ */
+struct unfinished {
+	uint64_t samples;	/* the samples in the file (counts summed) */
+	size_t threads;		/* the threads those came from */
+	int gzip;		/* publish it compressed */
+	const struct rusage *ru;	/* the process's own, or NULL */
+};
+
+/* The tmp file's whole lines: samples and their threads into u; the bytes to keep, or -1. */
+static off_t unfinished_samples(const char *tmp, struct unfinished *u)
+{
+	char err[512];
+	struct zt_input *in = zt_input_open(tmp, err, sizeof err);
+	unsigned long *tids = NULL;
+	size_t cap = 0;
+	off_t keep = 0;
+	int in_samples = 0, first = 1;
+	char *line;
+	size_t len;
+
+	if (!in)
+		return -1;
+	while ((line = zt_input_line(in, &len))) {
+		unsigned long tid;
+		unsigned long long count;
+		int known = 0;
+
+		if (zt_input_unended(in))
+			break;	/* cut inside the line: left out */
+		keep += (off_t)len + 1;
+		if (first && strncmp(line, ZT_RAW_MAGIC " ", sizeof ZT_RAW_MAGIC) != 0)
+			break;
+		first = 0;
+		if (!in_samples) {
+			in_samples = strcmp(line, ZT_RAW_SAMPLES) == 0;
+			continue;
+		}
+		if (sscanf(line, "%lu %llu", &tid, &count) != 2)
+			continue;
+		u->samples += count;
+		for (size_t i = 0; i < u->threads && !known; i++)
+			known = tids[i] == tid;
+		if (!known) {
+			zt_grow(&tids, &cap, u->threads + 1, sizeof *tids);
+			tids[u->threads++] = tid;
+		}
+	}
+	zt_input_close(in);
+	free(tids);
+	return in_samples ? keep : -1;
+}
+
+/* Append src's whole lines to fd; -1 on a failed write. */
+static int append_lines(int fd, const char *src)
+{
+	char buf[65536];
+	off_t total = 0, keep = 0;
+	ssize_t n;
+	int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (in < 0)
+		return 0;
+	while ((n = read(in, buf, sizeof buf)) > 0) {
+		for (ssize_t i = n; i > 0; i--)
+			if (buf[i - 1] == '\n') {
+				keep = total + i;
+				break;
+			}
+		total += n;
+	}
+	for (off_t off = 0; off < keep; off += n) {
+		size_t want = keep - off > (off_t)sizeof buf ? sizeof buf : (size_t)(keep - off);
+
+		n = pread(in, buf, want, off);
+		if (n <= 0 || write(fd, buf, (size_t)n) != n) {
+			close(in);
+			return -1;
+		}
+	}
+	close(in);
+	return 0;
+}
+
+/* Compress the file at from into to (a new file); 0 or -1. */
+static int gzip_file(const char *from, const char *to)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open(from, O_RDONLY | O_CLOEXEC), out, ok = 1;
+	gzFile z;
+
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0 || !(z = gzdopen(out, "wb6"))) {
+		if (out >= 0)
+			close(out);
+		close(in);
+		return -1;
+	}
+	while (ok && (n = read(in, buf, sizeof buf)) > 0)
+		ok = gzwrite(z, buf, (unsigned)n) == (int)n;
+	close(in);
+	if (gzclose(z) != Z_OK || !ok) {
+		unlink(to);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Finish and publish the dump process pid left at out.tmp.PID, as above.
+ * 0 when published; -1 (and a warning) when nothing usable was there (the
+ * process died before its header was whole) or it could not be written; 1
+ * when there was no such file.
+ */
+static int finish_unfinished(const char *out, pid_t pid, struct unfinished *u)
+{
+	char tmp[PATH_MAX + 64], side[PATH_MAX + 80], gz[PATH_MAX + 80];
+	off_t keep;
+	FILE *f;
+	int fd, bad;
+
+	snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)pid);
+	snprintf(side, sizeof side, "%s.maps", tmp);
+	fd = open(tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		unlink(side);
+		return 1;
+	}
+	keep = unfinished_samples(tmp, u);
+	if (keep < 0 || ftruncate(fd, keep) < 0 || lseek(fd, 0, SEEK_END) != keep) {
+		zt_warn("cannot finish the dump '%s' of pid %d: %s; removed", tmp, (int)pid,
+			keep < 0 ? "it ended before the dump's header was whole" : strerror(errno));
+		close(fd);
+		unlink(tmp);
+		unlink(side);
+		return -1;
+	}
+	bad = append_lines(fd, side) < 0;
+	f = fdopen(fd, "a");
+	if (!f) {
+		close(fd);
+		bad = 1;
+	} else {
+		fprintf(f, ZT_RAW_SUMMARY "\n" ZT_RAW_FINISHED " " ZT_RAW_FINISHED_LAUNCHER "\n"
+			ZT_RAW_NSAMPLES " %" PRIu64 "\n", u->samples);
+		if (u->ru) {
+			uint64_t user = (uint64_t)u->ru->ru_utime.tv_sec * 1000000000u +
+					(uint64_t)u->ru->ru_utime.tv_usec * 1000u;
+			uint64_t sys = (uint64_t)u->ru->ru_stime.tv_sec * 1000000000u +
+				       (uint64_t)u->ru->ru_stime.tv_usec * 1000u;
+
+			fprintf(f, ZT_RAW_CPU_NS " %" PRIu64 "\n" ZT_RAW_CPU_USER_START_NS " 0\n"
+				ZT_RAW_CPU_SYS_START_NS " 0\n" ZT_RAW_CPU_USER_NS " %" PRIu64 "\n"
+				ZT_RAW_CPU_SYS_NS " %" PRIu64 "\n", user + sys, user, sys);
+		}
+		fputs(ZT_RAW_END "\n", f);
+		bad |= fflush(f) != 0 || fsync(fileno(f)) < 0;
+		bad |= fclose(f) != 0;
+	}
+	unlink(side);
+	snprintf(gz, sizeof gz, "%s.gz", tmp);
+	if (!bad && u->gzip && gzip_file(tmp, gz) == 0 && rename(gz, out) == 0) {
+		unlink(tmp);
+		return 0;
+	}
+	if (!bad && rename(tmp, out) == 0)
+		return 0;
+	zt_warn("cannot finish the dump '%s' of pid %d: %s; removed", tmp, (int)pid,
+		strerror(errno ? errno : EIO));
+	unlink(tmp);
+	unlink(gz);
+	return -1;
+}
+
+/* The word of the last status line process pid's collector wrote; NULL if none. */
+static const char *last_status(const char *status, pid_t pid, char *what, size_t cap)
+{
+	const char *found = NULL;
+
+	for (const char *line = status; line && *line;) {
+		char w[65];
+		long p;
+
+		if (sscanf(line, "%ld %64s", &p, w) == 2 && p == pid) {
+			snprintf(what, cap, "%s", w);
+			found = what;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return found;
+}
+
+/* One line on a dump zt-collect finished: what is in it, and what cannot be. */
+static void say_finished(const char *who, const char *out, const struct unfinished *u,
+			 char *note, size_t cap)
+{
+	snprintf(note, cap, "%s: note: %s ended without zt's exit path; zt-collect finished its dump '%s' "
+		"from what reached the file: %" PRIu64 " samples of %zu thread%s; not counted: "
+		"the samples of the last second or less of each thread (at most one buffer a "
+		"thread), and the threads' names", zt_prog, who, out, u->samples, u->threads,
+		u->threads == 1 ? "" : "s");
+}
+
+/*
  * A program killed by SIGKILL leaves its unfinished dump, FILE.tmp.PID, with
  * samples but no maps: useless, so it is removed.
  */
@@ -481,9 +705,12 @@ static int status_failure(const char *status, pid_t pid, const char *out)
 				 * rights it started with, publishes it, or keeps
 				 * it and names it. Never removed.
 				 */
-				char tmp[PATH_MAX + 32];
+				char tmp[PATH_MAX + 32], side[PATH_MAX + 40];
 
 				snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)pid);
+				/* Its side file, copied into it, the program could not remove either. */
+				snprintf(side, sizeof side, "%s.maps", tmp);
+				unlink(side);
 				if (rename(tmp, out) == 0) {
 					zt_warn("note: the program could not rename its dump '%s' "
 						"to '%s' (%s: it changed its credentials?); "
@@ -849,7 +1076,7 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 	struct zt_raw *d = &f.d;
 	char split[96], unsampled[320], image[PATH_MAX + 64], before[PATH_MAX + 160];
 	char *started;
-	char earlytxt[128];
+	char earlytxt[256], losttxt[32];
 	double rate, early, setup;
 	uint64_t off = 0, cpu_samples;
 
@@ -890,6 +1117,11 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 		return 0;
 	}
 	rate = f.cpu > 0 ? (double)cpu_samples / f.cpu : 0;
+	/* A dump zt-collect finished cannot know its last buffers (the note after says). */
+	if (d->finished)
+		snprintf(losttxt, sizeof losttxt, "the last buffers");
+	else
+		snprintf(losttxt, sizeof losttxt, "%" PRIu64, d->lost);
 	if (f.useronly)
 		snprintf(split, sizeof split, "; system %.3f s (%.1f%% of CPU time) not sampled",
 			 f.sys, 100 * f.sys / (f.user + f.sys));
@@ -971,17 +1203,18 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 			early > 0 ? "time after sampling began, of " : "", wall,
 			early > 0 ? " in all" : "",
 			f.user + f.sys, d->hz ? 1000.0 / d->hz : 0, d->hz,
-			d->timer ? d->timer : "unknown", unsampled, earlytxt, out,
+			d->timer ? d->timer : "unknown", unsampled, earlytxt, shown_out ? shown_out : out,
 			tv_s(ru->ru_utime), tv_s(ru->ru_stime), before);
 	} else {
 		/* The kernel's own account of the program (wait4), for comparison. */
 		fprintf(stderr, "%s: %" PRIu64 " samples in %.3f %sCPU-s%s and %.3f s wall-clock: "
-			"%.1f Hz of %u requested, timer %s%s, %" PRIu64 " lost%s%s%s, wrote '%s'; "
+			"%.1f Hz of %u requested, timer %s%s, %s lost%s%s%s, wrote '%s'; "
 			"rusage: user %.3f s, system %.3f s%s\n",
 			zt_prog, cpu_samples, f.cpu, f.useronly ? "user " : "", image, wall,
 			rate, d->hz, d->timer ? d->timer : "unknown",
-			d->rate_cap ? " (rate capped by the kernel tick)" : "", d->lost,
-			unsampled, split, earlytxt, out, tv_s(ru->ru_utime), tv_s(ru->ru_stime), before);
+			d->rate_cap ? " (rate capped by the kernel tick)" : "", losttxt,
+			unsampled, split, earlytxt, shown_out ? shown_out : out, tv_s(ru->ru_utime),
+			tv_s(ru->ru_stime), before);
 	}
 	report_windows(&f, out, ru, 1);
 	if (d->wall)
@@ -1110,6 +1343,132 @@ static char *prepare_output(struct config *cfg)
 	if (strlen(out) > 3 && strcmp(out + strlen(out) - 3, ".gz") == 0)
 		cfg->gzip = 1;
 	return out;
+}
+
+/*
+ * Where the dump goes when FILE is no name to publish a file at: "-"
+ * (standard output), or an existing character device or FIFO, directly or
+ * through a symbolic link (/dev/null, /dev/stdout): written into, as perf
+ * record -o does. The run then writes its dump in a private directory, and
+ * zt-collect copies the finished dump into the target once the program has
+ * ended. Anything else that exists and is not a regular file (a symbolic
+ * link to one, a block device, a socket) is refused before the run: zt
+ * never replaces a non-regular file. A regular file is removed when the
+ * run starts (start_output), so an older dump is never taken for this
+ * run's.
+ */
+struct sink {
+	const char *target;	/* NULL: the dump is published at FILE itself */
+	int to_stdout;
+	char *dir;		/* the private directory the run writes in */
+};
+
+
+/* Whether FILE is written into (s filled) rather than published at; dies if it is refused. */
+static int sink_of(const struct config *cfg, struct sink *s)
+{
+	const char *file = cfg->outarg;
+	struct stat lst, st;
+
+	memset(s, 0, sizeof *s);
+	if (strcmp(file, "-") == 0) {
+		s->to_stdout = 1;
+	} else if (lstat(file, &lst) < 0) {
+		return 0;
+	} else if (S_ISREG(lst.st_mode) || S_ISDIR(lst.st_mode)) {
+		return 0;
+	} else if (stat(file, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		if (S_ISLNK(lst.st_mode))
+			zt_die(ZT_EXIT_DATA, "cannot write '%s': it is a symbolic link, and zt-collect "
+			       "replaces none (name its target, or -o - for standard output)", file);
+		zt_die(ZT_EXIT_DATA, "cannot write '%s': it is not a regular file, a character "
+		       "device or a FIFO, and zt-collect replaces no other file", file);
+	}
+	if (cfg->follow || cfg->control || cfg->paused)
+		bad_usage("-o %s: %s writes more dumps beside FILE: give a file name", file,
+			  cfg->follow ? "-f" : "--control");
+	s->target = file;
+	return 1;
+}
+
+/* The private directory a sink's run writes in, and the dump's path there. */
+static char *sink_start(struct sink *s, int gzip)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char *dir = zt_malloc(PATH_MAX), *out;
+
+	snprintf(dir, PATH_MAX, "%s/zt-collect.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(dir))
+		zt_die(ZT_EXIT_DATA, "cannot make a directory for the dump in '%s':",
+		       tmpdir && *tmpdir ? tmpdir : "/tmp");
+	s->dir = dir;
+	out = zt_malloc(strlen(dir) + 16);
+	sprintf(out, "%s/%s", dir, gzip ? "zt.raw.gz" : "zt.raw");
+	shown_out = s->to_stdout ? "<stdout>" : s->target;
+	return out;
+}
+
+/*
+ * Copy the finished dump into the sink (standard output, or the device or
+ * FIFO opened for writing now, without creating or truncating it); then
+ * remove the private directory. -1 when it could not be written whole.
+ */
+static int sink_finish(struct sink *s, const char *out)
+{
+	char buf[65536];
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	int in = open(out, O_RDONLY | O_CLOEXEC), fd = -1, rc = 0;
+	ssize_t n;
+	glob_t g;
+	char pattern[PATH_MAX + 8];
+
+	sigaction(SIGPIPE, &ign, &old);	/* a reader gone is a failed write, said */
+	if (in >= 0) {
+		fd = s->to_stdout ? STDOUT_FILENO : open(s->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			rc = -1;
+		while (rc == 0 && fd >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+			for (ssize_t off = 0, w; off < n; off += w) {
+				w = write(fd, buf + off, (size_t)(n - off));
+				if (w < 0 && errno == EINTR) {
+					w = 0;
+					continue;
+				}
+				if (w <= 0) {
+					rc = -1;
+					break;
+				}
+			}
+		if (rc < 0)
+			zt_warn("cannot write the dump to '%s': %s", shown_out, strerror(errno));
+		if (fd >= 0 && fd != STDOUT_FILENO)
+			close(fd);
+		close(in);
+	}
+	sigaction(SIGPIPE, &old, NULL);
+	snprintf(pattern, sizeof pattern, "%s/*", s->dir);
+	if (glob(pattern, GLOB_PERIOD, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			unlink(g.gl_pathv[i]);
+		globfree(&g);
+	}
+	rmdir(s->dir);
+	free(s->dir);
+	return rc;
+}
+
+/*
+ * A regular file at FILE, an older dump, is removed now: a run that leaves
+ * none never shows it as its own, and one that does publishes over nothing.
+ */
+static void start_output(const char *out)
+{
+	struct stat st;
+
+	if (lstat(out, &st) == 0 && S_ISDIR(st.st_mode))
+		zt_die(ZT_EXIT_DATA, "cannot replace '%s': Is a directory", out);
+	if (lstat(out, &st) == 0 && S_ISREG(st.st_mode) && unlink(out) < 0 && errno != ENOENT)
+		zt_die(ZT_EXIT_DATA, "cannot remove the older '%s':", out);
 }
 
 /* PROGRAM's path, once it is known that it can run under the collector. */
@@ -1332,7 +1691,7 @@ static int still_runs(pid_t pid, char *comm, size_t cap)
  * (SIGKILL, a raw exit system call) left no dump: named, its unfinished
  * file removed, and counted. Returns how many ended so.
  */
-static int descendants_unfinished(const char *out, struct status *st)
+static int descendants_unfinished(const char *out, struct status *st, int gzip)
 {
 	pid_t *pids = NULL;
 	size_t n = 0, cap = 0;
@@ -1385,13 +1744,24 @@ static int descendants_unfinished(const char *out, struct status *st)
 					"figures", (int)pids[i], comm, out, (int)pids[i]);
 				continue;
 			}
-			zt_warn("descendant %d ended without finishing its dump (SIGKILL, or a "
-				"raw exit system call): no dump '%s.%d' was written", (int)pids[i],
-				out, (int)pids[i]);
 			{
-				char path[PATH_MAX + 32];
+				char path[PATH_MAX + 32], who[128];
+				struct unfinished u = { 0, 0, gzip, NULL };
+				int done;
 
 				snprintf(path, sizeof path, "%s.%d", out, (int)pids[i]);
+				done = finish_unfinished(path, pids[i], &u);
+				if (done == 0) {
+					char note[PATH_MAX + 512];
+
+					snprintf(who, sizeof who, "descendant %d", (int)pids[i]);
+					say_finished(who, path, &u, note, sizeof note);
+					fprintf(stderr, "%s\n", note);
+					continue;
+				}
+				zt_warn("descendant %d ended without finishing its dump (SIGKILL, or "
+					"a raw exit system call): no dump '%s' was written",
+					(int)pids[i], path);
 				remove_partial(path, pids[i], st->text, 0);
 			}
 			lost++;
@@ -1402,36 +1772,56 @@ static int descendants_unfinished(const char *out, struct status *st)
 	return lost;
 }
 
+/*
+ * The program's dump, when its collector started it and never said it was
+ * finished (its last status line is "started"): finished here.
+ */
+static int finish_program(const char *out, const char *name, pid_t pid,
+			  const struct config *cfg, const struct rusage *ru, int rc,
+			  const char *status, char *note, size_t cap)
+{
+	struct unfinished u = { 0, 0, cfg->gzip, ru };
+	char what[65], who[PATH_MAX + 96];
+
+	if (!last_status(status, pid, what, sizeof what) || strcmp(what, "started") != 0)
+		return 0;
+	if (finish_unfinished(out, pid, &u) != 0)
+		return 0;
+	if (rc > 128)
+		snprintf(who, sizeof who, "'%s' (pid %d, killed by SIG%s)", name, (int)pid,
+			 sigabbrev_np(rc - 128) ? sigabbrev_np(rc - 128) : "?");
+	else
+		snprintf(who, sizeof who, "'%s' (pid %d, exit status %d)", name, (int)pid, rc);
+	say_finished(who, shown_out ? shown_out : out, &u, note, cap);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct config cfg;
-	char *prog, *lib, *out;
+	char *prog, *lib, *out = NULL;
 	struct status st = { -1, NULL, 0, 0 };
 	int rc, exec_pipe[2], status_pipe[2];
 	struct rusage ru;
 	struct timespec t0, t1;
 	double wall;
 	struct timespec start;
+	char note[PATH_MAX * 2 + 512];
+	int finished;
+	struct sink sink;
 
 	zt_setprog(argv[0]);
 	argv += parse_options(argc, argv, &cfg);
 
 	/* Whatever can fail without running anything fails first. */
-	out = prepare_output(&cfg);
+	if (!sink_of(&cfg, &sink))
+		out = prepare_output(&cfg);
 	prog = prepare_program(argv[0]);
 	lib = find_library();
-	/*
-	 * An earlier dump under the name is left in place until this run
-	 * publishes over it (rename): a run that ends without a dump never
-	 * removes another run's whole one, and is told apart from it by the
-	 * pid in its header (report).
-	 */
-	{
-		struct stat st;
-
-		if (lstat(out, &st) == 0 && S_ISDIR(st.st_mode))
-			zt_die(ZT_EXIT_DATA, "cannot replace '%s': Is a directory", out);
-	}
+	if (sink.target || sink.to_stdout)
+		out = sink_start(&sink, cfg.gzip);
+	else
+		start_output(out);
 
 	/* The clock file times come from, so that a dump written at once is newer. */
 	clock_gettime(CLOCK_REALTIME_COARSE, &start);
@@ -1457,16 +1847,23 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	wall = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 
-	/* No dump is a failure even when the program succeeded. */
-	if (report(out, argv[0], prog, &ru, wall, st.text, child) < 0 && rc == 0)
-		rc = 1;
+	finished = finish_program(out, argv[0], child, &cfg, &ru, rc, st.text, note, sizeof note);
+	/*
+	 * The exit status is the program's, always: what became of the dumps
+	 * is said on stderr.
+	 */
+	report(out, argv[0], prog, &ru, wall, st.text, child);
+	if (finished)
+		fprintf(stderr, "%s\n", note);
 	remove_partial(out, child, st.text, 1);
-	if (cfg.follow && descendants_failed(out, st.text) && rc == 0)
-		rc = 1;
-	if (cfg.follow && descendants_unfinished(out, &st) && rc == 0)
-		rc = 1;
+	if (cfg.follow) {
+		descendants_failed(out, st.text);
+		descendants_unfinished(out, &st, cfg.gzip);
+	}
 	if (cfg.follow)
 		report_tree(out, &start, wall);
+	if (sink.target || sink.to_stdout)
+		sink_finish(&sink, out);
 	if (st.fd >= 0)
 		close(st.fd);
 	free(st.text);

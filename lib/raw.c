@@ -558,6 +558,9 @@ static int key_line(struct reader *r, char *line)
 		free(d->exec);
 		d->exec = zt_strdup(v);
 		zt_escape_decode(d->exec);
+	} else if (strcmp(key, ZT_RAW_FINISHED) == 0) {
+		free(d->finished);
+		d->finished = zt_strdup(v);
 	} else if (strcmp(key, ZT_RAW_UNSAMPLED) == 0) {
 		return number_value(r, key, v, &d->unsampled);
 	} else if (strcmp(key, ZT_RAW_TRUNCATED) == 0) {
@@ -1248,6 +1251,7 @@ void zt_raw_free(struct zt_raw *d)
 	free(d->lost_detail);
 	free(d->conflict);
 	free(d->exec);
+	free(d->finished);
 	free(d->seccomp);
 	for (size_t i = 0; i < d->nunreached; i++)
 		free(d->unreached[i]);

@@ -114,6 +114,7 @@ struct zt_raw {
 	unsigned signo;		/* zt's sampling signal ("signal"); 0 if not given (SIGPROF then) */
 	char *signal_taken;	/* "FROM moved TO", "FROM shared", joined by ", "; NULL if none */
 	char *exec;		/* the program exec'd this, after which the dump ends */
+	char *finished;		/* who finished the dump, if not its collector: "zt-collect" */
 	char **unreached;	/* "PID WHY PATH": what vforked children exec'd that zt cannot reach */
 	size_t nunreached, capunreached;
 	char *seccomp;		/* "stopped CALL", "no-new-threads CALL", "posix-timer CALL", "allowed" */

@@ -117,6 +117,11 @@
 #define ZT_RAW_CPU_USER_START_NS "cpu-user-start-ns"	/* before this image's sampling */
 #define ZT_RAW_CPU_SYS_START_NS "cpu-sys-start-ns"
 #define ZT_RAW_ZT_SETUP_NS "zt-setup-ns"	/* of the start values: zt's own constructor's */
+/* "finished zt-collect": the process died without the collector's end and
+   zt-collect finished its dump from what reached the file (formats/raw.md,
+   "Finished by zt-collect"). */
+#define ZT_RAW_FINISHED "finished"
+#define ZT_RAW_FINISHED_LAUNCHER "zt-collect"
 
 /* Values the collector writes. */
 #define ZT_RAW_TIMER_PERF "perf-task-clock"
