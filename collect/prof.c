@@ -339,9 +339,31 @@ static int install_handler(int sig)
 }
 
 /*
+ * Whether a timer can signal sig: qemu-user refuses the guest's highest
+ * real-time signals (63 and 64 with qemu 7.2), which its host side keeps.
+ * Not tried under a seccomp filter that would refuse timer_create.
+ */
+static int timer_takes(int sig)
+{
+	struct sigevent sev;
+	timer_t timer;
+
+	if (zt_state.seccomp != ZT_SECCOMP_NONE && zt_state.seccomp != ZT_SECCOMP_ALLOWED &&
+	    zt_state.seccomp != ZT_SECCOMP_FALLBACK)
+		return 1;
+	memset(&sev, 0, sizeof sev);
+	sev.sigev_notify = SIGEV_SIGNAL;
+	sev.sigev_signo = sig;
+	if (timer_create(CLOCK_MONOTONIC, &sev, &timer) < 0)
+		return errno != EINVAL;
+	timer_delete(timer);
+	return 1;
+}
+
+/*
  * A real-time signal nobody handles: the highest with SIG_DFL that zt has
- * not had, between SIGRTMIN and SIGRTMAX (glibc keeps the ones below
- * SIGRTMIN for itself). 0 when every one is taken.
+ * not had and a timer can send, between SIGRTMIN and SIGRTMAX (glibc keeps
+ * the ones below SIGRTMIN for itself). 0 when every one is taken.
  */
 static int signal_free(void)
 {
@@ -350,7 +372,7 @@ static int signal_free(void)
 
 		if (zt_state_signal_owned(sig) || zt_sys_sigaction(sig, NULL, &old) < 0)
 			continue;
-		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL && timer_takes(sig))
 			return sig;
 	}
 	return 0;
@@ -570,11 +592,8 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	if (!zt_state.hz)
 		return;
 	zt_state.period_ns = 1000000000ull / zt_state.hz;
-	zt_state.signo = zt_state.signo_start = signal_free();
 	/* ThreadSanitizer's runtime wraps signal handlers and defers them. */
 	zt_state.deferring = dlsym(RTLD_DEFAULT, "__tsan_init") != NULL;
-	if (!zt_state.signo)
-		return;
 	if (clock && strcmp(clock, ZT_RAW_PROFILE_WALL) == 0) {
 		const char *hz = getenv("ZT_OFF_CPU_HZ");
 		char *end;
@@ -598,6 +617,10 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	strcpy(zt_state.base, out);
 	zt_files_status_init();
 	if (zt_seccomp_start() < 0)
+		return;
+	/* After the seccomp check: the pick tries timer_create. */
+	zt_state.signo = zt_state.signo_start = signal_free();
+	if (!zt_state.signo)
 		return;
 	zt_intercept_init();
 	zt_sigmask_init();
