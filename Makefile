@@ -2,6 +2,7 @@
 #
 #   make            build the collector, the filters and the samples
 #   make check      run the unit and bats tests (installs missing packages as root)
+#   make check-busy the same with 4 CPU hogs beside it (tests/check-busy.sh)
 #   make demo       profile samples/spin and show where its time went
 #   make bench      benchmarks (tests/bench/), never part of check
 #   make SANITIZE=address,undefined check
@@ -30,9 +31,10 @@ endif
 # Debian packages to build zt (all `make demo` needs), and those the tests
 # add. `make deps` installs the missing ones of both.
 BUILD_DEBS = libdwarf-dev libdeflate-dev zlib1g-dev libiberty-dev binutils gcc make libc6-dev
-TEST_DEBS = bats bats-assert bats-support linux-perf procps util-linux python3-minimal \
+TEST_DEBS = bats bats-assert bats-support linux-perf procps util-linux python3-minimal clang \
 	    perl xz-utils gzip libc6-dbg llvm chromium libxml2-utils golang-go \
-	    gawk gdb g++ gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+	    gawk gdb g++ gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
+	    libgoogle-perftools-dev strace
 DEBS = $(BUILD_DEBS) $(TEST_DEBS)
 # Only for `make bench`: the collectors and the encoder zt is compared with,
 # and the real programs of tests/bench/realprograms.sh (rustc is taken from
@@ -203,6 +205,7 @@ FUZZERS = \
 	tests/fuzz/bin/fuzz-cfi \
 	tests/fuzz/bin/fuzz-flame \
 	tests/fuzz/bin/fuzz-compare \
+	tests/fuzz/bin/fuzz-symbolize \
 
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined
@@ -215,7 +218,7 @@ else
 Q = @
 endif
 
-.PHONY: all check unit bats install uninstall clean deps demo bench fuzz cross
+.PHONY: all check check-busy testbuild unit bats install uninstall clean deps demo bench fuzz cross
 .DELETE_ON_ERROR:
 
 all: lib/libzt.a $(TOOLS) collect/libzt-prof.so collect/zt-collect $(SAMPLES) tests/unit/run tests/cputime tests/noperf tests/cfidump tests/patchfde
@@ -420,11 +423,19 @@ fuzz: $(FUZZERS)
 deps:
 	@sh tests/deps.sh $(DEBS)
 
-check: deps
+# What the tests run: everything, and the aarch64 build where its compiler is.
+testbuild:
 	@$(MAKE) --no-print-directory all
 	@if command -v aarch64-linux-gnu-gcc > /dev/null 2>&1; then \
 		$(MAKE) --no-print-directory CROSS=aarch64-linux-gnu- cross; fi
+
+check: deps
+	@$(MAKE) --no-print-directory testbuild
 	@sh tests/check.sh
+
+check-busy: deps
+	@$(MAKE) --no-print-directory testbuild
+	@sh tests/check-busy.sh
 
 unit: tests/unit/run
 	tests/unit/run

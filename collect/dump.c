@@ -2,9 +2,12 @@
  * dump.c — the raw dump file (formats/raw.md, version 3).
  *
  * The header and the "samples" line are written when sampling starts; sample
- * lines are appended by the threads' buffers during the run; maps (with the
- * snapshots taken before each dlclose), build-ids, thread names and the
- * summary are appended at the end, followed by "end". The file is written
+ * lines are appended by the threads' buffers during the run; the maps
+ * snapshots and the build-ids go to the side file FILE.tmp.PID.maps as they
+ * are found (snapshot.c), so that zt-collect can finish the dump of a
+ * process that died without this end (formats/raw.md, "Finished by
+ * zt-collect"). At the end the side file, the final maps, the build-ids
+ * found since, thread names and the summary are appended, followed by "end". The file is written
  * under a temporary name and renamed when complete (compressed on the way
  * with -z), so a dump is never seen half-written. Only system calls and
  * formatting into fixed buffers are used, and zlib gets a static arena, so
@@ -35,6 +38,7 @@ static const char *const loss_names[ZT_NLOSS] = {
 	[ZT_LOST_WRITE] = ZT_RAW_LOST_WRITE,
 	[ZT_LOST_FD] = ZT_RAW_LOST_FD,
 	[ZT_LOST_WAIT] = ZT_RAW_LOST_WAIT,
+	[ZT_LOST_DEFERRED] = ZT_RAW_LOST_DEFERRED,
 };
 
 /* The dump's descriptor while the header or the end is written. */
@@ -47,6 +51,16 @@ void zt_dump_register(const struct zt_dump_part *p)
 }
 
 static void open_maps_now(void);
+static void buildids_to_side(void);
+/*
+ * The build-ids already in the side file (snapshot.c) of side file number
+ * bids_gen: the end writes only the rest, and zt-collect finds them there
+ * when the process dies without its end.
+ */
+static uint32_t bids_side;
+static unsigned bids_gen;
+
+static void put_buildid_lines(int fd, uint32_t from, uint32_t n);
 
 /* "key value\n" with a decimal value. */
 static void put_key(int fd, const char *key, uint64_t v)
@@ -119,6 +133,7 @@ static int open_dump(int keep)
 		zt_files_puts(dfd, "\n");
 	}
 	put_key(dfd, ZT_RAW_HZ, zt_state.hz);
+	put_key(dfd, ZT_RAW_SIGNAL, (uint64_t)zt_state.signo_start);
 	zt_files_puts(dfd, ZT_RAW_TIMER " ");
 	zt_files_puts(dfd, timer_name());
 	zt_files_puts(dfd, "\n");
@@ -142,6 +157,10 @@ static int open_dump(int keep)
 	zt_files_puts(dfd, ZT_RAW_SAMPLES "\n");
 	zt_files_watch(dfd = -1);
 	zt_snap_reset();
+	/* The side file of this dump is new: every build-id known goes in it. */
+	bids_side = 0;
+	bids_gen = zt_snap_side_gen() - 1;
+	buildids_to_side();
 	return 0;
 }
 
@@ -251,17 +270,39 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+
+/* The build-ids not yet in the side file, written there now. */
+static void buildids_to_side(void)
+{
+	uint32_t n = __atomic_load_n(&zt_state.nbids, __ATOMIC_ACQUIRE);
+	int fd, saved = errno;
+
+	if (!zt_state_owner())
+		return;
+	zt_snap_lock();
+	fd = zt_snap_side_fd();
+	if (bids_gen != zt_snap_side_gen()) {
+		bids_gen = zt_snap_side_gen();
+		bids_side = 0;
+	}
+	if (fd >= 0 && bids_side < n) {
+		put_buildid_lines(fd, bids_side, n);
+		bids_side = n;
+	}
+	zt_snap_unlock();
+	errno = saved;
+}
+
 void zt_dump_buildids_scan(void)
 {
 	dl_iterate_phdr(scan_object, NULL);
+	buildids_to_side();
 }
 
-static void put_buildids(void)
+static void put_buildid_lines(int fd, uint32_t from, uint32_t n)
 {
-	uint32_t n = zt_state.nbids;
-
-	zt_files_puts(dfd, ZT_RAW_BUILDIDS "\n");
-	for (uint32_t i = 0; i < n; i++) {
+	zt_files_puts(fd, ZT_RAW_BUILDIDS "\n");
+	for (uint32_t i = from; i < n; i++) {
 		const struct zt_bid *b = &zt_state.bids[i];
 		char buf[256], *q = zt_fmt_u64(buf, b->addr, 16);
 
@@ -274,13 +315,21 @@ static void put_buildids(void)
 			*q++ = "0123456789abcdef"[b->id[j] & 15];
 		}
 		*q++ = ' ';
-		zt_files_write_all(dfd, buf, (size_t)(q - buf));
+		zt_files_write_all(fd, buf, (size_t)(q - buf));
 		if (b->path[0])
-			zt_files_put_text(dfd, b->path, strlen(b->path));
+			zt_files_put_text(fd, b->path, strlen(b->path));
 		else
-			zt_files_puts(dfd, ZT_RAW_MAIN_PROGRAM);
-		zt_files_puts(dfd, "\n");
+			zt_files_puts(fd, ZT_RAW_MAIN_PROGRAM);
+		zt_files_puts(fd, "\n");
 	}
+}
+
+/* The build-ids the side file (copied into the dump before) does not hold. */
+static void put_buildids(void)
+{
+	uint32_t n = zt_state.nbids, from = bids_gen == zt_snap_side_gen() ? bids_side : 0;
+
+	put_buildid_lines(dfd, from > n ? n : from, n);
 }
 
 /*
@@ -316,6 +365,29 @@ static void put_live_names(void)
 		zt_files_write_all(dfd, path, (size_t)(p - path));
 		zt_files_put_text(dfd, name, (size_t)(len > 15 ? 15 : len));
 		zt_files_puts(dfd, "\n");
+	}
+}
+
+/* The program's handlers on zt's signal: "signal-taken FROM moved TO" or "FROM shared". */
+static void put_taken(void)
+{
+	unsigned n = __atomic_load_n(&zt_state.ntaken, __ATOMIC_RELAXED);
+
+	for (unsigned i = 0; i < n && i < ZT_TAKEN_MAX; i++) {
+		char buf[64], *p = buf;
+
+		memcpy(p, ZT_RAW_SIGNAL_TAKEN " ", sizeof ZT_RAW_SIGNAL_TAKEN);
+		p = zt_fmt_u64(p + sizeof ZT_RAW_SIGNAL_TAKEN, (uint64_t)zt_state.taken[i].from, 10);
+		if (zt_state.taken[i].to) {
+			memcpy(p, " " ZT_RAW_SIGNAL_MOVED " ", sizeof ZT_RAW_SIGNAL_MOVED + 1);
+			p = zt_fmt_u64(p + sizeof ZT_RAW_SIGNAL_MOVED + 1,
+				       (uint64_t)zt_state.taken[i].to, 10);
+		} else {
+			memcpy(p, " " ZT_RAW_SIGNAL_SHARED, sizeof ZT_RAW_SIGNAL_SHARED);
+			p += sizeof ZT_RAW_SIGNAL_SHARED;
+		}
+		*p++ = '\n';
+		zt_files_write_all(dfd, buf, (size_t)(p - buf));
 	}
 }
 
@@ -421,6 +493,8 @@ static void put_summary(void)
 
 		if (none)
 			put_key(dfd, ZT_RAW_UNSAMPLED_CPU_NS, none);
+		if (zt_state.unsampled_cpu_ns)
+			put_key(dfd, ZT_RAW_UNSAMPLED_BLOCKED_NS, zt_state.unsampled_cpu_ns);
 	}
 	if (zt_state.timers_lost)
 		put_key(dfd, ZT_RAW_TIMERS_LOST, zt_state.timers_lost);
@@ -428,14 +502,7 @@ static void put_summary(void)
 		put_key(dfd, ZT_RAW_TIMER_FALLBACK, zt_state.timer_fallback);
 	if (zt_state.fd_reopened)
 		put_key(dfd, ZT_RAW_DUMP_REOPENED, zt_state.fd_reopened);
-	if (zt_state.program_sigprof) {
-		zt_files_puts(dfd, ZT_RAW_PROGRAM_SIGPROF);
-		if (zt_state.program_sigprof & 1)
-			zt_files_puts(dfd, " " ZT_RAW_SIGPROF_HANDLER);
-		if (zt_state.program_sigprof & 2)
-			zt_files_puts(dfd, " " ZT_RAW_SIGPROF_ITIMER);
-		zt_files_puts(dfd, "\n");
-	}
+	put_taken();
 	if (zt_state.seccomp != ZT_SECCOMP_NONE) {
 		zt_files_puts(dfd, zt_state.seccomp == ZT_SECCOMP_STOPPED ?
 				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_STOPPED :
@@ -511,6 +578,8 @@ static void put_summary(void)
 		put_key(dfd, ZT_RAW_CPU_USER_START_NS, zt_state.user_start_ns);
 		put_key(dfd, ZT_RAW_CPU_SYS_START_NS, zt_state.sys_start_ns);
 	}
+	if (zt_state.setup_ns)
+		put_key(dfd, ZT_RAW_ZT_SETUP_NS, zt_state.setup_ns);
 	if (part && part->put_summary)
 		part->put_summary(dfd);
 }

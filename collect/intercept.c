@@ -13,12 +13,14 @@
  *   sigaction, signal    for the signals whose default kills, zt's handler
  *                        writes the dump first; the program still sees
  *                        SIG_DFL, and its own handler replaces zt's
- *   sigaction, signal,   a program that uses SIGPROF itself (coreutils sort
- *   setitimer            installs a handler; gperftools a handler and a
- *                        timer) keeps it: its disposition is kept here and
- *                        every SIGPROF that is not from zt's own timers is
- *                        passed to it, so both go on working, and the dump
- *                        says so
+ *   sigaction, signal    zt samples on a real-time signal nobody handled
+ *                        at start (prof.c); SIGPROF and ITIMER_PROF are the
+ *                        program's. A program that installs a handler on
+ *                        zt's signal later keeps it: its disposition is
+ *                        kept here, every signal that is not from zt's own
+ *                        timers is passed to it, and zt moves to another
+ *                        free signal (or shares this one when none is
+ *                        left), which the dump says
  *
  * Each passes through to the next definition (RTLD_NEXT).
  */
@@ -42,6 +44,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static void *(*real_dlopen)(const char *, int);
@@ -52,8 +55,6 @@ static int (*real_posix_spawn)(pid_t *, const char *, const posix_spawn_file_act
 			       const posix_spawnattr_t *, char *const[], char *const[]);
 static int (*real_posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
 				const posix_spawnattr_t *, char *const[], char *const[]);
-static int (*real_setitimer)(__itimer_which_t, const struct itimerval *,
-			      struct itimerval *);
 static sighandler_t (*real_signal)(int, sighandler_t);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
@@ -70,41 +71,68 @@ void zt_intercept_init(void)
 	RESOLVE(execvpe);
 	RESOLVE(posix_spawn);
 	RESOLVE(posix_spawnp);
-	RESOLVE(setitimer);
 	RESOLVE(signal);
 	RESOLVE(mmap);
 	RESOLVE(munmap);
 	RESOLVE(mprotect);
 }
 
-/* The program's own disposition for SIGPROF; zeroed means SIG_DFL. */
-static struct sigaction program_sigprof;
+/* The program's own disposition of each signal zt's handler is on; zeroed means SIG_DFL. */
+static struct sigaction program_act[65];
 
-static void note_program_sigprof(int why)
+/* Whether zt's handler is on sig. */
+static int owned(int sig)
 {
-	if (zt_state_owner()) {
-		__atomic_or_fetch(&zt_state.program_sigprof, why, __ATOMIC_RELAXED);
-		/* Its masks are real from now on (sigmask.c). */
-		zt_sigmask_reveal();
-	}
+	return zt_state_signal_owned(sig);
+}
+
+int zt_intercept_program_handles(int sig)
+{
+	return owned(sig) && program_act[sig].sa_handler != SIG_DFL &&
+	       program_act[sig].sa_handler != SIG_IGN;
 }
 
 /*
- * A SIGPROF that did not come from zt's timers, handled as the program
- * asked. Runs inside zt's SIGPROF handler.
+ * The mask the program's handler act would run with, had the kernel called
+ * it: the interrupted code's, its sa_mask, and sig unless SA_NODEFER. Set
+ * before zt's handler calls it, so that a handler that leaves with longjmp
+ * leaves that mask, not zt's (everything blocked).
  */
-void zt_intercept_sigprof_foreign(int sig, siginfo_t *si, void *uc)
+static void handler_mask(int sig, const struct sigaction *act, const ucontext_t *uc)
 {
-	struct sigaction a = program_sigprof;
+	sigset_t m = uc->uc_sigmask;
 
+	for (int s = 1; s < NSIG; s++)
+		if (sigismember(&act->sa_mask, s) == 1)
+			sigaddset(&m, s);
+	if (!(act->sa_flags & SA_NODEFER))
+		sigaddset(&m, sig);
+	zt_sys_call(SYS_rt_sigprocmask, SIG_SETMASK, (long)&m, 0, NSIG / 8, 0, 0);
+}
+
+/*
+ * A signal on one of zt's that did not come from zt's timers, handled as
+ * the program asked. Runs inside zt's handler.
+ */
+void zt_intercept_foreign(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction a;
+
+	if (!owned(sig))
+		return;
+	a = program_act[sig];
+
+	if (a.sa_handler != SIG_IGN && a.sa_handler != SIG_DFL)
+		handler_mask(sig, &a, uc);
 	if (a.sa_flags & SA_SIGINFO) {
 		if (a.sa_flags & SA_RESETHAND)
-			memset(&program_sigprof, 0, sizeof program_sigprof);
+			memset(&program_act[sig], 0, sizeof program_act[sig]);
 		a.sa_sigaction(sig, si, uc);
 	} else if (a.sa_handler == SIG_IGN) {
 		return;
 	} else if (a.sa_handler == SIG_DFL) {
-		/* SIGPROF's default is to kill: finish the dump, then die of it. */
+		/* The default of every signal zt takes is to kill: finish the
+		 * dump, then die of it. */
 		struct sigaction dfl;
 		sigset_t set;
 
@@ -112,22 +140,24 @@ void zt_intercept_sigprof_foreign(int sig, siginfo_t *si, void *uc)
 		zt_prof_stop();
 		memset(&dfl, 0, sizeof dfl);
 		dfl.sa_handler = SIG_DFL;
-		zt_sys_sigaction(SIGPROF, &dfl, NULL);
+		zt_sys_sigaction(sig, &dfl, NULL);
 		sigemptyset(&set);
-		sigaddset(&set, SIGPROF);
-		syscall(SYS_tgkill, getpid(), zt_sys_gettid(), SIGPROF);
-		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		sigaddset(&set, sig);
+		syscall(SYS_tgkill, getpid(), zt_sys_gettid(), sig);
+		zt_sys_call(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&set, 0, NSIG / 8, 0, 0);
 	} else {
 		if (a.sa_flags & SA_RESETHAND)
-			memset(&program_sigprof, 0, sizeof program_sigprof);
+			memset(&program_act[sig], 0, sizeof program_act[sig]);
 		a.sa_handler(sig);
 	}
 }
 
-/* In a process that no longer samples, give SIGPROF back to the program. */
-void zt_intercept_sigprof_release(void)
+/* In a process that no longer samples, give zt's signals back to the program. */
+void zt_intercept_signals_release(void)
 {
-	zt_sys_sigaction(SIGPROF, &program_sigprof, NULL);
+	for (int sig = 1; sig <= 64; sig++)
+		if (owned(sig))
+			zt_sys_sigaction(sig, &program_act[sig], NULL);
 }
 
 /* Whether act asks for the default action. */
@@ -153,23 +183,23 @@ ZT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 			*old = dfl;
 		return 0;
 	}
-	if (act && is_default(act) && zt_state_owner()) {
+	if (act && is_default(act) && zt_state_owner_cached()) {
 		/* Back to the default: zt stands in for it again. */
 		struct sigaction prev;
 
-		if (zt_sys_sigaction(sig, NULL, &prev) == 0 && zt_prof_fatal_take(sig) == 0) {
+		if (zt_prof_fatal_take(sig, &prev) == 0) {
 			if (old)
 				*old = prev;
 			return 0;
 		}
 	}
-	if (sig == SIGPROF && zt_state_owner()) {
+	if (owned(sig) && zt_state_owner_cached()) {
 		if (old)
-			*old = program_sigprof;
+			*old = program_act[sig];
 		if (act) {
-			program_sigprof = *act;
+			program_act[sig] = *act;
 			if (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN)
-				note_program_sigprof(1);
+				zt_prof_signal_taken(sig);
 		}
 		return 0;
 	}
@@ -179,8 +209,8 @@ ZT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 ZT_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
 	RESOLVE(signal);
-	if ((sig == SIGPROF && zt_state_owner()) || zt_prof_fatal_is_ours(sig) ||
-	    (handler == SIG_DFL && zt_state_owner())) {
+	if ((owned(sig) && zt_state_owner_cached()) || zt_prof_fatal_is_ours(sig) ||
+	    (handler == SIG_DFL && zt_state_owner_cached())) {
 		struct sigaction act, old;
 
 		memset(&act, 0, sizeof act);
@@ -190,15 +220,6 @@ ZT_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 		return old.sa_handler;
 	}
 	return real_signal(sig, handler);
-}
-
-ZT_EXPORT int setitimer(__itimer_which_t which, const struct itimerval *v,
-			struct itimerval *old)
-{
-	RESOLVE(setitimer);
-	if (which == ITIMER_PROF && v && (v->it_value.tv_sec || v->it_value.tv_usec))
-		note_program_sigprof(2);
-	return real_setitimer(which, v, old);
 }
 
 /*
@@ -214,7 +235,7 @@ ZT_EXPORT int close(int fd)
 
 	if (!real_close)
 		*(void **)&real_close = dlsym(RTLD_NEXT, "close");
-	if (zt_state_owner() && zt_files_fd_is_ours(fd))
+	if (zt_state_owner_cached() && zt_files_fd_is_ours(fd))
 		return 0;
 	if (!real_close)
 		return (int)syscall(SYS_close, fd);
@@ -544,12 +565,27 @@ static void vfork_exec_failed(int slot)
 }
 
 /* Finish the dump before exec replaces this image; restart it on failure. */
+/*
+ * With -f the new image, a descendant zt-collect reports on, keeps the
+ * status pipe (its collector checks the pipe's inode and takes it
+ * close-on-exec again): so what becomes of its dump is said too. Also from
+ * a vforked child (dash runs commands so), which owns no dump: its
+ * descriptors are its own. Last: the pipe is no longer zt's as recorded.
+ */
+static void keep_status(void)
+{
+	if (zt_state.follow && zt_files_ok(&zt_state.status))
+		fcntl(zt_state.status.fd, F_SETFD, 0);
+}
+
 static void before_exec(const char *path)
 {
 	size_t n;
 
-	if (!zt_state_owner())
+	if (!zt_state_owner()) {
+		keep_status();
 		return;
+	}
 	n = strlen(path);
 	if (n >= sizeof zt_state.exec_path)
 		n = sizeof zt_state.exec_path - 1;
@@ -558,13 +594,7 @@ static void before_exec(const char *path)
 	zt_prof_stop();
 	/* The new image inherits the mask the program asked for. */
 	zt_sigmask_reveal();
-	/*
-	 * With -f the new image, a descendant zt-collect reports on, keeps
-	 * the status pipe (its collector checks the pipe's inode and takes it
-	 * close-on-exec again): so what becomes of its dump is said too.
-	 */
-	if (zt_state.follow && zt_files_ok(&zt_state.status))
-		fcntl(zt_state.status.fd, F_SETFD, 0);
+	keep_status();
 }
 
 static void after_failed_exec(void)

@@ -43,6 +43,7 @@
 #include "fmt.h"
 #include "snapshot.h"
 #include "store.h"
+#include "syscalls.h"
 #include "tables.h"
 #include "thread.h"
 #include "hex.h"
@@ -78,7 +79,7 @@ enum {
 /* One thread zt samples, as the sampler last saw it; indexed as zt_state.threads. */
 struct rec {
 	pid_t tid;		/* 0: none */
-	int sfd, qfd;		/* its syscall and schedstat files, kept open; -1: opened each tick */
+	int sfd, qfd, tfd;	/* its syscall, schedstat and stat files, kept open; -1: opened each tick */
 	uint64_t exec_ns, delay_ns, runs;	/* schedstat at the last tick */
 	uint64_t last_ns;	/* CLOCK_MONOTONIC of the last tick that visited it */
 	int64_t balance;	/* off-CPU ns not yet in a sample (negative: paid back) */
@@ -90,6 +91,10 @@ struct rec {
 	int partial;
 	uint32_t n;
 	uint64_t carry;		/* run delay not yet written: no CPU stack to put it at (cpu_wait) */
+	uint64_t stime;		/* its system time (stat's stime, clock ticks) at the last reading */
+	uint64_t kcarry;	/* system time (ns) not yet written: no CPU stack to put it at */
+	uint64_t scarry;	/* stopped time (ns) not yet written, likewise */
+	int blind;		/* its syscall file cannot be opened (not dumpable): no off-CPU stacks */
 	char wait[WAIT_MAX * 4 + 1];	/* the sample's wait, escaped */
 	uint64_t addr[ZT_MAX_DEPTH];
 };
@@ -110,6 +115,13 @@ struct sampler {
 
 /* The wait of a thread woken but not yet on a CPU, escaped. */
 #define WAITING "waiting\\040for\\040a\\040CPU"
+/* Not a wait: a thread's system time, on a CPU in the kernel, escaped. */
+#define KERNEL "in\\040the\\040kernel"
+/* The wait of a thread whose process was stopped (SIGSTOP, SIGTSTP, a debugger), escaped. */
+#define STOPPED "stopped"
+
+enum { STOP_MIN_NS = 20000000 };	/* a tick this much later than its run delay says: stopped */
+static uint64_t stop_gap;	/* this tick: how long the process was stopped since the last */
 
 static struct sampler *S;	/* mapped once; the sampler thread's alone */
 static volatile int gen;	/* a sampler of an older generation ends at its next tick */
@@ -117,8 +129,9 @@ static volatile int busy;	/* the sampler is in a tick */
 static volatile pid_t sampler_tid;
 static volatile int kept_fds;	/* descriptors kept open, at most budget */
 static int budget;
-static uint64_t nsamples, nrepeated, ntorn, nforeign, cpu_ns, stop_ns;
+static uint64_t nsamples, nrepeated, ntorn, nforeign, nblind, cpu_ns, stop_ns;
 static int task_dir = -1;	/* /proc/self/task, kept open by the sampler */
+static int own_fd = -1;		/* the sampler's own schedstat, kept open by it */
 static uint32_t scan;
 
 /* "/proc/self/task/TID/" NAME, opened, and moved out of the program's way. */
@@ -154,6 +167,9 @@ static void close_fd(int *fd)
 
 static void emit_pending(struct rec *c);
 
+/* A thread zt has no record of: no known stack bounds and no CPU samples. */
+static const struct zt_thread no_record;
+
 /* Forget a thread: what it gathered written, its descriptors closed. */
 static void forget(struct rec *c)
 {
@@ -161,6 +177,7 @@ static void forget(struct rec *c)
 		emit_pending(c);
 	close_fd(&c->sfd);
 	close_fd(&c->qfd);
+	close_fd(&c->tfd);
 	c->tid = 0;
 	c->have = 0;
 }
@@ -210,6 +227,25 @@ static int read_sched(struct rec *c, uint64_t *exec, uint64_t *delay, uint64_t *
 	    !dec(p, runs))
 		return -1;
 	return 0;
+}
+
+/*
+ * stat's stime (field 15): the thread's system time in clock ticks, as the
+ * kernel splits its CPU time between user and system (the split getrusage
+ * and times(2) give). 0, or -1 when unreadable.
+ */
+static int read_stime(struct rec *c, uint64_t *stime)
+{
+	char buf[1024];
+	const char *p;
+
+	if (read_task_file(c, c->tfd, "stat", buf, sizeof buf) < 0)
+		return -1;
+	/* Counted after the command's closing parenthesis (field 2). */
+	p = strrchr(buf, ')');
+	for (int f = 2; p && f < 15; f++)
+		p = strchr(p + 1, ' ');
+	return p && dec(p + 1, stime) ? 0 : -1;
 }
 
 /*
@@ -372,8 +408,18 @@ static char *wait_text(char *out, long nr, const uint64_t *arg)
 	if (nr < 0) {
 		p = put(p, "page fault");
 	} else if (!c) {
-		p = put(p, "syscall ");
-		p = zt_fmt_u64(p, (uint64_t)nr, 10);
+		/* Any other call by the kernel's name for it (syscalls.h). */
+		const char *name = NULL;
+
+		for (size_t i = 0; i < sizeof zt_syscall_names / sizeof *zt_syscall_names && !name; i++)
+			if (zt_syscall_names[i].nr == nr)
+				name = zt_syscall_names[i].name;
+		if (name) {
+			p = put(p, name);
+		} else {
+			p = put(p, "syscall ");
+			p = zt_fmt_u64(p, (uint64_t)nr, 10);
+		}
 	} else {
 		p = put(p, c->name);
 		if (c->obj == OBJ_FD && arg[0] <= INT32_MAX) {
@@ -458,39 +504,113 @@ static void emit(const struct rec *c, uint64_t when, uint64_t count, uint64_t we
 }
 
 /*
- * Run delay that thread t (c) gained while it was not blocked, by the last
- * tick or since: it was preempted, or woken and queued, while computing.
- * It is written as "waiting for a CPU" at the thread's last CPU stack
- * (t->addr, which the handler fills between two steps of t->cpu_seq): a
- * thread is preempted in its code in proportion to the CPU time it spends
- * there, so its last CPU sample is an unbiased draw of where it stood, and
- * the wait shows above the work it held up (the thread's root alone would
- * say which thread, not which work). A thread with no CPU stack yet (less
- * than one period of CPU time), or one whose handler is filling it just
- * now, carries the delay to its next tick; what is still carried when the
- * thread ends is not written (at most the delay before its first sample).
+ * Thread t's last CPU stack (t->addr, which the handler fills between two
+ * steps of t->cpu_seq), copied into S->cpu with its first address marked
+ * exact (the interrupted pc, as an off-CPU line's first). Its depth, or 0
+ * when it has none yet (less than one period of CPU time) or its handler
+ * is filling it just now.
  */
-static void cpu_wait(struct rec *c, const struct zt_thread *t, uint64_t when, uint64_t waited)
+static uint32_t last_cpu_stack(const struct zt_thread *t, int *partial)
 {
 	uint32_t seq, n;
-	int partial;
 
-	c->carry += waited;
-	if (!c->carry)
-		return;
 	seq = __atomic_load_n(&t->cpu_seq, __ATOMIC_ACQUIRE);
 	n = t->cpu_n;
 	if ((seq & 1) || n == 0 || n > ZT_MAX_DEPTH)
-		return;
+		return 0;
 	memcpy(S->cpu, (const void *)t->addr, n * sizeof *S->cpu);
-	partial = t->cpu_partial;
+	*partial = t->cpu_partial;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&t->cpu_seq, __ATOMIC_RELAXED) != seq)
-		return;	/* a sample was taken meanwhile: next tick */
-	S->cpu[0] |= ZT_UNWIND_EXACT;	/* the interrupted pc, as an off-CPU line's first */
-	emit_line(c->tid, when, 1, c->carry, WAITING, S->cpu, n, partial);
+		return 0;	/* a sample was taken meanwhile: next tick */
+	S->cpu[0] |= ZT_UNWIND_EXACT;
+	return n;
+}
+
+/*
+ * Time *carry (ns) of thread t (c), when, written as one line at its last
+ * CPU stack with wait (escaped); kept in *carry for its next tick when
+ * there is no such stack now (what is still carried when the thread ends
+ * is not written).
+ */
+static void at_cpu_stack(struct rec *c, const struct zt_thread *t, uint64_t when,
+			 uint64_t *carry, const char *wait)
+{
+	uint32_t n;
+	int partial = 0;
+
+	if (!*carry || !(n = last_cpu_stack(t, &partial)))
+		return;
+	emit_line(c->tid, when, 1, *carry, wait, S->cpu, n, partial);
 	__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
-	c->carry = 0;
+	*carry = 0;
+}
+
+/*
+ * Run delay that thread t (c) gained while it was not blocked, by the last
+ * tick or since: it was preempted, or woken and queued, while computing.
+ * It is written as "waiting for a CPU" at the thread's last CPU stack: a
+ * thread is preempted in its code in proportion to the CPU time it spends
+ * there, so its last CPU sample is an unbiased draw of where it stood, and
+ * the wait shows above the work it held up (the thread's root alone would
+ * say which thread, not which work).
+ */
+static void cpu_wait(struct rec *c, const struct zt_thread *t, uint64_t when, uint64_t waited)
+{
+	c->carry += waited;
+	at_cpu_stack(c, t, when, &c->carry, WAITING);
+}
+
+/*
+ * System time that thread t (c) gained since its last reading: time on a
+ * CPU in the kernel (system calls, page faults), which the CPU samples
+ * (user-space counters) do not see and the off-CPU account does not hold
+ * either (it is CPU time). Read from stat's stime when the thread has run,
+ * and written as "in the kernel" at its last CPU stack: a thread that
+ * spends its time in system calls takes its CPU samples where they return
+ * (the wrapper that made them), so that is where the kernel's time shows.
+ * Whole clock ticks of the kernel's account (10 ms each at USER_HZ 100):
+ * the kernel splits a thread's CPU time by ticks, so the split is exact
+ * over a run, not over one tick's gap.
+ */
+static void kernel_time(struct rec *c, const struct zt_thread *t, uint64_t when)
+{
+	static long hz;
+	uint64_t stime;
+
+	if (!hz && (hz = sysconf(_SC_CLK_TCK)) <= 0)
+		hz = 100;
+	if (read_stime(c, &stime) < 0)
+		return;
+	if (stime > c->stime)
+		c->kcarry += (stime - c->stime) * (1000000000u / (uint64_t)hz);
+	c->stime = stime;
+	at_cpu_stack(c, t, when, &c->kcarry, KERNEL);
+}
+
+/*
+ * The part of c's time since its last tick that the process spent stopped
+ * (stop_gap: every thread stops with it, the sampler too), written as
+ * "stopped" at the stack c was blocked in, or else at its last CPU stack,
+ * and returned, to be taken out of its off-CPU account: a stopped program's
+ * time shows as stopped, and its wall time adds up.
+ */
+static uint64_t stopped_part(struct rec *c, const struct zt_thread *t, uint64_t now)
+{
+	uint64_t part = stop_gap;
+
+	if (!part || now <= c->last_ns)
+		return 0;
+	if (part > now - c->last_ns)
+		part = now - c->last_ns;
+	if (c->have) {
+		emit_line(c->tid, now, 1, part, STOPPED, c->addr, c->n, c->partial);
+		__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
+	} else {
+		c->scarry += part;
+		at_cpu_stack(c, t, now, &c->scarry, STOPPED);
+	}
+	return part;
 }
 
 /*
@@ -625,7 +745,7 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 	 * (most of a mostly idle program's ticks).
 	 */
 	if (c->have && !c->resync && thread_exec_ns(c->tid, &exec) == 0 && exec == c->exec_ns) {
-		c->balance += (int64_t)(now - c->last_ns);
+		c->balance += (int64_t)(now - c->last_ns) - (int64_t)stopped_part(c, t, now);
 		c->last_ns = now;
 		c->pend++;
 		c->pend_ns = now;
@@ -647,11 +767,13 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 	ran = exec != c->exec_ns || runs != c->runs;
 	waited = delay - c->delay_ns;
 	c->balance += (int64_t)(now - c->last_ns) - (int64_t)(exec - c->exec_ns) -
-		      (int64_t)waited;
+		      (int64_t)waited - (int64_t)stopped_part(c, t, now);
 	c->last_ns = now;
 	c->exec_ns = exec;
 	c->delay_ns = delay;
 	c->runs = runs;
+	if (ran && t != &no_record)
+		kernel_time(c, t, now);
 	if (c->have) {
 		c->pend++;
 		c->pend_ns = now;
@@ -677,8 +799,25 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 	 * during most walks: it is tried again, up to TRIES times a tick, while
 	 * it is blocked (each try from the schedstat the last one ended with).
 	 */
+	if (c->blind)
+		return;
 	for (int try = 0;; try++) {
 		if (read_task_file(c, c->sfd, "syscall", text, sizeof text) < 0) {
+			/*
+			 * A live thread whose file cannot be opened: the program
+			 * made itself not dumpable (PR_SET_DUMPABLE 0, or a
+			 * change of credentials) after zt opened the files it
+			 * keeps, and the kernel now refuses a new open of the
+			 * file that needs ptrace access (schedstat and stat stay
+			 * readable). Its CPU, system and run delay are still
+			 * written; its off-CPU time, whose stack cannot be had,
+			 * is not, and the thread is counted (off-cpu-blind).
+			 */
+			if (c->sfd < 0 && (errno == EACCES || errno == EPERM)) {
+				c->blind = 1;
+				__atomic_fetch_add(&nblind, 1, __ATOMIC_RELAXED);
+				return;
+			}
 			forget(c);
 			return;
 		}
@@ -758,15 +897,20 @@ static void track(struct rec *c, pid_t tid, uint64_t since)
 	c->carry = 0;
 	c->good = 0;
 	c->pend = c->walked = 0;
-	c->sfd = c->qfd = -1;
-	if (__atomic_add_fetch(&kept_fds, 2, __ATOMIC_RELAXED) > budget) {
-		__atomic_fetch_sub(&kept_fds, 2, __ATOMIC_RELAXED);
+	c->kcarry = c->scarry = 0;
+	c->blind = 0;
+	c->sfd = c->qfd = c->tfd = -1;
+	if (__atomic_add_fetch(&kept_fds, 3, __ATOMIC_RELAXED) > budget) {
+		__atomic_fetch_sub(&kept_fds, 3, __ATOMIC_RELAXED);
 	} else {
 		c->sfd = open_task_file(tid, "syscall", 1);
 		c->qfd = open_task_file(tid, "schedstat", 1);
+		c->tfd = open_task_file(tid, "stat", 1);
 		if (c->sfd < 0)
 			__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
 		if (c->qfd < 0)
+			__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
+		if (c->tfd < 0)
 			__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
 	}
 	/*
@@ -775,9 +919,12 @@ static void track(struct rec *c, pid_t tid, uint64_t since)
 	 * otherwise as if it had been here since the last tick.
 	 */
 	c->exec_ns = c->delay_ns = 0;
+	c->stime = 0;
 	if (thread_start(tid, &start) < 0 || start < zt_state.start_ns || start > since) {
 		if (read_sched(c, &c->exec_ns, &c->delay_ns, &c->runs) < 0)
 			c->exec_ns = c->delay_ns = 0;
+		if (read_stime(c, &c->stime) < 0)
+			c->stime = 0;
 	} else {
 		c->last_ns = start;
 	}
@@ -878,9 +1025,6 @@ static void tick(uint64_t now, uint64_t prev)
 	}
 	foreign_tick(now, prev, n);
 }
-
-/* A thread zt has no record of: no known stack bounds and no CPU samples. */
-static const struct zt_thread no_record;
 
 static unsigned known_bits = KNOWN_BITS;
 static unsigned nlive_foreign, scan_skip;	/* of this scan's set: twice the threads, at least */
@@ -1036,10 +1180,26 @@ static void resync_all(void)
 	}
 }
 
+/* The sampler's run delay so far, from its schedstat kept at fd. 0, or -1. */
+static int own_delay(int fd, uint64_t *delay)
+{
+	char buf[96];
+	const char *p;
+	uint64_t exec;
+	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (!(p = dec(buf, &exec)) || *p++ != ' ' || !dec(p, delay))
+		return -1;
+	return 0;
+}
+
 static void *sampler_main(void *arg)
 {
 	int mine = (int)(intptr_t)arg, paused = 0;
-	uint64_t period = 1000000000ull / zt_state.off_cpu_hz, prev, next;
+	uint64_t period = 1000000000ull / zt_state.off_cpu_hz, prev, next, after, delay = 0;
 	struct timespec ts;
 
 	prctl(PR_SET_NAME, "zt-offcpu", 0, 0, 0);
@@ -1054,11 +1214,15 @@ static void *sampler_main(void *arg)
 		}
 		zt_files_mark(task_dir, 1);
 	}
+	/* The sampler's own schedstat: its run delay tells a late tick's cause. */
+	if (own_fd < 0)
+		own_fd = open_task_file(zt_sys_gettid(), "schedstat", 1);
+	own_delay(own_fd, &delay);
 	jitter_seed = zt_sys_clock_ns(CLOCK_MONOTONIC) | 1;
-	prev = zt_sys_clock_ns(CLOCK_MONOTONIC);
+	prev = after = zt_sys_clock_ns(CLOCK_MONOTONIC);
 	next = prev + next_interval(period);
 	for (;;) {
-		uint64_t now;
+		uint64_t now, late, was = delay;
 
 		ts.tv_sec = (time_t)(next / 1000000000u);
 		ts.tv_nsec = (long)(next % 1000000000u);
@@ -1067,6 +1231,17 @@ static void *sampler_main(void *arg)
 		if (__atomic_load_n(&gen, __ATOMIC_ACQUIRE) != mine)
 			break;
 		now = zt_sys_clock_ns(CLOCK_MONOTONIC);
+		/*
+		 * Woken later than asked by more than its run delay says: the
+		 * process was stopped meanwhile (a stopped thread is not
+		 * runnable, so its wait is no run delay).
+		 */
+		late = now > (next > after ? next : after) ? now - (next > after ? next : after) : 0;
+		stop_gap = 0;
+		if (own_delay(own_fd, &delay) < 0)
+			late = 0;
+		if (late > delay - was && late - (delay - was) >= STOP_MIN_NS)
+			stop_gap = late - (delay - was);
 		__atomic_store_n(&busy, 1, __ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&gen, __ATOMIC_SEQ_CST) != mine ||
 		    !__atomic_load_n(&zt_state.active, __ATOMIC_SEQ_CST)) {
@@ -1081,6 +1256,8 @@ static void *sampler_main(void *arg)
 		}
 		__atomic_store_n(&busy, 0, __ATOMIC_SEQ_CST);
 		prev = now;
+		own_delay(own_fd, &delay);
+		after = zt_sys_clock_ns(CLOCK_MONOTONIC);
 		next += next_interval(period);
 		if (next < now)
 			next = now + next_interval(period);	/* ticks missed: not made up */
@@ -1102,8 +1279,8 @@ static int fd_budget(void)
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
-		return 2 * ZT_MAX_THREADS;
-	return (int)(rl.rlim_cur / 4 < 2 * ZT_MAX_THREADS ? rl.rlim_cur / 4 : 2 * ZT_MAX_THREADS);
+		return 3 * ZT_MAX_THREADS;
+	return (int)(rl.rlim_cur / 4 < 3 * ZT_MAX_THREADS ? rl.rlim_cur / 4 : 3 * ZT_MAX_THREADS);
 }
 
 int zt_offcpu_start(void)
@@ -1126,7 +1303,7 @@ int zt_offcpu_start(void)
 			return -1;
 		S = m;
 		for (int i = 0; i < ALL_RECS; i++)
-			rec_at(i)->sfd = rec_at(i)->qfd = -1;
+			rec_at(i)->sfd = rec_at(i)->qfd = rec_at(i)->tfd = -1;
 	}
 	if (!real_create)
 		return -1;
@@ -1138,7 +1315,7 @@ int zt_offcpu_start(void)
 		if (have_main_key)
 			pthread_setspecific(main_key, (void *)1);
 	}
-	nsamples = nrepeated = ntorn = nforeign = cpu_ns = stop_ns = 0;
+	nsamples = nrepeated = ntorn = nforeign = nblind = cpu_ns = stop_ns = 0;
 	S->len = 0;
 	mine = __atomic_add_fetch(&gen, 1, __ATOMIC_SEQ_CST);
 	sampler_tid = 0;
@@ -1206,7 +1383,7 @@ void zt_offcpu_flush(void)
 
 void zt_offcpu_next_dump(void)
 {
-	nsamples = nrepeated = ntorn = nforeign = 0;
+	nsamples = nrepeated = ntorn = nforeign = nblind = 0;
 }
 
 void zt_offcpu_after_fork(void)
@@ -1218,7 +1395,8 @@ void zt_offcpu_after_fork(void)
 	if (!S)
 		return;
 	for (int i = 0; i < ALL_RECS; i++)
-		if (rec_at(i)->tid || rec_at(i)->sfd >= 0 || rec_at(i)->qfd >= 0) {
+		if (rec_at(i)->tid || rec_at(i)->sfd >= 0 || rec_at(i)->qfd >= 0 ||
+		    rec_at(i)->tfd >= 0) {
 			rec_at(i)->have = 0;	/* the parent's to write, not the child's */
 			forget(rec_at(i));
 		}
@@ -1226,6 +1404,11 @@ void zt_offcpu_after_fork(void)
 		zt_files_mark(task_dir, 0);
 		zt_sys_close(task_dir);
 		task_dir = -1;
+	}
+	if (own_fd >= 0) {
+		zt_files_mark(own_fd, 0);
+		zt_sys_close(own_fd);
+		own_fd = -1;
 	}
 	kept_fds = 0;
 	S->len = 0;
@@ -1279,6 +1462,8 @@ static void put_summary(int fd)
 			n++;
 	if (n)
 		put_key(fd, ZT_RAW_OFF_CPU_FOREIGN, n);
+	if (nblind)
+		put_key(fd, ZT_RAW_OFF_CPU_BLIND, nblind);
 	if (!stop_ns && sampler_tid > 0) {
 		uint64_t c = zt_sys_clock_ns((clockid_t)((~(unsigned)sampler_tid << 3) | 6));
 

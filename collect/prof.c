@@ -1,6 +1,6 @@
 /*
- * prof.c — libzt-prof.so's start and stop, the SIGPROF handler, and the
- * endings that must still leave a dump.
+ * prof.c — libzt-prof.so's start and stop, the sampling signal and its
+ * handler, and the endings that must still leave a dump.
  *
  * zt-collect preloads this library with ZT_OUT (the dump's path), ZT_HZ and
  * ZT_PID (the process to profile) in the environment, and ZT_FOLLOW and
@@ -44,12 +44,13 @@
 
 /*
  * Signals whose default action kills: a dump is written before dying.
- * (SIGTRAP is left to debuggers, SIGPROF is zt's own.)
+ * (SIGTRAP is left to debuggers. SIGPROF is the program's: zt samples on a
+ * real-time signal of its own.)
  */
 static const int fatal_signals[] = {
 	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL,
 	SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGSYS,
-	SIGSTKFLT, SIGPWR,
+	SIGSTKFLT, SIGPWR, SIGPROF,
 };
 
 /* Signals whose default action zt's on_fatal stands in for right now. */
@@ -191,24 +192,25 @@ static void sigreturn_find(void)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_probe;
 	sigemptyset(&sa.sa_mask);
-	if (zt_sys_sigaction(SIGPROF, &sa, &old) < 0)
+	if (zt_sys_sigaction(zt_state.signo, &sa, &old) < 0)
 		return;
 	sigemptyset(&one);
-	sigaddset(&one, SIGPROF);
+	sigaddset(&one, zt_state.signo);
 	zt_sys_call(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&one, (long)&was, 8, 0, 0);
-	zt_sys_call(SYS_tgkill, getpid(), zt_sys_gettid(), SIGPROF, 0, 0, 0);
+	zt_sys_call(SYS_tgkill, getpid(), zt_sys_gettid(), zt_state.signo, 0, 0, 0);
 	zt_sys_call(SYS_rt_sigprocmask, SIG_SETMASK, (long)&was, 0, 8, 0, 0);
-	zt_sys_sigaction(SIGPROF, &old, NULL);
+	zt_sys_sigaction(zt_state.signo, &old, NULL);
 }
 
 /*
  * The six rules: do little; call only async-signal-safe functions (write is
  * the only call, in zt_store_flush); keep errno; the buffer is this thread's
  * own, and "busy" tells the stopping thread to wait for it; shared counters
- * are atomic. A SIGPROF that did not come from zt's timers is the program's:
- * it is handled as the program asked (intercept.c).
+ * are atomic. A signal that did not come from zt's timers is the program's
+ * (kill, sigqueue, or its own use of a signal zt had): it is handled as the
+ * program asked (intercept.c).
  */
-static void on_sigprof(int sig, siginfo_t *si, void *ucv)
+static void on_sample(int sig, siginfo_t *si, void *ucv)
 {
 	int saved = errno;
 	struct zt_thread *t = zt_thread_self();
@@ -226,8 +228,13 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 		 * creator's (a raw clone that shares it): found by the counter. */
 		if (!t || si->si_fd != t->perf_fd)
 			t = zt_thread_by_fd(si->si_fd);
-		if (!t || si->si_fd != t->perf_fd)
+		if (!t || si->si_fd != t->perf_fd) {
+			/* Not a counter of zt's now: a late one's (dropped), or
+			 * the program's own descriptor on a signal it took. */
+			if (zt_intercept_program_handles(sig))
+				zt_intercept_foreign(sig, si, ucv);
 			goto done;
+		}
 		if (t->adopted && !t->alt_checked)
 			zt_thread_alt_adopted(t, uc);
 		if (t->period_pending) {
@@ -239,7 +246,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 		}
 	} else if (!zt_timer_signal_is(t, si)) {
 		if (!zt_sigmask_foreign(si, uc))
-			zt_intercept_sigprof_foreign(sig, si, ucv);
+			zt_intercept_foreign(sig, si, ucv);
 		goto done;
 	}
 	if (si->si_code == SI_TIMER && !t->has_timer)
@@ -301,25 +308,117 @@ done:
 	errno = saved;
 }
 
-static void install_handler(void)
+/* zt's handler on sig, for good: a signal still in flight after stop must not kill. */
+static int install_handler(int sig)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_sigprof;
+	sa.sa_sigaction = on_sample;
 	/* On the thread's alternate stack: never on a stack it could overflow. */
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	/*
-	 * The endings' handler must never run on top of this one on the same
-	 * thread: it would wait for a buffer this handler holds.
+	 * No other handler runs on top of this one on the same thread: the
+	 * endings' would wait for a buffer this handler holds, and one of the
+	 * program's that leaves with longjmp (a SIGALRM time-out) would leave
+	 * this handler's mask blocked for good, since only sigreturn restores
+	 * it. So every signal is blocked while it runs, but those a fault in
+	 * the handler raises (blocked, the kernel would kill without a dump).
 	 */
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGTERM);
-	sigaddset(&sa.sa_mask, SIGHUP);
-	sigaddset(&sa.sa_mask, SIGQUIT);
-	/* Installed for good: a SIGPROF still in flight after stop must not kill. */
-	zt_sys_sigaction(SIGPROF, &sa, NULL);
+	sigfillset(&sa.sa_mask);
+	sigdelset(&sa.sa_mask, SIGSEGV);
+	sigdelset(&sa.sa_mask, SIGBUS);
+	sigdelset(&sa.sa_mask, SIGFPE);
+	sigdelset(&sa.sa_mask, SIGILL);
+	sigdelset(&sa.sa_mask, SIGTRAP);
+	sigdelset(&sa.sa_mask, SIGSYS);
+	if (zt_sys_sigaction(sig, &sa, NULL) < 0)
+		return -1;
+	__atomic_or_fetch(&zt_state.owned, (uint64_t)1 << (sig - 1), __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
+ * Whether a timer can signal sig: qemu-user refuses the guest's highest
+ * real-time signals (63 and 64 with qemu 7.2), which its host side keeps.
+ * Not tried under a seccomp filter that would refuse timer_create.
+ */
+static int timer_takes(int sig)
+{
+	struct sigevent sev;
+	timer_t timer;
+
+	if (zt_state.seccomp != ZT_SECCOMP_NONE && zt_state.seccomp != ZT_SECCOMP_ALLOWED &&
+	    zt_state.seccomp != ZT_SECCOMP_FALLBACK)
+		return 1;
+	memset(&sev, 0, sizeof sev);
+	sev.sigev_notify = SIGEV_SIGNAL;
+	sev.sigev_signo = sig;
+	if (timer_create(CLOCK_MONOTONIC, &sev, &timer) < 0)
+		return errno != EINVAL;
+	timer_delete(timer);
+	return 1;
+}
+
+/*
+ * A real-time signal nobody handles: the highest with SIG_DFL that zt has
+ * not had and a timer can send, between SIGRTMIN and SIGRTMAX (glibc keeps
+ * the ones below SIGRTMIN for itself). 0 when every one is taken.
+ */
+static int signal_free(void)
+{
+	for (int sig = SIGRTMAX; sig >= SIGRTMIN && sig <= 64; sig--) {
+		struct sigaction old;
+
+		if (zt_state_signal_owned(sig) || zt_sys_sigaction(sig, NULL, &old) < 0)
+			continue;
+		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL && timer_takes(sig))
+			return sig;
+	}
+	return 0;
+}
+
+/*
+ * The program installed a handler on zt's signal (intercept.c, which keeps
+ * its disposition and passes it every signal not zt's). zt moves its
+ * counters to another free real-time signal; its handler stays on this one
+ * for the signals still in flight and the POSIX timers created on it. With
+ * none free, zt stays on it and shares it: the program's masks of it are
+ * then real (a thread that blocks it is not sampled, and counted). Both
+ * are recorded for the dump.
+ */
+void zt_prof_signal_taken(int sig)
+{
+	int to = sig == zt_state.signo && !zt_state.shared ? signal_free() : -1;
+	unsigned k;
+
+	if (to < 0)
+		return;
+	if (to && install_handler(to) < 0)
+		to = 0;
+	k = __atomic_fetch_add(&zt_state.ntaken, 1, __ATOMIC_RELAXED);
+	if (k < ZT_TAKEN_MAX) {
+		zt_state.taken[k].from = sig;
+		zt_state.taken[k].to = to;
+	}
+	if (!to) {
+		__atomic_store_n(&zt_state.shared, 1, __ATOMIC_SEQ_CST);
+		zt_sigmask_reveal();
+		return;
+	}
+	__atomic_store_n(&zt_state.signo, to, __ATOMIC_SEQ_CST);
+	{
+		int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
+
+		for (int i = 0; i < n; i++) {
+			struct zt_thread *t = zt_state.threads[i];
+
+			if (t && t->live)
+				zt_timer_resignal(t, to);
+		}
+	}
+	/* The calling thread's request to block the old signal becomes real. */
+	zt_sigmask_reveal();
 }
 
 /*
@@ -352,7 +451,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
  * The program still sees SIG_DFL (intercept.c), and its own handler, once
  * it sets one, replaces this.
  */
-int zt_prof_fatal_take(int sig)
+int zt_prof_fatal_take(int sig, struct sigaction *old)
 {
 	struct sigaction sa;
 	int fatal = 0;
@@ -363,9 +462,10 @@ int zt_prof_fatal_take(int sig)
 		return -1;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_fatal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	/* On the thread's alternate stack: a stack overflow leaves no other. */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigfillset(&sa.sa_mask);
-	if (zt_sys_sigaction(sig, &sa, NULL) < 0)
+	if (zt_sys_sigaction(sig, &sa, old) < 0)
 		return -1;
 	__atomic_or_fetch(&fatal_ours, (uint64_t)1 << sig, __ATOMIC_RELEASE);
 	return 0;
@@ -385,7 +485,7 @@ static void install_fatal_handlers(void)
 			continue;
 		/* A signal the program (or its parent: nohup) ignores stays so. */
 		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
-			zt_prof_fatal_take(fatal_signals[i]);
+			zt_prof_fatal_take(fatal_signals[i], NULL);
 	}
 }
 
@@ -413,7 +513,7 @@ int zt_prof_begin(void)
 	struct zt_thread *t;
 	struct rusage ru;
 
-	zt_state.pid = getpid();
+	zt_state.pid = zt_state_pid_cache = getpid();
 	if (zt_state.pid == zt_state.root_pid ||
 	    !zt_state.follow) {
 		if (strlen(zt_state.base) >= sizeof zt_state.out)
@@ -428,6 +528,7 @@ int zt_prof_begin(void)
 		*p++ = '.';
 		*zt_fmt_u64(p, (uint64_t)zt_state.pid, 10) = '\0';
 	}
+	zt_state.signo_start = zt_state.signo;
 	t = zt_thread_attach();
 	if (!t)
 		return -1;
@@ -460,12 +561,18 @@ void zt_prof_arm(void)
 {
 	struct zt_thread *t = zt_thread_self();
 
+	/* The CPU time zt's own start took is not the program's unsampled time:
+	 * the dump's CPU time starts with the timer. */
+	zt_state.cpu_start_ns = zt_sys_cpu_ns();
+	if (!zt_state.control)
+		zt_state.window_cpu0 = zt_state.cpu_start_ns;
 	if (t && zt_timer_arm(t) < 0)
 		__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
 }
 
 __attribute__((constructor)) static void zt_prof_start(void)
 {
+	int64_t entry = zt_sys_cpu_ns();	/* zt's own set-up is said apart */
 	const char *out = getenv("ZT_OUT");
 	const char *pid = getenv("ZT_PID");
 	const char *timer = getenv("ZT_TIMER");
@@ -485,6 +592,8 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	if (!zt_state.hz)
 		return;
 	zt_state.period_ns = 1000000000ull / zt_state.hz;
+	/* ThreadSanitizer's runtime wraps signal handlers and defers them. */
+	zt_state.deferring = dlsym(RTLD_DEFAULT, "__tsan_init") != NULL;
 	if (clock && strcmp(clock, ZT_RAW_PROFILE_WALL) == 0) {
 		const char *hz = getenv("ZT_OFF_CPU_HZ");
 		char *end;
@@ -509,6 +618,10 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	zt_files_status_init();
 	if (zt_seccomp_start() < 0)
 		return;
+	/* After the seccomp check: the pick tries timer_create. */
+	zt_state.signo = zt_state.signo_start = signal_free();
+	if (!zt_state.signo)
+		return;
 	zt_intercept_init();
 	zt_sigmask_init();
 	zt_snap_init();
@@ -516,9 +629,11 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	zt_tables_update();
 	zt_thread_init();
 	sigreturn_find();
-	install_handler();
+	if (install_handler(zt_state.signo) < 0)
+		return;
 	if (zt_prof_begin() < 0)
 		return;
+	zt_state.setup_ns = zt_state.cpu_start_ns > entry ? (uint64_t)(zt_state.cpu_start_ns - entry) : 0;
 	/* A mask inherited through exec. */
 	zt_sigmask_thread_start(0);
 	zt_thread_adopt_running();

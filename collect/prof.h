@@ -1,5 +1,5 @@
 /*
- * prof.h — libzt-prof.so's lifecycle: start, stop, the SIGPROF handler and
+ * prof.h — libzt-prof.so's lifecycle: start, stop, the sampling signal and
  * the endings (prof.c; the top of collect/). The layers (a > b: a uses b;
  * a file includes only headers of its own layer or below):
  *
@@ -27,7 +27,10 @@ ZT_HIDDEN void zt_prof_arm(void);
 ZT_HIDDEN void zt_prof_stop_sampling(void);
 ZT_HIDDEN void zt_prof_install_handler(void);
 ZT_HIDDEN int zt_prof_fatal_is_ours(int sig);
-ZT_HIDDEN int zt_prof_fatal_take(int sig);
+/* Stand in for sig's default (one that kills); old: the disposition it replaced, or NULL. */
+ZT_HIDDEN int zt_prof_fatal_take(int sig, struct sigaction *old);
 ZT_HIDDEN void zt_prof_fatal_release(int sig);
+/* The program installed a handler on sig, zt's sampling signal: move, or share it. */
+ZT_HIDDEN void zt_prof_signal_taken(int sig);
 
 #endif

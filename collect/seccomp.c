@@ -219,7 +219,7 @@ static void try_calls(void)
 		*reached = C_FCNTL;
 		fd = fcntl(pfd, F_DUPFD_CLOEXEC, 512);
 		fcntl(pfd, F_SETFL, O_ASYNC);
-		fcntl(pfd, F_SETSIG, SIGPROF);
+		fcntl(pfd, F_SETSIG, zt_state.signo ? zt_state.signo : SIGRTMIN);
 		fcntl(pfd, F_SETOWN_EX, &owner);
 		*reached = C_IOCTL;
 		ioctl(pfd, PERF_EVENT_IOC_RESET, 0);
@@ -232,7 +232,7 @@ static void try_calls(void)
 	*reached = C_TIMER_CREATE;
 	memset(&sev, 0, sizeof sev);
 	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = SIGPROF;
+	sev.sigev_signo = zt_state.signo ? zt_state.signo : SIGRTMIN;	/* not chosen yet at start */
 	sev._sigev_un._tid = tid;
 	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &timer) == 0) {
 		memset(&its, 0, sizeof its);

@@ -1,6 +1,10 @@
 /*
- * sigmask.c — zt's SIGPROF reaches every thread whatever mask the program
+ * sigmask.c — zt's signal reaches every thread whatever mask the program
  * sets, and never reaches the program's own signal waits.
+ *
+ * zt's signal is a real-time one that nobody handled when zt started
+ * (zt_state.signo, prof.c); "SIGPROF" below is that signal. (zt once
+ * sampled on SIGPROF itself; SIGPROF is now wholly the program's.)
  *
  * Many programs block every signal before they create workers (liblzma's
  * threads, thread pools, glib) or in a signal thread that takes signals with
@@ -50,7 +54,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The program asked this thread to block SIGPROF; zt keeps it unblocked. */
+/*
+ * The program asked this thread to block zt's signal, which zt keeps
+ * unblocked: that signal's number (0: none). One that is no longer zt's
+ * (it moved, prof.c) is blocked for real at the thread's next mask change.
+ */
 static __thread int hidden __attribute__((tls_model("initial-exec")));
 /* SIGPROF is really blocked, as zt saw it happen; since this CPU time. */
 static __thread int blocked __attribute__((tls_model("initial-exec")));
@@ -84,10 +92,16 @@ void zt_sigmask_init(void)
 	RESOLVE(epoll_pwait2);
 }
 
-/* Whether zt keeps SIGPROF unblocked for the program now. */
+/* zt's signal now. */
+static int zt_sig(void)
+{
+	return __atomic_load_n(&zt_state.signo, __ATOMIC_RELAXED);
+}
+
+/* Whether zt keeps its signal unblocked for the program now. */
 static int hiding(void)
 {
-	return zt_state_owner() && !__atomic_load_n(&zt_state.program_sigprof, __ATOMIC_RELAXED);
+	return zt_state_owner() && !__atomic_load_n(&zt_state.shared, __ATOMIC_RELAXED);
 }
 
 /* The calling thread's CPU time. Async-signal-safe. */
@@ -116,40 +130,45 @@ static void blocked_end(void)
 	}
 }
 
-/* Whether the calling thread's real mask blocks SIGPROF. */
+/* Whether the calling thread's real mask blocks zt's signal. */
 static int really_blocked(void)
 {
 	sigset_t cur;
 
 	RESOLVE(pthread_sigmask);
 	return real_pthread_sigmask && real_pthread_sigmask(SIG_SETMASK, NULL, &cur) == 0 &&
-	       sigismember(&cur, SIGPROF);
+	       sigismember(&cur, zt_sig()) == 1;
 }
 
-static void block_really(int how)
+static void block_really(int how, int sig)
 {
 	sigset_t s;
 
 	RESOLVE(pthread_sigmask);
 	sigemptyset(&s);
-	sigaddset(&s, SIGPROF);
+	sigaddset(&s, sig);
 	if (real_pthread_sigmask)
 		real_pthread_sigmask(how, &s, NULL);
 }
 
 void zt_sigmask_reveal(void)
 {
-	if (!hidden)
+	int sig = hidden;
+
+	if (!sig)
 		return;
-	block_really(SIG_BLOCK);
+	block_really(SIG_BLOCK, sig);
 	hidden = 0;
-	blocked_begin();
+	if (sig == zt_sig())
+		blocked_begin();
 }
 
 void zt_sigmask_thread_start(int inherit)
 {
 	hidden = inherit;
 	blocked = 0;
+	if (hidden && hidden != zt_sig())
+		zt_sigmask_reveal();
 	if (!zt_state_owner()) {
 		zt_sigmask_reveal();
 		return;
@@ -160,8 +179,10 @@ void zt_sigmask_thread_start(int inherit)
 		return;
 	}
 	if (really_blocked()) {
-		block_really(SIG_UNBLOCK);
-		hidden = 1;
+		int sig = zt_sig();
+
+		block_really(SIG_UNBLOCK, sig);
+		hidden = sig;
 	}
 }
 
@@ -192,15 +213,18 @@ void zt_sigmask_thread_end(const struct zt_thread *t)
 
 int zt_sigmask_foreign(siginfo_t *si, ucontext_t *uc)
 {
-	if (!hidden)
+	int sig = si->si_signo;
+
+	if (!hidden || hidden != sig)
 		return 0;
-	sigaddset(&uc->uc_sigmask, SIGPROF);
+	sigaddset(&uc->uc_sigmask, sig);
 	hidden = 0;
-	blocked_begin();
+	if (sig == zt_sig())
+		blocked_begin();
 	if (si->si_code == SI_TKILL)
-		syscall(SYS_rt_tgsigqueueinfo, getpid(), zt_sys_gettid(), SIGPROF, si);
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), zt_sys_gettid(), sig, si);
 	else
-		syscall(SYS_rt_sigqueueinfo, getpid(), SIGPROF, si);
+		syscall(SYS_rt_sigqueueinfo, getpid(), sig, si);
 	return 1;
 }
 
@@ -212,12 +236,16 @@ static int change(int (*real)(int, const sigset_t *, sigset_t *), int how,
 		  const sigset_t *set, sigset_t *old)
 {
 	sigset_t s;
-	int was = hidden, want, rc;
+	int sig, was, want, rc;
 
 	if (!real) {
 		errno = ENOSYS;
 		return -1;
 	}
+	if (hidden && hidden != zt_sig())
+		zt_sigmask_reveal();	/* a request for a signal that is no longer zt's */
+	sig = zt_sig();
+	was = hidden;
 	if (!hiding() || blocked) {
 		/* Real masks: the program uses SIGPROF, or this thread blocks it
 		 * for a foreign SIGPROF that waits. */
@@ -234,36 +262,36 @@ static int change(int (*real)(int, const sigset_t *, sigset_t *), int how,
 	if (!set) {
 		rc = real(how, NULL, old);
 		if (rc == 0 && old && was)
-			sigaddset(old, SIGPROF);
+			sigaddset(old, sig);
 		return rc;
 	}
 	switch (how) {
 	case SIG_BLOCK:
-		want = was || sigismember(set, SIGPROF) == 1;
+		want = was || sigismember(set, sig) == 1;
 		break;
 	case SIG_UNBLOCK:
-		want = was && sigismember(set, SIGPROF) != 1;
+		want = was && sigismember(set, sig) != 1;
 		break;
 	case SIG_SETMASK:
-		want = sigismember(set, SIGPROF) == 1;
+		want = sigismember(set, sig) == 1;
 		break;
 	default:
 		return real(how, set, old);
 	}
 	s = *set;
 	if (how != SIG_UNBLOCK)
-		sigdelset(&s, SIGPROF);
-	/* A foreign SIGPROF arriving meanwhile finds the request already. */
+		sigdelset(&s, sig);
+	/* A foreign signal arriving meanwhile finds the request already. */
 	if (want)
-		hidden = 1;
+		hidden = sig;
 	rc = real(how, &s, old);
 	if (rc != 0) {
 		hidden = was;
 		return rc;
 	}
-	hidden = want;
+	hidden = want ? sig : 0;
 	if (old && was)
-		sigaddset(old, SIGPROF);
+		sigaddset(old, sig);
 	return rc;
 }
 
@@ -284,7 +312,7 @@ static int signal_is_ours(const siginfo_t *si)
 {
 	struct zt_thread *t = zt_thread_self();
 
-	if (si->si_signo != SIGPROF)
+	if (!zt_state_signal_owned(si->si_signo))
 		return 0;
 	if (si->si_code == POLL_IN && zt_state.timer == ZT_TIMER_PERF)
 		return zt_thread_counter_is_ours(si->si_fd);
@@ -297,10 +325,11 @@ static uint64_t ts_ns(const struct timespec *ts)
 }
 
 /*
- * sigtimedwait as the program asked, without zt's signals: SIGPROF is always
- * waited for, zt's own is taken and waited again, and a foreign one the
- * program did not wait for is queued again (it then pends if the thread
- * blocks it, or interrupts the wait as it would have: EINTR).
+ * sigtimedwait as the program asked, without zt's signals: zt's signal is
+ * always waited for, zt's own are taken and waited again (on a signal zt
+ * moved away from too), and a foreign one the program did not wait for is
+ * queued again (it then pends if the thread blocks it, or interrupts the
+ * wait as it would have: EINTR).
  */
 static int wait_signal(const sigset_t *set, siginfo_t *info, const struct timespec *timeout,
 		       int again_on_eintr)
@@ -310,7 +339,7 @@ static int wait_signal(const sigset_t *set, siginfo_t *info, const struct timesp
 	siginfo_t si;
 	sigset_t s;
 	uint64_t deadline = 0;
-	int had, rc;
+	int sig, rc;
 
 	RESOLVE(sigtimedwait);
 	if (!real_sigtimedwait) {
@@ -320,8 +349,8 @@ static int wait_signal(const sigset_t *set, siginfo_t *info, const struct timesp
 	if (!set || !zt_state_owner())
 		return real_sigtimedwait(set, info, timeout);
 	s = *set;
-	had = sigismember(set, SIGPROF) == 1;
-	sigaddset(&s, SIGPROF);
+	sig = zt_sig();
+	sigaddset(&s, sig);
 	if (timeout && timeout->tv_sec >= 0 && timeout->tv_nsec >= 0 &&
 	    timeout->tv_nsec < 1000000000)
 		deadline = zt_sys_clock_ns(CLOCK_MONOTONIC) + ts_ns(timeout);
@@ -329,21 +358,21 @@ static int wait_signal(const sigset_t *set, siginfo_t *info, const struct timesp
 		rc = real_sigtimedwait(&s, &si, tp);
 		if (rc < 0 && errno == EINTR && again_on_eintr)
 			continue;
-		if (rc != SIGPROF)
+		if (rc <= 0)
 			break;
 		if (signal_is_ours(&si)) {
 			__atomic_fetch_add(&zt_state.lost[ZT_LOST_WAIT], 1, __ATOMIC_RELAXED);
-		} else if (had) {
+		} else if (rc != sig || sigismember(set, sig) == 1) {
 			break;
 		} else {
-			syscall(SYS_rt_tgsigqueueinfo, getpid(), zt_sys_gettid(), SIGPROF, &si);
+			syscall(SYS_rt_tgsigqueueinfo, getpid(), zt_sys_gettid(), sig, &si);
 			if (!really_blocked()) {
 				errno = EINTR;
 				rc = -1;
 				if (!again_on_eintr)
 					break;
 			}
-			sigdelset(&s, SIGPROF);
+			sigdelset(&s, sig);
 		}
 		if (deadline) {
 			uint64_t now = zt_sys_clock_ns(CLOCK_MONOTONIC);
@@ -395,7 +424,7 @@ ZT_EXPORT int signalfd(int fd, const sigset_t *mask, int flags)
 	if (!hiding())
 		return real_signalfd(fd, mask, flags);
 	s = *mask;
-	sigdelset(&s, SIGPROF);
+	sigdelset(&s, zt_sig());
 	return real_signalfd(fd, &s, flags);
 }
 
@@ -405,7 +434,7 @@ static const sigset_t *with_sigprof(const sigset_t *mask, sigset_t *buf)
 	if (!mask || !hiding())
 		return mask;
 	*buf = *mask;
-	sigaddset(buf, SIGPROF);
+	sigaddset(buf, zt_sig());
 	return buf;
 }
 
@@ -421,7 +450,7 @@ ZT_EXPORT int sigsuspend(const sigset_t *mask)
 	if (!hiding())
 		return real_sigsuspend(mask);
 	s = *mask;
-	sigaddset(&s, SIGPROF);
+	sigaddset(&s, zt_sig());
 	return real_sigsuspend(&s);
 }
 

@@ -1,5 +1,5 @@
 /*
- * sigmask.h — the program's signal masks and waits, and zt's SIGPROF in
+ * sigmask.h — the program's signal masks and waits, and zt's signal in
  * them (sigmask.c; top of collect/).
  */
 #ifndef ZT_SIGMASK_H

@@ -34,6 +34,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum {
@@ -67,6 +68,14 @@ static struct sbuf seen[SEEN_MAX];
 static uint64_t seen_ns[SEEN_MAX];
 static unsigned nseen, seen_next;
 static volatile int stale;	/* a pc outside every known executable range */
+/*
+ * Where the last distinct snapshot's section lies in the side file, [from,
+ * to); to is 0 when it is not there. Snapshots are written as they are
+ * taken, so that a process that dies without zt's exit path leaves them for
+ * zt-collect; at the end, one the final maps repeat is left out again.
+ */
+static off_t last_from, last_to;
+static unsigned side_gen;	/* side files made for this process's dumps */
 
 /* The executable ranges of the last snapshot, for the handler. */
 static struct {
@@ -232,8 +241,21 @@ static int side_fd(void)
 		return -1;
 	memcpy(zt_state.maps_tmp, zt_state.tmp, len);
 	memcpy(zt_state.maps_tmp + len, ".maps", 6);
+	side_gen++;
+	last_to = 0;
 	return zt_files_own(&zt_state.maps, zt_files_open_in_dir(zt_state.maps_tmp, O_RDWR |
 					    O_CREAT | O_EXCL | O_APPEND, 0600));
+}
+
+unsigned zt_snap_side_gen(void)
+{
+	return side_gen;
+}
+
+/* The side file's descriptor, made if need be; the caller holds the lock. */
+int zt_snap_side_fd(void)
+{
+	return side_fd();
 }
 
 /* Write the last distinct snapshot out, if it is not yet. */
@@ -242,6 +264,7 @@ static void flush_last(void)
 	char ref[40], *q = ref;
 	const char *p = last.p;
 	size_t n = last.len;
+	struct stat st;
 	int fd;
 
 	if (!have_last || last_written)
@@ -258,11 +281,15 @@ static void flush_last(void)
 			n = (size_t)(q - ref);
 			break;
 		}
-	if (side_bytes + n > SNAP_BYTES_MAX || (fd = side_fd()) < 0 ||
+	last_to = 0;
+	/* (fstat, not lseek: a call the seccomp probe vets, seccomp.c.) */
+	if (side_bytes + n > SNAP_BYTES_MAX || (fd = side_fd()) < 0 || fstat(fd, &st) < 0 ||
 	    put_section(fd, last_ns, p, n) < 0) {
 		__atomic_fetch_add(&zt_state.maps_lost, 1, __ATOMIC_RELAXED);
 		return;
 	}
+	last_from = st.st_size;
+	last_to = fstat(fd, &st) == 0 && st.st_size > last_from ? st.st_size : 0;
 	side_bytes += n;
 	zt_state.maps_snapshots++;
 	if (p == ref)
@@ -319,6 +346,7 @@ static void take_locked(void)
 		last_ns = ns;
 		have_last = 1;
 		last_written = 0;
+		flush_last();	/* now: the file holds the run as it goes */
 	}
 	busy = 0;
 }
@@ -440,6 +468,25 @@ int zt_snap_covered_exec(uint64_t addr, size_t len)
 	return in && __atomic_load_n(&xseq, __ATOMIC_SEQ_CST) == seq;
 }
 
+/* The side file's bytes [from, to) (to -1: its end) appended to fd. */
+static void copy_side(int fd, off_t from, off_t to)
+{
+	char buf[8192];
+	off_t off = from;
+	ssize_t n;
+
+	while (to < 0 || off < to) {
+		size_t want = to < 0 || to - off > (off_t)sizeof buf ? sizeof buf : (size_t)(to - off);
+
+		n = pread(zt_state.maps.fd, buf, want, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || zt_files_write_all(fd, buf, (size_t)n) < 0)
+			break;
+		off += n;
+	}
+}
+
 /*
  * The maps sections at the end of the dump, into fd: the snapshots kept
  * during the run, then the maps of now, verbatim. A fatal signal's handler
@@ -471,18 +518,20 @@ void zt_snap_finish(int fd)
 	if (!cut && (!ok || !same_as_last()))
 		flush_last();
 	if (zt_files_ok(&zt_state.maps)) {
-		char buf[8192];
-		off_t off = 0;
-		ssize_t n;
+		/* The last snapshot, if the final maps repeat it, is left out:
+		 * the end's maps stand for it, as when it was kept unwritten. */
+		off_t skip_from = -1, skip_to = -1;
 
-		while ((n = pread(zt_state.maps.fd, buf, sizeof buf, off)) > 0 ||
-		       (n < 0 && errno == EINTR)) {
-			if (n < 0)
-				continue;
-			if (zt_files_write_all(fd, buf, (size_t)n) < 0)
-				break;
-			off += n;
+		if (!cut && ok && last_to > 0 && same_as_last()) {
+			skip_from = last_from;
+			skip_to = last_to;
+			zt_state.maps_snapshots--;
 		}
+		copy_side(fd, 0, skip_from);
+		if (skip_to >= 0)
+			copy_side(fd, skip_to, -1);
+	} else {
+		side_gen++;	/* what was in a side file lost is not in the dump */
 	}
 	zt_files_close(&zt_state.maps);
 	zt_files_unlink_in_dir(zt_state.maps_tmp);
@@ -493,6 +542,7 @@ void zt_snap_finish(int fd)
 		__atomic_fetch_add(&zt_state.maps_lost, 1, __ATOMIC_RELAXED);
 	}
 	have_last = 0;
+	last_to = 0;
 	side_bytes = 0;
 	nseen = seen_next = 0;
 	if (locked)
@@ -505,6 +555,7 @@ void zt_snap_reset(void)
 	nseen = seen_next = 0;
 	have_last = 0;
 	last_written = 0;
+	last_to = 0;
 	side_bytes = 0;
 	stale = 0;
 	zt_state.maps_snapshots = 0;

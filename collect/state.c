@@ -14,3 +14,10 @@ int zt_state_owner(void)
 {
 	return zt_state.dump.fd >= 0 && getpid() == zt_state.pid;
 }
+
+pid_t zt_state_pid_cache;
+
+int zt_state_owner_cached(void)
+{
+	return zt_state.dump.fd >= 0 && zt_state_pid_cache == zt_state.pid;
+}

@@ -29,7 +29,7 @@ enum {
 };
 
 /* Why samples were lost; each has a counter and a name in the dump. */
-enum zt_loss { ZT_LOST_WRITE, ZT_LOST_FD, ZT_LOST_WAIT, ZT_NLOSS };
+enum zt_loss { ZT_LOST_WRITE, ZT_LOST_FD, ZT_LOST_WAIT, ZT_LOST_DEFERRED, ZT_NLOSS };
 
 /* A descriptor zt opened, with the identity of what it opened (files.c). */
 struct zt_owned {
@@ -79,6 +79,7 @@ struct zt_thread {
 	uint32_t cpu_n;
 	int cpu_partial;
 	size_t len;
+	uint64_t flush_ns;	/* its next sample past this time (CLOCK_MONOTONIC) writes buf out */
 	char buf[ZT_BUF_SIZE];
 	uint64_t addr[ZT_MAX_DEPTH];	/* the handler's frames: kept off the interrupted stack */
 	unsigned char window[ZT_WINDOW];	/* a copy of a stack zt does not know */
@@ -102,7 +103,7 @@ struct zt_bid {
 	char path[256];
 };
 
-enum { ZT_UNREACHED_MAX = 16 };
+enum { ZT_UNREACHED_MAX = 16, ZT_TAKEN_MAX = 8 };
 
 struct zt_state {
 	volatile int active;	/* the handler records samples */
@@ -143,10 +144,27 @@ struct zt_state {
 	int wall;		/* ZT_CLOCK=wall: a wall-clock profile (offcpu.c), dump version 5 */
 	unsigned off_cpu_hz;	/* ZT_OFF_CPU_HZ: the off-CPU sampler's ticks per second */
 	int unwind;		/* ZT_UNWIND: auto, cfi or fp (enum zt_unwind_mode, unwind.h) */
-	volatile int program_sigprof;	/* the program uses SIGPROF: 1 handler, 2 timer */
+	/*
+	 * zt's sampling signal (prof.c): a real-time signal that has no
+	 * handler when zt starts, the highest free one; moved to another free
+	 * one when the program installs a handler on it (intercept.c), or kept
+	 * and shared with the program's handler when none is left (shared:
+	 * masks are then the program's own for it, sigmask.c). signo_start is
+	 * the dump's "signal"; owned has bit N-1 set for every signal N zt's
+	 * handler is installed on (zt_state_signal_owned); taken[] the
+	 * moves, to 0 for "shared".
+	 */
+	volatile int signo;
+	int signo_start;
+	volatile int shared;
+	int deferring;		/* a runtime defers the handler's signals (TSan): losses counted */
+	volatile uint64_t owned;
+	struct { int from, to; } taken[ZT_TAKEN_MAX];
+	volatile unsigned ntaken;
 	volatile enum zt_seccomp seccomp;	/* a filter is in place, and what it leaves zt */
 	const char *seccomp_refused;	/* the first of zt's calls it kills, or NULL */
 	int64_t cpu_start_ns, cpu_stop_ns;	/* process CPU clock while sampling */
+	uint64_t setup_ns;	/* process CPU time of zt's constructor before sampling began */
 	/* The process's user and system time when sampling began: the loader's
 	   start, and after an exec the images before this one. */
 	uint64_t user_start_ns, sys_start_ns;
@@ -197,7 +215,29 @@ struct zt_state {
 
 extern struct zt_state zt_state ZT_HIDDEN;
 
+/* Whether zt's handler is on signal sig (1 to 64). Async-signal-safe. */
+static inline int zt_state_signal_owned(int sig)
+{
+	return sig > 0 && sig <= 64 &&
+	       (__atomic_load_n(&zt_state.owned, __ATOMIC_ACQUIRE) >> (sig - 1) & 1);
+}
+
 /* Whether this process owns a dump in progress. Async-signal-safe. */
 ZT_HIDDEN int zt_state_owner(void);
+
+/*
+ * zt_state_owner without a system call, for the interposers the program
+ * may call at a high rate (close, sigaction, signal: a getpid on each was
+ * most of their cost). The pid is the one cached at start and in the child
+ * of every fork zt sees (pthread_atfork), where a child that is not
+ * followed has closed its copy of the dump. A child made by vfork or by a
+ * raw clone system call runs no atfork handler: these three interposers
+ * then act on its copy of zt's state as in its parent (a vforked child
+ * shares it: a disposition it sets for zt's signal or for a fatal signal
+ * zt stands in for before it execs is what its parent reads back). The
+ * endings (exit, exec, stop) keep zt_state_owner.
+ */
+extern pid_t zt_state_pid_cache ZT_HIDDEN;
+ZT_HIDDEN int zt_state_owner_cached(void);
 
 #endif

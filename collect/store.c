@@ -1,9 +1,12 @@
 /*
  * store.c — where samples go. Each thread has a buffer of its own, mapped
  * before its timer starts; the handler appends one text line per sample and,
- * when the buffer is full, hands it to write(2) on the dump file, which is
- * open with O_APPEND so that threads never interleave inside a line. Memory
- * stays bounded however long the run: one buffer per live thread.
+ * when the buffer is full or its oldest unwritten sample is ZT_FLUSH_NS old,
+ * hands it to write(2) on the dump file, which is open with O_APPEND so that
+ * threads never interleave inside a line. Memory stays bounded however long
+ * the run: one buffer per live thread. So the file holds the run as it goes,
+ * and a process that dies without zt's exit path leaves at most one buffer
+ * a thread unwritten (zt-collect finishes its dump).
  */
 #include "store.h"
 #include "files.h"
@@ -55,6 +58,7 @@ void zt_store_flush(struct zt_thread *t)
 		n -= (size_t)w;
 	}
 	t->len = 0;
+	t->flush_ns = 0;
 	errno = saved;
 }
 
@@ -99,4 +103,10 @@ void zt_store_sample(struct zt_thread *t, uint64_t when, uint64_t count, const u
 	*p++ = '\n';
 	t->len = (size_t)(p - t->buf);
 	__atomic_fetch_add(&zt_state.samples, count, __ATOMIC_RELAXED);
+	/* By time too: one compare of the time the handler read anyway. A
+	 * buffer's first sample sets when it is due. */
+	if (!t->flush_ns)
+		t->flush_ns = when + ZT_FLUSH_NS;
+	else if (when >= t->flush_ns)
+		zt_store_flush(t);
 }

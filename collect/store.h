@@ -10,6 +10,15 @@
 
 #include "state.h"
 
+/*
+ * At most this long between a thread's sample and its write to the file,
+ * for a thread that keeps being sampled: what a program that ends without
+ * zt's exit path (SIGKILL, a raw exit_group) loses is the samples of the
+ * last interval of each thread, at most one buffer each (zt-collect then
+ * finishes the dump from the file).
+ */
+#define ZT_FLUSH_NS 1000000000ull
+
 ZT_HIDDEN void zt_store_sample(struct zt_thread *t, uint64_t when, uint64_t count,
 			       const uint64_t *addr, size_t n, int partial);
 ZT_HIDDEN void zt_store_flush(struct zt_thread *t);

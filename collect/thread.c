@@ -471,7 +471,7 @@ static void on_thread_exit(void *p)
 struct start {
 	void *(*fn)(void *);
 	void *arg;
-	int hidden;	/* the creator hid SIGPROF from its mask: so does the thread */
+	int hidden;	/* the creator hid zt's signal from its mask: so does the thread */
 	int early;	/* made before zt's constructor ran, in a process zt will sample */
 };
 
@@ -538,6 +538,52 @@ ZT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 }
 
 /*
+ * dlsym: a library that finds pthread_create with dlsym(RTLD_NEXT, ...)
+ * (jemalloc does, for its background threads) would bypass zt's wrapper,
+ * and its threads would run unsampled. For that name, the definition found
+ * is zt's wrapper when it is the one the wrapper calls; every other lookup
+ * is passed on as a tail call (a jump: tests/0116 checks RTLD_NEXT), so the
+ * loader sees the program's own return address and RTLD_NEXT means what it
+ * meant. The lookup of pthread_create is made from zt's place in the search
+ * order: an interposer loaded between zt and the caller is found, not
+ * skipped. zt's own lookups (its threads must not be sampled) are passed
+ * on. dlvsym is not interposed.
+ */
+static void *(*real_dlsym)(void *, const char *);
+
+static void find_real_dlsym(void)
+{
+	static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17" };
+
+	for (size_t i = 0; !real_dlsym && i < sizeof versions / sizeof *versions; i++)
+		*(void **)&real_dlsym = dlvsym(RTLD_NEXT, "dlsym", versions[i]);
+}
+
+/* Whether a return address lies in zt's own object. */
+static int from_zt(const void *ra)
+{
+	Dl_info caller, own;
+
+	return dladdr(ra, &caller) && dladdr((const void *)find_real_dlsym, &own) &&
+	       caller.dli_fbase == own.dli_fbase;
+}
+
+ZT_EXPORT void *dlsym(void *handle, const char *name)
+{
+	if (!real_dlsym)
+		find_real_dlsym();
+	if (strcmp(name, "pthread_create") == 0 &&
+	    !from_zt(__builtin_return_address(0))) {
+		void *p = real_dlsym(handle, name);
+
+		if (!real_pthread_create)
+			*(void **)&real_pthread_create = real_dlsym(RTLD_NEXT, "pthread_create");
+		return p && p == *(void **)&real_pthread_create ? (void *)pthread_create : p;
+	}
+	return real_dlsym(handle, name);
+}
+
+/*
  * A thread made with clone(2) itself, not pthread_create (glibc's own
  * threads and forks use its internal clone, not this one): zt cannot give
  * it a timer (it may share its creator's TLS), so it is counted as
@@ -577,6 +623,7 @@ static void after_fork_child(void)
 {
 	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 
+	zt_state_pid_cache = getpid();
 	if (zt_state.dump.fd < 0)
 		return;
 	__atomic_store_n(&zt_state.active, 0, __ATOMIC_SEQ_CST);
@@ -630,7 +677,7 @@ static void after_fork_child(void)
 			zt_prof_arm();
 	}
 	else
-		zt_intercept_sigprof_release();
+		zt_intercept_signals_release();
 }
 
 void zt_thread_init(void)

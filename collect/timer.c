@@ -3,7 +3,8 @@
  *
  * The first choice is a perf_event task-clock counter in user space only
  * (allowed at perf_event_paranoid=2 for one's own threads): each overflow
- * sends SIGPROF to the thread through fcntl F_SETSIG/F_SETOWN_EX, and it
+ * sends zt's signal (a real-time one, zt_state.signo) to the thread through
+ * fcntl F_SETSIG/F_SETOWN_EX, and it
  * delivers the requested rate. setitimer and POSIX CPU-time timers are tied
  * to the kernel tick, so on a HZ=250 kernel they stop at 250 signals per
  * CPU-second whatever is asked; they are only the fallback, and the dump says
@@ -102,7 +103,7 @@ static int perf_start(struct zt_thread *t)
 		fd = high;
 	}
 	if (fcntl(fd, F_SETFL, O_ASYNC) < 0 ||
-	    fcntl(fd, F_SETSIG, SIGPROF) < 0 ||
+	    fcntl(fd, F_SETSIG, zt_state.signo) < 0 ||
 	    fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
 	    ioctl(fd, PERF_EVENT_IOC_ID, &t->perf_id) < 0 ||
 	    ioctl(fd, PERF_EVENT_IOC_RESET, 0) < 0) {
@@ -157,7 +158,7 @@ static int posix_start(struct zt_thread *t)
 	/* Called on the thread itself, so its own CPU clock is the one. */
 	memset(&sev, 0, sizeof sev);
 	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = SIGPROF;
+	sev.sigev_signo = zt_state.signo;
 	sev._sigev_un._tid = t->tid;
 	/* Its signals carry the record: how qemu-user's (whose si_timerid is
 	 * the host's id, not the guest's) are known as zt's too. */
@@ -253,10 +254,36 @@ int zt_timer_start(struct zt_thread *t)
 	return zt_timer_arm(t);
 }
 
+/*
+ * Send t's counter overflows as signal sig from now on (zt's signal moved).
+ * A POSIX timer keeps its signal: zt's handler stays on the old one too.
+ */
+void zt_timer_resignal(struct zt_thread *t, int sig)
+{
+	if (t->perf_fd >= 0 && zt_files_perf_ok(t))
+		fcntl(t->perf_fd, F_SETSIG, sig);
+}
+
 int zt_timer_signal_is(const struct zt_thread *t, const siginfo_t *si)
 {
 	return si->si_code == SI_TIMER && t && (t->has_timer || t->timer_gone) &&
 	       (si->si_timerid == (int)(intptr_t)t->timer || si->si_value.sival_ptr == (void *)t);
+}
+
+/*
+ * Under a runtime that defers asynchronous signals to its next intercepted
+ * call and keeps one of each pending (TSan wraps the handler zt installs),
+ * the counter overflowed more often than zt's handler ran: the periods the
+ * counter counted beyond the samples taken are lost, and counted so. (Not
+ * with sampling windows: the counter also counts paused time.)
+ */
+static void deferred(const struct zt_thread *t, uint64_t ran)
+{
+	uint64_t periods = zt_state.period_ns ? ran / zt_state.period_ns : 0;
+
+	if (zt_state.deferring && !zt_state.control && periods > t->nsamples)
+		__atomic_fetch_add(&zt_state.lost[ZT_LOST_DEFERRED], periods - t->nsamples,
+				   __ATOMIC_RELAXED);
 }
 
 void zt_timer_stop(struct zt_thread *t)
@@ -275,8 +302,10 @@ void zt_timer_stop(struct zt_thread *t)
 
 			ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
 			/* The task clock's count: the thread's CPU time while sampled. */
-			if (read(t->perf_fd, &ran, sizeof ran) == (ssize_t)sizeof ran)
+			if (read(t->perf_fd, &ran, sizeof ran) == (ssize_t)sizeof ran) {
 				__atomic_fetch_add(&zt_state.sampled_cpu_ns, ran, __ATOMIC_RELAXED);
+				deferred(t, ran);
+			}
 			zt_sys_close(t->perf_fd);
 		} else if (zt_state_owner()) {
 			/* Its thread was not sampled after the program closed it. */

@@ -15,7 +15,9 @@
  * A walk is complete when it reaches a frame whose return address is
  * undefined (the CFI of _start and of a new thread's clone say so), or a
  * frame-pointer frame whose saved frame pointer is 0 (the ABI's mark of the outermost
- * frame, set by _start and clone), and no frame on the way was a guess: a
+ * frame, set by _start and clone), and no frame on the way was a guess.
+ * Ending anywhere else is partial, a return address of 0 included: a walk
+ * that read one followed a rule that does not hold there. A
  * frame-pointer step at a pc whose row is BAD (a rule zt does not follow,
  * or an FDE rejected as outside its object's code) marks it partial.
  *
@@ -487,8 +489,15 @@ static size_t unwind(const struct zt_regs *r, const struct zt_cfi_set *set,
 			}
 		}
 		if (ra == 0) {
-			/* A zeroed return address marks the end of some stacks. */
-			*end = ZT_UNWIND_COMPLETE;
+			/*
+			 * Not an entry: glibc's _start, clone and clone3 say so
+			 * in their CFI (ZT_CFA_END above), and a frame-pointer
+			 * chain ends at a saved fp of 0. A zero where a return
+			 * address should be is a rule that does not hold here
+			 * (LuaJIT's one FDE for its whole interpreter read 0
+			 * inside its math helpers): the stack is cut short.
+			 */
+			*end = ZT_UNWIND_PARTIAL;
 			break;
 		}
 		/*

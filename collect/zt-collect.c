@@ -18,6 +18,7 @@
 #include "usage.h"
 #include "util.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -36,6 +37,7 @@
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 enum { EXIT_CANNOT_RUN = 127 };
 
@@ -44,7 +46,9 @@ enum { OPT_TIMER = 256, OPT_UNWIND, OPT_PAUSED, OPT_CONTROL, OPT_CLOCK, OPT_OFF_
 static const struct zt_opt options[] = {
 	{ 'F', "freq", required_argument, "HZ",
 	  "samples per CPU-second, 1 to " ZT_STR(ZT_HZ_MAX) " (default " ZT_STR(ZT_HZ_DEFAULT) ")" },
-	{ 'o', "output", required_argument, "FILE", "where to write the dump (default zt.raw)" },
+	{ 'o', "output", required_argument, "FILE",
+	  "where to write the dump (default zt.raw; - for\n"
+	  "standard output; a device or FIFO is written into)" },
 	{ 'z', "gzip", no_argument, NULL, "compress the dump (also when FILE ends in .gz)" },
 	{ 'f', "follow", no_argument, NULL, "profile every descendant too, each into FILE.PID" },
 	{ OPT_TIMER, "timer", required_argument, "KIND",
@@ -87,6 +91,7 @@ struct config {
 };
 
 static pid_t child;
+static const char *shown_out;	/* the dump's name in messages, when not its file (a sink) */
 
 /* Bad usage: say what (fmt may be NULL), show the usage line, exit 2. */
 static void bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -343,6 +348,226 @@ static char *output_path(const char *file)
 }
 
 /*
+ * The dump of a process that ended without the collector's end: SIGKILL, a
+ * raw exit_group (Go's runtime), glibc's internal _exit (daemon()), a
+ * crash handler that re-raised its signal at SIG_DFL (SA_RESETHAND), a
+ * stack overflow with no stack left for a handler. Its collector wrote the
+ * header and the samples to FILE.tmp.PID as it ran (each thread's buffer
+ * at least once a second), and the maps snapshots and build-ids to
+ * FILE.tmp.PID.maps as it found them. zt-collect finishes the dump from
+ * what reached the files (formats/raw.md, "Finished by zt-collect"): the
+ * whole lines of the samples, the side file's whole lines, a summary that
+ * says "finished zt-collect" (with the process's CPU time from wait4 when
+ * ru is given), "end"; then publishes it as out. What could not be
+ * counted: each thread's last buffer, at most one a thread.
+ */
+struct unfinished {
+	uint64_t samples;	/* the samples in the file (counts summed) */
+	size_t threads;		/* the threads those came from */
+	int gzip;		/* publish it compressed */
+	const struct rusage *ru;	/* the process's own, or NULL */
+};
+
+/* The tmp file's whole lines: samples and their threads into u; the bytes to keep, or -1. */
+static off_t unfinished_samples(const char *tmp, struct unfinished *u)
+{
+	char err[512];
+	struct zt_input *in = zt_input_open(tmp, err, sizeof err);
+	unsigned long *tids = NULL;
+	size_t cap = 0;
+	off_t keep = 0;
+	int in_samples = 0, first = 1;
+	char *line;
+	size_t len;
+
+	if (!in)
+		return -1;
+	while ((line = zt_input_line(in, &len))) {
+		unsigned long tid;
+		unsigned long long count;
+		int known = 0;
+
+		if (zt_input_unended(in))
+			break;	/* cut inside the line: left out */
+		keep += (off_t)len + 1;
+		if (first && strncmp(line, ZT_RAW_MAGIC " ", sizeof ZT_RAW_MAGIC) != 0)
+			break;
+		first = 0;
+		if (!in_samples) {
+			in_samples = strcmp(line, ZT_RAW_SAMPLES) == 0;
+			continue;
+		}
+		if (sscanf(line, "%lu %llu", &tid, &count) != 2)
+			continue;
+		u->samples += count;
+		for (size_t i = 0; i < u->threads && !known; i++)
+			known = tids[i] == tid;
+		if (!known) {
+			zt_grow(&tids, &cap, u->threads + 1, sizeof *tids);
+			tids[u->threads++] = tid;
+		}
+	}
+	zt_input_close(in);
+	free(tids);
+	return in_samples ? keep : -1;
+}
+
+/* Append src's whole lines to fd; -1 on a failed write. */
+static int append_lines(int fd, const char *src)
+{
+	char buf[65536];
+	off_t total = 0, keep = 0;
+	ssize_t n;
+	int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (in < 0)
+		return 0;
+	while ((n = read(in, buf, sizeof buf)) > 0) {
+		for (ssize_t i = n; i > 0; i--)
+			if (buf[i - 1] == '\n') {
+				keep = total + i;
+				break;
+			}
+		total += n;
+	}
+	for (off_t off = 0; off < keep; off += n) {
+		size_t want = keep - off > (off_t)sizeof buf ? sizeof buf : (size_t)(keep - off);
+
+		n = pread(in, buf, want, off);
+		if (n <= 0 || write(fd, buf, (size_t)n) != n) {
+			close(in);
+			return -1;
+		}
+	}
+	close(in);
+	return 0;
+}
+
+/* Compress the file at from into to (a new file); 0 or -1. */
+static int gzip_file(const char *from, const char *to)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open(from, O_RDONLY | O_CLOEXEC), out, ok = 1;
+	gzFile z;
+
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0 || !(z = gzdopen(out, "wb6"))) {
+		if (out >= 0)
+			close(out);
+		close(in);
+		return -1;
+	}
+	while (ok && (n = read(in, buf, sizeof buf)) > 0)
+		ok = gzwrite(z, buf, (unsigned)n) == (int)n;
+	close(in);
+	if (gzclose(z) != Z_OK || !ok) {
+		unlink(to);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Finish and publish the dump process pid left at out.tmp.PID, as above.
+ * 0 when published; -1 (and a warning) when nothing usable was there (the
+ * process died before its header was whole) or it could not be written; 1
+ * when there was no such file.
+ */
+static int finish_unfinished(const char *out, pid_t pid, struct unfinished *u)
+{
+	char tmp[PATH_MAX + 64], side[PATH_MAX + 80], gz[PATH_MAX + 80];
+	off_t keep;
+	FILE *f;
+	int fd, bad;
+
+	snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)pid);
+	snprintf(side, sizeof side, "%s.maps", tmp);
+	fd = open(tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		unlink(side);
+		return 1;
+	}
+	keep = unfinished_samples(tmp, u);
+	if (keep < 0 || ftruncate(fd, keep) < 0 || lseek(fd, 0, SEEK_END) != keep) {
+		zt_warn("cannot finish the dump '%s' of pid %d: %s; removed", tmp, (int)pid,
+			keep < 0 ? "it ended before the dump's header was whole" : strerror(errno));
+		close(fd);
+		unlink(tmp);
+		unlink(side);
+		return -1;
+	}
+	bad = append_lines(fd, side) < 0;
+	f = fdopen(fd, "a");
+	if (!f) {
+		close(fd);
+		bad = 1;
+	} else {
+		fprintf(f, ZT_RAW_SUMMARY "\n" ZT_RAW_FINISHED " " ZT_RAW_FINISHED_LAUNCHER "\n"
+			ZT_RAW_NSAMPLES " %" PRIu64 "\n", u->samples);
+		if (u->ru) {
+			uint64_t user = (uint64_t)u->ru->ru_utime.tv_sec * 1000000000u +
+					(uint64_t)u->ru->ru_utime.tv_usec * 1000u;
+			uint64_t sys = (uint64_t)u->ru->ru_stime.tv_sec * 1000000000u +
+				       (uint64_t)u->ru->ru_stime.tv_usec * 1000u;
+
+			fprintf(f, ZT_RAW_CPU_NS " %" PRIu64 "\n" ZT_RAW_CPU_USER_START_NS " 0\n"
+				ZT_RAW_CPU_SYS_START_NS " 0\n" ZT_RAW_CPU_USER_NS " %" PRIu64 "\n"
+				ZT_RAW_CPU_SYS_NS " %" PRIu64 "\n", user + sys, user, sys);
+		}
+		fputs(ZT_RAW_END "\n", f);
+		bad |= fflush(f) != 0 || fsync(fileno(f)) < 0;
+		bad |= fclose(f) != 0;
+	}
+	unlink(side);
+	snprintf(gz, sizeof gz, "%s.gz", tmp);
+	if (!bad && u->gzip && gzip_file(tmp, gz) == 0 && rename(gz, out) == 0) {
+		unlink(tmp);
+		return 0;
+	}
+	if (!bad && rename(tmp, out) == 0)
+		return 0;
+	zt_warn("cannot finish the dump '%s' of pid %d: %s; removed", tmp, (int)pid,
+		strerror(errno ? errno : EIO));
+	unlink(tmp);
+	unlink(gz);
+	return -1;
+}
+
+/* The word of the last status line process pid's collector wrote; NULL if none. */
+static const char *last_status(const char *status, pid_t pid, char *what, size_t cap)
+{
+	const char *found = NULL;
+
+	for (const char *line = status; line && *line;) {
+		char w[65];
+		long p;
+
+		if (sscanf(line, "%ld %64s", &p, w) == 2 && p == pid) {
+			snprintf(what, cap, "%s", w);
+			found = what;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return found;
+}
+
+/* One line on a dump zt-collect finished: what is in it, and what cannot be. */
+static void say_finished(const char *who, const char *out, const struct unfinished *u,
+			 char *note, size_t cap)
+{
+	snprintf(note, cap, "%s: note: %s ended without zt's exit path; zt-collect finished its dump '%s' "
+		"from what reached the file: %" PRIu64 " samples of %zu thread%s; not counted: "
+		"the samples of the last second or less of each thread (at most one buffer a "
+		"thread), and the threads' names", zt_prog, who, out, u->samples, u->threads,
+		u->threads == 1 ? "" : "s");
+}
+
+/*
  * A program killed by SIGKILL leaves its unfinished dump, FILE.tmp.PID, with
  * samples but no maps: useless, so it is removed.
  */
@@ -363,24 +588,79 @@ static void remove_partial(const char *out, pid_t pid, const char *status, int s
 			"it could be completed", tmp);
 }
 
+/* The program has ended (a zombie, or reaped): signals are no longer passed on. */
+static volatile sig_atomic_t child_ended;
+
 static void pass_on(int sig)
 {
-	if (child > 0)
+	int saved = errno;
+
+	if (child > 0 && !child_ended)
 		kill(child, sig);
+	errno = saved;
 }
 
-/* Prepend lib to LD_PRELOAD, keeping what the user preloads. */
-static void set_preload(const char *lib)
+/*
+ * The sanitizer runtime that program path needs (a DT_NEEDED libasan,
+ * libtsan, libubsan, liblsan or libhwasan), as its DT_NEEDED names it, or
+ * NULL. Such a runtime must come first in the initial library list (ASan
+ * aborts at start otherwise: "ASan runtime does not come first"), so it
+ * goes before the collector in LD_PRELOAD. The caller frees it.
+ */
+static char *sanitizer_runtime(const char *path)
+{
+	static const char *const runtimes[] = {
+		"libasan.so", "libubsan.so", "liblsan.so", "libhwasan.so",
+	};
+	char err[256], *found = NULL;
+	struct zt_elf e;
+
+	if (zt_elf_open(path, &e, err, sizeof err) < 0)
+		return NULL;
+	for (size_t i = 0; i < e.nsections && !found; i++) {
+		const struct zt_section *dyn = &e.sections[i], *str;
+
+		if (dyn->type != SHT_DYNAMIC || dyn->link >= e.nsections ||
+		    dyn->offset > e.size || dyn->size > e.size - dyn->offset)
+			continue;
+		str = &e.sections[dyn->link];
+		if (str->offset > e.size || str->size > e.size - str->offset)
+			continue;
+		for (uint64_t k = 0; k + sizeof(Elf64_Dyn) <= dyn->size && !found;
+		     k += sizeof(Elf64_Dyn)) {
+			Elf64_Dyn d;
+			const char *name;
+
+			memcpy(&d, e.data + dyn->offset + k, sizeof d);
+			if (d.d_tag == DT_NULL)
+				break;
+			if (d.d_tag != DT_NEEDED || d.d_un.d_val >= str->size)
+				continue;
+			name = (const char *)e.data + str->offset + d.d_un.d_val;
+			if (!memchr(name, '\0', str->size - d.d_un.d_val))
+				continue;
+			for (size_t r = 0; r < sizeof runtimes / sizeof runtimes[0]; r++)
+				if (strncmp(name, runtimes[r], strlen(runtimes[r])) == 0 &&
+				    !strchr(name, ':'))
+					found = zt_strdup(name);
+		}
+	}
+	zt_elf_close(&e);
+	return found;
+}
+
+/*
+ * Prepend lib to LD_PRELOAD, keeping what the user preloads; first of all
+ * the sanitizer runtime the program needs, if any (sanitizer_runtime).
+ */
+static void set_preload(const char *lib, const char *first)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char *v;
 
-	if (!old || !*old) {
-		setenv("LD_PRELOAD", lib, 1);
-		return;
-	}
-	v = zt_malloc(strlen(lib) + strlen(old) + 2);
-	sprintf(v, "%s:%s", lib, old);
+	v = zt_malloc((first ? strlen(first) : 0) + strlen(lib) + (old ? strlen(old) : 0) + 3);
+	sprintf(v, "%s%s%s%s%s", first ? first : "", first ? ":" : "", lib,
+		old && *old ? ":" : "", old && *old ? old : "");
 	setenv("LD_PRELOAD", v, 1);
 	free(v);
 }
@@ -425,9 +705,12 @@ static int status_failure(const char *status, pid_t pid, const char *out)
 				 * rights it started with, publishes it, or keeps
 				 * it and names it. Never removed.
 				 */
-				char tmp[PATH_MAX + 32];
+				char tmp[PATH_MAX + 32], side[PATH_MAX + 40];
 
 				snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)pid);
+				/* Its side file, copied into it, the program could not remove either. */
+				snprintf(side, sizeof side, "%s.maps", tmp);
+				unlink(side);
 				if (rename(tmp, out) == 0) {
 					zt_warn("note: the program could not rename its dump '%s' "
 						"to '%s' (%s: it changed its credentials?); "
@@ -505,6 +788,7 @@ struct figures {
 	double cpu;		/* what the rate is per: user time with perf-task-clock */
 	double user, sys;	/* this image's */
 	double user_before, sys_before;	/* the process's before this image sampled */
+	double setup;		/* of those, zt's own set-up (its constructor's) */
 	int useronly;
 };
 
@@ -540,6 +824,8 @@ static int read_figures(const char *path, struct figures *f)
 	zt_input_close(in);
 	f->user_before = d->cpu_user_ns >= d->cpu_user_start_ns ? ns_s(d->cpu_user_start_ns) : 0;
 	f->sys_before = d->cpu_sys_ns >= d->cpu_sys_start_ns ? ns_s(d->cpu_sys_start_ns) : 0;
+	/* zt's own set-up, part of that time, said apart. */
+	f->setup = ns_s(d->zt_setup_ns) < f->user_before + f->sys_before ? ns_s(d->zt_setup_ns) : 0;
 	f->user = ns_s(d->cpu_user_ns) - f->user_before;
 	f->sys = ns_s(d->cpu_sys_ns) - f->sys_before;
 	/*
@@ -680,6 +966,40 @@ static void report_wall(const struct zt_raw *d, uint64_t cpu_samples)
 		zt_warn("%" PRIu64 " threads zt cannot sample by signal (made with a raw clone) "
 			"were found in /proc/self/task and recorded off-CPU; their CPU time is in "
 			"no sample (counted as not sampled)", d->off_cpu_foreign);
+	if (d->off_cpu_blind)
+		zt_warn("the off-CPU time of %" PRIu64 " threads is in no sample: the program "
+			"made itself not dumpable (PR_SET_DUMPABLE 0, or new credentials) before "
+			"they started, and the kernel refused zt their /proc/self/task/TID/syscall; "
+			"their CPU time, system time and waits for a CPU are recorded",
+			d->off_cpu_blind);
+}
+
+/*
+ * Why CPU time went unsampled, naming only the causes the dump shows:
+ * zt's signal blocked (time measured, or threads that ended so), threads
+ * without a timer (unsampled-threads), and otherwise time no thread's
+ * timer counted (a raw clone's thread, a thread before its timer
+ * started). A dump of a collector without its own signal says less.
+ */
+static const char *unsampled_why(const struct zt_raw *d)
+{
+	static char why[160];
+	int blocked = d->unsampled_blocked_ns || d->sigprof_blocked;
+	uint64_t rest = d->unsampled_cpu_ns > d->unsampled_blocked_ns ?
+			d->unsampled_cpu_ns - d->unsampled_blocked_ns : 0;
+
+	/* A few milliseconds no timer counted are every run's noise (below). */
+	if (rest < 10000000)
+		rest = 0;
+
+	if (!d->signo)
+		return "SIGPROF blocked, no timer";
+	snprintf(why, sizeof why, "%s%s%s", blocked ? "zt's signal blocked" : "",
+		 blocked && (d->unsampled || rest) ? ", " : "",
+		 d->unsampled ? "no timer" :
+		 rest ? "not counted by any thread's timer: a raw clone, a thread before "
+			"its timer started" : "");
+	return why;
 }
 
 /* The notes a dump's summary carries, after its line. */
@@ -688,15 +1008,26 @@ static void report_notes(const struct zt_raw *d)
 	if (d->conflict)
 		zt_warn("note: the program uses SIGPROF itself (%s): its own signals "
 			"went to its handler, zt's were kept apart", d->conflict);
+	if (d->lost_detail && strstr(d->lost_detail, ZT_RAW_LOST_DEFERRED "="))
+		zt_warn("note: the program's ThreadSanitizer runtime defers asynchronous "
+			"signals to its next intercepted call and keeps one of each pending: "
+			"the sampling periods its threads ran without a sample are counted "
+			"lost (%s)", d->lost_detail);
+	if (d->signal_taken)
+		zt_warn("note: the program installed a handler of its own on zt's sampling "
+			"signal (signal %s): its own signals went to its handler; 'moved': zt "
+			"went on with the other free real-time signal named; 'shared': none "
+			"was free, zt stayed on it, and a thread that blocks it is not sampled",
+			d->signal_taken);
 	if (d->have_partial && d->partial && d->nsamples)
 		zt_warn("note: %" PRIu64 " of %" PRIu64 " stacks (%.1f%%) could not be unwound "
 			"to the thread's entry (unwind %s); they show [truncated] at the root",
 			d->partial, d->nsamples, 100.0 * (double)d->partial / (double)d->nsamples,
 			d->unwind ? d->unwind : "?");
 	if (d->sigprof_blocked)
-		zt_warn("%" PRIu64 " threads had SIGPROF blocked when they ended: a thread "
-			"that blocks it is not sampled while it does%s", d->sigprof_blocked,
-			d->nsamples ? "" : " (no samples at all)");
+		zt_warn("%" PRIu64 " threads had zt's signal (%u) blocked when they ended: a "
+			"thread that blocks it is not sampled while it does%s", d->sigprof_blocked,
+			d->signo ? d->signo : SIGPROF, d->nsamples ? "" : " (no samples at all)");
 	if (d->timers_lost)
 		zt_warn("the program closed the sampling counters of %" PRIu64 " threads: "
 			"those threads were not sampled after that", d->timers_lost);
@@ -743,10 +1074,10 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 {
 	struct figures f;
 	struct zt_raw *d = &f.d;
-	char split[96], unsampled[128], image[PATH_MAX + 64], before[PATH_MAX + 160];
+	char split[96], unsampled[320], image[PATH_MAX + 64], before[PATH_MAX + 160];
 	char *started;
-	char earlytxt[128];
-	double rate, early;
+	char earlytxt[256], losttxt[32];
+	double rate, early, setup;
 	uint64_t off = 0, cpu_samples;
 
 	if (status_failure(status, pid, out))
@@ -786,6 +1117,11 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 		return 0;
 	}
 	rate = f.cpu > 0 ? (double)cpu_samples / f.cpu : 0;
+	/* A dump zt-collect finished cannot know its last buffers (the note after says). */
+	if (d->finished)
+		snprintf(losttxt, sizeof losttxt, "the last buffers");
+	else
+		snprintf(losttxt, sizeof losttxt, "%" PRIu64, d->lost);
 	if (f.useronly)
 		snprintf(split, sizeof split, "; system %.3f s (%.1f%% of CPU time) not sampled",
 			 f.sys, 100 * f.sys / (f.user + f.sys));
@@ -795,12 +1131,16 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 	 * CPU time in no sample: of threads zt could not sample (SIGPROF
 	 * blocked, no timer: a raw clone) and before each thread's timer
 	 * started (a few microseconds each). Said when there are unsampled
-	 * threads, or when it is at least 0.5% of the CPU time.
+	 * threads or blocked ones, or when it is at least 0.5% of the CPU time
+	 * and 10 ms (a few milliseconds no timer counts are noise of every
+	 * run: the process clock and the counters do not start and stop at
+	 * the same instant).
 	 */
-	if (d->unsampled || (double)d->unsampled_cpu_ns >= 0.005 * (double)d->cpu_ns) {
+	if (d->unsampled || d->unsampled_blocked_ns || d->sigprof_blocked ||
+	    ((double)d->unsampled_cpu_ns >= 0.005 * (double)d->cpu_ns &&
+	     (!d->signo || d->unsampled_cpu_ns >= 10000000))) {
 		int k = snprintf(unsampled, sizeof unsampled, ", %.3f CPU-s in threads zt could "
-				 "not sample (SIGPROF blocked, no timer)",
-				 ns_s(d->unsampled_cpu_ns));
+				 "not sample (%s)", ns_s(d->unsampled_cpu_ns), unsampled_why(d));
 
 		if (d->unsampled && k > 0 && (size_t)k < sizeof unsampled)
 			snprintf(unsampled + k, sizeof unsampled - (size_t)k, ", %" PRIu64
@@ -830,15 +1170,24 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 	 * the loader ran before zt's, which zt cannot sample: said when it is
 	 * 20 ms or more and a tenth of the sampled time, so that heavy work in
 	 * constructors is never mistaken for nothing (a loader's start-up under
-	 * load is a few ms).
+	 * load is a few ms). zt's own set-up (its unwind tables, before its
+	 * timers start) is said apart, by the same rule.
 	 */
-	early = before[0] || d->have_windows ? 0 : f.user_before + f.sys_before;
+	early = before[0] || d->have_windows ? 0 : f.user_before + f.sys_before - f.setup;
+	setup = before[0] || d->have_windows ? 0 : f.setup;
 	earlytxt[0] = '\0';
 	if (early >= 0.02 && early >= 0.1 * (f.user + f.sys))
 		snprintf(earlytxt, sizeof earlytxt, ", %.3f CPU-s before sampling began (the "
 			 "loader and the constructors it ran before zt's) not sampled", early);
 	else
 		early = 0;
+	if (setup >= 0.02 && setup >= 0.1 * (f.user + f.sys)) {
+		size_t n = strlen(earlytxt);
+
+		snprintf(earlytxt + n, sizeof earlytxt - n, ", %.3f CPU-s of zt's own set-up "
+			 "(its unwind tables, built before its timers started)", setup);
+		early += setup;
+	}
 	/* (In a wall dump, whose CPU time holds the sampler thread's, fewer than 5 samples.) */
 	if ((d->wall && cpu_samples < 5) || (f.user + f.sys) * d->hz < 5) {
 		/*
@@ -854,17 +1203,18 @@ static int report(const char *out, const char *prog, const char *path, struct ru
 			early > 0 ? "time after sampling began, of " : "", wall,
 			early > 0 ? " in all" : "",
 			f.user + f.sys, d->hz ? 1000.0 / d->hz : 0, d->hz,
-			d->timer ? d->timer : "unknown", unsampled, earlytxt, out,
+			d->timer ? d->timer : "unknown", unsampled, earlytxt, shown_out ? shown_out : out,
 			tv_s(ru->ru_utime), tv_s(ru->ru_stime), before);
 	} else {
 		/* The kernel's own account of the program (wait4), for comparison. */
 		fprintf(stderr, "%s: %" PRIu64 " samples in %.3f %sCPU-s%s and %.3f s wall-clock: "
-			"%.1f Hz of %u requested, timer %s%s, %" PRIu64 " lost%s%s%s, wrote '%s'; "
+			"%.1f Hz of %u requested, timer %s%s, %s lost%s%s%s, wrote '%s'; "
 			"rusage: user %.3f s, system %.3f s%s\n",
 			zt_prog, cpu_samples, f.cpu, f.useronly ? "user " : "", image, wall,
 			rate, d->hz, d->timer ? d->timer : "unknown",
-			d->rate_cap ? " (rate capped by the kernel tick)" : "", d->lost,
-			unsampled, split, earlytxt, out, tv_s(ru->ru_utime), tv_s(ru->ru_stime), before);
+			d->rate_cap ? " (rate capped by the kernel tick)" : "", losttxt,
+			unsampled, split, earlytxt, shown_out ? shown_out : out, tv_s(ru->ru_utime),
+			tv_s(ru->ru_stime), before);
 	}
 	report_windows(&f, out, ru, 1);
 	if (d->wall)
@@ -882,7 +1232,11 @@ static int report(const char *out, const char *prog, const char *path, struct ru
  * (out, if any) and every descendant's (FILE.PID, newer than start):
  * samples, the CPU time they stand for, the rate and the partial share, and
  * names each dump. A descendant that exec'd what zt cannot reach is named
- * before it, with the reason.
+ * before it, with the reason. The CPU time each process used before its
+ * sampling began (the loader, constructors run before zt's, an image
+ * before an exec) is summed apart: in a tree of short processes it is
+ * much of the time (make -j2: ld.so 13-15% of perf's samples), and no
+ * single process says it (each is under the 20 ms its own line needs).
  */
 static void report_tree(const char *out, const struct timespec *start, double wall)
 {
@@ -890,7 +1244,8 @@ static void report_tree(const char *out, const struct timespec *start, double wa
 	glob_t g;
 	size_t cap = 256, len = 0, ndumps = 0;
 	uint64_t samples = 0, partial = 0;
-	double cpu = 0, sys = 0;
+	double cpu = 0, sys = 0, early = 0, setup = 0;
+	size_t nearly = 0;
 	int useronly = 1;
 	char *names = zt_malloc(cap);
 	struct figures f;
@@ -933,6 +1288,11 @@ static void report_tree(const char *out, const struct timespec *start, double wa
 		partial += f.d.partial;
 		cpu += f.cpu;
 		sys += f.sys;
+		if (!f.d.have_windows && f.user_before + f.sys_before > 0) {
+			early += f.user_before + f.sys_before - f.setup;
+			setup += f.setup;
+			nearly++;
+		}
 		useronly &= f.useronly;
 		exe = f.d.exe ? strrchr(f.d.exe, '/') : NULL;
 		exe = exe ? exe + 1 : f.d.exe ? f.d.exe : "?";
@@ -949,6 +1309,10 @@ static void report_tree(const char *out, const struct timespec *start, double wa
 		cpu, useronly ? "user " : "", wall, cpu > 0 ? (double)samples / cpu : 0);
 	if (useronly)
 		fprintf(stderr, ", system %.3f s not sampled", sys);
+	if (early + setup >= 0.0005)
+		fprintf(stderr, ", %.3f CPU-s before sampling began in %zu process%s (the loader, "
+			"constructors run before zt's, images before an exec) and %.3f of zt's own "
+			"set-up not sampled", early, nearly, nearly == 1 ? "" : "es", setup);
 	fprintf(stderr, ", %.1f%% of stacks partial; wrote %s\n",
 		samples ? 100.0 * (double)partial / (double)samples : 0.0,
 		ndumps ? names : "nothing");
@@ -979,6 +1343,132 @@ static char *prepare_output(struct config *cfg)
 	if (strlen(out) > 3 && strcmp(out + strlen(out) - 3, ".gz") == 0)
 		cfg->gzip = 1;
 	return out;
+}
+
+/*
+ * Where the dump goes when FILE is no name to publish a file at: "-"
+ * (standard output), or an existing character device or FIFO, directly or
+ * through a symbolic link (/dev/null, /dev/stdout): written into, as perf
+ * record -o does. The run then writes its dump in a private directory, and
+ * zt-collect copies the finished dump into the target once the program has
+ * ended. Anything else that exists and is not a regular file (a symbolic
+ * link to one, a block device, a socket) is refused before the run: zt
+ * never replaces a non-regular file. A regular file is removed when the
+ * run starts (start_output), so an older dump is never taken for this
+ * run's.
+ */
+struct sink {
+	const char *target;	/* NULL: the dump is published at FILE itself */
+	int to_stdout;
+	char *dir;		/* the private directory the run writes in */
+};
+
+
+/* Whether FILE is written into (s filled) rather than published at; dies if it is refused. */
+static int sink_of(const struct config *cfg, struct sink *s)
+{
+	const char *file = cfg->outarg;
+	struct stat lst, st;
+
+	memset(s, 0, sizeof *s);
+	if (strcmp(file, "-") == 0) {
+		s->to_stdout = 1;
+	} else if (lstat(file, &lst) < 0) {
+		return 0;
+	} else if (S_ISREG(lst.st_mode) || S_ISDIR(lst.st_mode)) {
+		return 0;
+	} else if (stat(file, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		if (S_ISLNK(lst.st_mode))
+			zt_die(ZT_EXIT_DATA, "cannot write '%s': it is a symbolic link, and zt-collect "
+			       "replaces none (name its target, or -o - for standard output)", file);
+		zt_die(ZT_EXIT_DATA, "cannot write '%s': it is not a regular file, a character "
+		       "device or a FIFO, and zt-collect replaces no other file", file);
+	}
+	if (cfg->follow || cfg->control || cfg->paused)
+		bad_usage("-o %s: %s writes more dumps beside FILE: give a file name", file,
+			  cfg->follow ? "-f" : "--control");
+	s->target = file;
+	return 1;
+}
+
+/* The private directory a sink's run writes in, and the dump's path there. */
+static char *sink_start(struct sink *s, int gzip)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char *dir = zt_malloc(PATH_MAX), *out;
+
+	snprintf(dir, PATH_MAX, "%s/zt-collect.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(dir))
+		zt_die(ZT_EXIT_DATA, "cannot make a directory for the dump in '%s':",
+		       tmpdir && *tmpdir ? tmpdir : "/tmp");
+	s->dir = dir;
+	out = zt_malloc(strlen(dir) + 16);
+	sprintf(out, "%s/%s", dir, gzip ? "zt.raw.gz" : "zt.raw");
+	shown_out = s->to_stdout ? "<stdout>" : s->target;
+	return out;
+}
+
+/*
+ * Copy the finished dump into the sink (standard output, or the device or
+ * FIFO opened for writing now, without creating or truncating it); then
+ * remove the private directory. -1 when it could not be written whole.
+ */
+static int sink_finish(struct sink *s, const char *out)
+{
+	char buf[65536];
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	int in = open(out, O_RDONLY | O_CLOEXEC), fd = -1, rc = 0;
+	ssize_t n;
+	glob_t g;
+	char pattern[PATH_MAX + 8];
+
+	sigaction(SIGPIPE, &ign, &old);	/* a reader gone is a failed write, said */
+	if (in >= 0) {
+		fd = s->to_stdout ? STDOUT_FILENO : open(s->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			rc = -1;
+		while (rc == 0 && fd >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+			for (ssize_t off = 0, w; off < n; off += w) {
+				w = write(fd, buf + off, (size_t)(n - off));
+				if (w < 0 && errno == EINTR) {
+					w = 0;
+					continue;
+				}
+				if (w <= 0) {
+					rc = -1;
+					break;
+				}
+			}
+		if (rc < 0)
+			zt_warn("cannot write the dump to '%s': %s", shown_out, strerror(errno));
+		if (fd >= 0 && fd != STDOUT_FILENO)
+			close(fd);
+		close(in);
+	}
+	sigaction(SIGPIPE, &old, NULL);
+	snprintf(pattern, sizeof pattern, "%s/*", s->dir);
+	if (glob(pattern, GLOB_PERIOD, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			unlink(g.gl_pathv[i]);
+		globfree(&g);
+	}
+	rmdir(s->dir);
+	free(s->dir);
+	return rc;
+}
+
+/*
+ * A regular file at FILE, an older dump, is removed now: a run that leaves
+ * none never shows it as its own, and one that does publishes over nothing.
+ */
+static void start_output(const char *out)
+{
+	struct stat st;
+
+	if (lstat(out, &st) == 0 && S_ISDIR(st.st_mode))
+		zt_die(ZT_EXIT_DATA, "cannot replace '%s': Is a directory", out);
+	if (lstat(out, &st) == 0 && S_ISREG(st.st_mode) && unlink(out) < 0 && errno != ENOENT)
+		zt_die(ZT_EXIT_DATA, "cannot remove the older '%s':", out);
 }
 
 /* PROGRAM's path, once it is known that it can run under the collector. */
@@ -1020,7 +1510,7 @@ static void run_program(const struct config *cfg, const char *prog, char **argv,
 	}
 	snprintf(hzbuf, sizeof hzbuf, "%u", (unsigned)cfg->hz);
 	snprintf(pidbuf, sizeof pidbuf, "%d", (int)getpid());
-	set_preload(lib);
+	set_preload(lib, sanitizer_runtime(prog));
 	setenv("ZT_OUT", out, 1);
 	setenv("ZT_HZ", hzbuf, 1);
 	setenv("ZT_PID", pidbuf, 1);
@@ -1058,9 +1548,16 @@ static void run_program(const struct config *cfg, const char *prog, char **argv,
 }
 
 /*
- * While the program runs: SIGINT and SIGQUIT, which the terminal sends it
- * too, are ignored, so that zt-collect outlives it and can report; SIGTERM
- * and SIGHUP are passed on.
+ * While the program runs, zt-collect outlives it, whatever its job is sent,
+ * and reports: SIGINT and SIGQUIT, which the terminal sends the program
+ * too, are ignored; the job-control signals (SIGTSTP, SIGTTIN, SIGTTOU,
+ * SIGCONT) keep their default, so zt-collect stops and continues with its
+ * job; every other catchable signal (SIGTERM, SIGHUP, SIGUSR1, SIGUSR2,
+ * SIGWINCH, SIGALRM, the real-time ones, ...) is passed on to the program,
+ * as timeout(1) --foreground passes on what it gets. A signal sent to the
+ * whole process group reaches the program twice then, as under timeout.
+ * Left alone: SIGCHLD (zt-collect's own), SIGPIPE (a write of zt-collect's
+ * to a closed pipe) and the signals of faults.
  */
 static void outlive_child(void)
 {
@@ -1073,8 +1570,15 @@ static void outlive_child(void)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = pass_on;
 	sa.sa_flags = SA_RESTART;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	for (int sig = 1; sig < NSIG; sig++) {
+		switch (sig) {
+		case SIGINT: case SIGQUIT: case SIGKILL: case SIGSTOP: case SIGTSTP:
+		case SIGTTIN: case SIGTTOU: case SIGCONT: case SIGCHLD: case SIGPIPE:
+		case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGTRAP: case SIGSYS:
+			continue;
+		}
+		sigaction(sig, &sa, NULL);	/* glibc refuses its own (32, 33): left */
+	}
 }
 
 /*
@@ -1140,14 +1644,17 @@ static int wait_program(const char *prog, int exec_fd, struct rusage *ru, struct
 		}
 		if (p[1].revents)
 			status_drain(st);
-		if (p[0].revents)
+		if (p[0].revents) {
+			child_ended = 1;	/* a zombie until reaped: its pid is not reused */
 			break;
+		}
 	}
 	if (pidfd >= 0)
 		close(pidfd);
 	while (wait4(child, &status, 0, ru) < 0)
 		if (errno != EINTR)
 			zt_die(ZT_EXIT_DATA, "wait:");
+	child_ended = 1;
 	status_drain(st);
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
@@ -1184,7 +1691,7 @@ static int still_runs(pid_t pid, char *comm, size_t cap)
  * (SIGKILL, a raw exit system call) left no dump: named, its unfinished
  * file removed, and counted. Returns how many ended so.
  */
-static int descendants_unfinished(const char *out, struct status *st)
+static int descendants_unfinished(const char *out, struct status *st, int gzip)
 {
 	pid_t *pids = NULL;
 	size_t n = 0, cap = 0;
@@ -1237,13 +1744,24 @@ static int descendants_unfinished(const char *out, struct status *st)
 					"figures", (int)pids[i], comm, out, (int)pids[i]);
 				continue;
 			}
-			zt_warn("descendant %d ended without finishing its dump (SIGKILL, or a "
-				"raw exit system call): no dump '%s.%d' was written", (int)pids[i],
-				out, (int)pids[i]);
 			{
-				char path[PATH_MAX + 32];
+				char path[PATH_MAX + 32], who[128];
+				struct unfinished u = { 0, 0, gzip, NULL };
+				int done;
 
 				snprintf(path, sizeof path, "%s.%d", out, (int)pids[i]);
+				done = finish_unfinished(path, pids[i], &u);
+				if (done == 0) {
+					char note[PATH_MAX + 512];
+
+					snprintf(who, sizeof who, "descendant %d", (int)pids[i]);
+					say_finished(who, path, &u, note, sizeof note);
+					fprintf(stderr, "%s\n", note);
+					continue;
+				}
+				zt_warn("descendant %d ended without finishing its dump (SIGKILL, or "
+					"a raw exit system call): no dump '%s' was written",
+					(int)pids[i], path);
 				remove_partial(path, pids[i], st->text, 0);
 			}
 			lost++;
@@ -1254,36 +1772,56 @@ static int descendants_unfinished(const char *out, struct status *st)
 	return lost;
 }
 
+/*
+ * The program's dump, when its collector started it and never said it was
+ * finished (its last status line is "started"): finished here.
+ */
+static int finish_program(const char *out, const char *name, pid_t pid,
+			  const struct config *cfg, const struct rusage *ru, int rc,
+			  const char *status, char *note, size_t cap)
+{
+	struct unfinished u = { 0, 0, cfg->gzip, ru };
+	char what[65], who[PATH_MAX + 96];
+
+	if (!last_status(status, pid, what, sizeof what) || strcmp(what, "started") != 0)
+		return 0;
+	if (finish_unfinished(out, pid, &u) != 0)
+		return 0;
+	if (rc > 128)
+		snprintf(who, sizeof who, "'%s' (pid %d, killed by SIG%s)", name, (int)pid,
+			 sigabbrev_np(rc - 128) ? sigabbrev_np(rc - 128) : "?");
+	else
+		snprintf(who, sizeof who, "'%s' (pid %d, exit status %d)", name, (int)pid, rc);
+	say_finished(who, shown_out ? shown_out : out, &u, note, cap);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct config cfg;
-	char *prog, *lib, *out;
+	char *prog, *lib, *out = NULL;
 	struct status st = { -1, NULL, 0, 0 };
 	int rc, exec_pipe[2], status_pipe[2];
 	struct rusage ru;
 	struct timespec t0, t1;
 	double wall;
 	struct timespec start;
+	char note[PATH_MAX * 2 + 512];
+	int finished;
+	struct sink sink;
 
 	zt_setprog(argv[0]);
 	argv += parse_options(argc, argv, &cfg);
 
 	/* Whatever can fail without running anything fails first. */
-	out = prepare_output(&cfg);
+	if (!sink_of(&cfg, &sink))
+		out = prepare_output(&cfg);
 	prog = prepare_program(argv[0]);
 	lib = find_library();
-	/*
-	 * An earlier dump under the name is left in place until this run
-	 * publishes over it (rename): a run that ends without a dump never
-	 * removes another run's whole one, and is told apart from it by the
-	 * pid in its header (report).
-	 */
-	{
-		struct stat st;
-
-		if (lstat(out, &st) == 0 && S_ISDIR(st.st_mode))
-			zt_die(ZT_EXIT_DATA, "cannot replace '%s': Is a directory", out);
-	}
+	if (sink.target || sink.to_stdout)
+		out = sink_start(&sink, cfg.gzip);
+	else
+		start_output(out);
 
 	/* The clock file times come from, so that a dump written at once is newer. */
 	clock_gettime(CLOCK_REALTIME_COARSE, &start);
@@ -1309,16 +1847,23 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	wall = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 
-	/* No dump is a failure even when the program succeeded. */
-	if (report(out, argv[0], prog, &ru, wall, st.text, child) < 0 && rc == 0)
-		rc = 1;
+	finished = finish_program(out, argv[0], child, &cfg, &ru, rc, st.text, note, sizeof note);
+	/*
+	 * The exit status is the program's, always: what became of the dumps
+	 * is said on stderr.
+	 */
+	report(out, argv[0], prog, &ru, wall, st.text, child);
+	if (finished)
+		fprintf(stderr, "%s\n", note);
 	remove_partial(out, child, st.text, 1);
-	if (cfg.follow && descendants_failed(out, st.text) && rc == 0)
-		rc = 1;
-	if (cfg.follow && descendants_unfinished(out, &st) && rc == 0)
-		rc = 1;
+	if (cfg.follow) {
+		descendants_failed(out, st.text);
+		descendants_unfinished(out, &st, cfg.gzip);
+	}
 	if (cfg.follow)
 		report_tree(out, &start, wall);
+	if (sink.target || sink.to_stdout)
+		sink_finish(&sink, out);
 	if (st.fd >= 0)
 		close(st.fd);
 	free(st.text);

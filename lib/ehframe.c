@@ -339,12 +339,23 @@ static int fde_holds(const void *p, uint64_t vaddr)
 
 #define FDE_RANGES(t) ZT_RANGES((t)->fdes, (t)->n, struct zt_fde, start, up, fde_holds)
 
+/*
+ * Whether a section of type type in e holds bytes of the file. On x86-64,
+ * .eh_frame and .eh_frame_hdr may be SHT_X86_64_UNWIND: the type clang's
+ * assembler gives .eh_frame, which GNU gold keeps for both (Debian's
+ * libLLVM, libclang-cpp and clang are linked so).
+ */
+static int unwind_type(const struct zt_elf *e, uint32_t type)
+{
+	return type == SHT_PROGBITS || (type == SHT_X86_64_UNWIND && e->machine == EM_X86_64);
+}
+
 /* A section's bytes, or 0 when it is absent, empty or not in the file. */
 static int section(const struct zt_elf *e, const char *name, struct sect *s)
 {
 	const struct zt_section *sh = zt_elf_section(e, name);
 
-	if (!sh || sh->type != SHT_PROGBITS || sh->size == 0 ||
+	if (!sh || !unwind_type(e, sh->type) || sh->size == 0 ||
 	    sh->offset > e->size || sh->size > e->size - sh->offset)
 		return 0;
 	s->p = e->data + sh->offset;

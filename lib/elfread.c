@@ -171,6 +171,18 @@ static int is_label(const struct zt_elf *e, const Elf64_Sym *s)
 	       (e->sections[s->st_shndx].flags & SHF_EXECINSTR);
 }
 
+/*
+ * Data in a section of code: an STT_OBJECT symbol there names code, as
+ * GHC's info tables do (stg_upd_frame_info, stg_ap_pv_info: the code follows
+ * each table, under the table's symbol). perf names addresses by them, as
+ * by functions; so does zt.
+ */
+static int is_code_object(const struct zt_elf *e, const Elf64_Sym *s)
+{
+	return ELF64_ST_TYPE(s->st_info) == STT_OBJECT && s->st_shndx != SHN_UNDEF &&
+	       s->st_shndx < e->nsections && (e->sections[s->st_shndx].flags & SHF_EXECINSTR);
+}
+
 /* Read the functions of tab; returns how many names were off strtab's end. */
 static size_t read_symbols(struct zt_elf *e, const struct zt_section *tab,
 			   const struct zt_section *strtab,
@@ -186,7 +198,8 @@ static size_t read_symbols(struct zt_elf *e, const struct zt_section *tab,
 
 		memcpy(&s, e->data + tab->offset + i * sizeof s, sizeof s);
 		type = ELF64_ST_TYPE(s.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC && !is_label(e, &s))
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && !is_label(e, &s) &&
+		    !is_code_object(e, &s))
 			continue;
 		if (s.st_shndx == SHN_UNDEF || s.st_value == 0)
 			continue;

@@ -23,6 +23,7 @@
  * zt-fold's.
  */
 #include "pprof.h"
+#include "symstream.h"
 #include "escape.h"
 #include "hash.h"
 #include "maps.h"
@@ -200,6 +201,22 @@ static uint64_t location(struct builder *b, uint64_t addr, int exact, uint32_t g
 	loc = &b->p->locations[id - 1];
 	loc->nlines = b->p->nlines - loc->first_line;
 	return id;
+}
+
+/* Whether partial stack st's outermost frame is a Go runtime root (zt_symstream_go_root). */
+static int go_rooted(struct builder *b, const struct zt_raw *d, const struct zt_stack *st)
+{
+	struct zt_symres r;
+	size_t j = st->first + st->naddr - 1;
+	char text[256];
+
+	if (!st->naddr)
+		return 0;
+	zt_symbolize_gen(b->s, d->addr[j], d->exact[j], st->gen, &r);
+	if (!r.name || strlen(r.name) + 3 > sizeof text)
+		return 0;
+	snprintf(text, sizeof text, " %s+", r.name);
+	return zt_symstream_go_root(text, strlen(text));
 }
 
 /* The root frame of a partial stack, as zt-symbolize prints it. */
@@ -429,7 +446,7 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 			push_locid(p, wait_location(&b, st));
 		for (size_t j = st->first; j < st->first + st->naddr; j++)
 			push_locid(p, location(&b, d->addr[j], d->exact[j], st->gen));
-		if (st->partial)
+		if (st->partial && !go_rooted(&b, d, st))
 			push_locid(p, truncated_location(&b));
 		sm->nlocs = p->nlocids - sm->first_loc;
 		sm->value[0] = int64_of(p, st->count);
@@ -438,7 +455,7 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 		if (d->wall) {
 			const char *w = zt_raw_wait(d, st);
 
-			sm->state = state_of(p, !w ? ZT_STATE_ON_CPU :
+			sm->state = state_of(p, !w || strcmp(w, ZT_WAIT_KERNEL) == 0 ? ZT_STATE_ON_CPU :
 					     strcmp(w, ZT_WAIT_RUNQUEUE) == 0 ? ZT_STATE_RUNQUEUE :
 					     ZT_STATE_OFF_CPU);
 		}

@@ -105,6 +105,8 @@ static void leaf_state(struct zt_psprof *pp, const struct zt_ps_frame *f)
 		return;
 	if (f->mod.n != sizeof mod - 1 || memcmp(f->mod.p, mod, f->mod.n) != 0)
 		return;
+	if (zt_wait_is_kernel(f->sym.p, f->sym.n))
+		return;	/* system time: on a CPU */
 	pp->state = zt_wait_state(f->sym.p, f->sym.n);
 	if (pp->state == ZT_STATE_ON_CPU)	/* a wait frame with an odd name */
 		pp->state = ZT_STATE_OFF_CPU;

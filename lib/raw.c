@@ -524,8 +524,27 @@ static int key_line(struct reader *r, char *line)
 	} else if (strcmp(key, ZT_RAW_RATE_CAP) == 0) {
 		free(d->rate_cap);
 		d->rate_cap = zt_strdup(v);
+	} else if (strcmp(key, ZT_RAW_SIGNAL) == 0) {
+		if (number_value(r, key, v, &x))
+			return -1;
+		if (x > 64)
+			return fail(r, "signal %llu is out of range (1 to 64)", (unsigned long long)x);
+		d->signo = (unsigned)x;
+	} else if (strcmp(key, ZT_RAW_SIGNAL_TAKEN) == 0) {
+		size_t had = d->signal_taken ? strlen(d->signal_taken) : 0;
+		char *both = zt_malloc(had + strlen(v) + 3);
+
+		if (had) {
+			memcpy(both, d->signal_taken, had);
+			memcpy(both + had, ", ", 2);
+			had += 2;
+		}
+		strcpy(both + had, v);
+		free(d->signal_taken);
+		d->signal_taken = both;
 	} else if (strcmp(key, ZT_RAW_PROGRAM_SIGPROF) == 0) {
 		free(d->conflict);
+	free(d->signal_taken);
 		d->conflict = zt_strdup(v);
 	} else if (strcmp(key, ZT_RAW_SECCOMP) == 0) {
 		free(d->seccomp);
@@ -539,12 +558,17 @@ static int key_line(struct reader *r, char *line)
 		free(d->exec);
 		d->exec = zt_strdup(v);
 		zt_escape_decode(d->exec);
+	} else if (strcmp(key, ZT_RAW_FINISHED) == 0) {
+		free(d->finished);
+		d->finished = zt_strdup(v);
 	} else if (strcmp(key, ZT_RAW_UNSAMPLED) == 0) {
 		return number_value(r, key, v, &d->unsampled);
 	} else if (strcmp(key, ZT_RAW_TRUNCATED) == 0) {
 		return number_value(r, key, v, &d->truncated);
 	} else if (strcmp(key, ZT_RAW_UNSAMPLED_CPU_NS) == 0) {
 		return number_value(r, key, v, &d->unsampled_cpu_ns);
+	} else if (strcmp(key, ZT_RAW_UNSAMPLED_BLOCKED_NS) == 0) {
+		return number_value(r, key, v, &d->unsampled_blocked_ns);
 	} else if (strcmp(key, ZT_RAW_SIGPROF_BLOCKED) == 0) {
 		return number_value(r, key, v, &d->sigprof_blocked);
 	} else if (strcmp(key, ZT_RAW_TIMERS_LOST) == 0) {
@@ -603,6 +627,8 @@ static int key_line(struct reader *r, char *line)
 		return number_value(r, key, v, &d->cpu_user_start_ns);
 	} else if (strcmp(key, ZT_RAW_CPU_SYS_START_NS) == 0) {
 		return number_value(r, key, v, &d->cpu_sys_start_ns);
+	} else if (strcmp(key, ZT_RAW_ZT_SETUP_NS) == 0) {
+		return number_value(r, key, v, &d->zt_setup_ns);
 	} else if (strcmp(key, ZT_RAW_PROFILE_CLOCK) == 0) {
 		if (strcmp(v, ZT_RAW_PROFILE_WALL) == 0 && d->version < ZT_RAW_VERSION_WALL)
 			return fail(r, "%s " ZT_RAW_PROFILE_WALL " needs version %d, not %d",
@@ -630,6 +656,8 @@ static int key_line(struct reader *r, char *line)
 		return number_value(r, key, v, &d->off_cpu_torn);
 	} else if (strcmp(key, ZT_RAW_OFF_CPU_FOREIGN) == 0) {
 		return number_value(r, key, v, &d->off_cpu_foreign);
+	} else if (strcmp(key, ZT_RAW_OFF_CPU_BLIND) == 0) {
+		return number_value(r, key, v, &d->off_cpu_blind);
 	} else if (strcmp(key, ZT_RAW_SAMPLER_CPU_NS) == 0) {
 		return number_value(r, key, v, &d->sampler_cpu_ns);
 	} else if (strcmp(key, ZT_RAW_WALL_NS) == 0) {
@@ -1223,6 +1251,7 @@ void zt_raw_free(struct zt_raw *d)
 	free(d->lost_detail);
 	free(d->conflict);
 	free(d->exec);
+	free(d->finished);
 	free(d->seccomp);
 	for (size_t i = 0; i < d->nunreached; i++)
 		free(d->unreached[i]);

@@ -100,6 +100,7 @@ struct zt_raw {
 	uint64_t unsampled;	/* threads that were not sampled */
 	uint64_t sigprof_blocked;	/* threads that ended with SIGPROF blocked */
 	uint64_t unsampled_cpu_ns;	/* CPU time no sample covers: threads zt could not sample */
+	uint64_t unsampled_blocked_ns;	/* of it, with zt's signal blocked (when signo is given) */
 	uint64_t timers_lost;	/* sampling counters the program closed */
 	uint64_t timer_fallback;	/* threads on the POSIX timer beside perf ones */
 	uint64_t dump_reopened;	/* times the program closed the dump's descriptor */
@@ -110,13 +111,17 @@ struct zt_raw {
 	uint64_t snapshot;	/* this dump is snapshot N (FILE.N); 0 if not one */
 	uint64_t snapshots;	/* the end's dump: snapshots written before it */
 	char *conflict;		/* "handler", "itimer-prof": the program's own SIGPROF use */
+	unsigned signo;		/* zt's sampling signal ("signal"); 0 if not given (SIGPROF then) */
+	char *signal_taken;	/* "FROM moved TO", "FROM shared", joined by ", "; NULL if none */
 	char *exec;		/* the program exec'd this, after which the dump ends */
+	char *finished;		/* who finished the dump, if not its collector: "zt-collect" */
 	char **unreached;	/* "PID WHY PATH": what vforked children exec'd that zt cannot reach */
 	size_t nunreached, capunreached;
 	char *seccomp;		/* "stopped CALL", "no-new-threads CALL", "posix-timer CALL", "allowed" */
 	uint64_t cpu_ns, cpu_user_ns, cpu_sys_ns;
 	/* user and system time before this image's sampling began (0 if unknown) */
 	uint64_t cpu_user_start_ns, cpu_sys_start_ns;
+	uint64_t zt_setup_ns;	/* of those, zt's own set-up (its constructor) */
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at the start (v3 "start-ns"), 0 if unknown */
 	uint64_t start_time_ns;	/* CLOCK_REALTIME at the start, 0 if unknown */
 	struct zt_timed *timed;	/* the sample lines that had a time */
@@ -127,7 +132,7 @@ struct zt_raw {
 	/* Version 5 (formats/raw.md "Version 5"): a wall-clock profile. */
 	int wall;		/* "profile-clock wall": weights are wall-clock ns */
 	unsigned off_cpu_hz;	/* the off-CPU sampler's rate, 0 if not given */
-	uint64_t off_cpu_samples, off_cpu_repeated, off_cpu_torn, off_cpu_foreign;
+	uint64_t off_cpu_samples, off_cpu_repeated, off_cpu_torn, off_cpu_foreign, off_cpu_blind;
 	uint64_t sampler_cpu_ns, wall_ns;
 	int have_off_cpu, have_wall_ns;
 	uint64_t weight;	/* the ns of every sample, summed (v5) */

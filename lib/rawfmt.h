@@ -60,6 +60,7 @@
 #define ZT_RAW_START_NS "start-ns"
 #define ZT_RAW_START_TIME_NS "start-time-ns"
 #define ZT_RAW_DROPPED "dropped"	/* version 1's "lost" */
+#define ZT_RAW_SIGNAL "signal"		/* zt's sampling signal, a real-time one */
 #define ZT_RAW_ARCH "arch"		/* the machine's architecture; absent: x86_64 */
 #define ZT_RAW_PROFILE_CLOCK "profile-clock"	/* "cpu" (or absent) or "wall" (v5) */
 #define ZT_RAW_OFF_CPU_HZ "off-cpu-hz"	/* the wall-clock sampler's rate (v5) */
@@ -84,10 +85,12 @@
 #define ZT_RAW_UNSAMPLED "unsampled-threads"
 #define ZT_RAW_SIGPROF_BLOCKED "sigprof-blocked"
 #define ZT_RAW_UNSAMPLED_CPU_NS "unsampled-cpu-ns"	/* CPU time no sample covers */
+#define ZT_RAW_UNSAMPLED_BLOCKED_NS "unsampled-blocked-ns"	/* of it, with zt's signal blocked */
 #define ZT_RAW_TIMERS_LOST "timers-lost"
 #define ZT_RAW_TIMER_FALLBACK "timer-fallback"
 #define ZT_RAW_DUMP_REOPENED "dump-reopened"
-#define ZT_RAW_PROGRAM_SIGPROF "program-sigprof"
+#define ZT_RAW_PROGRAM_SIGPROF "program-sigprof"	/* read only: before zt had its own signal */
+#define ZT_RAW_SIGNAL_TAKEN "signal-taken"	/* "FROM moved TO" or "FROM shared" */
 #define ZT_RAW_EXEC "exec"		/* escaped text */
 #define ZT_RAW_UNREACHED "unreached"	/* PID WHY PATH (escaped): a vforked child's exec */
 #define ZT_RAW_UNREACHED_STATIC "static"
@@ -98,6 +101,7 @@
 #define ZT_RAW_OFF_CPU_REPEATED "off-cpu-repeated"
 #define ZT_RAW_OFF_CPU_TORN "off-cpu-torn"
 #define ZT_RAW_OFF_CPU_FOREIGN "off-cpu-foreign"	/* threads without a zt record, visited */
+#define ZT_RAW_OFF_CPU_BLIND "off-cpu-blind"	/* threads whose off-CPU stacks could not be read */
 #define ZT_RAW_SAMPLER_CPU_NS "sampler-cpu-ns"
 #define ZT_RAW_WALL_NS "wall-ns"
 #define ZT_RAW_CPU_NS "cpu-ns"
@@ -112,6 +116,12 @@
 #define ZT_RAW_CPU_SYS_NS "cpu-sys-ns"
 #define ZT_RAW_CPU_USER_START_NS "cpu-user-start-ns"	/* before this image's sampling */
 #define ZT_RAW_CPU_SYS_START_NS "cpu-sys-start-ns"
+#define ZT_RAW_ZT_SETUP_NS "zt-setup-ns"	/* of the start values: zt's own constructor's */
+/* "finished zt-collect": the process died without the collector's end and
+   zt-collect finished its dump from what reached the file (formats/raw.md,
+   "Finished by zt-collect"). */
+#define ZT_RAW_FINISHED "finished"
+#define ZT_RAW_FINISHED_LAUNCHER "zt-collect"
 
 /* Values the collector writes. */
 #define ZT_RAW_TIMER_PERF "perf-task-clock"
@@ -129,7 +139,10 @@
 #define ZT_RAW_LOST_WRITE "write-error"
 #define ZT_RAW_LOST_FD "descriptor-lost"
 #define ZT_RAW_LOST_WAIT "sigwait"	/* zt's signal taken by a sigwait of the program's */
+#define ZT_RAW_LOST_DEFERRED "deferred"	/* overflows a runtime (TSan) kept from zt's handler */
 #define ZT_RAW_SIGPROF_HANDLER "handler"
+#define ZT_RAW_SIGNAL_MOVED "moved"
+#define ZT_RAW_SIGNAL_SHARED "shared"
 #define ZT_RAW_SECCOMP_ALLOWED "allowed"
 #define ZT_RAW_SECCOMP_FALLBACK "posix-timer"
 #define ZT_RAW_SECCOMP_NO_TIMERS "no-new-threads"

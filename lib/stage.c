@@ -49,7 +49,8 @@ struct frames {
 	uint32_t *of;		/* per address of the pool: its k */
 	uint64_t *addr;		/* per k */
 	uint8_t *exact;
-	size_t n, capaddr, capexact, capoff;	/* each array has its own */
+	const struct zt_symres **res;	/* per k: what it was resolved to */
+	size_t n, capaddr, capexact, capres, capoff;	/* each array has its own */
 	struct zt_hash_index ix;
 	/* The lines read: address k's are line[first[k] .. first[k + 1]),
 	   when items[k] (else its records go through the text). */
@@ -360,12 +361,21 @@ struct zt_symbolizer *zt_stage_symbolizer(struct zt_stage *s)
 	return s->sym;
 }
 
+/* The key of a distinct frame: its address, exact, and its answer (one
+   address can name two libraries loaded there in turn). */
+struct frame_key {
+	uint64_t addr;
+	uint8_t exact;
+	const struct zt_symres *res;
+};
+
 static int frame_eq(void *ctx, uint32_t i, const void *key)
 {
 	const struct frames *fr = ctx;
-	const uint64_t *k = key;
+	const struct frame_key *k = key;
 
-	return fr->addr[i] == k[0] && fr->exact[i] == k[1];
+	return fr->addr[i] == k->addr && fr->exact[i] == k->exact &&
+	       zt_symres_same(fr->res[i], k->res);
 }
 
 /*
@@ -425,16 +435,18 @@ static void make_frames(struct zt_stage *s)
 
 	fr->of = zt_calloc(d->naddr ? d->naddr : 1, sizeof *fr->of);
 	for (size_t i = 0; i < d->naddr; i++) {
-		uint64_t key[2] = { d->addr[i], d->exact[i] != 0 };
-		uint64_t h = zt_hash_u64(key[0] * 2 + key[1]);
-		int64_t k = zt_hash_index_find(&fr->ix, h, frame_eq, fr, key);
+		struct frame_key key = { d->addr[i], d->exact[i] != 0, &s->res[i] };
+		uint64_t h = zt_hash_u64(key.addr * 2 + key.exact);
+		int64_t k = zt_hash_index_find(&fr->ix, h, frame_eq, fr, &key);
 
 		if (k < 0) {
 			zt_grow(&fr->addr, &fr->capaddr, fr->n + 1, sizeof *fr->addr);
 			zt_grow(&fr->exact, &fr->capexact, fr->n + 1, sizeof *fr->exact);
+			zt_grow(&fr->res, &fr->capres, fr->n + 1, sizeof *fr->res);
 			zt_grow(&fr->off, &fr->capoff, fr->n + 2, sizeof *fr->off);
-			fr->addr[fr->n] = key[0];
-			fr->exact[fr->n] = (uint8_t)key[1];
+			fr->addr[fr->n] = key.addr;
+			fr->exact[fr->n] = key.exact;
+			fr->res[fr->n] = key.res;
 			fr->off[fr->n] = text.len;
 			zt_symstream_frame(&text, d->addr[i], &s->res[i], s->lines);
 			zt_hash_index_add(&fr->ix, h, (uint32_t)fr->n);
@@ -460,6 +472,20 @@ static int cached(const struct zt_stage *s, const struct zt_stack *st)
 		if (!fr->items[fr->of[j]])
 			return 0;
 	return !st->partial || fr->items[fr->n];
+}
+
+/* Whether stack st is partial and did not reach a Go root (its "[truncated]" line). */
+static int cut(const struct zt_stage *s, const struct zt_stack *st)
+{
+	const struct frames *fr = &s->fr;
+	uint32_t k;
+
+	if (!st->partial)
+		return 0;
+	if (!st->naddr)
+		return 1;
+	k = fr->of[st->first + st->naddr - 1];
+	return !zt_symstream_go_root(fr->text + fr->off[k], fr->off[k + 1] - fr->off[k]);
 }
 
 /* Address j of the cached record's stack (its partial root after the last): its k. */
@@ -543,7 +569,7 @@ static int next_chunk(struct zt_stage *s)
 			s->fast = 1;
 			s->fstack = stack;
 			s->fj = s->fl = 0;
-			s->fpartial = st->partial;
+			s->fpartial = cut(s, st);
 		} else {
 			for (size_t j = st->first; j < st->first + st->naddr; j++) {
 				uint32_t k = s->fr.of[j];
@@ -551,7 +577,7 @@ static int next_chunk(struct zt_stage *s)
 				zt_out_write(&s->rec, s->fr.text + s->fr.off[k],
 					     s->fr.off[k + 1] - s->fr.off[k]);
 			}
-			if (st->partial)
+			if (cut(s, st))
 				zt_symstream_truncated(&s->rec);
 			zt_out_byte(&s->rec, '\n');
 		}
@@ -810,6 +836,7 @@ void zt_stage_close(struct zt_stage *s)
 	free(s->fr.of);
 	free(s->fr.addr);
 	free(s->fr.exact);
+	free(s->fr.res);
 	free(s->fr.line);
 	free(s->fr.first);
 	free(s->fr.items);

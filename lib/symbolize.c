@@ -65,7 +65,9 @@ struct zt_symbolizer {
 	const char **dirs;	/* the debug directories, then the system's */
 	const char **roots;	/* each one's root: NULL, or the sysroot */
 	size_t ndirs;
-	struct module *mods;
+	struct module **mods;	/* each allocated on its own: a module never
+				   moves, so a pointer to it (a place's, its
+				   names) stays valid as modules are added */
 	size_t nmods, capmods;
 	struct zt_hash_index modix;
 	struct cached *cache;
@@ -125,9 +127,9 @@ static int mod_eq(void *ctx, uint32_t i, const void *key)
 {
 	struct zt_symbolizer *s = ctx;
 	const struct modkey *k = key;
-	const char *b = s->mods[i].buildid;
+	const char *b = s->mods[i]->buildid;
 
-	return strcmp(s->mods[i].path, k->path) == 0 &&
+	return strcmp(s->mods[i]->path, k->path) == 0 &&
 	       (b && k->buildid ? strcmp(b, k->buildid) == 0 : b == k->buildid);
 }
 
@@ -141,17 +143,17 @@ static struct module *module_for(struct zt_symbolizer *s, const struct zt_map *m
 	const char *base;
 
 	if (i >= 0)
-		return &s->mods[i];
+		return s->mods[i];
 	zt_grow(&s->mods, &s->capmods, s->nmods + 1, sizeof *s->mods);
-	mod = &s->mods[s->nmods];
-	memset(mod, 0, sizeof *mod);
+	mod = zt_calloc(1, sizeof *mod);
+	s->mods[s->nmods] = mod;
 	mod->path = zt_strdup(m->path);
 	base = zt_maps_basename(m->path);
 	mod->bracket = zt_malloc(strlen(base) + 3);
 	sprintf(mod->bracket, "[%s]", base);
 	mod->buildid = m->buildid;
-	zt_hash_index_add(&s->modix, h, (uint32_t)s->nmods);
-	return &s->mods[s->nmods++];
+	zt_hash_index_add(&s->modix, h, (uint32_t)s->nmods++);
+	return mod;
 }
 
 /* The load bias of mod, from the first mapping of its file in the dump. */
@@ -531,6 +533,13 @@ void zt_symbolize(struct zt_symbolizer *s, uint64_t addr, int exact,
 	zt_symbolize_gen(s, addr, exact, ZT_RAW_GEN_ANY, out);
 }
 
+int zt_symres_same(const struct zt_symres *a, const struct zt_symres *b)
+{
+	return a->name == b->name && a->module == b->module && a->offset == b->offset &&
+	       a->have_sym == b->have_sym && a->fde == b->fde && a->file == b->file &&
+	       a->line == b->line && a->inl == b->inl && a->ninl == b->ninl;
+}
+
 /* An address of zt_symbolize_all's: sorted by (addr, exact), then first seen. */
 struct todo {
 	uint64_t addr;
@@ -720,7 +729,7 @@ static void unnamed_warnings(struct zt_symbolizer *s)
 		}
 	}
 	for (size_t i = 0; i < s->nmods && total; i++) {
-		const struct module *mod = &s->mods[i];
+		const struct module *mod = s->mods[i];
 		const char *id = mod->buildid ? mod->buildid :
 				 mod->have_run && mod->run.buildid[0] ? mod->run.buildid : NULL;
 		const char *base = zt_maps_basename(mod->path);
@@ -790,15 +799,18 @@ void zt_symbolizer_free(struct zt_symbolizer *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->nmods; i++) {
-		free(s->mods[i].path);
-		free(s->mods[i].bracket);
-		zt_dwarf_close(s->mods[i].dw);
-		for (size_t k = 0; s->mods[i].fdename && k < s->mods[i].cfi.n; k++)
-			free(s->mods[i].fdename[k]);
-		free(s->mods[i].fdename);
-		zt_ehframe_free(&s->mods[i].cfi);
-		zt_elf_close(&s->mods[i].run);
-		zt_elf_close(&s->mods[i].dbg);
+		struct module *mod = s->mods[i];
+
+		free(mod->path);
+		free(mod->bracket);
+		zt_dwarf_close(mod->dw);
+		for (size_t k = 0; mod->fdename && k < mod->cfi.n; k++)
+			free(mod->fdename[k]);
+		free(mod->fdename);
+		zt_ehframe_free(&mod->cfi);
+		zt_elf_close(&mod->run);
+		zt_elf_close(&mod->dbg);
+		free(mod);
 	}
 	for (size_t i = 0; i < s->nchains; i++)
 		free(s->chains[i]);

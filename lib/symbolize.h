@@ -75,6 +75,14 @@ void zt_symbolize_gen(struct zt_symbolizer *s, uint64_t addr, int exact, uint32_
 		      struct zt_symres *out);
 
 /*
+ * Whether a and b name an address alike (the same strings, by pointer: the
+ * symbolizer's): one address can be two answers, a library unloaded and
+ * another loaded at its address, each sample named from the maps of its
+ * time. Writers that format an address once use it beside the address.
+ */
+int zt_symres_same(const struct zt_symres *a, const struct zt_symres *b);
+
+/*
  * Resolve the n addresses addr[i] (exact[i] as above, of a stack with
  * gen[i]; gen may be NULL: ZT_RAW_GEN_ANY) into out[i]: the same answers
  * and warnings as zt_symbolize_gen on each in turn, but each distinct

@@ -296,6 +296,7 @@ struct span {
 struct text {
 	uint64_t addr;
 	int exact;
+	const struct zt_symres *r;	/* what it was resolved to */
 	struct span s;
 };
 
@@ -320,14 +321,15 @@ static int text_eq(void *ctx, uint32_t i, const void *key)
 	const struct writer *w = ctx;
 	const struct text *k = key;
 
-	return w->texts[i].addr == k->addr && w->texts[i].exact == k->exact;
+	return w->texts[i].addr == k->addr && w->texts[i].exact == k->exact &&
+	       zt_symres_same(w->texts[i].r, k->r);
 }
 
 /* Address j's frame lines, formatted on the first address of its value. */
 static void frame_text(struct writer *w, const struct zt_raw *d, size_t j,
 		       const struct zt_symres *r)
 {
-	struct text key = { .addr = d->addr[j], .exact = d->exact[j] != 0 };
+	struct text key = { .addr = d->addr[j], .exact = d->exact[j] != 0, .r = r };
 	uint64_t h = zt_hash_u64(key.addr * 2 + (uint64_t)key.exact);
 	int64_t i = zt_hash_index_find(&w->textix, h, text_eq, w, &key);
 
@@ -343,6 +345,26 @@ static void frame_text(struct writer *w, const struct zt_raw *d, size_t j,
 	w->frame[j] = w->texts[i].s;
 }
 
+/*
+ * Whether a frame's text (its lines, innermost inlined first) names one of
+ * the Go runtime's roots: every goroutine's stack starts at runtime.goexit,
+ * every thread's g0 stack at runtime.mstart, the first one at
+ * runtime.rt0_go (each perhaps as its ABI0 symbol, name.abi0). A walk that
+ * reached one reached the stack's entry, whatever the collector saw.
+ */
+int zt_symstream_go_root(const char *text, size_t len)
+{
+	static const char *const roots[] = {
+		" runtime.goexit+", " runtime.goexit.abi0+", " runtime.mstart+",
+		" runtime.mstart.abi0+", " runtime.rt0_go+", " runtime.rt0_go.abi0+",
+	};
+
+	for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++)
+		if (memmem(text, len, roots[i], strlen(roots[i])))
+			return 1;
+	return 0;
+}
+
 /* A stack's frame lines, the [truncated] root of a partial one, the blank
    line, into dst; into the arena only with room made first, as the frames
    are copied from it. */
@@ -356,7 +378,9 @@ static void emit_body(struct zt_out *dst, struct writer *w, const struct zt_raw 
 		format_wait(dst, wait);
 	for (size_t j = st->first; j < st->first + st->naddr; j++)
 		zt_out_write(dst, w->arena.buf + w->frame[j].off, w->frame[j].len);
-	if (st->partial)
+	if (st->partial && !(st->naddr &&
+			     zt_symstream_go_root(w->arena.buf + w->frame[st->first + st->naddr - 1].off,
+				     w->frame[st->first + st->naddr - 1].len)))
 		zt_out_write(dst, truncated, sizeof truncated - 1);
 	zt_out_byte(dst, '\n');
 }

@@ -52,6 +52,14 @@ void zt_symstream_header(struct zt_out *o, const struct zt_raw *d, const char *c
  */
 void zt_symstream_wait(struct zt_out *o, const char *wait);
 
+/*
+ * Whether the text of a stack's outermost frame names one of the Go
+ * runtime's roots (runtime.goexit, runtime.mstart, runtime.rt0_go, or their
+ * .abi0 symbols): a partial stack that reached one is whole, and gets no
+ * "[truncated]" root.
+ */
+int zt_symstream_go_root(const char *text, size_t len);
+
 /* The root line of a partial stack, "[truncated]", which ends its frames. */
 void zt_symstream_truncated(struct zt_out *o);
 

@@ -23,6 +23,13 @@ enum zt_state {
 #define ZT_WAIT_RUNQUEUE "waiting for a CPU"
 
 /*
+ * Not a wait: a thread's system time, on a CPU in the kernel, written with
+ * a wait's syntax at its last CPU stack (formats/raw.md). Its frame
+ * "[in the kernel]" is on-CPU.
+ */
+#define ZT_WAIT_KERNEL "in the kernel"
+
+/*
  * The state of a stack whose leaf frame is named name (n bytes), in a
  * wall-clock profile: a wait frame is "[" WAIT "]" where WAIT starts with
  * a lowercase letter and holds no '.', '+', '/' or bracket, and is not
@@ -31,6 +38,9 @@ enum zt_state {
  * profiles: in a CPU profile every stack is on-CPU.
  */
 enum zt_state zt_wait_state(const char *name, size_t n);
+
+/* Whether the frame named name (n bytes) is "[" ZT_WAIT_KERNEL "]". */
+int zt_wait_is_kernel(const char *name, size_t n);
 
 /* "on-CPU", "off-CPU", "waiting for a CPU": the state's name in reports. */
 const char *zt_wait_state_name(enum zt_state s);

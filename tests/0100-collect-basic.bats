@@ -46,8 +46,7 @@ count() {
 	total=$(awk '{ s += $NF } END { print s }' spin.folded)
 	read -r user sys < cpu
 	echo "samples $total user $user sys $sys"
-	awk -v n="$total" -v u="$user" -v s="$sys" \
-		'BEGIN { want = (u + s) * 997; exit !(n >= want * 0.95 && n <= want * 1.05) }'
+	near "$total" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print (u + s) * 997 }')" 5
 }
 
 @test "the delivered rate is within 3% of the requested 997 Hz" {
@@ -55,7 +54,8 @@ count() {
 	read -r user sys < cpu
 	rate=$(awk -v n="$total" -v u="$user" -v s="$sys" 'BEGIN { print n / (u + s) }')
 	echo "rate $rate"
-	awk -v r="$rate" 'BEGIN { exit !(r >= 997 * 0.97 && r <= 997 * 1.03) }'
+	# 3%, and the count's own error (a 3-CPU-second run: 1.8 points).
+	near "$total" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print (u + s) * 997 }')" 3
 	# And zt-collect's own summary line says so.
 	# perf-task-clock samples user space: the rate is per user CPU-second,
 	# and system time is given apart, as not sampled.
@@ -68,7 +68,7 @@ count() {
 	read -r user sys < cpu
 	rate=$(awk -v n="$total" -v u="$user" -v s="$sys" 'BEGIN { print n / (u + s) }')
 	echo "rate $rate"
-	awk -v r="$rate" 'BEGIN { exit !(r >= 4000 * 0.95 && r <= 4000 * 1.05) }'
+	near "$total" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print (u + s) * 4000 }')" 5
 }
 
 @test "the dump records the requested hz, the timer and the thread" {
@@ -79,7 +79,7 @@ count() {
 	grep -qx 'end' spin.raw
 	grep -Eq '^[0-9]+ spin$' spin.raw
 	# Every sample carries a thread id and a count.
-	sed -n '/^samples$/,/^maps/p' spin.raw | sed '1d;$d' |
+	sed -n '/^samples$/,/^[a-z]/p' spin.raw | sed '1d;$d' |
 		awk 'NF < 3 || $2 < 1 { bad = 1 } END { exit bad }'
 }
 
@@ -100,10 +100,12 @@ count() {
 	[ -s x.raw ]
 }
 
-@test "a program killed by a signal gives 128+N and a message about the missing dump" {
+@test "a program killed by SIGKILL gives 137, and a dump zt-collect finished, said so" {
 	run --separate-stderr zt-collect -o x.raw sh -c 'kill -KILL $$'
 	[ "$status" -eq 137 ]
-	[[ "$stderr" == *"left no dump at '$PWD/x.raw'"* ]]
+	[[ "$stderr" == *"note: 'sh' (pid "*", killed by SIGKILL) ended without zt's exit path; zt-collect finished its dump '$PWD/x.raw' from what reached the file"* ]]
+	grep -qx 'finished zt-collect' x.raw
+	zt-symbolize x.raw > /dev/null
 }
 
 @test "a program that is not found gives 127" {

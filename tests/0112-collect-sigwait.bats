@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # A daemon's signal thread blocks every signal and takes them with sigwait,
 # sigwaitinfo, sigtimedwait or a signalfd (issue 17, item 5): it must get
-# its own signals, never zt's SIGPROF, whether it blocked them with
-# pthread_sigmask (zt keeps SIGPROF out of the real mask, so the thread is
+# its own signals, never zt's signal (a real-time one), whether it blocked them with
+# pthread_sigmask (zt keeps its signal out of the real mask, so the thread is
 # also sampled) or with a raw system call (zt's signal then waits, pending:
 # the waits never return it and the signalfd never reads it). Each program
 # checks what it received; its output and exit status are the same as
@@ -175,7 +175,7 @@ daemon() {
 	daemon signalfd
 }
 
-# A thread that blocked every signal with a raw system call has zt's SIGPROF
+# A thread that blocked every signal with a raw system call has zt's signal
 # pending; the temporary mask of each waiting call keeps it blocked, so the
 # wait ends as the program asked (its timeout, or its own SIGALRM), never
 # early with EINTR.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # What the profiled program controls cannot harm or forge the dump: it may
 # close zt's descriptors and reuse their numbers, plant files at the
-# temporary names, fill the disk, chroot, block SIGPROF, and give its
+# temporary names, fill the disk, chroot, block every signal, and give its
 # threads and paths any bytes. (Issue 9: each class has a test here.)
 
 load helper
@@ -30,19 +30,22 @@ teardown() {
 }
 
 @test "a daemon that close()s every descriptor keeps its log to itself and is still sampled" {
-	run zt-collect -o d.raw "$SAMPLES/daemon" log close
-	assert_success
+	zt-collect -o d.raw "$SAMPLES/daemon" log close 2> d.err
+	cat d.err
 	[ "$(cat log)" = "$(printf 'daemon log\ndaemon log\ndaemon log')" ]
 	grep -qx end d.raw
-	[ "$(summary_samples d.raw)" -ge 200 ]
+	# Sampled on its CPU time after the close loop (about 0.2 CPU-s).
+	read -r user sys < <(rusage_of d.err)
+	near "$(summary_samples d.raw)" "$(awk -v u="$user" 'BEGIN { print u * 997 }')" 10
 	[ "$(line_samples d.raw)" = "$(summary_samples d.raw)" ]
 }
 
 @test "close_range(3, ~0) through libc spares zt's descriptors too" {
-	run zt-collect -o d.raw "$SAMPLES/daemon" log range
-	assert_success
+	zt-collect -o d.raw "$SAMPLES/daemon" log range 2> d.err
+	cat d.err
 	[ "$(cat log)" = "$(printf 'daemon log\ndaemon log\ndaemon log')" ]
-	[ "$(summary_samples d.raw)" -ge 200 ]
+	read -r user sys < <(rusage_of d.err)
+	near "$(summary_samples d.raw)" "$(awk -v u="$user" 'BEGIN { print u * 997 }')" 10
 }
 
 @test "a raw close_range and the log dup'd onto zt's old numbers: nothing written into the log, the loss reported" {
@@ -72,7 +75,7 @@ teardown() {
 @test "a full disk: the dump is not published, and zt-collect says why and how many samples were lost" {
 	small_disk 65536
 	run --separate-stderr zt-collect -o small/x.raw "$SAMPLES/manymaps"
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 0 ]	# the program's
 	[[ $stderr == *"cannot write the dump '$PWD/small/x.raw.tmp."*"': No space left on device: no dump was written, "*" samples lost"* ]]
 	[[ $stderr != *"SIGKILL"* ]]
 	[ ! -e small/x.raw ]
@@ -118,7 +121,7 @@ C
 	grep -q ';main;after_chroot ' c.folded
 }
 
-@test "a program that blocks SIGPROF everywhere is still sampled, and sees it blocked" {
+@test "a program that blocks every signal everywhere is still sampled, and sees them blocked" {
 	cat > b.c <<'C'
 #include <signal.h>
 #include <stdio.h>
@@ -127,13 +130,13 @@ int main(void)
 {
 	sigset_t s, cur;
 
-	sigemptyset(&s);
-	sigaddset(&s, SIGPROF);
+	sigfillset(&s);
 	sigprocmask(SIG_BLOCK, &s, 0);
 	for (unsigned long i = 0; i < 200000000; i++)
 		sink += i;
 	sigprocmask(SIG_BLOCK, 0, &cur);
-	puts(sigismember(&cur, SIGPROF) == 1 ? "blocked" : "not blocked");
+	puts(sigismember(&cur, SIGPROF) == 1 && sigismember(&cur, SIGRTMAX) == 1 &&
+	     sigismember(&cur, SIGRTMIN) == 1 ? "blocked" : "not blocked");
 	return 0;
 }
 C

@@ -24,14 +24,26 @@ setup() {
 }
 
 @test "a split-stack program: a stack through an older segment is marked partial, never passed off as whole" {
-	run --separate-stderr zt-collect -o split.raw "$SAMPLES/splitstack" 5000
-	assert_success
-	zt-fold split.raw > folded
-	# Each stack reaches the entry through main, or is marked partial:
-	# the ones that crossed a segment end at __morestack, where zt stops.
-	run grep -v -e '^splitstack;_start;__libc_start_main;__libc_start_call_main;main[; ]' \
-		-e '^splitstack;\[truncated\];' folded
-	assert_failure
-	grep -q '^splitstack;\[truncated\];__morestack;rec;' folded
-	grep -q '^splitstack;_start;.*;main;rec;' folded
+	# A sample shows __morestack under rec only when it lands fewer than
+	# 128 frames (the depth limit) above a segment's start, which depends
+	# on where the segments fall: runs are repeated (at most 8) until one
+	# has such a sample; every run must mark its partial stacks.
+	local seen=0 i
+	for i in 1 2 3 4 5 6 7 8; do
+		run --separate-stderr zt-collect -o split.raw "$SAMPLES/splitstack" 5000
+		assert_success
+		zt-fold split.raw > folded
+		# Each stack reaches the entry through main, or is marked partial:
+		# the ones that crossed a segment end at __morestack, where zt stops.
+		run grep -v -e '^splitstack;_start;__libc_start_main;__libc_start_call_main;main[; ]' \
+			-e '^splitstack;\[truncated\];' folded
+		assert_failure
+		grep -q '^splitstack;_start;.*;main;rec;' folded
+		if grep -q '^splitstack;\[truncated\];__morestack;rec;' folded; then
+			seen=1
+			break
+		fi
+	done
+	echo "runs $i, a stack through an older segment seen: $seen"
+	[ "$seen" -eq 1 ]
 }

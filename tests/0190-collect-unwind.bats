@@ -89,7 +89,7 @@ setup() {
 }
 
 @test "omitfp (no frame pointers): every stack is one of its true paths with CFI" {
-	profile o -- "$SAMPLES/omitfp" 60
+	profile o -- "$SAMPLES/omitfp" 100
 	cat o.folded
 	all=$(total o.folded)
 	x=$(count o.folded "^$ROOT;outer_a;mid;leaf_x\$")
@@ -104,9 +104,11 @@ setup() {
 	[ "$all" -ge 100 ]
 	[ $((x + y + z + pre + out)) -eq "$all" ]
 	at_least $((x + y + z)) 95 "$all"
-	at_least "$x" 15 "$all"
-	at_least "$y" 8 "$all"
-	at_least "$z" 15 "$all"
+	# Each path is sampled. Their shares depend on the machine (leaf_z's
+	# division: x:y:z was 55:17:185 on one, 2:1:1 on another).
+	at_least "$x" 4 "$all"
+	at_least "$y" 4 "$all"
+	at_least "$z" 4 "$all"
 	grep -qx 'partial 0' o.raw
 }
 
@@ -187,9 +189,13 @@ setup() {
 	# binder's stub that main reaches through its first strcmp or printf,
 	# a true stack (main;[vdso+0x1020]) once counted here as a vDSO stack
 	# whose callers were lost.
-	LEAF='(\[vdso\]|__vdso_[^;]*)'
+	# How many vDSO frames a call takes depends on the kernel's build and
+	# the clocksource (kvm-clock: clock_gettime's vDSO entry calls a
+	# second vDSO function, 150 of 181 stacks here; tsc: one), so the
+	# callers must be found past one or more of them.
+	LEAF='(\[vdso[^];]*\]|__vdso_[^;]*)'
 	invdso=$(count v.folded ";$LEAF\$")
-	good=$(count v.folded "^$ROOT;read_clock;[^;]*clock_gettime[^;]*;$LEAF\$")
+	good=$(count v.folded "^$ROOT;read_clock;[^;]*clock_gettime[^;]*(;$LEAF)+\$")
 	trunc=$(count v.folded '\[truncated\]')
 	echo "all $all in the vDSO $invdso with callers $good truncated $trunc"
 	[ "$all" -ge 50 ]
@@ -206,8 +212,10 @@ setup() {
 	pltgood=$(count p.folded "^$ROOT;measure;strlen@plt\$")
 	instr=$(count p.folded ';[^;]*strlen[^;@]*$')
 	strgood=$(count p.folded "^$ROOT;measure;[^;]*strlen[^;@]*\$")
-	good=$(count p.folded "^$ROOT;measure(;.*)?\$")
-	echo "all $all plt $plt ($pltgood complete) strlen $instr ($strgood complete) under measure $good"
+	# Rooted at main: measure's, and main's own (its strcmp of the
+	# argument took a sample once in 84).
+	good=$(count p.folded "^$ROOT(;.*)?\$")
+	echo "all $all plt $plt ($pltgood complete) strlen $instr ($strgood complete) rooted at main $good"
 	[ "$all" -ge 50 ]
 	# Whether a sample lands in the stub depends on the CPU's skid (about
 	# 8% in most runs, none in one CI run); those that do have their caller.
@@ -362,11 +370,21 @@ setup() {
 	[ -n "$(rusage_of k.err)" ]
 	user=$(awk '$1 == "cpu-user-start-ns" { printf "%.3f", $2 / 1e9 }' k.raw)
 	echo "early $early user-start $user"
-	[ -n "$early" ] && [ "$early" = "$(awk '$1 == "cpu-user-start-ns" { u = $2 } $1 == "cpu-sys-start-ns" { s = $2 } END { printf "%.3f", (u + s) / 1e9 }' k.raw)" ]
+	# zt's own set-up (zt-setup-ns, part of the start values) is said apart.
+	[ -n "$early" ] && [ "$early" = "$(awk '$1 == "cpu-user-start-ns" { u = $2 } $1 == "cpu-sys-start-ns" { s = $2 } $1 == "zt-setup-ns" { z = $2 } END { printf "%.3f", (u + s - z) / 1e9 }' k.raw)" ]
 	awk -v e="$early" 'BEGIN { exit !(e >= 0.02) }'
 	# A program whose start-up is short says nothing of it, even at 4000 Hz.
 	printf 'int main(void) { return 0; }\n' > plain.c
 	gcc -O1 -o plain plain.c
+	# (The rule, not the machine's speed: a loaded machine took 76 ms of
+	# CPU before sampling began for this program, and was right to say so.)
 	profile p -F 4000 -- ./plain
-	none grep -q 'before sampling began' p.err
+	cat p.err
+	pe=$(awk '$1 == "cpu-user-start-ns" { u = $2 } $1 == "cpu-sys-start-ns" { s = $2 } $1 == "zt-setup-ns" { z = $2 } END { printf "%.3f", (u + s - z) / 1e9 }' p.raw)
+	echo "plain: $pe CPU-s before sampling began"
+	if awk -v e="$pe" 'BEGIN { exit !(e < 0.02) }'; then
+		none grep -q 'before sampling began' p.err
+	else
+		grep -q ", $pe CPU-s before sampling began" p.err
+	fi
 }

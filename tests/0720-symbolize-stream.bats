@@ -9,7 +9,7 @@ load helper
 setup_file() {
 	cd "$BATS_FILE_TMPDIR"
 	date +%s%N > spin.wall
-	zt-collect -o spin.raw "$SAMPLES/spin" 100 2>/dev/null
+	zt-collect -o spin.raw "$SAMPLES/spin" 160 2>/dev/null
 	date +%s%N >> spin.wall
 	zt-collect -o threads.raw "$SAMPLES/threads" 60 >/dev/null 2>&1
 }
@@ -89,7 +89,7 @@ share() { N=$1 awk '$1 == ENVIRON["N"] { print $2 }' "$2"; }
 		awk -v a="$(share $f want)" -v b="$(share $f speedscope)" -v n="$n" -v cv="$cv" \
 			'BEGIN { p = a / 100; if (cv < 1) cv = 1; se = cv * 100 * sqrt(p * (1 - p) / n)
 				d = a - b; if (d < 0) d = -d
-				printf "%.2f points apart, cv %.3f, 4 errors %.2f\n", d, cv, 4 * se
+				printf "%.2f points apart, n %d (at least 500), cv %.3f, 4 errors %.2f\n", d, n, cv, 4 * se
 				exit !(n >= 500 && d <= 4 * se) }'
 	done
 	[ "$(share hot_a want | cut -d. -f1)" -ge 65 ]

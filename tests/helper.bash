@@ -15,6 +15,18 @@ DATA=$ZT_TOP/tests/data
 SAMPLES="$ZT_TOP/samples"
 bats_require_minimum_version 1.5.0
 
+# near N WANT PCT: whether a count N is within PCT percent of WANT, plus
+# three standard errors of a count of WANT (its square root): on a busy
+# machine a run's samples stray from its CPU time by more than a fixed share
+# allows when the run is short. Prints the values it compares.
+near() {
+	awk -v n="$1" -v w="$2" -v p="$3" 'BEGIN { tol = w * p / 100 + 3 * sqrt(w)
+		d = n - w; if (d < 0) d = -d
+		printf "count %d, expected %.1f, %.1f apart, tolerance %.1f (%s%% and 3 errors)\n",
+			n, w, d, tol, p
+		exit !(w > 0 && d <= tol) }'
+}
+
 # The program's CPU time as the kernel accounts it (wait4's rusage of the
 # profiled process, which zt-collect prints at the end of its summary line):
 # "USER SYSTEM" seconds, from zt-collect's stderr in file $1.

@@ -22,6 +22,13 @@ tests need, from its text alone (tests/0900-collect-offcpu.bats).
                                   lines", in percent of its life, its time
                                   waiting for a CPU (schedstat's delay; the
                                   weights of its "waiting for a CPU" lines)
+  offcpu.py states DUMP TRUTH     per thread of samples/systime's TRUTH and
+                                  state: "name state truth measured", in
+                                  percent of its life: user (utime; its CPU
+                                  samples), system (stime; its "in the
+                                  kernel" lines), off (life - exec - delay;
+                                  its waits), waiting (delay; its "waiting
+                                  for a CPU" lines)
 
 Truth: (end - start) - exec - delay of the thread's own schedstat.
 Measured: the weights of its off-CPU samples (not "waiting for a CPU"),
@@ -29,6 +36,10 @@ over the span from its start to the last tick they stand for (the time
 the sampler could account for).
 """
 import sys
+
+# Lines written with a wait's syntax that are not off-CPU time: a thread
+# runnable but not on a CPU, and a thread's system time on a CPU.
+NOT_OFF = ('waiting for a CPU', 'in the kernel')
 
 
 def unescape(s):
@@ -88,7 +99,7 @@ def main():
     elif cmd == 'waits':
         acc = {}
         for tid, count, ns, weight, wait, words, _ in samples:
-            if wait is None:
+            if wait is None or wait == 'in the kernel':
                 continue
             k = (tid, wait)
             a = acc.setdefault(k, [0, 0])
@@ -117,7 +128,8 @@ def main():
                 # Blocked samples only: a "waiting for a CPU" line stands at
                 # a preempted thread's CPU stack, not where it waited.
                 if not any(x.startswith('!') for x in w) or \
-                        '!waiting\\040for\\040a\\040CPU' in w:
+                        '!waiting\\040for\\040a\\040CPU' in w or \
+                        '!in\\040the\\040kernel' in w:
                     continue
                 w = [x for x in w if x[:1] not in '^!']
                 # The exact pc first: v4 writes it bare.
@@ -135,7 +147,7 @@ def main():
             truth = (life - int(exec_ns) - int(delay)) / life
             off, last, ticks = 0, start, 0
             for stid, count, ns, weight, wait, words, _ in samples:
-                if stid != tid or wait is None or wait == 'waiting for a CPU':
+                if stid != tid or wait is None or wait in NOT_OFF:
                     continue
                 off += weight * count
                 ticks += count
@@ -153,7 +165,7 @@ def main():
             tid, life = int(tid), int(end) - int(start)
             truth = life - int(exec_ns) - int(delay)
             got = [s for s in samples if s[0] == tid and s[4] is not None
-                   and s[4] != 'waiting for a CPU']
+                   and s[4] not in NOT_OFF]
             w = sum(s[3] * s[1] for s in got)
             last = max([int(header['start-ns']) + s[2] for s in got] or [int(start)])
             print('%s %.1f %.1f %d %.0f' % (name, 100 * truth / life, 100 * w / life, len(got),
@@ -166,6 +178,21 @@ def main():
             w = sum(s[3] * s[1] for s in got)
             print('%s %.1f %.1f %d' % (name, 100 * int(delay) / life, 100 * w / life,
                                        len(got)))
+    elif cmd == 'states':
+        for t in open(sys.argv[3]):
+            name, tid, start, end, exec_ns, delay, utime, stime = t.split()
+            tid, life = int(tid), int(end) - int(start)
+            truth = {'user': int(utime), 'system': int(stime),
+                     'off': life - int(exec_ns) - int(delay), 'waiting': int(delay)}
+            got = dict.fromkeys(truth, 0)
+            for stid, count, ns, weight, wait, words, _ in samples:
+                if stid != tid:
+                    continue
+                k = 'user' if wait is None else 'system' if wait == 'in the kernel' \
+                    else 'waiting' if wait == 'waiting for a CPU' else 'off'
+                got[k] += weight * count
+            for k in ('user', 'system', 'off', 'waiting'):
+                print('%s %s %.1f %.1f' % (name, k, 100 * truth[k] / life, 100 * got[k] / life))
     else:
         sys.exit('offcpu.py: unknown command ' + cmd)
 

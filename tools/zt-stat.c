@@ -462,7 +462,7 @@ static void header(const struct run *st)
 		       (double)f->cpu_before_ns / 1e9);
 	if (f->unsampled_cpu_ns)
 		printf("not sampled: %.3f s of CPU time that no sample covers (threads zt could "
-		       "not sample: SIGPROF blocked, no timer)\n", (double)f->unsampled_cpu_ns / 1e9);
+		       "not sample; zt-collect's line said why)\n", (double)f->unsampled_cpu_ns / 1e9);
 	printf("timer: %s", f->timer[0] ? f->timer : "unknown");
 	if (f->hz)
 		printf(", %llu Hz requested", (unsigned long long)f->hz);

@@ -125,6 +125,26 @@ UNIT_TEST(walk_stops_at_a_zero_return_address)
 	CHECK_EQ_U(zt_walk(0x1000, base, base, high, out, 8, &trunc), 1);
 }
 
+/* A zero where a return address should be ends the walk, cut short: not an entry. */
+UNIT_TEST(a_zero_return_address_is_a_partial_stack)
+{
+	uintptr_t stack[8] = { 0 };
+	uintptr_t base = (uintptr_t)stack, high = base + sizeof stack;
+	struct zt_regs r = { 0x1000, base, base, base, high, 0, { { 0 } }, 0, 0 };
+	uint64_t out[8];
+	enum zt_unwind_end end;
+
+	stack[0] = base + 4 * W;	/* a caller's frame above */
+	stack[1] = 0;			/* and no return address */
+	CHECK_EQ_U(zt_unwind(&r, NULL, ZT_UNWIND_FP, out, 8, &end), 1);
+	CHECK(end == ZT_UNWIND_PARTIAL);
+	/* A saved frame pointer of 0 with a return address: the outermost frame. */
+	stack[0] = 0;
+	stack[1] = 0x2000;
+	CHECK_EQ_U(zt_unwind(&r, NULL, ZT_UNWIND_FP, out, 8, &end), 2);
+	CHECK(end == ZT_UNWIND_COMPLETE);
+}
+
 /*
  * Two stacks: a copied one (a coroutine's, read from its copy at a fake
  * address) whose frames lead into the thread's, which is read in place.
@@ -371,9 +391,9 @@ UNIT_TEST(auto_checks_the_caller_s_row_against_the_frame_it_lands_in)
 	stack[5] = 0x6c6c6c6c6c6c;	/* at the caller's CFA - 8 (sp 4W, CFA sp + 16) */
 	CHECK_EQ_U(zt_unwind(&r, s, ZT_UNWIND_AUTO, out, 8, &end), 1);
 	CHECK(end == ZT_UNWIND_PARTIAL);
-	stack[5] = 0;		/* the caller's caller: the end */
+	stack[5] = 0;		/* the caller's caller: 0, taken, but no entry */
 	CHECK_EQ_U(zt_unwind(&r, s, ZT_UNWIND_AUTO, out, 8, &end), 2);
-	CHECK(end == ZT_UNWIND_COMPLETE);
+	CHECK(end == ZT_UNWIND_PARTIAL);
 	stack[5] = C(15);	/* or code after a call */
 	CHECK(zt_unwind(&r, s, ZT_UNWIND_AUTO, out, 8, &end) >= 3);
 	free(s);
