@@ -706,7 +706,6 @@ static void unnamed_warnings(struct zt_symbolizer *s)
 			const struct zt_map *m;
 			struct zt_symres r;
 			struct module *mod;
-			size_t k;
 			int named;
 
 			m = zt_raw_map_at(d, d->exact[j] ? d->addr[j] : d->addr[j] - 1, st->gen);
@@ -716,8 +715,6 @@ static void unnamed_warnings(struct zt_symbolizer *s)
 			if (mod->last_stack == i + 1)
 				continue;
 			mod->last_stack = i + 1;
-			/* Resolving may add modules, and move them: by index. */
-			k = (size_t)(mod - s->mods);
 			if (s->named) {
 				named = (s->named[j / 8] & (1u << (j % 8))) != 0;
 			} else {
@@ -725,7 +722,7 @@ static void unnamed_warnings(struct zt_symbolizer *s)
 				named = r.have_sym;
 			}
 			if (!named)
-				s->mods[k].unnamed += st->count;
+				mod->unnamed += st->count;	/* modules never move */
 		}
 	}
 	for (size_t i = 0; i < s->nmods && total; i++) {

@@ -1,4 +1,4 @@
-# 0243-symbolize-unnamed-share.bats — the warning about a file without
+# 0247-symbolize-unnamed-share.bats — the warning about a file without
 # symbols gives the share of samples whose innermost frame in it no symbol
 # names (where the time in it went), not of samples with any unnamed frame
 # in it: a stripped binary whose hot function is named from .dynsym, under
