@@ -551,6 +551,15 @@ ZT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
  */
 static void *(*real_dlsym)(void *, const char *);
 
+/*
+ * zt's own pthread_create, by a hidden alias: its address taken through
+ * the exported name would be the first definition in the search order (a
+ * sanitizer's interceptor, loaded before zt), and an ASan build handed that
+ * for its own next pthread_create called itself until its stack ran out.
+ */
+extern __typeof(pthread_create) zt_own_pthread_create
+	__attribute__((alias("pthread_create"), visibility("hidden")));
+
 static void find_real_dlsym(void)
 {
 	static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17" };
@@ -559,26 +568,57 @@ static void find_real_dlsym(void)
 		*(void **)&real_dlsym = dlvsym(RTLD_NEXT, "dlsym", versions[i]);
 }
 
-/* Whether a return address lies in zt's own object. */
-static int from_zt(const void *ra)
+/* Whether a return address lies in the object that holds code at. */
+static int same_object(const void *ra, const void *at)
 {
 	Dl_info caller, own;
 
-	return dladdr(ra, &caller) && dladdr((const void *)find_real_dlsym, &own) &&
+	return at && dladdr(ra, &caller) && dladdr(at, &own) &&
 	       caller.dli_fbase == own.dli_fbase;
+}
+
+/* Whether a return address lies in zt's own object. */
+static int from_zt(const void *ra)
+{
+	return same_object(ra, (const void *)find_real_dlsym);
+}
+
+/*
+ * Whether name is "pthread_create", compared here: a sanitizer's runtime
+ * calls dlsym to find what it intercepts before its own strcmp can run
+ * (ASan's interceptor jumps to the real strcmp, not yet found: address 0).
+ */
+static int is_pthread_create(const char *name)
+{
+	static const char want[] = "pthread_create";
+	size_t i = 0;
+
+	while (i < sizeof want && name[i] == want[i])
+		i++;
+	return i == sizeof want;
 }
 
 ZT_EXPORT void *dlsym(void *handle, const char *name)
 {
 	if (!real_dlsym)
 		find_real_dlsym();
-	if (strcmp(name, "pthread_create") == 0 &&
+	if (name && is_pthread_create(name) &&
 	    !from_zt(__builtin_return_address(0))) {
-		void *p = real_dlsym(handle, name);
+		void *p;
 
 		if (!real_pthread_create)
 			*(void **)&real_pthread_create = real_dlsym(RTLD_NEXT, "pthread_create");
-		return p && p == *(void **)&real_pthread_create ? (void *)pthread_create : p;
+		/*
+		 * The caller is the definition zt's wrapper calls (TSan's
+		 * runtime, loaded after zt, looking for the one after its own):
+		 * answered as asked, or the two would call each other.
+		 */
+		if (!same_object(__builtin_return_address(0), *(void **)&real_pthread_create)) {
+			p = real_dlsym(handle, name);
+			if (p && p == *(void **)&real_pthread_create)
+				return (void *)zt_own_pthread_create;
+			return p;
+		}
 	}
 	return real_dlsym(handle, name);
 }

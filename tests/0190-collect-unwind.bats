@@ -137,7 +137,10 @@ setup() {
 	[ "$all" -ge 100 ]
 	at_least "$good" 99 "$all"
 	# The dump's own count of partial stacks agrees with the sample lines.
-	lines=$(sed -n '/^samples$/,/^maps/p' s.raw | awk '$NF == "-" { s += $2 } END { print s + 0 }')
+	# (The samples section ends at the next section's name: a buildids
+	# section may come before the maps.)
+	lines=$(awk '/^samples$/ { in_s = 1; next } /^[a-z]/ { in_s = 0 }
+		in_s && $NF == "-" { s += $2 } END { print s + 0 }' s.raw)
 	[ "$(sed -n 's/^partial //p' s.raw)" -eq "$lines" ]
 	[ "$lines" -eq "$trunc" ]
 }
@@ -295,10 +298,10 @@ setup() {
 	profile s -- "$SAMPLES/spin" 20
 	# Keep the time, leaf, work and main of the first sample, and mark it
 	# partial: the only partial stack (none falls in zt's own start).
-	awk '/^samples$/ { s = 1; print; next } /^maps/ { s = 0 }
+	awk '/^samples$/ { s = 1; print; next } /^[a-z]/ { s = 0 }
 	     s && !done && NF > 6 { print $1, $2, $3, $4, $5, $6, "-"; done = 1; next } { print }' \
 		s.raw > cut.raw
-	[ "$(sed -n '/^samples$/,/^maps/p' cut.raw | grep -c ' -$')" -eq 1 ]
+	[ "$(awk '/^samples$/ { s = 1; next } /^[a-z]/ { s = 0 } s && / -$/' cut.raw | wc -l)" -eq 1 ]
 	zt-symbolize cut.raw | zt-fold > cut.folded
 	cat cut.folded
 	# Usually main;work;hot_a or hot_b; a first sample in main's first
