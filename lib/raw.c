@@ -544,7 +544,6 @@ static int key_line(struct reader *r, char *line)
 		d->signal_taken = both;
 	} else if (strcmp(key, ZT_RAW_PROGRAM_SIGPROF) == 0) {
 		free(d->conflict);
-	free(d->signal_taken);
 		d->conflict = zt_strdup(v);
 	} else if (strcmp(key, ZT_RAW_SECCOMP) == 0) {
 		free(d->seccomp);
@@ -1250,6 +1249,7 @@ void zt_raw_free(struct zt_raw *d)
 	free(d->exe);
 	free(d->lost_detail);
 	free(d->conflict);
+	free(d->signal_taken);
 	free(d->exec);
 	free(d->finished);
 	free(d->seccomp);
