@@ -104,7 +104,7 @@ setup() {
 	zt-diff --root=loop old.raw new.raw | zt-flame > diff.svg
 	zt-diff old.raw new.raw | zt-flame --root=loop | cmp - diff.svg
 	run zt-fold --root=loop old.raw new.raw
-	assert_output --regexp '^loop;_start;__libc_start_main;__libc_start_call_main;main [0-9]+$'
+	assert_line --regexp '^loop;_start;__libc_start_main;__libc_start_call_main;main [0-9]+$'
 }
 
 @test "--root and --no-root: bad usage exits 2" {
