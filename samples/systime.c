@@ -8,8 +8,11 @@
  *   name tid start end exec delay utime stime
  *
  * start and end CLOCK_MONOTONIC ns, exec and delay its own
- * /proc/self/task/TID/schedstat gained between them, utime and stime (ns)
- * its getrusage(RUSAGE_THREAD), the kernel's split of its CPU time.
+ * /proc/self/task/TID/schedstat, utime and stime (ns) its
+ * getrusage(RUSAGE_THREAD), the kernel's split of its CPU time. All of
+ * them cover the thread's whole life: start is the moment it began less
+ * the time it ran and waited for a CPU before (it never blocks before it
+ * begins), as a busy machine can keep a new thread waiting long.
  *
  *   systime TRUTH [SECONDS]     each thread runs about SECONDS (default 1)
  *
@@ -123,7 +126,7 @@ static void *run(void *arg)
 	getrusage(RUSAGE_THREAD, &ru);
 	pthread_mutex_lock(&lock);
 	fprintf(truth, "%s %ld %llu %llu %llu %llu %llu %llu\n", name, (long)syscall(SYS_gettid),
-		start, end, exec - exec0, delay - delay0,
+		start - exec0 - delay0, end, exec, delay,
 		ru.ru_utime.tv_sec * 1000000000ull + ru.ru_utime.tv_usec * 1000ull,
 		ru.ru_stime.tv_sec * 1000000000ull + ru.ru_stime.tv_usec * 1000ull);
 	pthread_mutex_unlock(&lock);

@@ -4,6 +4,8 @@
  * (from its own CPU clock), so a test can compare every thread's share of
  * samples with its share of CPU time. The main thread only waits.
  * An optional argument scales the work (default 400 units, about 2.4 CPU-seconds).
+ * The workers start their work together, once all four exist, so all four
+ * are alive at once however the machine schedules them.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -25,6 +27,7 @@ __attribute__((noinline)) static unsigned long burn(unsigned long rounds)
 }
 
 static const unsigned long weights[4] = { 1, 1, 2, 4 };
+static pthread_barrier_t all_started;
 
 static void *worker(void *arg)
 {
@@ -35,6 +38,7 @@ static void *worker(void *arg)
 
 	snprintf(name, sizeof name, "worker%ld", i + 1);
 	pthread_setname_np(pthread_self(), name);
+	pthread_barrier_wait(&all_started);
 	burn(units * weight);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	printf("%s %ld %.6f\n", name, (long)syscall(SYS_gettid),
@@ -48,6 +52,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		units = strtoul(argv[1], NULL, 10);
+	pthread_barrier_init(&all_started, NULL, 4);
 	for (int i = 0; i < 4; i++)
 		if (pthread_create(&th[i], NULL, worker, (void *)(long)i) != 0)
 			return 1;

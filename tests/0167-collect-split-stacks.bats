@@ -33,10 +33,11 @@ setup() {
 		run --separate-stderr zt-collect -o split.raw "$SAMPLES/splitstack" 5000
 		assert_success
 		zt-fold split.raw > folded
-		# Each stack reaches the entry through main, or is marked partial:
-		# the ones that crossed a segment end at __morestack, where zt stops.
-		run grep -v -e '^splitstack;_start;__libc_start_main;__libc_start_call_main;main[; ]' \
-			-e '^splitstack;\[truncated\];' folded
+		# Each stack reaches the entry (through main, or in libc's start-up
+		# and exit around it, where a busy machine lands a sample now and
+		# then), or is marked partial: the ones that crossed a segment end
+		# at __morestack, where zt stops.
+		run grep -v -e '^splitstack;_start;' -e '^splitstack;\[truncated\];' folded
 		assert_failure
 		grep -q '^splitstack;_start;.*;main;rec;' folded
 		if grep -q '^splitstack;\[truncated\];__morestack;rec;' folded; then

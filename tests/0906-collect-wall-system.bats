@@ -33,9 +33,11 @@ setup() {
 	[ "$(wc -l < states)" -eq 16 ]
 	# The CPU samples' weights are their periods: the counter delivers up to
 	# 3% fewer than the periods of user time (the collector's rate goal), so
-	# the user share may be that much lower besides.
-	awk '{ d = $4 - $3; lo = -3; if ($2 == "user") lo -= 0.03 * $3
-		if (d < lo || d > 3) { print "off by " d ": " $0; bad = 1 } }
+	# the user share may be that much lower besides. The kernel's own split
+	# of CPU time into user and system is by timer ticks: its uncertainty
+	# (the fifth column) widens the bound of those two.
+	awk '{ d = $4 - $3; lo = -3 - $5; hi = 3 + $5; if ($2 == "user") lo -= 0.03 * $3
+		if (d < lo || d > hi) { print "off by " d " (bound " lo " to " hi "): " $0; bad = 1 } }
 		END { exit bad }' states
 	# The kernel thread's CPU time is mostly system time, and zt says so
 	# (its share of the thread's life depends on the machine's load).
@@ -56,8 +58,12 @@ setup() {
 	user=$(awk '/^samples$/ { in_s = 1; next } /^[a-z]/ { in_s = 0 }
 		in_s && !/ !/ { for (i = 3; i <= NF; i++) if ($i ~ /^\^/) s += $2 * substr($i, 2) }
 		END { print s / 1e9 }' w.raw)
-	echo "on-CPU $on user $user system $sys"
-	awk -v o="$on" -v u="$user" -v s="$sys" 'BEGIN { d = o - u - s; exit !(s > 0.3 && d > -0.01 && d < 0.01) }'
+	# The threads' own account of their system time (getrusage): how much
+	# there is depends on the CPU time the machine gave them.
+	truth=$(awk '{ s += $8 } END { print s / 1e9 }' truth)
+	echo "on-CPU $on user $user system $sys; the threads' system time $truth"
+	awk -v o="$on" -v u="$user" -v s="$sys" -v t="$truth" \
+		'BEGIN { d = o - u - s; exit !(s > 0 && s >= 0.5 * t && d > -0.01 && d < 0.01) }'
 }
 
 @test "wall clock: SIGSTOP for 2 s shows as [stopped] in each thread, and the main thread's time adds up to the run" {

@@ -23,12 +23,15 @@ tests need, from its text alone (tests/0900-collect-offcpu.bats).
                                   waiting for a CPU (schedstat's delay; the
                                   weights of its "waiting for a CPU" lines)
   offcpu.py states DUMP TRUTH     per thread of samples/systime's TRUTH and
-                                  state: "name state truth measured", in
+                                  state: "name state truth measured
+                                  split", in
                                   percent of its life: user (utime; its CPU
                                   samples), system (stime; its "in the
                                   kernel" lines), off (life - exec - delay;
                                   its waits), waiting (delay; its "waiting
-                                  for a CPU" lines)
+                                  for a CPU" lines); split: for user and
+                                  system, the uncertainty of the kernel's
+                                  tick-based split of CPU time (3 sigma)
 
 Truth: (end - start) - exec - delay of the thread's own schedstat.
 Measured: the weights of its off-CPU samples (not "waiting for a CPU"),
@@ -191,8 +194,18 @@ def main():
                 k = 'user' if wait is None else 'system' if wait == 'in the kernel' \
                     else 'waiting' if wait == 'waiting for a CPU' else 'off'
                 got[k] += weight * count
+            # The kernel splits a thread's CPU time into utime and stime
+            # by its timer ticks: N ticks of which a share p found it in
+            # user space, a binomial count. Three standard deviations of
+            # it, in points of the thread's life, at the lowest HZ a
+            # kernel is built with (100: the widest bound).
+            ticks = (int(utime) + int(stime)) / 1e7
+            p = int(utime) / max(int(utime) + int(stime), 1)
+            split = 100 * 3 * (ticks * p * (1 - p)) ** 0.5 * 1e7 / life
+            tol = {'user': split, 'system': split, 'off': 0, 'waiting': 0}
             for k in ('user', 'system', 'off', 'waiting'):
-                print('%s %s %.1f %.1f' % (name, k, 100 * truth[k] / life, 100 * got[k] / life))
+                print('%s %s %.1f %.1f %.1f' % (name, k, 100 * truth[k] / life,
+                                                100 * got[k] / life, tol[k]))
     else:
         sys.exit('offcpu.py: unknown command ' + cmd)
 
