@@ -822,6 +822,21 @@ char *zt_stage_empties_end(struct zt_stage_empties *e, int *fatal)
 	return zt_strdup(buf);
 }
 
+int zt_stage_empties_settle(struct zt_stage_empties *e, int failed, char *err, size_t errlen)
+{
+	int fatal, rc = 0;
+	char *msg = zt_stage_empties_end(e, &fatal);
+
+	if (!failed && msg && fatal) {
+		zt_errf(err, errlen, "%s", msg);
+		rc = -1;
+	} else if (!failed && msg) {
+		zt_warn("%s", msg);
+	}
+	free(msg);
+	return rc;
+}
+
 void zt_stage_close(struct zt_stage *s)
 {
 	if (!s)

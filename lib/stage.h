@@ -159,6 +159,14 @@ void zt_stage_empties_add(struct zt_stage_empties *e, const char *name, int empt
 char *zt_stage_empties_end(struct zt_stage_empties *e, int *fatal);
 
 /*
+ * zt_stage_empties_end for a tool with one set of inputs: after an earlier
+ * failure (failed), only frees; else warns of the empty inputs and
+ * returns 0, or, when no input had samples, puts the reason in err and
+ * returns -1.
+ */
+int zt_stage_empties_settle(struct zt_stage_empties *e, int failed, char *err, size_t errlen);
+
+/*
  * The raw dump of a ZT_STAGE_RAW input after zt_stage_records, and its
  * symbolizer (zt-pprof builds its profile from them); NULL for others.
  */

@@ -252,8 +252,8 @@ int main(int argc, char **argv)
 	static char obuf[1 << 16];
 	enum zt_flame_clock clock = ZT_FLAME_CLOCK_WALL;
 	struct zt_stage_empties empties = { 0 };
-	char err[ZT_ERR_MAX], *msg;
-	int status, fatal;
+	char err[ZT_ERR_MAX];
+	int status;
 
 	zt_setprog(argv[0]);
 	/* On a terminal, long work shows how far it got (lib/progress.h). */
@@ -276,14 +276,8 @@ int main(int argc, char **argv)
 			       sizeof err) < 0)
 			status = ZT_EXIT_DATA;
 	/* An input with no samples is named; only all of them empty is an error. */
-	msg = zt_stage_empties_end(&empties, &fatal);
-	if (status == ZT_EXIT_OK && msg && fatal) {
-		snprintf(err, sizeof err, "%s", msg);
+	if (zt_stage_empties_settle(&empties, status != ZT_EXIT_OK, err, sizeof err) < 0)
 		status = ZT_EXIT_DATA;
-	} else if (status == ZT_EXIT_OK && msg) {
-		zt_warn("%s", msg);
-	}
-	free(msg);
 	if (status == ZT_EXIT_OK) {
 		setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 		if (zt_flame_write(flame, &o, stdout, err, sizeof err) < 0)

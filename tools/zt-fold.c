@@ -186,7 +186,7 @@ static int fold_records(struct zt_stage **st, int n, const struct asked *ask,
 {
 	struct zt_stage_events ev = { 0 };
 	struct zt_stage_empties empties = { 0 };
-	int rc = 0, fatal;
+	int rc = 0;
 	uint64_t before;
 	char *msg;
 
@@ -205,14 +205,8 @@ static int fold_records(struct zt_stage **st, int n, const struct asked *ask,
 		zt_warn("%s", msg);
 	free(msg);
 	/* An input with no samples is named; only all of them empty is an error. */
-	msg = zt_stage_empties_end(&empties, &fatal);
-	if (rc == 0 && msg && fatal) {
-		zt_errf(err, errlen, "%s", msg);
+	if (zt_stage_empties_settle(&empties, rc < 0, err, errlen) < 0)
 		rc = -1;
-	} else if (rc == 0 && msg) {
-		zt_warn("%s", msg);
-	}
-	free(msg);
 	if (rc == 0 && ask->o.count && zt_fold_wall(fold)) {
 		zt_errf(err, errlen, "--weight=count: a wall-clock profile's records weigh "
 			"nanoseconds (of wall-clock time), not samples; fold it without it");
@@ -245,8 +239,7 @@ static int sum_folded(struct zt_stage **st, int n, const struct asked *ask, char
 	int rc = 0, got;
 
 	struct zt_stage_empties empties = { 0 };
-	int nin = 0, fatal;
-	char *msg;
+	int nin = 0;
 
 	for (int i = 0; i < n && rc == 0; i++) {
 		if (!(in[nin] = zt_stage_folded(st[i], &ask->sym.opts, err, errlen)))
@@ -258,14 +251,8 @@ static int sum_folded(struct zt_stage **st, int n, const struct asked *ask, char
 		if (rc == 0 && !zt_stage_empty(st[i]))
 			nin++;
 	}
-	msg = zt_stage_empties_end(&empties, &fatal);
-	if (rc == 0 && msg && fatal) {
-		zt_errf(err, errlen, "%s", msg);
+	if (zt_stage_empties_settle(&empties, rc < 0, err, errlen) < 0)
 		rc = -1;
-	} else if (rc == 0 && msg) {
-		zt_warn("%s", msg);
-	}
-	free(msg);
 	if (rc == 0 && !(src = zt_foldsrc_sum(in, (size_t)nin,
 					       &(struct zt_foldsrc_opts){ .root = ask->o.root },
 					       &total, err, errlen)))

@@ -213,8 +213,8 @@ static struct zt_pprof *profile(struct zt_stage **sg, int n, const struct zt_sym
 	struct zt_stage_empties empties = { 0 };
 	struct names nm = { NULL, -1 };
 	struct zt_pprof *p = NULL, *q;
-	int raw = 1, rc = 0, empty, fatal;
-	char *msg, why[ZT_ERR_MAX];
+	int raw = 1, rc = 0, empty;
+	char why[ZT_ERR_MAX];
 	const char *problem;
 
 	for (int i = 0; i < n; i++)
@@ -244,14 +244,8 @@ static struct zt_pprof *profile(struct zt_stage **sg, int n, const struct zt_sym
 		if (rc == 0)
 			zt_stage_empties_add(&empties, zt_stage_name(sg[i]), empty);
 	}
-	msg = zt_stage_empties_end(&empties, &fatal);
-	if (rc == 0 && msg && fatal) {
-		zt_errf(err, errlen, "%s", msg);
+	if (zt_stage_empties_settle(&empties, rc < 0, err, errlen) < 0)
 		rc = -1;
-	} else if (rc == 0 && msg) {
-		zt_warn("%s", msg);
-	}
-	free(msg);
 	if (nm.f)
 		p = zt_pprof_folded_end(nm.f, 1);
 	if (rc < 0) {

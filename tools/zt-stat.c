@@ -783,8 +783,8 @@ int main(int argc, char **argv)
 {
 	struct run st = { .by = ZT_BY_FUNCTION };
 	struct asked ask = { .rows = 20 };
-	char err[ZT_ERR_MAX], *msg;
-	int status, fatal;
+	char err[ZT_ERR_MAX];
+	int status;
 
 	zt_setprog(argv[0]);
 	/* On a terminal, long work shows how far it got (lib/progress.h). */
@@ -808,14 +808,8 @@ int main(int argc, char **argv)
 		if (read_input(&st, argc ? argv[i] : "-", &st.sym.opts, err, sizeof err) < 0)
 			status = ZT_EXIT_DATA;
 	/* Only when every input is empty is it an error. */
-	msg = zt_stage_empties_end(&st.empties, &fatal);
-	if (status == ZT_EXIT_OK && msg && fatal) {
-		snprintf(err, sizeof err, "%s", msg);
+	if (zt_stage_empties_settle(&st.empties, status != ZT_EXIT_OK, err, sizeof err) < 0)
 		status = ZT_EXIT_DATA;
-	} else if (status == ZT_EXIT_OK && msg) {
-		zt_warn("%s", msg);
-	}
-	free(msg);
 	if (status == ZT_EXIT_OK) {
 		if (st.weight.samples && st.weight.div > 1) {
 			zt_profile_divide(st.p, st.weight.div);
