@@ -104,7 +104,7 @@ static int open_dump(int keep)
 	memcpy(zt_state.tmp, zt_state.out, len);
 	p = zt_state.tmp + len;
 	memcpy(p, ".tmp.", 5);
-	p = zt_fmt_u64(p + 5, (uint64_t)zt_state.pid, 10);
+	p = zt_fmt_u64(p + 5, (uint64_t)zt_state.name_pid, 10);
 	*p = '\0';
 	/*
 	 * The name is predictable: create it exclusively and never through a
@@ -169,7 +169,7 @@ int zt_dump_open(void)
 	if (open_dump(0) < 0)
 		return -1;
 	/* For zt-collect -f: this process has a dump to finish (it names those that never do). */
-	zt_files_status("started", 0, 0);
+	zt_files_status_started();
 	return 0;
 }
 

@@ -26,7 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -276,25 +279,128 @@ int zt_files_fd_is_ours(int fd)
 	return 0;
 }
 
-/* Take zt-collect's status pipe from the environment, if it is really there. */
-void zt_files_status_init(void)
+/* Take a descriptor of zt-collect's from the environment, if it is really there. */
+static void take_passed(struct zt_owned *o, const char *fd_name, const char *ino_name, int sock)
 {
-	const char *fds = getenv("ZT_STATUS_FD"), *inos = getenv("ZT_STATUS_INO");
+	const char *fds = getenv(fd_name), *inos = getenv(ino_name);
 	struct stat st;
 	long fd;
 
-	zt_state.status.fd = -1;
+	o->fd = -1;
 	if (!fds || !inos)
 		return;
 	fd = strtol(fds, NULL, 10);
-	if (fd < 3 || fd > 1 << 20 || fstat((int)fd, &st) < 0 || !S_ISFIFO(st.st_mode) ||
+	if (fd < 3 || fd > 1 << 20 || fstat((int)fd, &st) < 0 ||
+	    !(sock ? S_ISSOCK(st.st_mode) : S_ISFIFO(st.st_mode)) ||
 	    (unsigned long long)st.st_ino != strtoull(inos, NULL, 10))
 		return;
 	fcntl((int)fd, F_SETFD, FD_CLOEXEC);
-	zt_state.status.fl = fcntl((int)fd, F_GETFL);
-	zt_state.status.fd = (int)fd;
-	zt_state.status.dev = st.st_dev;
-	zt_state.status.ino = st.st_ino;
+	o->fl = fcntl((int)fd, F_GETFL);
+	o->fd = (int)fd;
+	o->dev = st.st_dev;
+	o->ino = st.st_ino;
+}
+
+/*
+ * Take zt-collect's status pipe and, with -f, its namer socket and the
+ * identity of its PID namespace (ZT_PIDNS, "DEV:INO").
+ */
+void zt_files_status_init(void)
+{
+	const char *ns = getenv("ZT_PIDNS");
+	unsigned long long dev, ino;
+
+	take_passed(&zt_state.status, "ZT_STATUS_FD", "ZT_STATUS_INO", 0);
+	take_passed(&zt_state.namer, "ZT_NAMER_FD", "ZT_NAMER_INO", 1);
+	zt_state.pidns_dev = zt_state.pidns_ino = 0;
+	if (ns && sscanf(ns, "%llu:%llu", &dev, &ino) == 2) {
+		zt_state.pidns_dev = dev;
+		zt_state.pidns_ino = ino;
+	}
+}
+
+/*
+ * Across an exec the new image takes zt-collect's descriptors again
+ * (keep), as they were (not): with -f, so that its dump is reported on
+ * too. Only descriptors that are still zt-collect's are touched.
+ */
+void zt_files_keep_on_exec(int keep)
+{
+	struct zt_owned *own[] = { &zt_state.status, &zt_state.namer };
+
+	for (size_t i = 0; i < sizeof own / sizeof *own; i++) {
+		struct stat st;
+		int fd = own[i]->fd;
+
+		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == own[i]->dev &&
+		    st.st_ino == own[i]->ino)
+			fcntl(fd, F_SETFD, keep ? 0 : FD_CLOEXEC);
+	}
+}
+
+/*
+ * The pid zt-collect knows this process by (zt-collect.c, "namer"): its
+ * own in zt-collect's PID namespace; in another (a container under -f),
+ * the one zt-collect's namer answers, waited for at most two seconds. When
+ * there is no answer (zt-collect has ended, or the socket is not zt's any
+ * more), its own: its dump may then meet another's name, and is refused
+ * as any existing file is. Not in a signal handler: at a process's start.
+ */
+pid_t zt_files_name_pid(void)
+{
+	pid_t self = getpid(), named = 0;
+	struct stat st;
+	int sv[2];
+	char byte = 0, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = ctl, .msg_controllen = sizeof ctl };
+	struct cmsghdr *c;
+	int64_t until;
+
+	if (!zt_state.pidns_ino ||
+	    (stat("/proc/self/ns/pid", &st) == 0 && st.st_dev == zt_state.pidns_dev &&
+	     st.st_ino == zt_state.pidns_ino))
+		return self;
+	if (!zt_files_ok(&zt_state.namer) ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return self;
+	memset(ctl, 0, sizeof ctl);
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &sv[1], sizeof(int));
+	if (sendmsg(zt_state.namer.fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) == 1) {
+		char ans[24];
+		size_t got = 0;
+
+		zt_sys_close(sv[1]);
+		sv[1] = -1;
+		until = zt_sys_clock_ns(CLOCK_MONOTONIC) + 2000000000;
+		while (got < sizeof ans - 1) {
+			int64_t left = (until - zt_sys_clock_ns(CLOCK_MONOTONIC)) / 1000000;
+			struct pollfd p = { sv[0], POLLIN, 0 };
+			ssize_t n;
+
+			if (left <= 0 || poll(&p, 1, (int)left) == 0)
+				break;
+			n = read(sv[0], ans + got, sizeof ans - 1 - got);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+			if (memchr(ans, '\n', got))
+				break;
+		}
+		ans[got] = '\0';
+		named = (pid_t)strtol(ans, NULL, 10);
+	}
+	if (sv[1] >= 0)
+		zt_sys_close(sv[1]);
+	zt_sys_close(sv[0]);
+	return named > 0 ? named : self;
 }
 
 /*
@@ -321,18 +427,26 @@ static void status_write(const char *buf, size_t n)
 	zt_sys_call(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
 }
 
-/*
- * One status line for zt-collect: "PID WHAT ERRNO COUNT\n", written at once
- * (shorter than PIPE_BUF), and only if the pipe is still zt's.
- */
-void zt_files_status(const char *what, int err, uint64_t count)
+/* The pid of status lines: the one zt-collect knows, once this process has it. */
+static pid_t zt_files_status_pid(void)
 {
-	char buf[128], *p = buf;
+	pid_t self = getpid();
+
+	return self == zt_state.pid && zt_state.name_pid > 0 ? zt_state.name_pid : self;
+}
+
+/*
+ * One status line for zt-collect: "PID WHAT ERRNO COUNT[ NAME]\n", written
+ * at once (shorter than PIPE_BUF), and only if the pipe is still zt's.
+ */
+static void status_line(const char *what, int err, uint64_t count, const char *name)
+{
+	char buf[192], *p = buf;
 	size_t n = strlen(what);
 
 	if (!zt_files_ok(&zt_state.status) || n > 64)
 		return;
-	p = zt_fmt_u64(p, (uint64_t)getpid(), 10);
+	p = zt_fmt_u64(p, (uint64_t)zt_files_status_pid(), 10);
 	*p++ = ' ';
 	memcpy(p, what, n);
 	p += n;
@@ -340,8 +454,31 @@ void zt_files_status(const char *what, int err, uint64_t count)
 	p = zt_fmt_u64(p, (uint64_t)(err > 0 ? err : 0), 10);
 	*p++ = ' ';
 	p = zt_fmt_u64(p, count, 10);
+	if (name && *name) {
+		*p++ = ' ';
+		/* The program names its threads: one word of plain characters. */
+		for (size_t i = 0; name[i] && i < 16; i++)
+			*p++ = name[i] > ' ' && name[i] < 127 ? name[i] : '?';
+	}
 	*p++ = '\n';
 	status_write(buf, (size_t)(p - buf));
+}
+
+void zt_files_status(const char *what, int err, uint64_t count)
+{
+	status_line(what, err, count, NULL);
+}
+
+/*
+ * "PID started 0 0 NAME": this process's dump is begun; NAME (its command,
+ * as ps shows it) lets zt-collect name it if it ends before the dump does.
+ */
+void zt_files_status_started(void)
+{
+	char name[17] = "";
+
+	prctl(PR_GET_NAME, name, 0, 0, 0);
+	status_line("started", 0, 0, name);
 }
 
 /* The dump's descriptor while its header or its end is written (dump.c). */

@@ -574,8 +574,8 @@ static void vfork_exec_failed(int slot)
  */
 static void keep_status(void)
 {
-	if (zt_state.follow && zt_files_ok(&zt_state.status))
-		fcntl(zt_state.status.fd, F_SETFD, 0);
+	if (zt_state.follow)
+		zt_files_keep_on_exec(1);
 }
 
 static void before_exec(const char *path)
@@ -600,11 +600,8 @@ static void before_exec(const char *path)
 static void after_failed_exec(void)
 {
 	int saved = errno;
-	struct stat st;
 
-	if (zt_state.status.fd >= 0 && fstat(zt_state.status.fd, &st) == 0 &&
-	    st.st_dev == zt_state.status.dev && st.st_ino == zt_state.status.ino)
-		fcntl(zt_state.status.fd, F_SETFD, FD_CLOEXEC);
+	zt_files_keep_on_exec(0);
 
 	if (zt_state.pid == getpid() && zt_state.dump.fd < 0) {
 		zt_state.exec_path[0] = '\0';

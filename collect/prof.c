@@ -514,7 +514,8 @@ int zt_prof_begin(void)
 	struct rusage ru;
 
 	zt_state.pid = zt_state_pid_cache = getpid();
-	if (zt_state.pid == zt_state.root_pid ||
+	zt_state.name_pid = zt_state.follow ? zt_files_name_pid() : zt_state.pid;
+	if (zt_state.name_pid == zt_state.root_pid ||
 	    !zt_state.follow) {
 		if (strlen(zt_state.base) >= sizeof zt_state.out)
 			return -1;
@@ -526,7 +527,7 @@ int zt_prof_begin(void)
 			return -1;
 		strcpy(zt_state.out, zt_state.base);
 		*p++ = '.';
-		*zt_fmt_u64(p, (uint64_t)zt_state.pid, 10) = '\0';
+		*zt_fmt_u64(p, (uint64_t)zt_state.name_pid, 10) = '\0';
 	}
 	zt_state.signo_start = zt_state.signo;
 	t = zt_thread_attach();

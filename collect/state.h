@@ -130,6 +130,9 @@ struct zt_state {
 	struct zt_owned maps;	/* maps seen before each dlclose */
 	struct zt_owned dir;	/* the output directory (O_PATH) */
 	struct zt_owned status;	/* zt-collect's status pipe */
+	struct zt_owned namer;	/* zt-collect's namer socket, with -f (files.c) */
+	uint64_t pidns_dev, pidns_ino;	/* ZT_PIDNS: zt-collect's PID namespace; 0 if not given */
+	pid_t name_pid;		/* the pid zt-collect knows the dump's process by */
 	struct zt_owned maps_now;	/* /proc/self/maps, kept open (dump.c) */
 	volatile int write_errno;	/* the first failed write to the dump */
 	volatile int fd_lost;	/* the dump's descriptor was taken and the file could not be reopened */

@@ -558,7 +558,7 @@ static void *(*real_dlsym)(void *, const char *);
  * for its own next pthread_create called itself until its stack ran out.
  */
 extern __typeof(pthread_create) zt_own_pthread_create
-	__attribute__((alias("pthread_create"), visibility("hidden")));
+	__attribute__((alias("pthread_create"), visibility("hidden"), nothrow));
 
 static void find_real_dlsym(void)
 {
@@ -600,9 +600,13 @@ static int is_pthread_create(const char *name)
 
 ZT_EXPORT void *dlsym(void *handle, const char *name)
 {
+	/* dlsym's name is declared non-null; a program may pass NULL all the same. */
+	const char *asked = name;
+
+	__asm__("" : "+r"(asked));
 	if (!real_dlsym)
 		find_real_dlsym();
-	if (name && is_pthread_create(name) &&
+	if (asked && is_pthread_create(asked) &&
 	    !from_zt(__builtin_return_address(0))) {
 		void *p;
 

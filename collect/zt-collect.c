@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -1491,22 +1492,43 @@ static char *prepare_program(const char *name)
  * exec_fd (close-on-exec, so a successful exec closes it unwritten).
  */
 static void run_program(const struct config *cfg, const char *prog, char **argv,
-			const char *lib, const char *out, int exec_fd, int status_fd)
-	__attribute__((noreturn));
+			const char *lib, const char *out, int exec_fd, int status_fd,
+			int namer_fd) __attribute__((noreturn));
 
-static void run_program(const struct config *cfg, const char *prog, char **argv,
-			const char *lib, const char *out, int exec_fd, int status_fd)
+/* Pass descriptor fd on to the program, at 512 or above, as NAME_FD and NAME_INO. */
+static void pass_fd(int fd, const char *fd_name, const char *ino_name)
 {
-	char hzbuf[16], pidbuf[16], stbuf[32], inobuf[32];
-	/* The collector's status pipe, out of the program's way. */
-	int fd = fcntl(status_fd, F_DUPFD, 512), err;
+	char fdbuf[32], inobuf[32];
 	struct stat st;
 
-	if (fd >= 0 && fstat(fd, &st) == 0) {
-		snprintf(stbuf, sizeof stbuf, "%d", fd);
-		snprintf(inobuf, sizeof inobuf, "%llu", (unsigned long long)st.st_ino);
-		setenv("ZT_STATUS_FD", stbuf, 1);
-		setenv("ZT_STATUS_INO", inobuf, 1);
+	fd = fcntl(fd, F_DUPFD, 512);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return;
+	snprintf(fdbuf, sizeof fdbuf, "%d", fd);
+	snprintf(inobuf, sizeof inobuf, "%llu", (unsigned long long)st.st_ino);
+	setenv(fd_name, fdbuf, 1);
+	setenv(ino_name, inobuf, 1);
+}
+
+static void run_program(const struct config *cfg, const char *prog, char **argv,
+			const char *lib, const char *out, int exec_fd, int status_fd,
+			int namer_fd)
+{
+	char hzbuf[16], pidbuf[16];
+	int err;
+	struct stat st;
+
+	/* The collector's status pipe, out of the program's way. */
+	pass_fd(status_fd, "ZT_STATUS_FD", "ZT_STATUS_INO");
+	unsetenv("ZT_NAMER_FD");
+	unsetenv("ZT_PIDNS");
+	if (namer_fd >= 0 && stat("/proc/self/ns/pid", &st) == 0) {
+		char ns[64];
+
+		pass_fd(namer_fd, "ZT_NAMER_FD", "ZT_NAMER_INO");
+		snprintf(ns, sizeof ns, "%llu:%llu", (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino);
+		setenv("ZT_PIDNS", ns, 1);
 	}
 	snprintf(hzbuf, sizeof hzbuf, "%u", (unsigned)cfg->hz);
 	snprintf(pidbuf, sizeof pidbuf, "%d", (int)getpid());
@@ -1617,6 +1639,63 @@ static void status_drain(struct status *st)
 }
 
 /*
+ * With -f, a descendant in another PID namespace (a container: unshare -p,
+ * podman, ...) knows itself by a pid zt-collect cannot see, the same as
+ * another container's: its collector asks zt-collect's namer, a datagram
+ * socket, for the pid it has here, sending one end of a socket pair; the
+ * kernel gives its credentials in zt-collect's namespace (SO_PASSCRED),
+ * and the answer, "PID\n", goes back on that end. So its dump is named
+ * FILE.PID, its status lines carry PID, and a dump it could not finish is
+ * found as in zt-collect's own namespace. -1 when the namer is not open.
+ */
+static int namer = -1;
+
+static void namer_answer(void)
+{
+	for (;;) {
+		char byte, ctl[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct ucred))];
+		struct iovec iov = { &byte, 1 };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+				      .msg_control = ctl, .msg_controllen = sizeof ctl };
+		struct ucred cred = { 0, 0, 0 };
+		int fd = -1;
+
+		if (recvmsg(namer, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+			if (c->cmsg_level != SOL_SOCKET)
+				continue;
+			if (c->cmsg_type == SCM_RIGHTS && c->cmsg_len >= CMSG_LEN(sizeof fd)) {
+				int got[4], n = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+
+				memcpy(got, CMSG_DATA(c), (size_t)(n < 4 ? n : 4) * sizeof(int));
+				for (int i = 0; i < n && i < 4; i++) {
+					if (fd < 0)
+						fd = got[i];
+					else
+						close(got[i]);
+				}
+			} else if (c->cmsg_type == SCM_CREDENTIALS &&
+				   c->cmsg_len >= CMSG_LEN(sizeof cred)) {
+				memcpy(&cred, CMSG_DATA(c), sizeof cred);
+			}
+		}
+		if (fd >= 0 && cred.pid > 0) {
+			char ans[24];
+			int n = snprintf(ans, sizeof ans, "%d\n", (int)cred.pid);
+
+			/* Refused when it gave up waiting: it names itself then. */
+			(void)!send(fd, ans, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+/*
  * Wait for the program, reading the status pipe meanwhile; its exit status
  * as a shell gives it (128+N when signal N killed it). Exits 127 if it
  * could not be run.
@@ -1635,14 +1714,17 @@ static int wait_program(const char *prog, int exec_fd, struct rusage *ru, struct
 	/* Without pidfds (Linux before 5.3) the pipe is read only at the end. */
 	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
 	while (pidfd >= 0) {
-		struct pollfd p[2] = { { pidfd, POLLIN, 0 }, { st->fd, POLLIN, 0 } };
+		struct pollfd p[3] = { { pidfd, POLLIN, 0 }, { namer, POLLIN, 0 },
+				       { st->fd, POLLIN, 0 } };
 
-		if (poll(p, st->fd >= 0 ? 2 : 1, -1) < 0) {
+		if (poll(p, st->fd >= 0 ? 3 : 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (p[1].revents)
+			namer_answer();
+		if (p[2].revents)
 			status_drain(st);
 		if (p[0].revents) {
 			child_ended = 1;	/* a zombie until reaped: its pid is not reused */
@@ -1680,6 +1762,20 @@ static int still_runs(pid_t pid, char *comm, size_t cap)
 		return 0;
 	snprintf(comm, cap, "%.*s", (int)(close_paren - open_paren - 1), open_paren + 1);
 	return close_paren[2] != 'Z' && close_paren[2] != 'X';
+}
+
+/* The command a "started" status line names (its fifth field), or "?". */
+static const char *started_name(const char *line, char *name, size_t cap)
+{
+	unsigned e;
+	unsigned long long c;
+	int at = -1;
+
+	if (sscanf(line, "started %u %llu %n", &e, &c, &at) < 2 || at < 0 || !line[at] ||
+	    line[at] == '\n')
+		return "?";
+	snprintf(name, cap, "%.*s", (int)strcspn(line + at, " \n"), line + at);
+	return name;
 }
 
 /*
@@ -1754,14 +1850,18 @@ static int descendants_unfinished(const char *out, struct status *st, int gzip)
 				if (done == 0) {
 					char note[PATH_MAX + 512];
 
-					snprintf(who, sizeof who, "descendant %d", (int)pids[i]);
+					char name[24];
+
+					snprintf(who, sizeof who, "descendant %d ('%s')", (int)pids[i],
+						 started_name(last, name, sizeof name));
 					say_finished(who, path, &u, note, sizeof note);
 					fprintf(stderr, "%s\n", note);
 					continue;
 				}
-				zt_warn("descendant %d ended without finishing its dump (SIGKILL, or "
-					"a raw exit system call): no dump '%s' was written",
-					(int)pids[i], path);
+				zt_warn("descendant %d ('%s') ended without finishing its dump "
+					"(SIGKILL, or a raw exit system call): no dump '%s' was "
+					"written", (int)pids[i], started_name(last, who, sizeof who),
+					path);
 				remove_partial(path, pids[i], st->text, 0);
 			}
 			lost++;
@@ -1801,7 +1901,7 @@ int main(int argc, char **argv)
 	struct config cfg;
 	char *prog, *lib, *out = NULL;
 	struct status st = { -1, NULL, 0, 0 };
-	int rc, exec_pipe[2], status_pipe[2];
+	int rc, exec_pipe[2], status_pipe[2], namer_pair[2] = { -1, -1 };
 	struct rusage ru;
 	struct timespec t0, t1;
 	double wall;
@@ -1828,6 +1928,13 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (pipe2(exec_pipe, O_CLOEXEC) < 0 || pipe2(status_pipe, O_CLOEXEC) < 0)
 		zt_die(ZT_EXIT_DATA, "pipe:");
+	if (cfg.follow &&
+	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, namer_pair) == 0 &&
+	    setsockopt(namer_pair[0], SOL_SOCKET, SO_PASSCRED, &(int){ 1 }, sizeof(int)) < 0) {
+		close(namer_pair[0]);
+		close(namer_pair[1]);
+		namer_pair[0] = namer_pair[1] = -1;
+	}
 	fflush(NULL);
 	child = fork();
 	if (child < 0)
@@ -1835,15 +1942,27 @@ int main(int argc, char **argv)
 	if (child == 0) {
 		close(exec_pipe[0]);
 		close(status_pipe[0]);
-		run_program(&cfg, prog, argv, lib, out, exec_pipe[1], status_pipe[1]);
+		if (namer_pair[0] >= 0)
+			close(namer_pair[0]);
+		run_program(&cfg, prog, argv, lib, out, exec_pipe[1], status_pipe[1],
+			     namer_pair[1]);
 	}
 	close(exec_pipe[1]);
 	close(status_pipe[1]);
+	if (namer_pair[1] >= 0)
+		close(namer_pair[1]);
+	namer = namer_pair[0];
 	outlive_child();
 	st.fd = status_pipe[0];
 	zt_grow(&st.text, &st.cap, 4097, 1);
 	st.text[0] = '\0';
 	rc = wait_program(prog, exec_pipe[0], &ru, &st);
+	/* One that asks later is refused at once, and names itself. */
+	if (namer >= 0) {
+		namer_answer();
+		close(namer);
+		namer = -1;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	wall = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 

@@ -35,7 +35,7 @@ setup() {
 	assert_success
 	assert_output top
 	pid=$(cat sub.pid)
-	[[ $stderr == *"note: descendant $pid ended without zt's exit path; zt-collect finished its dump '$PWD/k.raw.$pid' from what reached the file"* ]]
+	[[ $stderr == *"note: descendant $pid ('sh') ended without zt's exit path; zt-collect finished its dump '$PWD/k.raw.$pid' from what reached the file"* ]]
 	grep -qx 'finished zt-collect' "k.raw.$pid"
 	[ ! -e "k.raw.$pid.tmp.$pid" ]
 	# The program's own dump is whole.

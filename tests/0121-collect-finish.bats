@@ -179,7 +179,7 @@ go_ending() {
 	assert_output 'child 5'
 	dump=$(ls f.raw.[0-9]* | grep -v '\.sym$')
 	[ "$(echo "$dump" | wc -l)" -eq 1 ]
-	[[ $stderr == *"zt-collect: note: descendant ${dump##*.} ended without zt's exit path; zt-collect finished its dump '$PWD/$dump'"* ]]
+	[[ $stderr == *"zt-collect: note: descendant ${dump##*.} ('endings') ended without zt's exit path; zt-collect finished its dump '$PWD/$dump'"* ]]
 	readable_with "$dump" 'main;burn'
 	grep -qx 'finished zt-collect' "$dump"
 }
