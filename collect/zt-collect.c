@@ -61,7 +61,8 @@ static const struct zt_opt options[] = {
 	  "or fp (frame pointers only)" },
 	{ OPT_PAUSED, "paused", no_argument, NULL,
 	  "start with sampling off, until 'zt-ctl PID start'\n"
-	  "or the program's zt_start() (implies --control)" },
+	  "or the program's zt_start() (implies --control;\n"
+	  "PID: the program's, or zt-collect's own)" },
 	{ OPT_CONTROL, "control", no_argument, NULL,
 	  "serve zt-ctl: sampling on and off, and snapshots\n"
 	  "FILE.1, FILE.2, ... (also ZT_CONTROL=1)" },
