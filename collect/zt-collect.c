@@ -1836,8 +1836,7 @@ static void alias_write(void)
 	char path[4200], err[ZT_ERR_MAX];
 
 	if (zt_ctl_alias_write(child, path, sizeof path, err, sizeof err) < 0) {
-		zt_warn("%s: 'zt-ctl %d' takes the program's pid, %d, only", err, (int)getpid(),
-			(int)child);
+		zt_warn("%s; give zt-ctl the program's pid, %d", err, (int)child);
 		return;
 	}
 	alias = zt_strdup(path);

@@ -342,14 +342,20 @@ int zt_ctl_alias_write(pid_t program, char *path, size_t cap, char *err, size_t 
  */
 static int connect_to(const struct zt_ctl_target *t, char *err, size_t errlen)
 {
-	char proc[64], path[3][108];
+	char proc[64], path[3][108], state;
 	struct stat st;
 	int n, denied = -1, refused = -1;
-	pid_t pid = t->pid;
+	pid_t pid = t->pid, ppid;
+	unsigned long long start;
 
 	snprintf(proc, sizeof proc, "/proc/%d", (int)pid);
-	if (stat(proc, &st) < 0) {
+	if (stat(proc, &st) < 0 || proc_stat(pid, &ppid, &state, &start) < 0) {
 		zt_errf(err, errlen, "%s: no such process", t->who);
+		return -1;
+	}
+	if (!runs(state)) {
+		zt_errf(err, errlen, "%s: the process has ended (its parent has not reaped it "
+			"yet)", t->who);
 		return -1;
 	}
 	n = candidates(pid, st.st_uid, ZT_CTL_SUFFIX, path);
