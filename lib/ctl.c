@@ -119,7 +119,7 @@ int zt_ctl_serves(pid_t pid)
  * The program zt-collect pid runs, by its alias (ctl.h), when the alias is
  * there and believed: start is pid's start time. 0 when there is none, or
  * it is stale (another process has the pid now) or names a process that
- * is not pid's child; path says where it was looked for.
+ * is not pid's child; path is where it was found (untouched if nowhere).
  */
 static pid_t alias_program(pid_t pid, unsigned long long start, char path[108])
 {
@@ -238,16 +238,19 @@ int zt_ctl_targets(pid_t pid, struct zt_ctl_target **targets, char *err, size_t 
 	unsigned long long start;
 	char sock[108], alias[108], state;
 	pid_t ppid, program = 0;
+	int served;
 
 	*targets = NULL;
+	alias[0] = '\0';
 	if (proc_stat(pid, &ppid, &state, &start) < 0) {
 		zt_errf(err, errlen, "pid %d: no such process", (int)pid);
 		return -1;
 	}
-	if (!find_file(pid, ZT_CTL_SUFFIX, 1, sock))
+	served = find_file(pid, ZT_CTL_SUFFIX, 1, sock);
+	if (!served)
 		program = alias_program(pid, start, alias);
 	if (!program) {
-		if (!find_file(pid, ZT_CTL_SUFFIX, 1, sock) && named_collect(pid)) {
+		if (!served && named_collect(pid)) {
 			/* zt-collect without a channel: name its program, its child. */
 			char child[48] = "";
 
@@ -256,9 +259,14 @@ int zt_ctl_targets(pid_t pid, struct zt_ctl_target **targets, char *err, size_t 
 				if (procs[i].ppid == pid)
 					snprintf(child, sizeof child, " (pid %d)", (int)procs[i].pid);
 			free(procs);
-			zt_errf(err, errlen, "pid %d: zt-collect without a control channel: it was "
-				"run without --paused or --control (it left no alias at its pid), "
-				"so its program%s has none", (int)pid, child);
+			if (alias[0])
+				zt_errf(err, errlen, "pid %d: zt-collect whose alias '%s' is not "
+					"believed (stale, or it names no child of it): give zt-ctl "
+					"its program's pid%s", (int)pid, alias, child);
+			else
+				zt_errf(err, errlen, "pid %d: zt-collect without a control channel: "
+					"it was run without --paused or --control (it left no alias "
+					"at its pid), so its program%s has none", (int)pid, child);
 			return -1;
 		}
 		t = zt_malloc(sizeof *t);
