@@ -11,6 +11,7 @@
  * to the program too) so that zt-collect outlives it and can report, and
  * SIGTERM and SIGHUP are passed on. The exit status is the program's.
  */
+#include "ctl.h"
 #include "elfread.h"
 #include "input.h"
 #include "raw.h"
@@ -61,7 +62,8 @@ static const struct zt_opt options[] = {
 	  "or fp (frame pointers only)" },
 	{ OPT_PAUSED, "paused", no_argument, NULL,
 	  "start with sampling off, until 'zt-ctl PID start'\n"
-	  "or the program's zt_start() (implies --control)" },
+	  "or the program's zt_start() (implies --control;\n"
+	  "PID: the program's, or zt-collect's own)" },
 	{ OPT_CONTROL, "control", no_argument, NULL,
 	  "serve zt-ctl: sampling on and off, and snapshots\n"
 	  "FILE.1, FILE.2, ... (also ZT_CONTROL=1)" },
@@ -1232,7 +1234,8 @@ static int report(const char *out, const char *prog, const char *path, struct ru
  * With -f: one line for the whole tree, last. It totals the program's dump
  * (out, if any) and every descendant's (FILE.PID, newer than start):
  * samples, the CPU time they stand for, the rate and the partial share, and
- * names each dump. A descendant that exec'd what zt cannot reach is named
+ * names each dump, with its snapshots (FILE.N, FILE.PID.N: zt-ctl's; their
+ * samples are not in the totals, which are the end's dumps'). A descendant that exec'd what zt cannot reach is named
  * before it, with the reason. The CPU time each process used before its
  * sampling began (the loader, constructors run before zt's, an image
  * before an exec) is summed apart: in a tree of short processes it is
@@ -1297,10 +1300,19 @@ static void report_tree(const char *out, const struct timespec *start, double wa
 		useronly &= f.useronly;
 		exe = f.d.exe ? strrchr(f.d.exe, '/') : NULL;
 		exe = exe ? exe + 1 : f.d.exe ? f.d.exe : "?";
-		need = len + strlen(path) + strlen(exe) + 64;
+		need = len + 3 * strlen(path) + strlen(exe) + 128;
 		zt_grow(&names, &cap, need, 1);
-		len += (size_t)snprintf(names + len, cap - len, "%s'%s' (%s, %" PRIu64 " samples)",
+		len += (size_t)snprintf(names + len, cap - len, "%s'%s' (%s, %" PRIu64 " samples",
 					ndumps ? ", " : "", path, exe, f.d.nsamples);
+		/* Its snapshots (zt-ctl, zt_snapshot), named as the program's line names its own. */
+		if (f.d.snapshots > 1)
+			len += (size_t)snprintf(names + len, cap - len, "; snapshots '%s.1' to "
+						"'%s.%" PRIu64 "' hold the samples before", path,
+						path, f.d.snapshots);
+		else if (f.d.snapshots)
+			len += (size_t)snprintf(names + len, cap - len, "; snapshot '%s.1' holds "
+						"the samples before", path);
+		len += (size_t)snprintf(names + len, cap - len, ")");
 		ndumps++;
 		zt_raw_free(&f.d);
 	}
@@ -1695,14 +1707,10 @@ static void namer_answer(void)
 	}
 }
 
-/*
- * Wait for the program, reading the status pipe meanwhile; its exit status
- * as a shell gives it (128+N when signal N killed it). Exits 127 if it
- * could not be run.
- */
-static int wait_program(const char *prog, int exec_fd, struct rusage *ru, struct status *st)
+/* Wait until the program runs (its exec succeeded); exit 127 if it could not be run. */
+static void wait_exec(const char *prog, int exec_fd)
 {
-	int status, child_errno, pidfd;
+	int child_errno;
 
 	if (read(exec_fd, &child_errno, sizeof child_errno) == sizeof child_errno) {
 		waitpid(child, NULL, 0);
@@ -1710,6 +1718,16 @@ static int wait_program(const char *prog, int exec_fd, struct rusage *ru, struct
 		zt_die(EXIT_CANNOT_RUN, "cannot run '%s':", prog);
 	}
 	close(exec_fd);
+}
+
+/*
+ * Wait for the program, reading the status pipe meanwhile; its exit status
+ * as a shell gives it (128+N when signal N killed it).
+ */
+static int wait_program(struct rusage *ru, struct status *st)
+{
+	int status, pidfd;
+
 	fcntl(st->fd, F_SETFL, O_NONBLOCK);
 	/* Without pidfds (Linux before 5.3) the pipe is read only at the end. */
 	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
@@ -1896,6 +1914,37 @@ static int finish_program(const char *out, const char *name, pid_t pid,
 	return 1;
 }
 
+/*
+ * With a control channel, zt-collect's alias (lib/ctl.h): zt-ctl then takes
+ * this process's pid, the one a shell's $! gives, for the program's. It is
+ * removed when zt-collect ends (exit, zt_die); one that a SIGKILL left is
+ * stale, and zt-ctl tells it by the start time it holds.
+ */
+static char *alias;
+static char alias_who[64];
+
+static void alias_remove(void)
+{
+	if (alias)
+		unlink(alias);
+	free(alias);
+	alias = NULL;
+}
+
+static void alias_write(void)
+{
+	char path[4200], err[ZT_ERR_MAX];
+
+	if (zt_ctl_alias_write(child, path, sizeof path, err, sizeof err) < 0) {
+		zt_warn("%s; give zt-ctl the program's pid, %d", err, (int)child);
+		return;
+	}
+	alias = zt_strdup(path);
+	snprintf(alias_who, sizeof alias_who, "; zt-ctl takes zt-collect's, %d, too",
+		 (int)getpid());
+	atexit(alias_remove);
+}
+
 int main(int argc, char **argv)
 {
 	struct config cfg;
@@ -1907,11 +1956,13 @@ int main(int argc, char **argv)
 	double wall;
 	struct timespec start;
 	char note[PATH_MAX * 2 + 512];
-	int finished;
+	int finished, channel;
 	struct sink sink;
+	const char *ctl_env = getenv("ZT_CONTROL");
 
 	zt_setprog(argv[0]);
 	argv += parse_options(argc, argv, &cfg);
+	channel = cfg.paused || cfg.control || (ctl_env && strcmp(ctl_env, "1") == 0);
 
 	/* Whatever can fail without running anything fails first. */
 	if (!sink_of(&cfg, &sink))
@@ -1956,7 +2007,14 @@ int main(int argc, char **argv)
 	st.fd = status_pipe[0];
 	zt_grow(&st.text, &st.cap, 4097, 1);
 	st.text[0] = '\0';
-	rc = wait_program(prog, exec_pipe[0], &ru, &st);
+	if (channel)
+		alias_write();
+	wait_exec(prog, exec_pipe[0]);
+	if (cfg.paused)
+		fprintf(stderr, "%s: sampling is off until 'zt-ctl %d start' (%d is the "
+			"program's pid%s)\n", zt_prog, (int)child, (int)child, alias ? alias_who :
+			"");
+	rc = wait_program(&ru, &st);
 	/* One that asks later is refused at once, and names itself. */
 	if (namer >= 0) {
 		namer_answer();
@@ -1983,6 +2041,7 @@ int main(int argc, char **argv)
 		report_tree(out, &start, wall);
 	if (sink.target || sink.to_stdout)
 		sink_finish(&sink, out);
+	alias_remove();
 	if (st.fd >= 0)
 		close(st.fd);
 	free(st.text);

@@ -5,9 +5,13 @@
  *
  *   zt-ctl PID start|stop|snapshot
  *
- * Prints the process's answer ("sampling on", "wrote 'zt.raw.1' ...");
- * exit 1 when there is no channel, it is another user's, or the process
- * refused.
+ * PID may be zt-collect's own (a shell's $!): the request then goes to the
+ * program it runs and, with -f, to each descendant that has a channel, as
+ * kill %1 reaches the whole job (lib/ctl.c finds them).
+ *
+ * Prints the process's answer ("sampling on", "wrote 'zt.raw.1' ..."),
+ * each after "pid N: " when several processes answered; exit 1 when there
+ * is no channel, it is another user's, or a process refused.
  */
 #include "ctl.h"
 #include "usage.h"
@@ -15,6 +19,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct zt_opt options[] = {
@@ -28,7 +33,9 @@ static const struct zt_usage usage = {
 	"Control the sampling of process PID, run under 'zt-collect --paused' or\n"
 	"'--control': start and stop turn sampling on and off; snapshot writes the\n"
 	"samples since the last snapshot (or the start) as a whole raw dump\n"
-	"FILE.N next to the run's dump FILE. Only the process's own user may.",
+	"FILE.N next to the run's dump FILE. Only the process's own user may.\n"
+	"PID may be zt-collect's: then its program and, with -f, every descendant\n"
+	"that has a channel.",
 	options,
 	NULL,
 };
@@ -52,8 +59,9 @@ static int parse_options(int argc, char **argv, int *status)
 int main(int argc, char **argv)
 {
 	char reply[8192], err[ZT_ERR_MAX];
+	struct zt_ctl_target *targets;
 	uint64_t pid;
-	int status, rc;
+	int status, rc, n;
 
 	zt_setprog(argv[0]);
 	if (parse_options(argc, argv, &status) < 0)
@@ -75,15 +83,28 @@ int main(int argc, char **argv)
 		zt_usage(&usage, stderr);
 		return ZT_EXIT_USAGE;
 	}
-	rc = zt_ctl_request((pid_t)pid, argv[1], reply, sizeof reply, err, sizeof err);
-	if (rc < 0) {
+	n = zt_ctl_targets((pid_t)pid, &targets, err, sizeof err);
+	if (n < 0) {
 		zt_warn("%s", err);
 		return ZT_EXIT_DATA;
 	}
-	if (rc > 0) {
-		zt_warn("pid %d: %s", (int)pid, reply);
-		return ZT_EXIT_DATA;
+	for (int i = 0; i < n; i++) {
+		rc = zt_ctl_request(&targets[i], argv[1], reply, sizeof reply, err, sizeof err);
+		/* A descendant that ended since it was found: not asked, no failure. */
+		if (rc < 0 && i > 0 && !zt_ctl_serves(targets[i].pid))
+			continue;
+		if (rc < 0) {
+			zt_warn("%s", err);
+			status = ZT_EXIT_DATA;
+		} else if (rc > 0) {
+			zt_warn("%s: %s", targets[i].who, reply);
+			status = ZT_EXIT_DATA;
+		} else if (n > 1) {
+			printf("pid %d: %s\n", (int)targets[i].pid, reply);
+		} else {
+			printf("%s\n", reply);
+		}
 	}
-	printf("%s\n", reply);
-	return ZT_EXIT_OK;
+	free(targets);
+	return status;
 }
