@@ -528,7 +528,7 @@ static int vfork_exec_note(const char *file, int search)
  * interposer sees: the parent judges the program once the child exists.
  */
 ZT_INTERPOSE int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-			  const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+			     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	int rc;
 	pid_t child;
@@ -543,7 +543,7 @@ ZT_INTERPOSE int posix_spawn(pid_t *pid, const char *path, const posix_spawn_fil
 }
 
 ZT_INTERPOSE int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
-			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+			      const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	int rc;
 	pid_t child;

@@ -455,7 +455,7 @@ ZT_INTERPOSE int sigsuspend(const sigset_t *mask)
 }
 
 ZT_INTERPOSE int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *timeout,
-		      const sigset_t *mask)
+			 const sigset_t *mask)
 {
 	sigset_t s;
 
@@ -468,7 +468,7 @@ ZT_INTERPOSE int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct ti
 }
 
 ZT_INTERPOSE int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
-		    const sigset_t *mask)
+		       const sigset_t *mask)
 {
 	sigset_t s;
 
@@ -481,7 +481,7 @@ ZT_INTERPOSE int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *time
 }
 
 ZT_INTERPOSE int epoll_pwait(int fd, struct epoll_event *ev, int n, int timeout,
-			  const sigset_t *mask)
+			     const sigset_t *mask)
 {
 	sigset_t s;
 
@@ -494,7 +494,7 @@ ZT_INTERPOSE int epoll_pwait(int fd, struct epoll_event *ev, int n, int timeout,
 }
 
 ZT_INTERPOSE int epoll_pwait2(int fd, struct epoll_event *ev, int n, const struct timespec *timeout,
-			   const sigset_t *mask)
+			      const sigset_t *mask)
 {
 	sigset_t s;
 

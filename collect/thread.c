@@ -513,7 +513,7 @@ static int will_sample(void)
 }
 
 ZT_INTERPOSE int pthread_create(pthread_t *th, const pthread_attr_t *attr,
-			     void *(*fn)(void *), void *arg)
+				void *(*fn)(void *), void *arg)
 {
 	struct start *s;
 	int early;
