@@ -142,7 +142,7 @@ made_dump() {
 	real_dump
 	pid=$(sed -n 's/^pid //p' d.raw)
 	tid=$((pid + 1))
-	P=$PWD/prog
+	P=prog
 	main=$(addr "$P" main) work=$(addr "$P" work) routine=$(addr "$P" routine)
 	stop=$(addr libzt-prof.so zt_prof_stop) end=$(addr libzt-prof.so zt_control_end)
 	snap=$(addr libzt-prof.so zt_snap_take) tstart=$(addr libzt-prof.so zt_timer_start)
@@ -204,7 +204,7 @@ made_dump() {
 @test "a dump without zt-code (older collectors) is read as before: zt's frames keep their names" {
 	real_dump
 	pid=$(sed -n 's/^pid //p' d.raw)
-	main=$(addr "$PWD/prog" main) work=$(addr "$PWD/prog" work)
+	main=$(addr prog main) work=$(addr prog work)
 	snap=$(addr libzt-prof.so zt_snap_take) wrap=$(addr libzt-prof.so dlclose)
 	echo "$pid $snap $wrap $work $main" | made_dump
 	grep -v '^zt-code \|^zt-handover ' made.raw > old.raw
