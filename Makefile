@@ -252,10 +252,13 @@ COLLECT_CFLAGS = -O2 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h lib/dwarfpe.h lib/ctl.h
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(COLLECT_CFLAGS) $(WARN) -c -o $@ $<
+# The extent of zt's interposers (section zt_handover: collect/sys.h) is
+# the library's own business: its __start_/__stop_ symbols are not exported.
+COLLECT_LDFLAGS = -Wl,-z,nodelete -Wl,--no-undefined -Wl,-z,start-stop-visibility=hidden
 
 collect/libzt-prof.so: $(COLLECT_LO)
 	@echo "  LD      $@"
-	$(Q)$(CC) -shared -o $@ $(COLLECT_LO) -Wl,-z,nodelete -Wl,--no-undefined -lz -lpthread
+	$(Q)$(CC) -shared -o $@ $(COLLECT_LO) $(COLLECT_LDFLAGS) -lz -lpthread
 
 collect/zt-collect: collect/zt-collect.c lib/libzt.a lib/*.h
 	@echo "  CCLD    $@"
@@ -365,7 +368,7 @@ $(XDIR)/collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h lib/dwarfpe
 
 $(XDIR)/collect/libzt-prof.so: $(COLLECT_LO:collect/%=$(XDIR)/collect/%)
 	@echo "  LD      $@"
-	$(Q)$(XCC) -shared -o $@ $^ -Wl,-z,nodelete -Wl,--no-undefined $(XLDFLAGS) -lz -lpthread
+	$(Q)$(XCC) -shared -o $@ $^ $(COLLECT_LDFLAGS) $(XLDFLAGS) -lz -lpthread
 
 $(XDIR)/lib/%.o: lib/%.c lib/*.h | $(XSYSROOT)/.done
 	@mkdir -p $(@D)

@@ -74,6 +74,58 @@ static void put_key(int fd, const char *key, uint64_t v)
 	zt_files_write_all(fd, buf, (size_t)(p - buf));
 }
 
+/*
+ * The collector's own code, as it knows it (never by its file's name, which
+ * a program's library could share): the extent of libzt-prof.so's PT_LOADs
+ * from its own program headers (__ehdr_start, its ELF header as loaded),
+ * and the section of its interposers and start trampoline (sys.h's
+ * ZT_INTERPOSE). Readers show a sample in zt's other code as "[zt]".
+ */
+extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+extern const char __start_zt_handover[] __attribute__((visibility("hidden")));
+extern const char __stop_zt_handover[] __attribute__((visibility("hidden")));
+
+static void put_range(int fd, const char *key, uintptr_t lo, uintptr_t hi)
+{
+	char buf[64], *p = buf;
+
+	zt_files_puts(fd, key);
+	*p++ = ' ';
+	p = zt_fmt_u64(p, lo, 16);
+	*p++ = '-';
+	p = zt_fmt_u64(p, hi, 16);
+	*p++ = '\n';
+	zt_files_write_all(fd, buf, (size_t)(p - buf));
+}
+
+static void put_own_code(int fd)
+{
+	const ElfW(Ehdr) *eh = &__ehdr_start;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+	uintptr_t lo = UINTPTR_MAX, hi = 0, bias = 0;
+	int have_bias = 0;
+
+	/* The PT_LOAD at file offset 0 holds the ELF header: the load bias. */
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0 && !have_bias) {
+			bias = (uintptr_t)eh - (uintptr_t)ph[i].p_vaddr;
+			have_bias = 1;
+		}
+	for (int i = 0; have_bias && i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		if (bias + ph[i].p_vaddr < lo)
+			lo = bias + ph[i].p_vaddr;
+		if (bias + ph[i].p_vaddr + ph[i].p_memsz > hi)
+			hi = bias + ph[i].p_vaddr + ph[i].p_memsz;
+	}
+	if (have_bias && lo < hi)
+		put_range(fd, ZT_RAW_ZT_CODE, lo, hi);
+	if ((uintptr_t)__start_zt_handover < (uintptr_t)__stop_zt_handover)
+		put_range(fd, ZT_RAW_ZT_HANDOVER, (uintptr_t)__start_zt_handover,
+			  (uintptr_t)__stop_zt_handover);
+}
+
 static const char *timer_name(void)
 {
 	switch (zt_state.timer) {
@@ -140,6 +192,7 @@ static int open_dump(int keep)
 	if (zt_state.timer == ZT_TIMER_POSIX)
 		zt_files_puts(dfd, ZT_RAW_RATE_CAP " " ZT_RAW_CAP_KERNEL_TICK "\n");
 	put_key(dfd, ZT_RAW_MAX_DEPTH, ZT_MAX_DEPTH);
+	put_own_code(dfd);
 	zt_files_puts(dfd, zt_state.unwind == ZT_UNWIND_FP ? ZT_RAW_UNWIND " " ZT_RAW_UNWIND_FP "\n" :
 		zt_state.unwind == ZT_UNWIND_CFI ? ZT_RAW_UNWIND " " ZT_RAW_UNWIND_CFI "\n" :
 		ZT_RAW_UNWIND " " ZT_RAW_UNWIND_AUTO "\n");

@@ -166,7 +166,7 @@ static int is_default(const struct sigaction *act)
 	return !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL;
 }
 
-ZT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+ZT_INTERPOSE int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (zt_prof_fatal_is_ours(sig)) {
 		/* zt stands in for SIG_DFL: show SIG_DFL, keep standing in for it. */
@@ -206,7 +206,7 @@ ZT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 	return zt_sys_sigaction(sig, act, old);
 }
 
-ZT_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+ZT_INTERPOSE sighandler_t signal(int sig, sighandler_t handler)
 {
 	RESOLVE(signal);
 	if ((owned(sig) && zt_state_owner_cached()) || zt_prof_fatal_is_ours(sig) ||
@@ -229,7 +229,7 @@ ZT_EXPORT sighandler_t signal(int sig, sighandler_t handler)
  * descriptor is closed as asked. (A raw close system call is not seen: then
  * files.c notices the loss before the next write.)
  */
-ZT_EXPORT int close(int fd)
+ZT_INTERPOSE int close(int fd)
 {
 	static int (*real_close)(int);
 
@@ -247,7 +247,7 @@ static int by_value(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-ZT_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
+ZT_INTERPOSE int close_range(unsigned lo, unsigned hi, int flags)
 {
 	int mine[3 * ZT_MAX_THREADS + 8];	/* perf counters, the off-CPU sampler's two a thread */
 	unsigned from = lo;
@@ -277,7 +277,7 @@ ZT_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
  * the interposer above: so it is interposed too, and closes around zt's
  * descriptors the same way.
  */
-ZT_EXPORT void closefrom(int lowfd)
+ZT_INTERPOSE void closefrom(int lowfd)
 {
 	if (close_range(lowfd > 0 ? (unsigned)lowfd : 0, ~0U, 0) == 0)
 		return;
@@ -293,7 +293,7 @@ ZT_EXPORT void closefrom(int lowfd)
  * the last snapshot's, since every change zt sees is followed by one,
  * unless the handler saw code outside it: then one is taken before too.
  */
-ZT_EXPORT void *dlopen(const char *file, int mode)
+ZT_INTERPOSE void *dlopen(const char *file, int mode)
 {
 	void *h;
 	int saved;
@@ -315,7 +315,7 @@ ZT_EXPORT void *dlopen(const char *file, int mode)
 	return h;
 }
 
-ZT_EXPORT int dlclose(void *h)
+ZT_INTERPOSE int dlclose(void *h)
 {
 	int rc, saved;
 
@@ -349,7 +349,7 @@ static void *sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 }
 
-ZT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+ZT_INTERPOSE void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	int replaces, saved;
 	void *p;
@@ -375,12 +375,12 @@ ZT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 	return p;
 }
 
-ZT_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+ZT_INTERPOSE void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	return mmap(addr, len, prot, flags, fd, off);
 }
 
-ZT_EXPORT int munmap(void *addr, size_t len)
+ZT_INTERPOSE int munmap(void *addr, size_t len)
 {
 	int rc, saved;
 
@@ -403,7 +403,7 @@ ZT_EXPORT int munmap(void *addr, size_t len)
 	return rc;
 }
 
-ZT_EXPORT int mprotect(void *addr, size_t len, int prot)
+ZT_INTERPOSE int mprotect(void *addr, size_t len, int prot)
 {
 	int rc, saved;
 
@@ -527,8 +527,8 @@ static int vfork_exec_note(const char *file, int search)
  * posix_spawn runs its program through glibc's own execve, which no
  * interposer sees: the parent judges the program once the child exists.
  */
-ZT_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-			  const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+ZT_INTERPOSE int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	int rc;
 	pid_t child;
@@ -542,8 +542,8 @@ ZT_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_a
 	return rc;
 }
 
-ZT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
-			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+ZT_INTERPOSE int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			      const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	int rc;
 	pid_t child;
@@ -613,7 +613,7 @@ static void after_failed_exec(void)
 	errno = saved;
 }
 
-ZT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+ZT_INTERPOSE int execve(const char *path, char *const argv[], char *const envp[])
 {
 	int slot;
 
@@ -626,14 +626,14 @@ ZT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	return -1;
 }
 
-ZT_EXPORT int execv(const char *path, char *const argv[])
+ZT_INTERPOSE int execv(const char *path, char *const argv[])
 {
 	extern char **environ;
 
 	return execve(path, argv, environ);
 }
 
-ZT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+ZT_INTERPOSE int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	int slot;
 
@@ -646,7 +646,7 @@ ZT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 	return -1;
 }
 
-ZT_EXPORT int execvp(const char *file, char *const argv[])
+ZT_INTERPOSE int execvp(const char *file, char *const argv[])
 {
 	extern char **environ;
 

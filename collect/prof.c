@@ -721,14 +721,14 @@ __attribute__((destructor)) static void zt_prof_fini(void)
  * exit() reaches the destructor above instead; glibc's own internal calls to
  * _exit do not come through here.
  */
-ZT_EXPORT __attribute__((noreturn)) void _exit(int status)
+ZT_INTERPOSE __attribute__((noreturn)) void _exit(int status)
 {
 	zt_prof_stop();
 	for (;;)
 		zt_sys_call(SYS_exit_group, status, 0, 0, 0, 0, 0);
 }
 
-ZT_EXPORT __attribute__((noreturn)) void _Exit(int status)
+ZT_INTERPOSE __attribute__((noreturn)) void _Exit(int status)
 {
 	_exit(status);
 }

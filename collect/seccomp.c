@@ -396,7 +396,7 @@ static void before_filter(int install, unsigned long mode, unsigned long flags, 
 	errno = saved;
 }
 
-ZT_EXPORT int prctl(int option, ...)
+ZT_INTERPOSE int prctl(int option, ...)
 {
 	unsigned long a[4];
 	va_list ap;
@@ -415,7 +415,7 @@ ZT_EXPORT int prctl(int option, ...)
 	return real_prctl(option, a[0], a[1], a[2], a[3]);
 }
 
-ZT_EXPORT long syscall(long nr, ...)
+ZT_INTERPOSE long syscall(long nr, ...)
 {
 	long a[6];
 	va_list ap;

@@ -295,13 +295,13 @@ static int change(int (*real)(int, const sigset_t *, sigset_t *), int how,
 	return rc;
 }
 
-ZT_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+ZT_INTERPOSE int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	RESOLVE(pthread_sigmask);
 	return change(real_pthread_sigmask, how, set, old);
 }
 
-ZT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+ZT_INTERPOSE int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	RESOLVE(sigprocmask);
 	return change(real_sigprocmask, how, set, old);
@@ -388,17 +388,17 @@ static int wait_signal(const sigset_t *set, siginfo_t *info, const struct timesp
 	return rc;
 }
 
-ZT_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
+ZT_INTERPOSE int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
 {
 	return wait_signal(set, info, timeout, 0);
 }
 
-ZT_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+ZT_INTERPOSE int sigwaitinfo(const sigset_t *set, siginfo_t *info)
 {
 	return wait_signal(set, info, NULL, 0);
 }
 
-ZT_EXPORT int sigwait(const sigset_t *set, int *sig)
+ZT_INTERPOSE int sigwait(const sigset_t *set, int *sig)
 {
 	int saved = errno, rc = wait_signal(set, NULL, NULL, 1);
 
@@ -412,7 +412,7 @@ ZT_EXPORT int sigwait(const sigset_t *set, int *sig)
 	return 0;
 }
 
-ZT_EXPORT int signalfd(int fd, const sigset_t *mask, int flags)
+ZT_INTERPOSE int signalfd(int fd, const sigset_t *mask, int flags)
 {
 	sigset_t s;
 
@@ -438,7 +438,7 @@ static const sigset_t *with_sigprof(const sigset_t *mask, sigset_t *buf)
 	return buf;
 }
 
-ZT_EXPORT int sigsuspend(const sigset_t *mask)
+ZT_INTERPOSE int sigsuspend(const sigset_t *mask)
 {
 	sigset_t s;
 
@@ -454,8 +454,8 @@ ZT_EXPORT int sigsuspend(const sigset_t *mask)
 	return real_sigsuspend(&s);
 }
 
-ZT_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *timeout,
-		      const sigset_t *mask)
+ZT_INTERPOSE int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *timeout,
+			 const sigset_t *mask)
 {
 	sigset_t s;
 
@@ -467,8 +467,8 @@ ZT_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct times
 	return real_pselect(n, r, w, e, timeout, with_sigprof(mask, &s));
 }
 
-ZT_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
-		    const sigset_t *mask)
+ZT_INTERPOSE int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
+		       const sigset_t *mask)
 {
 	sigset_t s;
 
@@ -480,8 +480,8 @@ ZT_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout
 	return real_ppoll(fds, n, timeout, with_sigprof(mask, &s));
 }
 
-ZT_EXPORT int epoll_pwait(int fd, struct epoll_event *ev, int n, int timeout,
-			  const sigset_t *mask)
+ZT_INTERPOSE int epoll_pwait(int fd, struct epoll_event *ev, int n, int timeout,
+			     const sigset_t *mask)
 {
 	sigset_t s;
 
@@ -493,8 +493,8 @@ ZT_EXPORT int epoll_pwait(int fd, struct epoll_event *ev, int n, int timeout,
 	return real_epoll_pwait(fd, ev, n, timeout, with_sigprof(mask, &s));
 }
 
-ZT_EXPORT int epoll_pwait2(int fd, struct epoll_event *ev, int n, const struct timespec *timeout,
-			   const sigset_t *mask)
+ZT_INTERPOSE int epoll_pwait2(int fd, struct epoll_event *ev, int n, const struct timespec *timeout,
+			      const sigset_t *mask)
 {
 	sigset_t s;
 

@@ -21,6 +21,15 @@
 
 #define ZT_HIDDEN __attribute__((visibility("hidden")))
 #define ZT_EXPORT __attribute__((visibility("default")))
+/*
+ * An interposer (a function of zt's that the program calls in place of
+ * libc's, and that hands over to the real one) or a start trampoline: kept
+ * in the section zt_handover, whose extent the dump gives (zt-handover,
+ * formats/raw.md), so that readers take the work under it for the
+ * program's, and the work of zt's other functions for zt's ([zt]).
+ */
+#define ZT_HANDOVER_SECTION "zt_handover"
+#define ZT_INTERPOSE ZT_EXPORT __attribute__((section(ZT_HANDOVER_SECTION)))
 
 /* A system call, raw (arch.h): its result, or -1 with errno set. */
 ZT_HIDDEN long zt_sys_call(long nr, long a, long b, long c, long d, long e, long f);

@@ -244,7 +244,7 @@ int zt_thread_on_alt(const struct zt_thread *t, uintptr_t sp)
  * The program's sigaltstack. Its view is what it set: no stack until it
  * sets one (zt's is not shown), then its own, for real.
  */
-ZT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+ZT_INTERPOSE int sigaltstack(const stack_t *ss, stack_t *old)
 {
 	stack_t none = { .ss_sp = NULL, .ss_flags = SS_DISABLE, .ss_size = 0 };
 
@@ -475,7 +475,7 @@ struct start {
 	int early;	/* made before zt's constructor ran, in a process zt will sample */
 };
 
-static void *trampoline(void *p)
+static __attribute__((section(ZT_HANDOVER_SECTION))) void *trampoline(void *p)
 {
 	struct start s = *(struct start *)p;
 	struct zt_thread *t;
@@ -512,8 +512,8 @@ static int will_sample(void)
 	       ((pid_t)strtol(pid, NULL, 10) == getpid() || (follow && strcmp(follow, "1") == 0));
 }
 
-ZT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
-			     void *(*fn)(void *), void *arg)
+ZT_INTERPOSE int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+				void *(*fn)(void *), void *arg)
 {
 	struct start *s;
 	int early;
@@ -598,7 +598,7 @@ static int is_pthread_create(const char *name)
 	return i == sizeof want;
 }
 
-ZT_EXPORT void *dlsym(void *handle, const char *name)
+ZT_INTERPOSE void *dlsym(void *handle, const char *name)
 {
 	/* dlsym's name is declared non-null; a program may pass NULL all the same. */
 	const char *asked = name;
@@ -634,7 +634,7 @@ ZT_EXPORT void *dlsym(void *handle, const char *name)
  * unsampled; its CPU time is in the dump's unsampled-cpu-ns, with that of
  * threads made by a clone system call zt never sees.
  */
-ZT_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+ZT_INTERPOSE int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 {
 	static int (*real_clone)(int (*)(void *), void *, int, void *, ...);
 	va_list ap;

@@ -89,6 +89,7 @@ struct builder {
 	size_t capfunc_of;
 	uint8_t *mapflags;		/* per dump map: USED, FILES, LINES */
 	uint64_t truncated;		/* the "[truncated]" location, 0 until needed */
+	uint64_t own;			/* the "[zt]" location, 0 until needed */
 	uint64_t *waitloc;		/* per wait of the dump: its location, 0 until needed */
 	int wall;			/* folded: a wall-clock profile's stacks */
 };
@@ -231,6 +232,20 @@ static uint64_t truncated_location(struct builder *b)
 	loc = &b->p->locations[b->truncated - 1];
 	loc->nlines = b->p->nlines - loc->first_line;
 	return b->truncated;
+}
+
+/* The leaf of a stack of zt's own work (raw.h's own): "[zt]". */
+static uint64_t own_location(struct builder *b)
+{
+	struct zt_pprof_location *loc;
+
+	if (b->own)
+		return b->own;
+	b->own = new_location(b, 0, 1, SIZE_MAX);
+	add_line(b, ZT_OWN_FRAME, NULL, 0);
+	loc = &b->p->locations[b->own - 1];
+	loc->nlines = b->p->nlines - loc->first_line;
+	return b->own;
 }
 
 /* The leaf of an off-CPU stack: its wait, "[futex]", as zt-symbolize prints it. */
@@ -444,6 +459,8 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 		sm->first_loc = p->nlocids;
 		if (d->wall && st->wait)
 			push_locid(p, wait_location(&b, st));
+		if (st->own)
+			push_locid(p, own_location(&b));
 		for (size_t j = st->first; j < st->first + st->naddr; j++)
 			push_locid(p, location(&b, d->addr[j], d->exact[j], st->gen));
 		if (st->partial && !go_rooted(&b, d, st))

@@ -158,6 +158,7 @@ struct stack_key {
 	uint32_t gen;
 	uint32_t wait;
 	int partial;
+	int own;
 	size_t n;
 	const uint64_t *addr;
 	const uint8_t *exact;
@@ -170,6 +171,7 @@ static int stack_eq(void *ctx, uint32_t i, const void *k)
 	const struct zt_stack *s = &d->stacks[i];
 
 	return s->tid == key->tid && s->naddr == key->n && s->partial == key->partial &&
+	       s->own == key->own &&
 	       s->gen == key->gen && s->wait == key->wait &&
 	       memcmp(&d->addr[s->first], key->addr, key->n * sizeof *key->addr) == 0 &&
 	       memcmp(&d->exact[s->first], key->exact, key->n) == 0;
@@ -178,12 +180,12 @@ static int stack_eq(void *ctx, uint32_t i, const void *k)
 /* Count a stack in; returns its index among d->stacks. */
 static size_t add_stack(struct zt_raw *d, uint32_t tid, uint32_t gen, int partial,
 			uint32_t wait, uint64_t count, uint64_t weight, const uint64_t *addr,
-			const uint8_t *exact, size_t n)
+			const uint8_t *exact, size_t n, int own)
 {
-	struct stack_key key = { tid, gen, wait, partial, n, addr, exact };
+	struct stack_key key = { tid, gen, wait, partial, own, n, addr, exact };
 	uint64_t h = zt_hash(addr, n * sizeof *addr,
 			     tid + ((uint64_t)partial << 32) + ((uint64_t)gen << 33) +
-			     ((uint64_t)wait << 40));
+			     ((uint64_t)wait << 40) + ((uint64_t)own << 63));
 	int64_t found;
 	struct zt_stack *s;
 
@@ -206,6 +208,7 @@ static size_t add_stack(struct zt_raw *d, uint32_t tid, uint32_t gen, int partia
 	s->tid = tid;
 	s->gen = gen;
 	s->partial = partial;
+	s->own = own;
 	s->naddr = (uint32_t)n;
 	s->first = d->naddr;
 	s->count = count;
@@ -456,7 +459,7 @@ counted:
 	if (r->store) {
 		if (hit < 0) {
 			st = add_stack(d, (uint32_t)tid, ZT_RAW_GEN_ANY, partial, wait, count,
-				       weight, r->tmp, r->tmpx, n);
+				       weight, r->tmp, r->tmpx, n, 0);
 			remember(r, (uint32_t)tid, words, h, st);
 		} else {
 			st = r->seen[hit].stack;
@@ -594,6 +597,24 @@ static int key_line(struct reader *r, char *line)
 		if (r->max_ns > UINT64_MAX - d->start_ns)
 			return fail(r, "%s: a sample's time after it passes 2^64 - 1 ns", key);
 		return 0;
+	} else if (strcmp(key, ZT_RAW_ZT_CODE) == 0 || strcmp(key, ZT_RAW_ZT_HANDOVER) == 0) {
+		int code = strcmp(key, ZT_RAW_ZT_CODE) == 0;
+		char *dash = strchr(v, '-');
+		uint64_t lo, hi;
+
+		if (dash)
+			*dash = '\0';
+		if (!dash || parse_hex(v, &lo) < 0 || parse_hex(dash + 1, &hi) < 0 || lo >= hi)
+			return fail(r, "%s wants START-END, two hex addresses, START below END", key);
+		if (code) {
+			d->have_zt_code = 1;
+			d->zt_code_lo = lo;
+			d->zt_code_hi = hi;
+		} else {
+			d->have_zt_handover = 1;
+			d->zt_handover_lo = lo;
+			d->zt_handover_hi = hi;
+		}
 	} else if (strcmp(key, ZT_RAW_START_TIME_NS) == 0) {
 		return number_value(r, key, v, &d->start_time_ns);
 	} else if (strcmp(key, ZT_RAW_ARCH) == 0) {
@@ -925,7 +946,7 @@ static void split_by_gen(struct zt_raw *d)
 		}
 		d->timed[i].stack = add_stack(d, s->tid, gen, s->partial,
 					      s->wait, d->timed[i].count, d->timed[i].weight,
-					      oaddr + s->first, oexact + s->first, s->naddr);
+					      oaddr + s->first, oexact + s->first, s->naddr, 0);
 		lastgen[o] = gen;
 		lastnew[o] = d->timed[i].stack + 1;
 	}
@@ -935,9 +956,146 @@ static void split_by_gen(struct zt_raw *d)
 		if (left[i])
 			add_stack(d, old[i].tid, ZT_RAW_GEN_ANY, old[i].partial, old[i].wait,
 				  left[i], leftw[i], oaddr + old[i].first, oexact + old[i].first,
-				  old[i].naddr);
+				  old[i].naddr, 0);
 	free(left);
 	free(leftw);
+	free(old);
+	free(oaddr);
+	free(oexact);
+}
+
+/*
+ * The collector's own frames (formats/raw.md "zt-code"). Each frame of a
+ * stack is the program's (P), the C library's or the loader's (R: what zt
+ * itself calls, named below), zt's own (Z: in zt-code), or one of zt's
+ * interposers or its start trampoline (H: in zt-handover), which hand over
+ * to the real function or to the thread's start routine.
+ */
+enum own_class { OWN_P, OWN_R, OWN_Z, OWN_H };
+
+/* Whether a mapped file is the C library, the loader, the vDSO, or a
+   library zt's own code calls into (libz): the runtime under zt's work. */
+static int runtime_path(const char *path)
+{
+	static const char *const prefixes[] = {
+		"libc.so", "libc-", "ld-linux", "ld-2.", "ld.so", "ld-musl-", "libpthread.so",
+		"libpthread-", "libdl.so", "libdl-", "librt.so", "librt-", "libz.so",
+	};
+	const char *base = zt_maps_basename(path);
+
+	if (strcmp(path, "[vdso]") == 0 || strcmp(path, "[vsyscall]") == 0)
+		return 1;
+	for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+		if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
+static enum own_class own_class(const struct zt_raw *d, uint64_t addr, int exact,
+				uint32_t gen)
+{
+	uint64_t a = exact || addr == 0 ? addr : addr - 1;
+	const struct zt_map *m;
+
+	if (d->have_zt_handover && a >= d->zt_handover_lo && a < d->zt_handover_hi)
+		return OWN_H;
+	if (a >= d->zt_code_lo && a < d->zt_code_hi)
+		return OWN_Z;
+	m = zt_raw_map_at(d, a, gen);
+	return m && runtime_path(m->path) ? OWN_R : OWN_P;
+}
+
+/*
+ * Each stack's frames of zt's own, rewritten (formats/folded.md, "zt's
+ * own work"). L is the leafmost frame of zt's (Z or H; the leaf itself,
+ * an interposer running its own code, counts as Z):
+ *   - none: the stack is as it was;
+ *   - L is an interposer (H), or program code (P) lies leafward of it: zt
+ *     only handed over (to the real function, to the thread's start
+ *     routine, to the program's signal handler); zt's frames are dropped,
+ *     the rest is the program's;
+ *   - otherwise zt is doing its own work, perhaps inside libc or the
+ *     loader: from L rootward over Z and R frames up to the first P or H
+ *     frame, the rootmost Z frame C is the cut; C and every frame leafward
+ *     of it become the one leaf "[zt]" (own), and zt's frames rootward of
+ *     C are dropped.
+ * Stacks that become alike are counted as one; the timed lines follow.
+ */
+static void own_frames(struct zt_raw *d)
+{
+	struct zt_stack *old = d->stacks;
+	uint64_t *oaddr = d->addr;
+	uint8_t *oexact = d->exact;
+	size_t nold = d->nstacks, *newof, cap = 0;
+	uint64_t *a = NULL;
+	uint8_t *x = NULL;
+	enum own_class *c = NULL;
+	int touched = 0;
+
+	if (!d->have_zt_code)
+		return;
+	for (size_t i = 0; i < nold && !touched; i++)
+		for (size_t j = old[i].first; j < old[i].first + old[i].naddr && !touched; j++)
+			touched = own_class(d, oaddr[j], oexact[j], old[i].gen) >= OWN_Z;
+	if (!touched)
+		return;
+	newof = zt_calloc(nold ? nold : 1, sizeof *newof);
+	d->stacks = NULL;
+	d->nstacks = d->capstacks = 0;
+	d->addr = NULL;
+	d->exact = NULL;
+	d->naddr = d->capaddr = 0;
+	zt_hash_index_free(&d->index);
+	memset(&d->index, 0, sizeof d->index);
+	for (size_t i = 0; i < nold; i++) {
+		const struct zt_stack *st = &old[i];
+		const uint64_t *sa = oaddr + st->first;
+		const uint8_t *sx = oexact + st->first;
+		size_t n = st->naddr, L = n, from = 0, k = 0;
+		int own = 0;
+
+		if (n >= cap) {
+			cap = n + 1;
+			a = zt_realloc(a, cap * sizeof *a);
+			x = zt_realloc(x, cap);
+			c = zt_realloc(c, cap * sizeof *c);
+		}
+		for (size_t j = 0; j < n; j++) {
+			c[j] = own_class(d, sa[j], sx[j], st->gen);
+			if (j == 0 && c[j] == OWN_H)
+				c[j] = OWN_Z;
+			if (L == n && c[j] >= OWN_Z)
+				L = j;
+		}
+		if (L < n && c[L] == OWN_Z) {
+			size_t cut = L;
+
+			own = 1;
+			for (size_t j = 0; j < L; j++)
+				if (c[j] == OWN_P)
+					own = 0;
+			for (size_t j = L + 1; own && j < n && c[j] != OWN_P && c[j] != OWN_H; j++)
+				if (c[j] == OWN_Z)
+					cut = j;
+			if (own)
+				from = cut + 1;
+		}
+		for (size_t j = from; j < n; j++)
+			if (c[j] < OWN_Z) {
+				a[k] = sa[j];
+				x[k++] = sx[j];
+			}
+		newof[i] = add_stack(d, st->tid, st->gen, st->partial, st->wait, st->count,
+				     st->weight, a, x, k, own);
+		if (own)
+			d->own_samples += st->count;
+	}
+	for (size_t i = 0; i < d->ntimed; i++)
+		d->timed[i].stack = newof[d->timed[i].stack];
+	free(newof);
+	free(a);
+	free(x);
+	free(c);
 	free(old);
 	free(oaddr);
 	free(oexact);
@@ -1160,8 +1318,10 @@ static int dump_end(struct reader *r, struct zt_input *in)
 		zt_ranges_link(&JIT_RANGES(d));
 	}
 	attach_buildids(d);
-	if (r->store)
+	if (r->store) {
 		split_by_gen(d);
+		own_frames(d);
+	}
 	return 0;
 }
 

@@ -26,6 +26,8 @@ struct zt_stack {
 	uint32_t tid;
 	uint32_t naddr;
 	int partial;		/* the unwinder stopped before the thread's entry (v3 "-") */
+	int own;		/* the collector's own work: its leaf is "[zt]", and its
+				   addresses are the program's frames below (zt_raw_own) */
 	uint32_t gen;		/* which maps name it (zt_raw_map_at), or ZT_RAW_GEN_ANY */
 	size_t first;		/* index of the first address in the pool */
 	uint64_t count;
@@ -122,6 +124,10 @@ struct zt_raw {
 	/* user and system time before this image's sampling began (0 if unknown) */
 	uint64_t cpu_user_start_ns, cpu_sys_start_ns;
 	uint64_t zt_setup_ns;	/* of those, zt's own set-up (its constructor) */
+	/* The collector's own code ("zt-code", "zt-handover"): [lo, hi) each. */
+	int have_zt_code, have_zt_handover;
+	uint64_t zt_code_lo, zt_code_hi, zt_handover_lo, zt_handover_hi;
+	uint64_t own_samples;	/* samples whose stack became zt's own ([zt]) */
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at the start (v3 "start-ns"), 0 if unknown */
 	uint64_t start_time_ns;	/* CLOCK_REALTIME at the start, 0 if unknown */
 	struct zt_timed *timed;	/* the sample lines that had a time */
@@ -206,6 +212,12 @@ const struct zt_jitsym *zt_raw_jit_at(const struct zt_raw *d, uint64_t addr);
 
 /* The wait of stack st (its off-CPU frame's text, "futex"), or NULL on-CPU. */
 const char *zt_raw_wait(const struct zt_raw *d, const struct zt_stack *st);
+
+/*
+ * The frame that stands for the collector's own work, the leaf of a stack
+ * with own set: its symbol and its module, as zt-symbolize prints it.
+ */
+#define ZT_OWN_FRAME "[zt]"
 
 /* The name of thread tid from the dump, or NULL. */
 const char *zt_raw_thread_name(const struct zt_raw *d, uint32_t tid);

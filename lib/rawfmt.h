@@ -64,6 +64,8 @@
 #define ZT_RAW_ARCH "arch"		/* the machine's architecture; absent: x86_64 */
 #define ZT_RAW_PROFILE_CLOCK "profile-clock"	/* "cpu" (or absent) or "wall" (v5) */
 #define ZT_RAW_OFF_CPU_HZ "off-cpu-hz"	/* the wall-clock sampler's rate (v5) */
+#define ZT_RAW_ZT_CODE "zt-code"	/* "START-END", hex: libzt-prof.so's own extent */
+#define ZT_RAW_ZT_HANDOVER "zt-handover"	/* "START-END": its interposers (zt_handover) */
 
 /* Summary keys. */
 #define ZT_RAW_NSAMPLES "samples"	/* the key, not the section */

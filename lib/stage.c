@@ -564,6 +564,8 @@ static int next_chunk(struct zt_stage *s)
 		zt_symstream_header(&s->rec, d, s->comm, stack, ns, count);
 		if (zt_raw_wait(d, st))
 			zt_symstream_wait(&s->rec, zt_raw_wait(d, st));
+		if (st->own)
+			zt_symstream_own(&s->rec);
 		if (cached(s, st)) {
 			/* The header (and wait) alone: its frames come from the cache. */
 			s->fast = 1;

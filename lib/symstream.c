@@ -217,6 +217,10 @@ static void format_wait(struct zt_out *o, const char *wait)
 	zt_out_str(o, "] (" ZT_WAIT_MODULE ")\n");
 }
 
+/* The collector's own work, cut from its stack (raw.c's own_frames): one
+ * leaf frame, at address 0, as perf script prints a frame. */
+static const char own[] = "\t               0 " ZT_OWN_FRAME " (" ZT_OWN_FRAME ")\n";
+
 /* The unwinder stopped short: say so at the root, never pass the stack off
  * as whole. */
 static const char truncated[] = "\t               0 [truncated] ([unknown])\n";
@@ -237,6 +241,11 @@ void zt_symstream_header(struct zt_out *o, const struct zt_raw *d, const char *c
 void zt_symstream_wait(struct zt_out *o, const char *wait)
 {
 	format_wait(o, wait);
+}
+
+void zt_symstream_own(struct zt_out *o)
+{
+	zt_out_write(o, own, sizeof own - 1);
 }
 
 void zt_symstream_truncated(struct zt_out *o)
@@ -376,6 +385,8 @@ static void emit_body(struct zt_out *dst, struct writer *w, const struct zt_raw 
 
 	if (wait)
 		format_wait(dst, wait);
+	if (st->own)
+		zt_out_write(dst, own, sizeof own - 1);
 	for (size_t j = st->first; j < st->first + st->naddr; j++)
 		zt_out_write(dst, w->arena.buf + w->frame[j].off, w->frame[j].len);
 	if (st->partial && !(st->naddr &&
@@ -391,7 +402,7 @@ static struct span body_of(struct writer *w, const struct zt_raw *d, size_t stac
 	const struct zt_stack *st = &d->stacks[stack];
 	struct span *b = &w->body[stack];
 	const char *wait = zt_raw_wait(d, st);
-	size_t need = sizeof truncated + 1;
+	size_t need = sizeof truncated + sizeof own + 1;
 
 	if (b->len)
 		return *b;

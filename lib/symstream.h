@@ -60,6 +60,13 @@ void zt_symstream_wait(struct zt_out *o, const char *wait);
  */
 int zt_symstream_go_root(const char *text, size_t len);
 
+/*
+ * The leaf frame of a stack of the collector's own work (st->own), after
+ * its wait if it has one: "	               0 [zt] ([zt])
+".
+ */
+void zt_symstream_own(struct zt_out *o);
+
 /* The root line of a partial stack, "[truncated]", which ends its frames. */
 void zt_symstream_truncated(struct zt_out *o);
 

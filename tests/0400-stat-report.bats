@@ -135,7 +135,7 @@ lost: 2 buffer-full
 @test "stat --json gives samples and functions with self and total" {
 	run zt-stat --json "$T/spin.sym"
 	assert_success
-	assert_output '{"samples": 400, "sampling_error": 20, "unit": "samples", "total": 400, "period": null, "not_samples": null, "kept": 400, "hz": 997, "cpu_seconds": 0.401204, "cpu_seconds_measured": false, "cpu_user_seconds": null, "cpu_system_seconds": null, "cpu_before_seconds": null, "system_sampled": null, "timer": "perf-task-clock", "lost": 0, "by": "function", "functions": [
+	assert_output '{"samples": 400, "sampling_error": 20, "unit": "samples", "total": 400, "period": null, "not_samples": null, "kept": 400, "hz": 997, "cpu_seconds": 0.401204, "cpu_seconds_measured": false, "cpu_user_seconds": null, "cpu_system_seconds": null, "cpu_before_seconds": null, "system_sampled": null, "timer": "perf-task-clock", "lost": 0, "zt_own": 0, "by": "function", "functions": [
   {"name": "hot_a", "self": 300, "total": 300},
   {"name": "hot_b", "self": 100, "total": 100},
   {"name": "main", "self": 0, "total": 400},

@@ -416,11 +416,29 @@ static void wall_header(const struct run *st)
 		       (unsigned long long)f->off_cpu_repeated, (unsigned long long)f->off_cpu_torn);
 }
 
+/*
+ * The weight of the samples in the collector's own work (the frame "[zt]",
+ * formats/folded.md), and whether the view can tell it: its keys are
+ * functions or modules, and "[zt]" is both.
+ */
+static int own_weight(const struct run *st, uint64_t *w)
+{
+	int64_t id;
+
+	*w = 0;
+	if (st->by != ZT_BY_FUNCTION && st->by != ZT_BY_MODULE)
+		return 0;
+	id = zt_profile_find(st->p, ZT_OWN_FRAME, strlen(ZT_OWN_FRAME));
+	if (id >= 0)
+		*w = zt_profile_total(st->p, (uint32_t)id);
+	return 1;
+}
+
 static void header(const struct run *st)
 {
 	const struct zt_facts *f = &st->facts;
 	const struct zt_profile *p = st->p;
-	uint64_t n = zt_profile_samples(p), kept = zt_profile_kept(p);
+	uint64_t n = zt_profile_samples(p), kept = zt_profile_kept(p), own;
 	double err = sqrt((double)n);
 
 	if (st->weight.wall) {
@@ -474,6 +492,10 @@ static void header(const struct run *st)
 		       f->lost_reason[0] ? " " : "", f->lost_reason);
 	else
 		printf("lost: unknown\n");
+	if (own_weight(st, &own) && own)
+		printf("zt's own work: %llu %s (%.1f%%), shown as " ZT_OWN_FRAME " under the "
+		       "program's frames that called into zt\n", (unsigned long long)own,
+		       st->weight.unit, pct(own, n));
 	if (zt_filter_active(st->filter))
 		printf("kept: %llu of %llu %s (%.2f%%) by --focus, --ignore and --hide; "
 		       "percentages are of all\n", (unsigned long long)kept,
@@ -592,6 +614,12 @@ static void json(const struct run *st, const uint32_t *ids, uint32_t k,
 	else
 		printf("null");
 	json_u64("lost", f->have_lost, f->lost);
+	{
+		uint64_t own;
+		int known = own_weight(st, &own);
+
+		json_u64("zt_own", known, own);
+	}
 	if (st->weight.wall)
 		json_wall(st);
 	printf(", \"by\": \"%s\", \"functions\": [", bynames[st->by]);
