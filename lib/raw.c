@@ -1060,6 +1060,7 @@ static void vdso_warn(struct reader *r, unsigned long lineno, const char *fmt, .
 static void vdso_start(struct reader *r)
 {
 	struct zt_raw *d = r->d;
+	char where[512];
 
 	if (d->vdso || d->vdso_problem) {
 		if (d->vdso)
@@ -1069,6 +1070,8 @@ static void vdso_start(struct reader *r)
 		return;
 	}
 	d->vdso_line = r->lineno;
+	zt_err_at(where, sizeof where, r->name, r->lineno, "%s", ZT_RAW_VDSO);
+	d->vdso_where = zt_strdup(where);
 	r->vdso_state = 0;
 	r->vdso_have = 0;
 }
@@ -1353,6 +1356,7 @@ void zt_raw_free(struct zt_raw *d)
 	free(d->jit);
 	free(d->vdso);
 	free(d->vdso_problem);
+	free(d->vdso_where);
 	free(d->maps);
 	free(d->buildids);
 	free(d->threads);

@@ -159,6 +159,7 @@ struct zt_raw {
 	size_t vdso_size;	/* its bytes */
 	uint64_t vdso_addr;	/* where it was: the start of its [vdso] mapping */
 	unsigned long vdso_line;	/* the section's first line */
+	char *vdso_where;	/* its place for messages: "'f': line N: vdso" */
 	char *vdso_problem;	/* why a malformed section was dropped, place
 				   first ("'f': line N: vdso: ..."); NULL if none.
 				   Not an error: its frames stay "[vdso]" */

@@ -368,7 +368,7 @@ static struct module *vdso_module(struct zt_symbolizer *s)
 {
 	const struct zt_raw *d = s->d;
 	struct module *mod;
-	char err[256], where[64];
+	char err[256];
 
 	if (s->vdso_tried)
 		return s->vdso;
@@ -377,17 +377,17 @@ static struct module *vdso_module(struct zt_symbolizer *s)
 		return NULL;
 	mod = zt_calloc(1, sizeof *mod);
 	mod->vdso = 1;
-	snprintf(where, sizeof where, "line %lu: " ZT_RAW_VDSO, d->vdso_line);
 	if (zt_elf_parse(d->vdso, d->vdso_size, &mod->run, err, sizeof err) < 0 ||
 	    wrong_arch(s, &mod->run, err, sizeof err)) {
-		warn_once(s, "%s: the vDSO's image: %s; its frames stay [vdso]", where, err);
+		warn_once(s, "%s: the vDSO's image: %s; its frames stay [vdso]", d->vdso_where,
+			  err);
 		zt_elf_close(&mod->run);
 		free(mod);
 		return NULL;
 	}
 	if (mod->run.symproblem[0])
 		warn_once(s, "%s: the vDSO's image: corrupt symbol table: %s; only its valid "
-			  "symbols are used", where, mod->run.symproblem);
+			  "symbols are used", d->vdso_where, mod->run.symproblem);
 	mod->have_run = 1;
 	mod->names = &mod->run;
 	mod->state = MOD_OK;
