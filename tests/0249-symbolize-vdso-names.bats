@@ -187,6 +187,8 @@ setup() {
 	echo "names: $(cat old.names)"
 	[ "$(cat old.names)" = "[vdso]" ]
 	# Everything else is the same: the names are all that the section adds.
+	echo "with the section: $(vdso_names v.sym | tr '\n' ' ')"
+	grep -vx '\[vdso\]' <(vdso_names v.sym)
 	sed -E 's/ [^ ]+ \(\[vdso\]\)$/ [vdso] ([vdso])/' v.sym | grep -v '^#' > want
 	grep -v '^#' old.sym > got
 	diff want got
