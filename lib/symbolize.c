@@ -19,7 +19,6 @@
 #include "srcline.h"
 #include "util.h"
 #include "progress.h"
-#include "rawfmt.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
