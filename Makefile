@@ -117,6 +117,7 @@ COLLECT_LO = \
 	collect/dump.lo \
 	collect/snapshot.lo \
 	collect/perfmap.lo \
+	collect/vdso.lo \
 	collect/thread.lo \
 	collect/intercept.lo \
 	collect/sigmask.lo \

@@ -20,6 +20,7 @@
 #include "perfmap.h"
 #include "snapshot.h"
 #include "unwind.h"
+#include "vdso.h"
 #include "rawfmt.h"
 
 #include <elf.h>
@@ -207,6 +208,9 @@ static int open_dump(int keep)
 		zt_files_puts(dfd, ZT_RAW_PROFILE_CLOCK " " ZT_RAW_PROFILE_WALL "\n");
 		put_key(dfd, ZT_RAW_OFF_CPU_HZ, zt_state.off_cpu_hz);
 	}
+	/* Before the samples: in the file zt-collect finishes when the
+	   process dies without its end, and skipped by older readers. */
+	zt_vdso_put(dfd);
 	zt_files_puts(dfd, ZT_RAW_SAMPLES "\n");
 	zt_files_watch(dfd = -1);
 	zt_snap_reset();

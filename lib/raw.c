@@ -28,12 +28,12 @@
 #include <string.h>
 
 enum section { S_HEADER, S_SAMPLES, S_MAPS, S_BUILDIDS, S_THREADS, S_SUMMARY, S_PERFMAP,
-	       S_END };
+	       S_VDSO, S_END };
 
 static const char *const section_names[] = {
 	[S_SAMPLES] = ZT_RAW_SAMPLES, [S_MAPS] = ZT_RAW_MAPS, [S_BUILDIDS] = ZT_RAW_BUILDIDS,
 	[S_THREADS] = ZT_RAW_THREADS, [S_SUMMARY] = ZT_RAW_SUMMARY, [S_PERFMAP] = ZT_RAW_PERFMAP,
-	[S_END] = ZT_RAW_END,
+	[S_VDSO] = ZT_RAW_VDSO, [S_END] = ZT_RAW_END,
 };
 
 struct reader {
@@ -58,6 +58,10 @@ struct reader {
 	char *seentext;
 	size_t nseentext, capseentext;
 	struct zt_strtab *waitix;	/* v5: the waits read, as d->waits' indices */
+	/* The vdso section being read: 0 its "ADDR SIZE" line next, 1 its
+	   bytes, 2 its lines ignored (a problem said, or a second section). */
+	int vdso_state;
+	size_t vdso_have;	/* its bytes read so far */
 };
 
 struct seen {
@@ -1182,6 +1186,111 @@ static void attach_buildids(struct zt_raw *d)
 	}
 }
 
+/*
+ * The vdso section (formats/raw.md, "The vDSO"): "ADDR SIZE", then the
+ * image's bytes in hex. A malformed one is no error: it is dropped with a
+ * warning naming its line (vdso_problem), and the vDSO's frames stay
+ * "[vdso]", as in a dump without it.
+ */
+#define VDSO_STAYS "; the vDSO's frames stay [vdso]"
+
+static void vdso_warn(struct reader *r, unsigned long lineno, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void vdso_warn(struct reader *r, unsigned long lineno, const char *fmt, ...)
+{
+	struct zt_raw *d = r->d;
+	char buf[512];
+	va_list ap;
+
+	r->vdso_state = 2;
+	free(d->vdso);
+	d->vdso = NULL;
+	d->vdso_size = 0;
+	if (d->vdso_problem)
+		return;
+	va_start(ap, fmt);
+	zt_verr_at(buf, sizeof buf, r->name, lineno, fmt, ap);
+	va_end(ap);
+	d->vdso_problem = zt_strdup(buf);
+}
+
+static void vdso_start(struct reader *r)
+{
+	struct zt_raw *d = r->d;
+	char where[512];
+
+	if (d->vdso || d->vdso_problem) {
+		if (d->vdso)
+			vdso_warn(r, r->lineno, ZT_RAW_VDSO ": a second section (a dump has one)"
+				  VDSO_STAYS);
+		r->vdso_state = 2;
+		return;
+	}
+	d->vdso_line = r->lineno;
+	zt_err_at(where, sizeof where, r->name, r->lineno, "%s", ZT_RAW_VDSO);
+	d->vdso_where = zt_strdup(where);
+	r->vdso_state = 0;
+	r->vdso_have = 0;
+}
+
+static void vdso_line(struct reader *r, char *s)
+{
+	struct zt_raw *d = r->d;
+	const char *end = r->lineend;
+	uint64_t addr, size;
+	char *a, *n;
+
+	if (r->vdso_state == 2)
+		return;
+	if (r->vdso_state == 0) {
+		a = token(&s);
+		n = token(&s);
+		if (!a || parse_hex(a, &addr) || !n || parse_hex(n, &size) || token(&s)) {
+			vdso_warn(r, r->lineno, ZT_RAW_VDSO ": bad first line (want 'ADDR SIZE' "
+				  "in hex)" VDSO_STAYS);
+		} else if (size == 0 || size > ZT_RAW_VDSO_MAX) {
+			vdso_warn(r, r->lineno, ZT_RAW_VDSO ": size %#llx is not 1 to %#x bytes"
+				  VDSO_STAYS, (unsigned long long)size, ZT_RAW_VDSO_MAX);
+		} else {
+			d->vdso = zt_malloc((size_t)size);
+			d->vdso_size = (size_t)size;
+			d->vdso_addr = addr;
+			r->vdso_state = 1;
+		}
+		return;
+	}
+	if ((end - s) % 2) {
+		vdso_warn(r, r->lineno, ZT_RAW_VDSO ": an odd number of hex digits" VDSO_STAYS);
+		return;
+	}
+	if ((size_t)(end - s) / 2 > d->vdso_size - r->vdso_have) {
+		vdso_warn(r, r->lineno, ZT_RAW_VDSO ": more bytes than the %zu declared" VDSO_STAYS,
+			  d->vdso_size);
+		return;
+	}
+	for (; s < end; s += 2) {
+		uint64_t v;
+
+		if (zt_hex(s, s + 2, &v) != s + 2) {
+			vdso_warn(r, r->lineno, ZT_RAW_VDSO ": bad hex byte '%.2s'" VDSO_STAYS, s);
+			return;
+		}
+		d->vdso[r->vdso_have++] = (unsigned char)v;
+	}
+}
+
+/* The vdso section ends (another starts, or the dump): is its image whole? */
+static void vdso_end(struct reader *r)
+{
+	if (r->vdso_state == 0)
+		vdso_warn(r, r->d->vdso_line, ZT_RAW_VDSO ": no 'ADDR SIZE' line" VDSO_STAYS);
+	else if (r->vdso_state == 1 && r->vdso_have < r->d->vdso_size)
+		vdso_warn(r, r->d->vdso_line, ZT_RAW_VDSO ": cut short: %zu of its %zu bytes"
+			  VDSO_STAYS, r->vdso_have, r->d->vdso_size);
+	r->vdso_state = 2;
+}
+
 /* Line 1: the magic line and its version. */
 static int magic_line(struct reader *r, const char *line)
 {
@@ -1207,7 +1316,7 @@ static enum section section_of(const struct reader *r, const char *line)
 		return S_HEADER;
 	for (int i = S_SAMPLES; i <= S_END; i++)
 		if (strcmp(line, section_names[i]) == 0 &&
-		    (i != S_PERFMAP || r->d->version >= 4))
+		    ((i != S_PERFMAP && i != S_VDSO) || r->d->version >= 4))
 			return (enum section)i;
 	/* v4: "maps @NS", a snapshot with its time. */
 	if (r->d->version >= 4 && strncmp(line, ZT_RAW_MAPS " ", sizeof ZT_RAW_MAPS) == 0 &&
@@ -1256,6 +1365,9 @@ static int content_line(struct reader *r, char *line)
 		return thread_line(r, line);
 	case S_PERFMAP:
 		return perfmap_line(r, line);
+	case S_VDSO:
+		vdso_line(r, line);
+		return 0;
 	case S_END:
 		break;
 	}
@@ -1283,9 +1395,13 @@ static int dump_line(struct reader *r, char *line, size_t len)
 		return content_line(r, line);
 	if (r->d->version == 1 && next != S_SAMPLES && next != S_MAPS)
 		return fail(r, "section '%s' is not part of version 1", line);
+	if (r->sec == S_VDSO)
+		vdso_end(r);
 	r->sec = next;
 	if (next == S_PERFMAP)
 		r->d->have_perfmap = 1;
+	if (next == S_VDSO)
+		vdso_start(r);
 	return next == S_MAPS ? start_snapshot(r, line) : 0;
 }
 
@@ -1311,6 +1427,8 @@ static int dump_end(struct reader *r, struct zt_input *in)
 		return fail(r, "truncated dump: it ends without an '" ZT_RAW_END "' line "
 			    "(was the program killed, or the file cut short?)");
 	d->complete = r->sec == S_END;
+	if (r->sec == S_VDSO)
+		vdso_end(r);
 	zt_maps_sort(d->maps, d->nmaps);
 	index_snapshots(d);
 	if (d->njit) {
@@ -1396,6 +1514,9 @@ void zt_raw_free(struct zt_raw *d)
 	for (size_t i = 0; i < d->njit; i++)
 		free(d->jit[i].name);
 	free(d->jit);
+	free(d->vdso);
+	free(d->vdso_problem);
+	free(d->vdso_where);
 	free(d->maps);
 	free(d->buildids);
 	free(d->threads);

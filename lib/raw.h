@@ -160,6 +160,15 @@ struct zt_raw {
 	int perfmap_truncated, perfmap_refused;
 	struct zt_jitsym *jit;	/* its lines, by start */
 	size_t njit, capjit;
+	/* The vDSO's ELF image from a "vdso" section (v4), to name its frames. */
+	unsigned char *vdso;	/* NULL: no section, or one that was dropped */
+	size_t vdso_size;	/* its bytes */
+	uint64_t vdso_addr;	/* where it was: the start of its [vdso] mapping */
+	unsigned long vdso_line;	/* the section's first line */
+	char *vdso_where;	/* its place for messages: "'f': line N: vdso" */
+	char *vdso_problem;	/* why a malformed section was dropped, place
+				   first ("'f': line N: vdso: ..."); NULL if none.
+				   Not an error: its frames stay "[vdso]" */
 
 	struct zt_stack *stacks;	/* in order of first appearance */
 	size_t nstacks, capstacks;

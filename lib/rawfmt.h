@@ -38,6 +38,12 @@
 #define ZT_RAW_THREADS "threads"
 #define ZT_RAW_SUMMARY "summary"
 #define ZT_RAW_PERFMAP "perfmap"	/* v4: the program's /tmp/perf-PID.map */
+/* v4: the vDSO's ELF image, "ADDR SIZE" then its bytes in hex; the collector
+   writes it after the header keys, where older readers skip its lines as
+   header keys they do not know. */
+#define ZT_RAW_VDSO "vdso"
+#define ZT_RAW_VDSO_LINE 64		/* bytes per line the collector writes */
+#define ZT_RAW_VDSO_MAX (1 << 20)	/* the largest image written and read */
 #define ZT_RAW_END "end"	/* the last line of a whole dump (v2 and later) */
 
 /* A sample line: "tid count [@ns] [=]hex... [-]". */

@@ -45,6 +45,8 @@ struct module {
 	char **fdename;		/* "[basename+0xSTART]" per FDE, made on first use */
 	uint64_t unnamed;	/* samples whose innermost frame here no symbol names */
 	size_t last_stack;	/* 1 + the last stack counted in unnamed */
+	int vdso;		/* the vDSO, its image from the dump: no file, and an
+				   address no symbol names stays "[vdso]" */
 };
 
 struct cached {
@@ -84,6 +86,8 @@ struct zt_symbolizer {
 	unsigned char *named;	/* per dump address, a bit: has a symbol
 				   (zt_symbolizer_named), or NULL */
 	char *perfmap;		/* "/tmp/perf-PID.map": the module of JIT frames */
+	struct module *vdso;	/* the dump's vDSO image, parsed on first use */
+	int vdso_tried;
 };
 
 static void warn_once(struct zt_symbolizer *s, const char *fmt, ...)
@@ -116,6 +120,8 @@ struct zt_symbolizer *zt_symbolizer_new(const struct zt_raw *d,
 	s->dirs[s->ndirs++] = "/usr/lib/debug";
 	s->perfmap = zt_malloc(48);
 	snprintf(s->perfmap, 48, "/tmp/perf-%llu.map", (unsigned long long)d->pid);
+	if (d->vdso_problem)
+		warn_once(s, "%s", d->vdso_problem);
 	return s;
 }
 
@@ -352,6 +358,42 @@ static void add_lines(struct zt_symbolizer *s, struct module *mod, uint64_t vadd
 	r->inl = s->chains[s->nchains++];
 }
 
+/*
+ * The module of the dump's vDSO image (formats/raw.md, "The vDSO"), parsed
+ * on first use; NULL when the dump has none, or it is not an ELF object of
+ * the dump's machine (said once: its frames stay "[vdso]").
+ */
+static struct module *vdso_module(struct zt_symbolizer *s)
+{
+	const struct zt_raw *d = s->d;
+	struct module *mod;
+	char err[256];
+
+	if (s->vdso_tried)
+		return s->vdso;
+	s->vdso_tried = 1;
+	if (!d->vdso)
+		return NULL;
+	mod = zt_calloc(1, sizeof *mod);
+	mod->vdso = 1;
+	if (zt_elf_parse(d->vdso, d->vdso_size, &mod->run, err, sizeof err) < 0 ||
+	    wrong_arch(s, &mod->run, err, sizeof err)) {
+		warn_once(s, "%s: the vDSO's image: %s; its frames stay [vdso]", d->vdso_where,
+			  err);
+		zt_elf_close(&mod->run);
+		free(mod);
+		return NULL;
+	}
+	if (mod->run.symproblem[0])
+		warn_once(s, "%s: the vDSO's image: corrupt symbol table: %s; only its valid "
+			  "symbols are used", d->vdso_where, mod->run.symproblem);
+	mod->have_run = 1;
+	mod->names = &mod->run;
+	mod->state = MOD_OK;
+	s->vdso = mod;
+	return mod;
+}
+
 /* Where an address is: its module (loaded) and link-time address. */
 struct place {
 	struct module *mod;	/* NULL: r is already the whole answer */
@@ -389,6 +431,16 @@ static void locate(struct zt_symbolizer *s, uint64_t addr, int exact, const stru
 	}
 	if (!m)
 		return;
+	if (s->d->vdso && m->start == s->d->vdso_addr && strcmp(m->path, "[vdso]") == 0 &&
+	    (mod = vdso_module(s))) {
+		/* Named from its image in the dump; its module stays [vdso]. */
+		r->name = m->path;
+		r->module = m->path;
+		if (zt_elf_offset_to_vaddr(&mod->run, pl->look - m->start + m->offset, &pl->vaddr))
+			return;
+		pl->mod = mod;
+		return;
+	}
 	if (!zt_maps_is_file(m)) {
 		if (m->path[0]) {
 			/* [vdso], [heap], [stack], ...: keep the pseudo-name. */
@@ -473,7 +525,7 @@ static void finish(struct zt_symbolizer *s, uint64_t addr, const struct place *p
 		r->name = display_name(s, sym->name);
 		r->have_sym = 1;
 		r->offset = pl->vaddr + (addr - pl->look) - sym->addr;
-	} else if (mod->have_run && (fname = fde_name(s, mod, pl->vaddr, &fstart))) {
+	} else if (mod->have_run && !mod->vdso && (fname = fde_name(s, mod, pl->vaddr, &fstart))) {
 		r->name = fname;
 		r->fde = 1;
 		r->offset = pl->vaddr + (addr - pl->look) - fstart;
@@ -823,6 +875,10 @@ void zt_symbolizer_free(struct zt_symbolizer *s)
 	free(s->named);
 	free(s->dirs);
 	free(s->perfmap);
+	if (s->vdso) {
+		zt_elf_close(&s->vdso->run);
+		free(s->vdso);
+	}
 	free(s->roots);
 	zt_hash_index_free(&s->modix);
 	zt_hash_index_free(&s->cacheix);

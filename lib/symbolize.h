@@ -56,7 +56,10 @@ struct zt_symres {
  * in zt_symbolizer_warnings (the tool prints them), and its frames are
  * "[basename]". An address of a usable file that no symbol names is named
  * by the .eh_frame FDE that holds it, "[basename+0xSTART]" (lib/ehframe.h;
- * a file's FDEs are read the first time it needs them).
+ * a file's FDEs are read the first time it needs them). The vDSO is named
+ * from the image the dump carries (d->vdso), as a file is but without FDE
+ * names, module "[vdso]"; without one, or where no symbol holds an address,
+ * its frames are "[vdso]". A malformed vdso section of d is a warning.
  */
 struct zt_symbolizer *zt_symbolizer_new(const struct zt_raw *d,
 					const struct zt_symopts *o);

@@ -186,8 +186,8 @@ setup() {
 	cat v.folded
 	[ "$(cat v.out)" = "clock 60" ]
 	all=$(total v.folded)
-	# The vDSO's frame is [vdso] (it is not a file the symbolizer reads) or
-	# a __vdso_ name. A bare 'vdso' would also match the program's own name
+	# The vDSO's frame is a __vdso_ name, from the image of the vDSO the
+	# dump carries (tests/0249), or [vdso] where no symbol holds it. A bare 'vdso' would also match the program's own name
 	# in an unnamed frame: [vdso+0x1020] is its .plt's FDE, the lazy
 	# binder's stub that main reaches through its first strcmp or printf,
 	# a true stack (main;[vdso+0x1020]) once counted here as a vDSO stack

@@ -6,7 +6,8 @@
  * Each input is written to a memfd and read with zt_raw_read; a dump that
  * parses is read again with zt_raw_read_summary, which must agree. A dump that parses is then
  * walked: every sampled address (and address - 1, as the symbolizer looks it
- * up) is found in the maps, and the answer is checked against a plain scan.
+ * up) is found in the maps, and the answer is checked against a plain scan;
+ * the vDSO's image is whole or dropped with a warning.
  *
  * The reader runs with a line limit taken from the input's last byte (8 to
  * 263 bytes, zt_input_set_max_line), so that lines over the limit come
@@ -215,6 +216,19 @@ static void walk(const struct zt_raw *d)
 	CHECK(d->ntimed == 0 || sum == d->nsamples);
 	for (size_t i = 0; i < d->nbuildids; i++)
 		find(d, d->buildids[i].addr);
+	/* The vDSO's image: whole (every byte read), or dropped with a warning
+	   that names its place. */
+	if (d->vdso) {
+		unsigned sum8 = 0;
+
+		CHECK(d->version >= 4 && !d->vdso_problem && d->vdso_where);
+		CHECK(d->vdso_size >= 1 && d->vdso_size <= ZT_RAW_VDSO_MAX);
+		for (size_t i = 0; i < d->vdso_size; i++)
+			sum8 += d->vdso[i];
+		(void)sum8;
+	}
+	if (d->vdso_problem)
+		CHECK(strstr(d->vdso_problem, ZT_RAW_VDSO ": ") != NULL && !d->vdso);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -251,6 +265,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(summary.nmaps == full.nmaps);
 		CHECK(summary.weight == full.weight && summary.nwaits == full.nwaits);
 		CHECK(summary.wall == full.wall);
+		CHECK(summary.vdso_size == full.vdso_size && !summary.vdso == !full.vdso &&
+		      !summary.vdso_problem == !full.vdso_problem);
 		zt_raw_free(&summary);
 	}
 	zt_raw_free(&full);
