@@ -34,9 +34,10 @@ setup() {
 		assert_success
 		zt-fold split.raw > folded
 		# Each stack reaches the entry through main, or is marked partial:
-		# the ones that crossed a segment end at __morestack, where zt stops.
+		# the ones that crossed a segment end at __morestack, where zt stops;
+		# the ones deeper than the limit are cut there.
 		run grep -v -e '^splitstack;_start;__libc_start_main;__libc_start_call_main;main[; ]' \
-			-e '^splitstack;\[truncated\];' folded
+			-e '^splitstack;\[truncated\];' -e '^splitstack;\[depth limit\];' folded
 		assert_failure
 		grep -q '^splitstack;_start;.*;main;rec;' folded
 		if grep -q '^splitstack;\[truncated\];__morestack;rec;' folded; then
