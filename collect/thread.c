@@ -124,6 +124,9 @@ static struct zt_thread *claim_slot(void)
 	struct zt_thread *t = NULL;
 	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 
+	if (!zt_state.max_depth)
+		return NULL;	/* the constructor did not start: no record size */
+
 	for (int i = 0; i < n && !t; i++) {
 		struct zt_thread *c = zt_state.threads[i];
 		int zero = 0;
