@@ -194,6 +194,7 @@ SAMPLES = \
 	samples/dropper \
 	samples/windows \
 	samples/windowapi \
+	samples/deeprec \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \

@@ -192,7 +192,7 @@ static int open_dump(int keep)
 	zt_files_puts(dfd, "\n");
 	if (zt_state.timer == ZT_TIMER_POSIX)
 		zt_files_puts(dfd, ZT_RAW_RATE_CAP " " ZT_RAW_CAP_KERNEL_TICK "\n");
-	put_key(dfd, ZT_RAW_MAX_DEPTH, ZT_MAX_DEPTH);
+	put_key(dfd, ZT_RAW_MAX_DEPTH, zt_state.max_depth);
 	put_own_code(dfd);
 	zt_files_puts(dfd, zt_state.unwind == ZT_UNWIND_FP ? ZT_RAW_UNWIND " " ZT_RAW_UNWIND_FP "\n" :
 		zt_state.unwind == ZT_UNWIND_CFI ? ZT_RAW_UNWIND " " ZT_RAW_UNWIND_CFI "\n" :

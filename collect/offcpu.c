@@ -88,7 +88,7 @@ struct rec {
 	uint32_t pend, walked;	/* ticks at that stack not yet written; 1 if the first was a walk */
 	uint64_t pend_ns;	/* the last of those ticks */
 	int resync;		/* sampling was paused: its account starts again */
-	int partial;
+	int partial;		/* the stack's end mark (zt_store_end_mark), 0 when whole */
 	uint32_t n;
 	uint64_t carry;		/* run delay not yet written: no CPU stack to put it at (cpu_wait) */
 	uint64_t stime;		/* its system time (stat's stime, clock ticks) at the last reading */
@@ -96,14 +96,14 @@ struct rec {
 	uint64_t scarry;	/* stopped time (ns) not yet written, likewise */
 	int blind;		/* its syscall file cannot be opened (not dumpable): no off-CPU stacks */
 	char wait[WAIT_MAX * 4 + 1];	/* the sample's wait, escaped */
-	uint64_t addr[ZT_MAX_DEPTH];
+	uint64_t *addr;		/* zt_state.max_depth frames, mapped with S (zt_offcpu_start) */
 };
 
 struct sampler {
-	char buf[ZT_BUF_SIZE];	/* lines not yet written to the dump */
+	char *buf;		/* lines not yet written to the dump, zt_state.buf_size bytes */
 	size_t len;
 	unsigned char window[ZT_WINDOW];	/* the stack being unwound, copied */
-	uint64_t cpu[ZT_MAX_DEPTH];	/* a thread's last CPU stack, copied (cpu_wait) */
+	uint64_t *cpu;		/* a thread's last CPU stack, copied (cpu_wait): max_depth frames */
 	struct rec walk;	/* a walk's stack and wait, until the thread is seen still there */
 	struct rec rec[ZT_MAX_THREADS];
 	/* Threads in /proc/self/task that zt has no record of (foreign_tick). */
@@ -173,7 +173,7 @@ static const struct zt_thread no_record;
 /* Forget a thread: what it gathered written, its descriptors closed. */
 static void forget(struct rec *c)
 {
-	if (c->tid && c->have && S->len + ZT_LINE_MAX + ZT_LINE_WALL <= sizeof S->buf)
+	if (c->tid && c->have && S->len + zt_state.line_max + ZT_LINE_WALL <= zt_state.buf_size)
 		emit_pending(c);
 	close_fd(&c->sfd);
 	close_fd(&c->qfd);
@@ -467,7 +467,7 @@ static void emit_line(pid_t tid, uint64_t when, uint64_t count, uint64_t weight,
 {
 	char *p;
 
-	if (S->len + ZT_LINE_MAX + ZT_LINE_WALL > sizeof S->buf)
+	if (S->len + zt_state.line_max + ZT_LINE_WALL > zt_state.buf_size)
 		flush();
 	p = S->buf + S->len;
 	p = zt_fmt_u64(p, (uint64_t)tid, 10);
@@ -490,7 +490,7 @@ static void emit_line(pid_t tid, uint64_t when, uint64_t count, uint64_t weight,
 	}
 	if (partial) {
 		*p++ = ' ';
-		*p++ = ZT_RAW_PARTIAL_MARK;
+		*p++ = (char)partial;	/* '-' or '+' */
 	}
 	*p++ = '\n';
 	S->len = (size_t)(p - S->buf);
@@ -516,7 +516,7 @@ static uint32_t last_cpu_stack(const struct zt_thread *t, int *partial)
 
 	seq = __atomic_load_n(&t->cpu_seq, __ATOMIC_ACQUIRE);
 	n = t->cpu_n;
-	if ((seq & 1) || n == 0 || n > ZT_MAX_DEPTH)
+	if ((seq & 1) || n == 0 || n > zt_state.max_depth)
 		return 0;
 	memcpy(S->cpu, (const void *)t->addr, n * sizeof *S->cpu);
 	*partial = t->cpu_partial;
@@ -657,7 +657,7 @@ static void walk(struct rec *c, uintptr_t pc, uintptr_t sp, size_t got, long nr)
 		/* vfork keeps its return address in a register: not unwound. */
 		c->addr[0] = pc | ZT_UNWIND_EXACT;
 		c->n = 1;
-		c->partial = 1;
+		c->partial = ZT_RAW_PARTIAL_MARK;
 		return;
 	}
 	memset(&r, 0, sizeof r);
@@ -668,9 +668,9 @@ static void walk(struct rec *c, uintptr_t pc, uintptr_t sp, size_t got, long nr)
 	r.extra[0].copy = S->window;
 	set = zt_tables_enter();
 	r.no_code = !zt_tables_code_readable();
-	c->n = (uint32_t)zt_unwind_blocked(&r, set, zt_state.unwind, c->addr, ZT_MAX_DEPTH, &end);
+	c->n = (uint32_t)zt_unwind_blocked(&r, set, zt_state.unwind, c->addr, zt_state.max_depth, &end);
 	zt_tables_leave();
-	c->partial = end != ZT_UNWIND_COMPLETE;
+	c->partial = zt_store_end_mark(end);
 	/* Code no snapshot of the maps shows: read them again later (snapshot.c). */
 	zt_snap_pc_known(pc);
 }
@@ -1296,14 +1296,24 @@ int zt_offcpu_start(void)
 	if (!real_create)
 		*(void **)&real_create = dlsym(RTLD_NEXT, "pthread_create");
 	if (!S) {
-		void *m = mmap(NULL, sizeof *S, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		/* The sampler, then every record's frames, the copy's, the walk's, the buffer. */
+		size_t head = (sizeof *S + 63) & ~(size_t)63;
+		size_t frames = (size_t)zt_state.max_depth * sizeof(uint64_t);
+		char *m = mmap(NULL, head + (ALL_RECS + 2) * frames + zt_state.buf_size,
+			       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			       -1, 0);
 
 		if (m == MAP_FAILED)
 			return -1;
-		S = m;
-		for (int i = 0; i < ALL_RECS; i++)
+		S = (struct sampler *)m;
+		m += head;
+		for (int i = 0; i < ALL_RECS; i++, m += frames) {
 			rec_at(i)->sfd = rec_at(i)->qfd = rec_at(i)->tfd = -1;
+			rec_at(i)->addr = (uint64_t *)m;
+		}
+		S->cpu = (uint64_t *)m;
+		S->walk.addr = (uint64_t *)(m + frames);
+		S->buf = m + 2 * frames;
 	}
 	if (!real_create)
 		return -1;

@@ -270,12 +270,12 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	stacks_of(t, &r);
 	set = zt_tables_enter();
 	r.no_code = !zt_tables_code_readable();
-	n = zt_unwind(&r, set, zt_state.unwind, addr, ZT_MAX_DEPTH, &end);
+	n = zt_unwind(&r, set, zt_state.unwind, addr, zt_state.max_depth, &end);
 	zt_tables_leave();
 	skip = in_start(t, addr, n, end);
 	if (zt_state.wall) {
 		t->cpu_n = skip ? 0 : (uint32_t)n;
-		t->cpu_partial = end != ZT_UNWIND_COMPLETE;
+		t->cpu_partial = zt_store_end_mark(end);
 		__atomic_store_n(&t->cpu_seq, t->cpu_seq + 1, __ATOMIC_RELEASE);
 	}
 	if (skip)
@@ -300,7 +300,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	if (si->si_code == SI_TIMER && t->fallback && si->si_overrun > 0)
 		weight += si->si_overrun < 1000 ? (uint64_t)si->si_overrun : 1000;
 	zt_store_sample(t, zt_sys_clock_ns(CLOCK_MONOTONIC), weight, addr, n,
-			end != ZT_UNWIND_COMPLETE);
+			zt_store_end_mark(end));
 	t->nsamples++;
 out:
 	__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
@@ -489,6 +489,31 @@ static void install_fatal_handlers(void)
 	}
 }
 
+/*
+ * Frames kept per sample, from ZT_MAX_DEPTH (ZT_DEPTH_DEFAULT when unset or
+ * empty), and the sizes that follow from it (state.h): -1 when it is not a
+ * number from ZT_DEPTH_MIN to ZT_DEPTH_MAX (zt-collect checked it; another
+ * launcher's bad value samples nothing rather than guess).
+ */
+static int depth_init(const char *s)
+{
+	unsigned long v = ZT_DEPTH_DEFAULT;
+	char *end;
+
+	if (s && *s) {
+		errno = 0;
+		v = strtoul(s, &end, 10);
+		if (*end || errno || v < ZT_DEPTH_MIN || v > ZT_DEPTH_MAX)
+			return -1;
+	}
+	zt_state.max_depth = (unsigned)v;
+	zt_state.line_max = zt_line_max(zt_state.max_depth);
+	zt_state.buf_size = 2 * (zt_state.line_max + ZT_LINE_WALL);
+	if (zt_state.buf_size < ZT_BUF_SIZE)
+		zt_state.buf_size = ZT_BUF_SIZE;
+	return 0;
+}
+
 static unsigned parse_hz(const char *s)
 {
 	char *end;
@@ -590,7 +615,7 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	if (zt_state.root_pid != getpid() && !zt_state.follow)
 		return;
 	zt_state.hz = parse_hz(getenv("ZT_HZ"));
-	if (!zt_state.hz)
+	if (!zt_state.hz || depth_init(getenv("ZT_MAX_DEPTH")) < 0)
 		return;
 	zt_state.period_ns = 1000000000ull / zt_state.hz;
 	/* ThreadSanitizer's runtime wraps signal handlers and defers them. */

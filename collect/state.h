@@ -17,16 +17,23 @@
 #include "sys.h"
 
 enum {
-	ZT_MAX_DEPTH = 128,	/* frames kept per sample, leaf first */
 	ZT_MAX_THREADS = 4096,	/* threads alive at once that get a buffer */
 	ZT_BUF_SIZE = 16 * 1024,/* per-thread buffer, written out when full */
-	ZT_LINE_MAX = 24 + 22 + ZT_MAX_DEPTH * 18 + 2,	/* one sample line */
 	ZT_MAX_NAMES = 65536,	/* thread names remembered */
 	ZT_MAX_BUILDIDS = 1024,	/* ELF objects whose build-id is kept */
 	ZT_ALTSTACK = 64 * 1024,	/* each thread's alternate signal stack, a guard page below */
 	ZT_WINDOW = 16 * 1024,	/* bytes of a foreign stack copied for one walk */
 	ZT_LINE_WALL = 2 * 22 + 2 + 4 * 64,	/* a wall dump's " ^weight" and " !wait" */
 };
+
+/*
+ * One sample line of depth frames at most, without a wall dump's marks:
+ * "TID COUNT @NS", " =HEX" a frame, " -" or " +", the newline.
+ */
+static inline size_t zt_line_max(unsigned depth)
+{
+	return 24 + 22 + (size_t)depth * 18 + 3;
+}
 
 /* Why samples were lost; each has a counter and a name in the dump. */
 enum zt_loss { ZT_LOST_WRITE, ZT_LOST_FD, ZT_LOST_WAIT, ZT_LOST_DEFERRED, ZT_NLOSS };
@@ -80,8 +87,13 @@ struct zt_thread {
 	int cpu_partial;
 	size_t len;
 	uint64_t flush_ns;	/* its next sample past this time (CLOCK_MONOTONIC) writes buf out */
-	char buf[ZT_BUF_SIZE];
-	uint64_t addr[ZT_MAX_DEPTH];	/* the handler's frames: kept off the interrupted stack */
+	/*
+	 * Mapped with the record, after it (thread.c): buf, zt_state.buf_size
+	 * bytes, and addr, the handler's zt_state.max_depth frames, kept off
+	 * the interrupted stack. Sized at start, never in the handler.
+	 */
+	char *buf;
+	uint64_t *addr;
 	unsigned char window[ZT_WINDOW];	/* a copy of a stack zt does not know */
 };
 
@@ -148,6 +160,14 @@ struct zt_state {
 	unsigned off_cpu_hz;	/* ZT_OFF_CPU_HZ: the off-CPU sampler's ticks per second */
 	int unwind;		/* ZT_UNWIND: auto, cfi or fp (enum zt_unwind_mode, unwind.h) */
 	/*
+	 * ZT_MAX_DEPTH: frames kept per sample, ZT_DEPTH_MIN to ZT_DEPTH_MAX
+	 * (rawfmt.h); set by the constructor before any thread is mapped, and
+	 * never changed after. line_max is zt_line_max(max_depth); buf_size a
+	 * thread's buffer, at least two of the longest lines (wall marks too).
+	 */
+	unsigned max_depth;
+	size_t line_max, buf_size;
+	/*
 	 * zt's sampling signal (prof.c): a real-time signal that has no
 	 * handler when zt starts, the highest free one; moved to another free
 	 * one when the program installs a handler on it (intercept.c), or kept
@@ -191,7 +211,7 @@ struct zt_state {
 	} unreached[ZT_UNREACHED_MAX];
 	volatile unsigned nunreached;
 	volatile uint64_t samples;
-	volatile uint64_t truncated;	/* stacks cut at ZT_MAX_DEPTH */
+	volatile uint64_t truncated;	/* stacks cut at max_depth (also counted in partial) */
 	volatile uint64_t partial;	/* stacks that did not reach the thread's entry */
 	uint64_t cfi_objects, cfi_rows, cfi_bytes;	/* the unwind tables published last */
 	uint64_t cfi_lazy;	/* of those, the lazy ones (cfi.h) */

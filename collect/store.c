@@ -62,20 +62,27 @@ void zt_store_flush(struct zt_thread *t)
 	errno = saved;
 }
 
+int zt_store_end_mark(enum zt_unwind_end end)
+{
+	return end == ZT_UNWIND_COMPLETE ? 0 :
+	       end == ZT_UNWIND_DEPTH ? ZT_RAW_DEPTH_MARK : ZT_RAW_PARTIAL_MARK;
+}
+
 /*
  * Appends "TID COUNT @WHEN ADDR ADDR...\n" ("TID COUNT @WHEN ^PERIOD ADDR..."
  * in a wall dump) (COUNT: the periods the sample
  * stands for, 1 but for a POSIX-timer fallback), WHEN in nanoseconds since the dump
  * started (CLOCK_MONOTONIC): an exact pc after the first is written
- * "=ADDR", and a stack that did not reach the thread's entry ends in " -".
+ * "=ADDR", and a stack that did not reach the thread's entry ends in end's
+ * mark (zt_store_end_mark): " -", or " +" when it was cut at max-depth.
  * Runs in the handler of thread t only.
  */
 void zt_store_sample(struct zt_thread *t, uint64_t when, uint64_t count, const uint64_t *addr, size_t n,
-		     int partial)
+		     int end)
 {
 	char *p;
 
-	if (t->len + ZT_LINE_MAX + (zt_state.wall ? ZT_LINE_WALL : 0) > sizeof t->buf)
+	if (t->len + zt_state.line_max + (zt_state.wall ? ZT_LINE_WALL : 0) > zt_state.buf_size)
 		zt_store_flush(t);
 	p = t->buf + t->len;
 	p = zt_fmt_u64(p, (uint64_t)t->tid, 10);
@@ -96,9 +103,9 @@ void zt_store_sample(struct zt_thread *t, uint64_t when, uint64_t count, const u
 			*p++ = ZT_RAW_EXACT_MARK;
 		p = zt_fmt_u64(p, addr[i] & ~ZT_UNWIND_EXACT, 16);
 	}
-	if (partial) {
+	if (end) {
 		*p++ = ' ';
-		*p++ = ZT_RAW_PARTIAL_MARK;
+		*p++ = (char)end;
 	}
 	*p++ = '\n';
 	t->len = (size_t)(p - t->buf);

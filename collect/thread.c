@@ -105,11 +105,27 @@ static unsigned char *alt_map(void)
 	return a + 4096;
 }
 
+/*
+ * The bytes of one thread's mapping: the record, its zt_state.max_depth
+ * frames and its buffer of zt_state.buf_size (state.h). One size for the
+ * whole run, since max_depth never changes after start: a slot is reused
+ * as it is.
+ */
+static size_t record_size(void)
+{
+	size_t head = (sizeof(struct zt_thread) + 63) & ~(size_t)63;
+
+	return head + (size_t)zt_state.max_depth * sizeof(uint64_t) + zt_state.buf_size;
+}
+
 /* A free slot, reused or newly mapped; NULL when all are taken. */
 static struct zt_thread *claim_slot(void)
 {
 	struct zt_thread *t = NULL;
 	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
+
+	if (!zt_state.max_depth)
+		return NULL;	/* the constructor did not start: no record size */
 
 	for (int i = 0; i < n && !t; i++) {
 		struct zt_thread *c = zt_state.threads[i];
@@ -122,15 +138,19 @@ static struct zt_thread *claim_slot(void)
 	if (!t) {
 		int slot;
 
-		t = mmap(NULL, sizeof *t, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		size_t head = (sizeof *t + 63) & ~(size_t)63, size = record_size();
+
+		t = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (t == MAP_FAILED)
 			return NULL;
 		slot = __atomic_fetch_add(&zt_state.nthreads, 1, __ATOMIC_SEQ_CST);
 		if (slot >= ZT_MAX_THREADS) {
-			munmap(t, sizeof *t);
+			munmap(t, size);
 			return NULL;
 		}
+		/* The frames first: 8-byte aligned after the record, then the buffer. */
+		t->addr = (uint64_t *)((char *)t + head);
+		t->buf = (char *)(t->addr + zt_state.max_depth);
 		t->live = 1;
 		__atomic_store_n(&zt_state.threads[slot], t, __ATOMIC_RELEASE);
 	}

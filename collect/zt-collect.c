@@ -43,7 +43,8 @@
 
 enum { EXIT_CANNOT_RUN = 127 };
 
-enum { OPT_TIMER = 256, OPT_UNWIND, OPT_PAUSED, OPT_CONTROL, OPT_CLOCK, OPT_OFF_CPU_HZ };
+enum { OPT_TIMER = 256, OPT_UNWIND, OPT_PAUSED, OPT_CONTROL, OPT_CLOCK, OPT_OFF_CPU_HZ,
+       OPT_MAX_DEPTH };
 
 static const struct zt_opt options[] = {
 	{ 'F', "freq", required_argument, "HZ",
@@ -60,6 +61,10 @@ static const struct zt_opt options[] = {
 	  "auto (default: unwind tables where an object has\n"
 	  "them, frame pointers elsewhere), cfi (tables only)\n"
 	  "or fp (frame pointers only)" },
+	{ OPT_MAX_DEPTH, "max-depth", required_argument, "N",
+	  "frames kept per sample, " ZT_STR(ZT_DEPTH_MIN) " to " ZT_STR(ZT_DEPTH_MAX)
+	  " (default " ZT_STR(ZT_DEPTH_DEFAULT) ");\n"
+	  "deeper stacks are cut and end in [depth limit]" },
 	{ OPT_PAUSED, "paused", no_argument, NULL,
 	  "start with sampling off, until 'zt-ctl PID start'\n"
 	  "or the program's zt_start() (implies --control;\n"
@@ -80,7 +85,8 @@ static const struct zt_opt options[] = {
 
 static const struct zt_usage usage = {
 	"zt-collect [-fz] [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--unwind=auto|cfi|fp]\n"
-	"       [--paused] [--control] [--clock=cpu|wall] [--off-cpu-hz=HZ] [--] PROGRAM [ARG...]",
+	"       [--max-depth=N] [--paused] [--control] [--clock=cpu|wall] [--off-cpu-hz=HZ]\n"
+	"       [--] PROGRAM [ARG...]",
 	"Run PROGRAM with the zt sampler preloaded and write a raw dump.",
 	options,
 	NULL,
@@ -89,7 +95,7 @@ static const struct zt_usage usage = {
 /* What the command line asked for. */
 struct config {
 	const char *outarg, *timer, *unwind, *clock;
-	uint64_t hz, off_cpu_hz;
+	uint64_t hz, off_cpu_hz, max_depth;
 	int gzip, follow, paused, control;
 };
 
@@ -121,7 +127,8 @@ static int parse_options(int argc, char **argv, struct config *cfg)
 
 	*cfg = (struct config){ .outarg = "zt.raw", .timer = "auto", .unwind = "auto",
 				.clock = ZT_RAW_PROFILE_CPU, .hz = ZT_HZ_DEFAULT,
-				.off_cpu_hz = ZT_OFF_CPU_HZ_DEFAULT };
+				.off_cpu_hz = ZT_OFF_CPU_HZ_DEFAULT,
+				.max_depth = ZT_DEPTH_DEFAULT };
 	while ((c = zt_usage_getopt_ordered(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'f':
@@ -143,6 +150,12 @@ static int parse_options(int argc, char **argv, struct config *cfg)
 			    strcmp(optarg, "posix"))
 				bad_usage("--timer: '%s' is not auto, perf or posix", optarg);
 			cfg->timer = optarg;
+			break;
+		case OPT_MAX_DEPTH:
+			if (zt_parse_u64(optarg, 10, &cfg->max_depth) ||
+			    cfg->max_depth < ZT_DEPTH_MIN || cfg->max_depth > ZT_DEPTH_MAX)
+				bad_usage("--max-depth: '%s' is not a number of frames from "
+					  ZT_STR(ZT_DEPTH_MIN) " to " ZT_STR(ZT_DEPTH_MAX), optarg);
 			break;
 		case OPT_PAUSED:
 			cfg->paused = 1;
@@ -1008,6 +1021,8 @@ static const char *unsampled_why(const struct zt_raw *d)
 /* The notes a dump's summary carries, after its line. */
 static void report_notes(const struct zt_raw *d)
 {
+	uint64_t cut;
+
 	if (d->conflict)
 		zt_warn("note: the program uses SIGPROF itself (%s): its own signals "
 			"went to its handler, zt's were kept apart", d->conflict);
@@ -1022,11 +1037,18 @@ static void report_notes(const struct zt_raw *d)
 			"went on with the other free real-time signal named; 'shared': none "
 			"was free, zt stayed on it, and a thread that blocks it is not sampled",
 			d->signal_taken);
-	if (d->have_partial && d->partial && d->nsamples)
+	/* partial counts the cut stacks too (raw.md): the rest could not be unwound. */
+	cut = d->truncated < d->partial ? d->truncated : d->partial;
+	if (d->have_partial && d->partial > cut && d->nsamples)
 		zt_warn("note: %" PRIu64 " of %" PRIu64 " stacks (%.1f%%) could not be unwound "
 			"to the thread's entry (unwind %s); they show [truncated] at the root",
-			d->partial, d->nsamples, 100.0 * (double)d->partial / (double)d->nsamples,
+			d->partial - cut, d->nsamples,
+			100.0 * (double)(d->partial - cut) / (double)d->nsamples,
 			d->unwind ? d->unwind : "?");
+	if (d->have_partial && cut && d->nsamples)
+		zt_warn("note: %" PRIu64 " of %" PRIu64 " stacks (%.1f%%) were cut at the depth "
+			"limit (%" PRIu64 " frames; --max-depth); they show [depth limit] at the root",
+			cut, d->nsamples, 100.0 * (double)cut / (double)d->nsamples, d->max_depth);
 	if (d->sigprof_blocked)
 		zt_warn("%" PRIu64 " threads had zt's signal (%u) blocked when they ended: a "
 			"thread that blocks it is not sampled while it does%s", d->sigprof_blocked,
@@ -1526,7 +1548,7 @@ static void run_program(const struct config *cfg, const char *prog, char **argv,
 			const char *lib, const char *out, int exec_fd, int status_fd,
 			int namer_fd)
 {
-	char hzbuf[16], pidbuf[16];
+	char hzbuf[16], pidbuf[16], depthbuf[16];
 	int err;
 	struct stat st;
 
@@ -1550,6 +1572,8 @@ static void run_program(const struct config *cfg, const char *prog, char **argv,
 	setenv("ZT_PID", pidbuf, 1);
 	setenv("ZT_TIMER", cfg->timer, 1);
 	setenv("ZT_UNWIND", cfg->unwind, 1);
+	snprintf(depthbuf, sizeof depthbuf, "%u", (unsigned)cfg->max_depth);
+	setenv("ZT_MAX_DEPTH", depthbuf, 1);
 	if (strcmp(cfg->clock, ZT_RAW_PROFILE_WALL) == 0) {
 		char offbuf[16];
 

@@ -122,6 +122,17 @@ const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n)
 			return "a '# zt' count of a wall-clock profile wants a number";
 		f->have_wall_ns |= IS(ZT_FACT_WALL_NS);
 		*to += x;
+	} else if (IS(ZT_FACT_PARTIAL) || IS(ZT_FACT_TRUNCATED)) {
+		if (num(v, vlen, &x) < 0)
+			return IS(ZT_FACT_PARTIAL) ? "'# zt " ZT_FACT_PARTIAL "' wants a number"
+						   : "'# zt " ZT_FACT_TRUNCATED "' wants a number";
+		*(IS(ZT_FACT_PARTIAL) ? &f->partial : &f->truncated) += x;
+		f->have_partial |= IS(ZT_FACT_PARTIAL);
+	} else if (IS(ZT_FACT_MAX_DEPTH)) {
+		if (num(v, vlen, &x) < 0)
+			return "'# zt " ZT_FACT_MAX_DEPTH "' wants a number";
+		if (!f->max_depth)
+			f->max_depth = x;
 	} else if (IS(ZT_FACT_SAMPLES)) {
 		if (num(v, vlen, &x) < 0)
 			return "'# zt " ZT_FACT_SAMPLES "' wants a number";
@@ -160,6 +171,8 @@ void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, 
 	} else {
 		put_num(out, ZT_FACT_LOST, d->lost);
 	}
+	if (d->max_depth)
+		put_num(out, ZT_FACT_MAX_DEPTH, d->max_depth);
 	if (d->truncated)
 		put_num(out, ZT_FACT_TRUNCATED, d->truncated);
 	if (d->unwind)

@@ -30,6 +30,13 @@ struct zt_facts {
 	int have_cpu_before;
 	uint64_t cpu_before_ns;		/* its CPU time before sampling began */
 	uint64_t unsampled_cpu_ns;	/* CPU time no sample covers, 0 when none */
+	/*
+	 * Stacks that did not reach their thread's entry ("# zt partial"), and
+	 * of them those the collector cut at its max-depth ("# zt truncated"):
+	 * the rest could not be unwound. max_depth is the first input's.
+	 */
+	int have_partial;
+	uint64_t partial, truncated, max_depth;
 	/* A wall-clock profile's (raw version 5): summed over inputs but the rate. */
 	int wall;			/* "# zt profile-clock wall" was read */
 	uint64_t off_cpu_hz;
@@ -41,7 +48,8 @@ struct zt_facts {
  * Take in one comment line (with its '#'). Lines that are not `# zt` facts,
  * and facts this version does not know, are ignored. Returns NULL, or what
  * is wrong with a known fact's value. Facts from several inputs add up
- * (samples, lost, cpu-ns, cpu-user-ns, cpu-sys-ns, cpu-before-ns, unsampled-cpu-ns); hz and the timer keep the first value.
+ * (samples, lost, cpu-ns, cpu-user-ns, cpu-sys-ns, cpu-before-ns, unsampled-cpu-ns,
+ * partial, truncated); hz, the timer and max-depth keep the first value.
  */
 const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n);
 

@@ -13,7 +13,8 @@
  *   return address are looked up at different addresses), its address as
  *   the dump has it, its Lines the frames zt-symbolize prints for it,
  *   innermost inlined frame first; a partial stack ends in one more
- *   location, the function "[truncated]", as zt-symbolize's root frame;
+ *   location, the function "[truncated]" ("[depth limit]" for a stack the
+ *   collector cut at its max-depth), as zt-symbolize's root frame;
  * - one Mapping per line of the dump's maps that holds a sampled address,
  *   the executable's first;
  * - one Function per name, so that pprof aggregates as zt-fold and zt-stat
@@ -26,6 +27,7 @@
 #include "symstream.h"
 #include "escape.h"
 #include "hash.h"
+#include "rawfmt.h"
 #include "maps.h"
 #include "util.h"
 #include "wait.h"
@@ -88,7 +90,7 @@ struct builder {
 	uint64_t *func_of;		/* per string id: function id, 0 if none */
 	size_t capfunc_of;
 	uint8_t *mapflags;		/* per dump map: USED, FILES, LINES */
-	uint64_t truncated;		/* the "[truncated]" location, 0 until needed */
+	uint64_t root[2];		/* "[truncated]" and "[depth limit]", 0 until needed */
 	uint64_t own;			/* the "[zt]" location, 0 until needed */
 	uint64_t *waitloc;		/* per wait of the dump: its location, 0 until needed */
 	int wall;			/* folded: a wall-clock profile's stacks */
@@ -220,18 +222,20 @@ static int go_rooted(struct builder *b, const struct zt_raw *d, const struct zt_
 	return zt_symstream_go_root(text, strlen(text));
 }
 
-/* The root frame of a partial stack, as zt-symbolize prints it. */
-static uint64_t truncated_location(struct builder *b)
+/* The root frame of partial stack st, as zt-symbolize prints it. */
+static uint64_t root_location(struct builder *b, const struct zt_stack *st)
 {
 	struct zt_pprof_location *loc;
+	int depth = st->partial == ZT_STACK_DEPTH;
+	uint64_t *id = &b->root[depth];
 
-	if (b->truncated)
-		return b->truncated;
-	b->truncated = new_location(b, 0, 1, SIZE_MAX);
-	add_line(b, "[truncated]", NULL, 0);
-	loc = &b->p->locations[b->truncated - 1];
+	if (*id)
+		return *id;
+	*id = new_location(b, 0, 1, SIZE_MAX);
+	add_line(b, depth ? ZT_ROOT_DEPTH : ZT_ROOT_TRUNCATED, NULL, 0);
+	loc = &b->p->locations[*id - 1];
 	loc->nlines = b->p->nlines - loc->first_line;
-	return b->truncated;
+	return *id;
 }
 
 /* The leaf of a stack of zt's own work (raw.h's own): "[zt]". */
@@ -464,7 +468,7 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 		for (size_t j = st->first; j < st->first + st->naddr; j++)
 			push_locid(p, location(&b, d->addr[j], d->exact[j], st->gen));
 		if (st->partial && !go_rooted(&b, d, st))
-			push_locid(p, truncated_location(&b));
+			push_locid(p, root_location(&b, st));
 		sm->nlocs = p->nlocids - sm->first_loc;
 		sm->value[0] = int64_of(p, st->count);
 		sm->value[1] = d->wall ? int64_of(p, st->weight) :

@@ -421,12 +421,13 @@ static int sample_line(struct reader *r, char *s)
 			break;
 		w = s;
 		if (partial)
-			return fail(r, "sample: '-' is not the last word");
+			return fail(r, "sample: '%c' is not the last word",
+				    partial == ZT_STACK_DEPTH ? ZT_RAW_DEPTH_MARK : ZT_RAW_PARTIAL_MARK);
 		if (d->version >= 5 && n == 0 && is_mark(w[0]))
 			return mark_order(r, w[0]);
-		if (d->version >= 3 && w[0] == ZT_RAW_PARTIAL_MARK &&
+		if (d->version >= 3 && (w[0] == ZT_RAW_PARTIAL_MARK || w[0] == ZT_RAW_DEPTH_MARK) &&
 		    (!w[1] || w[1] == ' ' || w[1] == '\t')) {
-			partial = 1;
+			partial = w[0] == ZT_RAW_DEPTH_MARK ? ZT_STACK_DEPTH : ZT_STACK_PARTIAL;
 			s++;
 			continue;
 		}
@@ -528,6 +529,8 @@ static int key_line(struct reader *r, char *line)
 	} else if (strcmp(key, ZT_RAW_TIMER) == 0) {
 		free(d->timer);
 		d->timer = zt_strdup(v);
+	} else if (strcmp(key, ZT_RAW_MAX_DEPTH) == 0) {
+		return number_value(r, key, v, &d->max_depth);
 	} else if (strcmp(key, ZT_RAW_RATE_CAP) == 0) {
 		free(d->rate_cap);
 		d->rate_cap = zt_strdup(v);

@@ -15,6 +15,9 @@
 
 struct zt_input;
 
+/* How a partial stack ended (struct zt_stack's partial). */
+enum { ZT_STACK_PARTIAL = 1, ZT_STACK_DEPTH = 2 };
+
 /* A stack's gen when its samples are named from all the maps at once. */
 #define ZT_RAW_GEN_ANY UINT32_MAX
 
@@ -25,7 +28,11 @@ struct zt_input;
 struct zt_stack {
 	uint32_t tid;
 	uint32_t naddr;
-	int partial;		/* the unwinder stopped before the thread's entry (v3 "-") */
+	/*
+	 * 0: whole. Else it did not reach the thread's entry: ZT_STACK_PARTIAL,
+	 * the unwinder stopped (v3 "-"); ZT_STACK_DEPTH, cut at max-depth ("+").
+	 */
+	int partial;
 	int own;		/* the collector's own work: its leaf is "[zt]", and its
 				   addresses are the program's frames below (zt_raw_own) */
 	uint32_t gen;		/* which maps name it (zt_raw_map_at), or ZT_RAW_GEN_ANY */
@@ -95,9 +102,10 @@ struct zt_raw {
 	char *exe;
 	uint64_t lost;		/* samples lost, v1's "dropped" */
 	char *lost_detail;	/* "write-error=3 ..." or NULL */
-	uint64_t truncated;	/* stacks cut at max depth */
+	uint64_t truncated;	/* stacks cut at max_depth (counted in partial too) */
+	uint64_t max_depth;	/* frames kept per sample ("max-depth"); 0 when not given */
 	char *unwind;		/* "auto", "cfi", "fp"; NULL before version 3 */
-	uint64_t partial;	/* stacks that did not reach the thread's entry */
+	uint64_t partial;	/* stacks that did not reach the thread's entry, cut ones too */
 	int have_partial;
 	uint64_t unsampled;	/* threads that were not sampled */
 	uint64_t sigprof_blocked;	/* threads that ended with SIGPROF blocked */

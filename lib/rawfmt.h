@@ -24,6 +24,10 @@
 /* The off-CPU sampler's wall-clock ticks per second (--off-cpu-hz, "off-cpu-hz", v5). */
 #define ZT_OFF_CPU_HZ_DEFAULT 97	/* prime, like ZT_HZ_DEFAULT */
 #define ZT_OFF_CPU_HZ_MAX 1000
+/* Frames kept per sample (zt-collect --max-depth, ZT_MAX_DEPTH, "max-depth"). */
+#define ZT_DEPTH_DEFAULT 128
+#define ZT_DEPTH_MIN 16
+#define ZT_DEPTH_MAX 4096
 
 /* The first line: "zt-prof N". The collector writes ZT_RAW_VERSION. */
 #define ZT_RAW_MAGIC "zt-prof"
@@ -46,13 +50,21 @@
 #define ZT_RAW_VDSO_MAX (1 << 20)	/* the largest image written and read */
 #define ZT_RAW_END "end"	/* the last line of a whole dump (v2 and later) */
 
-/* A sample line: "tid count [@ns] [=]hex... [-]". */
+/* A sample line: "tid count [@ns] [=]hex... [-|+]". */
 #define ZT_RAW_TIME_MARK '@'	/* before the time of the sample (v3) */
 #define ZT_RAW_EXACT_MARK '='	/* before an exact pc that is not the first address */
 #define ZT_RAW_PARTIAL_MARK '-'	/* the last word: the stack did not reach the entry (v3) */
+#define ZT_RAW_DEPTH_MARK '+'	/* the last word: cut at max-depth, more frames above (v3) */
 #define ZT_RAW_SAME_MARK '='	/* a maps section's only line "= @ns": the maps of that snapshot (v4) */
 #define ZT_RAW_WEIGHT_MARK '^'	/* before the ns each of the line's samples stands for (v5) */
 #define ZT_RAW_WAIT_MARK '!'	/* before an off-CPU sample's wait, escaped text (v5) */
+
+/*
+ * The root frame zt-symbolize gives a partial stack (formats/symbolized.md):
+ * the unwinder stopped short ("-"), or the collector cut it at max-depth ("+").
+ */
+#define ZT_ROOT_TRUNCATED "[truncated]"
+#define ZT_ROOT_DEPTH "[depth limit]"
 
 /* Header keys. */
 #define ZT_RAW_PID "pid"
@@ -173,6 +185,7 @@
 #define ZT_FACT_TRUNCATED ZT_RAW_TRUNCATED
 #define ZT_FACT_UNWIND ZT_RAW_UNWIND
 #define ZT_FACT_PARTIAL ZT_RAW_PARTIAL
+#define ZT_FACT_MAX_DEPTH ZT_RAW_MAX_DEPTH
 #define ZT_FACT_UNSAMPLED ZT_RAW_UNSAMPLED
 #define ZT_FACT_UNSAMPLED_CPU_NS ZT_RAW_UNSAMPLED_CPU_NS
 #define ZT_FACT_PROGRAM_SIGPROF ZT_RAW_PROGRAM_SIGPROF

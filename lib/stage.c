@@ -41,7 +41,8 @@ struct cline {
 
 /*
  * The distinct addresses of a dump, each with its frame lines; after them
- * (k == n) the line of a partial stack's root.
+ * the root lines of partial stacks: k == n "[truncated]", k == n + 1
+ * "[depth limit]" (root_k).
  */
 struct frames {
 	char *text;		/* every address's lines, one after the other */
@@ -84,7 +85,7 @@ struct zt_stage {
 	/* The record handed out from the cached items: */
 	int fast;			/* 1 its header, 2 its frames (3 skipped) */
 	size_t fstack, fj, fl;		/* its stack, address, line of the address */
-	int fpartial;			/* the partial root's line is still to come */
+	int fpartial;			/* its partial (zt_stack) when its root line is to come, else 0 */
 	unsigned long lineno;		/* in the stream */
 	/* Folded here: */
 	struct zt_input *folded;
@@ -393,9 +394,9 @@ static void read_frames(struct frames *fr)
 	char err[ZT_ERR_MAX];
 	size_t nline = 0, capline = 0;
 
-	fr->first = zt_calloc(fr->n + 2, sizeof *fr->first);
-	fr->items = zt_calloc(fr->n + 1, sizeof *fr->items);
-	for (size_t k = 0; k <= fr->n; k++) {
+	fr->first = zt_calloc(fr->n + 3, sizeof *fr->first);
+	fr->items = zt_calloc(fr->n + 2, sizeof *fr->items);
+	for (size_t k = 0; k <= fr->n + 1; k++) {
 		char *p = fr->text + fr->off[k], *end = fr->text + fr->off[k + 1];
 		int ok = zt_ps_line(r, head, sizeof head - 1, 1, &it, err, sizeof err) == 1;
 
@@ -422,7 +423,7 @@ static void read_frames(struct frames *fr)
 			r = zt_ps_reader_new(NULL);
 		}
 	}
-	fr->first[fr->n + 1] = nline;
+	fr->first[fr->n + 2] = nline;
 	zt_ps_reader_free(r);
 }
 
@@ -454,13 +455,21 @@ static void make_frames(struct zt_stage *s)
 		}
 		fr->of[i] = (uint32_t)k;
 	}
-	zt_grow(&fr->off, &fr->capoff, fr->n + 2, sizeof *fr->off);
+	zt_grow(&fr->off, &fr->capoff, fr->n + 3, sizeof *fr->off);
 	fr->off[fr->n] = text.len;
-	zt_symstream_truncated(&text);
+	zt_symstream_root(&text, ZT_STACK_PARTIAL);
 	fr->off[fr->n + 1] = text.len;
+	zt_symstream_root(&text, ZT_STACK_DEPTH);
+	fr->off[fr->n + 2] = text.len;
 	fr->text = text.buf;
 	read_frames(fr);
 	s->have_frames = 1;
+}
+
+/* The k of the root line of a stack whose partial is partial (struct frames). */
+static size_t root_k(const struct frames *fr, int partial)
+{
+	return fr->n + (partial == ZT_STACK_DEPTH);
 }
 
 /* Whether every line of stack st's record is in the cache. */
@@ -471,10 +480,10 @@ static int cached(const struct zt_stage *s, const struct zt_stack *st)
 	for (size_t j = st->first; j < st->first + st->naddr; j++)
 		if (!fr->items[fr->of[j]])
 			return 0;
-	return !st->partial || fr->items[fr->n];
+	return !st->partial || fr->items[root_k(fr, st->partial)];
 }
 
-/* Whether stack st is partial and did not reach a Go root (its "[truncated]" line). */
+/* Whether stack st is partial and did not reach a Go root (its root line). */
 static int cut(const struct zt_stage *s, const struct zt_stack *st)
 {
 	const struct frames *fr = &s->fr;
@@ -493,7 +502,7 @@ static size_t cached_k(const struct zt_stage *s, size_t j)
 {
 	const struct zt_stack *st = &s->d.stacks[s->fstack];
 
-	return j < st->naddr ? s->fr.of[st->first + j] : s->fr.n;
+	return j < st->naddr ? s->fr.of[st->first + j] : root_k(&s->fr, s->fpartial);
 }
 
 /*
@@ -571,7 +580,7 @@ static int next_chunk(struct zt_stage *s)
 			s->fast = 1;
 			s->fstack = stack;
 			s->fj = s->fl = 0;
-			s->fpartial = cut(s, st);
+			s->fpartial = cut(s, st) ? st->partial : 0;
 		} else {
 			for (size_t j = st->first; j < st->first + st->naddr; j++) {
 				uint32_t k = s->fr.of[j];
@@ -580,7 +589,7 @@ static int next_chunk(struct zt_stage *s)
 					     s->fr.off[k + 1] - s->fr.off[k]);
 			}
 			if (cut(s, st))
-				zt_symstream_truncated(&s->rec);
+				zt_symstream_root(&s->rec, st->partial);
 			zt_out_byte(&s->rec, '\n');
 		}
 		s->chunk = s->rec.buf;

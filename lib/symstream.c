@@ -221,9 +221,10 @@ static void format_wait(struct zt_out *o, const char *wait)
  * leaf frame, at address 0, as perf script prints a frame. */
 static const char own[] = "\t               0 " ZT_OWN_FRAME " (" ZT_OWN_FRAME ")\n";
 
-/* The unwinder stopped short: say so at the root, never pass the stack off
- * as whole. */
-static const char truncated[] = "\t               0 [truncated] ([unknown])\n";
+/* The unwinder stopped short, or the collector kept only max-depth frames:
+ * say so at the root, never pass the stack off as whole. */
+static const char truncated[] = "\t               0 " ZT_ROOT_TRUNCATED " ([unknown])\n";
+static const char depth[] = "\t               0 " ZT_ROOT_DEPTH " ([unknown])\n";
 
 void zt_symstream_frame(struct zt_out *o, uint64_t addr, const struct zt_symres *r,
 			int lines)
@@ -248,9 +249,12 @@ void zt_symstream_own(struct zt_out *o)
 	zt_out_write(o, own, sizeof own - 1);
 }
 
-void zt_symstream_truncated(struct zt_out *o)
+void zt_symstream_root(struct zt_out *o, int partial)
 {
-	zt_out_write(o, truncated, sizeof truncated - 1);
+	if (partial == ZT_STACK_DEPTH)
+		zt_out_write(o, depth, sizeof depth - 1);
+	else
+		zt_out_write(o, truncated, sizeof truncated - 1);
 }
 
 /* Sample lines by time; lines with the same time keep their file order. */
@@ -374,7 +378,7 @@ int zt_symstream_go_root(const char *text, size_t len)
 	return 0;
 }
 
-/* A stack's frame lines, the [truncated] root of a partial one, the blank
+/* A stack's frame lines, the root line of a partial one, the blank
    line, into dst; into the arena only with room made first, as the frames
    are copied from it. */
 static void emit_body(struct zt_out *dst, struct writer *w, const struct zt_raw *d,
@@ -392,7 +396,7 @@ static void emit_body(struct zt_out *dst, struct writer *w, const struct zt_raw 
 	if (st->partial && !(st->naddr &&
 			     zt_symstream_go_root(w->arena.buf + w->frame[st->first + st->naddr - 1].off,
 				     w->frame[st->first + st->naddr - 1].len)))
-		zt_out_write(dst, truncated, sizeof truncated - 1);
+		zt_symstream_root(dst, st->partial);
 	zt_out_byte(dst, '\n');
 }
 

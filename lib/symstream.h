@@ -62,13 +62,17 @@ int zt_symstream_go_root(const char *text, size_t len);
 
 /*
  * The leaf frame of a stack of the collector's own work (st->own), after
- * its wait if it has one: "	               0 [zt] ([zt])
-".
+ * its wait if it has one: "	               0 [zt] ([zt])\n".
  */
 void zt_symstream_own(struct zt_out *o);
 
-/* The root line of a partial stack, "[truncated]", which ends its frames. */
-void zt_symstream_truncated(struct zt_out *o);
+/*
+ * The root line that ends the frames of a partial stack (struct zt_stack's
+ * partial): "[truncated]" when the unwinder stopped short
+ * (ZT_STACK_PARTIAL), "[depth limit]" when the collector cut it at its
+ * max-depth (ZT_STACK_DEPTH). Both at address 0 in module "[unknown]".
+ */
+void zt_symstream_root(struct zt_out *o, int partial);
 
 /*
  * The order of the records. Without merge, when every sample line has its

@@ -9,6 +9,7 @@
 /* Names of frames without a symbol that look like waits but are not. */
 static const char *const pseudo[] = {
 	"unknown", "vdso", "vsyscall", "vvar", "anon", "heap", "stack", "truncated",
+	"depth limit",
 };
 
 enum zt_state zt_wait_state(const char *name, size_t n)

@@ -434,6 +434,25 @@ static int own_weight(const struct run *st, uint64_t *w)
 	return 1;
 }
 
+/*
+ * "partial stacks: 9 cut at the depth limit (max-depth 128), 1 could not be
+ * unwound": stacks that did not reach their thread's entry, as the
+ * collector counted them (a raw dump's summary, zt-symbolize's facts), when
+ * there are any. Cut ones are whole as far as they go and end in
+ * "[depth limit]"; the others end where the unwinder stopped, "[truncated]".
+ */
+static void partial_line(const struct zt_facts *f)
+{
+	uint64_t cut = f->truncated < f->partial ? f->truncated : f->partial;
+
+	if (!f->have_partial || !f->partial)
+		return;
+	printf("partial stacks: %llu cut at the depth limit", (unsigned long long)cut);
+	if (f->max_depth)
+		printf(" (max-depth %llu)", (unsigned long long)f->max_depth);
+	printf(", %llu could not be unwound\n", (unsigned long long)(f->partial - cut));
+}
+
 static void header(const struct run *st)
 {
 	const struct zt_facts *f = &st->facts;
@@ -496,6 +515,7 @@ static void header(const struct run *st)
 		printf("zt's own work: %llu %s (%.1f%%), shown as " ZT_OWN_FRAME " under the "
 		       "program's frames that called into zt\n", (unsigned long long)own,
 		       st->weight.unit, pct(own, n));
+	partial_line(f);
 	if (zt_filter_active(st->filter))
 		printf("kept: %llu of %llu %s (%.2f%%) by --focus, --ignore and --hide; "
 		       "percentages are of all\n", (unsigned long long)kept,

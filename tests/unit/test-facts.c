@@ -89,3 +89,24 @@ UNIT_TEST(facts_a_dump_value_cannot_forge_a_line)
 	CHECK(strstr(text, "# zt timer unknown\n") != NULL);
 	free(text);
 }
+
+UNIT_TEST(facts_partial_and_cut_stacks_add_up_over_inputs)
+{
+	struct zt_raw d = {
+		.version = 4, .hz = 997, .max_depth = 512, .truncated = 9, .partial = 10,
+		.have_partial = 1,
+	};
+	struct zt_facts f = { 0 };
+	char *text = written(&d, NULL, 0);
+
+	CHECK(strstr(text, "# zt max-depth 512\n# zt truncated 9\n") != NULL);
+	CHECK(strstr(text, "# zt partial 10\n") != NULL);
+	CHECK(read_back(text, &f) == 0);
+	CHECK(read_back(text, &f) == 0);	/* a second input */
+	CHECK(f.have_partial);
+	CHECK_EQ_U(f.partial, 20);
+	CHECK_EQ_U(f.truncated, 18);
+	CHECK_EQ_U(f.max_depth, 512);
+	CHECK(zt_facts_line(&f, "# zt truncated x", 16) != NULL);
+	free(text);
+}
