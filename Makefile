@@ -193,6 +193,7 @@ SAMPLES = \
 	samples/dropper \
 	samples/windows \
 	samples/windowapi \
+	samples/evloop \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \
