@@ -122,6 +122,10 @@ struct zt_raw {
 	/* user and system time before this image's sampling began (0 if unknown) */
 	uint64_t cpu_user_start_ns, cpu_sys_start_ns;
 	uint64_t zt_setup_ns;	/* of those, zt's own set-up (its constructor) */
+	/* The sampled threads' own user and system time while their timers ran;
+	 * have_sampled is 3 when the dump gives both (collectors since issue 26). */
+	uint64_t sampled_user_ns, sampled_sys_ns;
+	int have_sampled;
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at the start (v3 "start-ns"), 0 if unknown */
 	uint64_t start_time_ns;	/* CLOCK_REALTIME at the start, 0 if unknown */
 	struct zt_timed *timed;	/* the sample lines that had a time */

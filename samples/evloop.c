@@ -30,6 +30,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -118,6 +119,7 @@ static void *shortlived(void *arg)
 int main(int argc, char **argv)
 {
 	double seconds = argc > 2 ? atof(argv[2]) : 1;
+	int client = argc > 3 && strcmp(argv[3], "client") == 0;
 	unsigned long long until, next_short;
 	pthread_t bg[3], shortt;
 	int shorts = 0;
@@ -125,8 +127,9 @@ int main(int argc, char **argv)
 	int sv[2];
 	struct rusage ru;
 
-	if (argc < 2 || argc > 3 || seconds <= 0) {
-		fprintf(stderr, "usage: evloop TRUTH [SECONDS]\n");
+	if (argc < 2 || argc > 4 || seconds <= 0 ||
+	    (argc > 3 && strcmp(argv[3], "client") && strcmp(argv[3], "self"))) {
+		fprintf(stderr, "usage: evloop TRUTH [SECONDS [self|client]]\n");
 		return 2;
 	}
 	if (!(truth = fopen(argv[1], "w"))) {
@@ -142,17 +145,35 @@ int main(int argc, char **argv)
 		pthread_create(&bg[i], NULL, background, i == 2 ? (void *)1 : NULL);
 	until = now_ns(CLOCK_THREAD_CPUTIME_ID) + (unsigned long long)(seconds * 1e9);
 	next_short = now_ns(CLOCK_MONOTONIC) + 1000000000ull;
+	if (client) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("evloop: fork");
+			return 1;
+		}
+		if (pid == 0) {
+			/* The client: a request, then its reply, until the server closes. */
+			close(sv[1]);
+			while (write(sv[0], buf, sizeof buf) == sizeof buf &&
+			       read(sv[0], buf, sizeof buf) > 0)
+				;
+			_exit(0);
+		}
+		close(sv[0]);
+	}
 	while (now_ns(CLOCK_THREAD_CPUTIME_ID) < until) {
 		struct pollfd p = { sv[1], POLLIN, 0 };
 		ssize_t n;
 
-		if (write(sv[0], buf, sizeof buf) != sizeof buf ||
+		if ((!client && write(sv[0], buf, sizeof buf) != sizeof buf) ||
 		    poll(&p, 1, 1000) != 1 || (n = read(sv[1], buf, sizeof buf)) <= 0) {
 			perror("evloop: request");
 			return 1;
 		}
 		handle(buf, (int)n);
-		if (write(sv[1], buf, (size_t)n) != n || read(sv[0], buf, sizeof buf) != n) {
+		if (write(sv[1], buf, (size_t)n) != n ||
+		    (!client && read(sv[0], buf, sizeof buf) != n)) {
 			perror("evloop: reply");
 			return 1;
 		}
@@ -162,6 +183,10 @@ int main(int argc, char **argv)
 			pthread_create(&shortt, NULL, shortlived, NULL);
 			next_short += 1000000000ull;
 		}
+	}
+	if (client) {
+		close(sv[1]);
+		wait(NULL);
 	}
 	stop = 1;
 	for (int i = 0; i < 3; i++)
