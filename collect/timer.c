@@ -148,17 +148,24 @@ static void ran_begin(struct zt_thread *t)
  * adopted one) its whole life's split from /proc, applied to the clock's
  * time: /proc's ticks are too coarse for a difference. A thread whose
  * split cannot be read (/proc refused, or it ran under two ticks in all)
- * counts as user time.
+ * counts as user time. A thread that is gone (adopted at the start, it
+ * ended without zt's exit hook) has no clock: its counter's count, which
+ * outlives it, stands in (counted, 0 if none), as user time.
  */
-static void ran_end(struct zt_thread *t)
+static void ran_end(struct zt_thread *t, uint64_t counted)
 {
-	uint64_t now = thread_cpu(t), ran, user, sys, u = 0, k = 0;
-	int self;
+	uint64_t now = thread_cpu(t), ran, user = 0, sys = 0, u = 0, k = 0;
+	int self = -1;
 
-	if (!now || now <= t->cpu0)
+	if (!now && counted) {
+		ran = counted;
+		t->times_self = -1;
+	} else if (!now || now <= t->cpu0) {
 		return;
-	ran = now - t->cpu0;
-	self = thread_times(t, &user, &sys);
+	} else {
+		ran = now - t->cpu0;
+		self = thread_times(t, &user, &sys);
+	}
 	if (self == 1 && t->times_self == 1) {
 		u = user > t->user0 ? user - t->user0 : 0;
 		k = sys > t->sys0 ? sys - t->sys0 : 0;
@@ -416,8 +423,10 @@ void zt_timer_stop(struct zt_thread *t)
 			 */
 			if (read(t->perf_fd, &ran, sizeof ran) == (ssize_t)sizeof ran)
 				deferred(t, ran);
+			else
+				ran = 0;
 			zt_sys_close(t->perf_fd);
-			ran_end(t);
+			ran_end(t, ran);
 		} else if (zt_state_owner()) {
 			/* Its thread was not sampled after the program closed it. */
 			__atomic_fetch_add(&zt_state.timers_lost, 1, __ATOMIC_RELAXED);
@@ -425,7 +434,7 @@ void zt_timer_stop(struct zt_thread *t)
 		t->perf_fd = -1;
 	}
 	if (t->has_timer) {
-		ran_end(t);
+		ran_end(t, 0);
 		timer_delete(t->timer);
 		/* A signal it queued before may still come (kernels before 6.13
 		 * deliver it after timer_delete): still zt's. */

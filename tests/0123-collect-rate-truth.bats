@@ -127,3 +127,21 @@ same_time() {
 		tol = 3 * sqrt(2 * b) + 0.03 * b
 		printf "%.0f apart, tolerance %.1f\n", d, tol; exit !(b > 0 && d <= tol) }'
 }
+
+@test "a thread running before zt started (adopted) and ended before the dump: its time is sampled time, not unsampled" {
+	run --separate-stderr zt-collect -o early.raw "$SAMPLES/earlythread"
+	assert_success
+	echo "$stderr"
+	line=$(summary <(printf '%s\n' "$stderr"))
+	re='^zt-collect: ([0-9]+) samples in ([0-9.]+) user CPU-s and [0-9.]+ s wall-clock: [0-9.]+ Hz of 997 requested, timer perf-task-clock'
+	[[ $line =~ $re ]] || skip "not the perf timer here: $line"
+	samples=${BASH_REMATCH[1]} cpu=${BASH_REMATCH[2]}
+	[[ $line != *"could not sample"* ]]
+	# Its whole user time, less the loader's and zt's set-up (said apart
+	# when large) and the early thread's start before zt's: samples at
+	# 997 Hz of the process's user time, within 10%.
+	read -r user sys < <(rusage_of <(printf '%s\n' "$stderr"))
+	near "$samples" "$(awk -v u="$user" 'BEGIN { print u * 997 }')" 10
+	# The line's CPU time holds the early thread's.
+	awk -v c="$cpu" -v u="$user" 'BEGIN { printf "line %.3f s of user %.3f s\n", c, u; exit !(c >= 0.85 * u) }'
+}
