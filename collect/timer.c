@@ -132,7 +132,7 @@ static uint64_t thread_cpu(const struct zt_thread *t)
 							 : thread_clock(t->tid));
 }
 
-/* What thread t has run when its timer starts: the base of ran() below. */
+/* What thread t has run when its timer starts: the base of ran_end() below. */
 static void ran_begin(struct zt_thread *t)
 {
 	t->cpu0 = thread_cpu(t);

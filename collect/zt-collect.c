@@ -843,9 +843,8 @@ static int read_figures(const char *path, struct figures *f)
 	 * Better, what the samples stand for: the sampled threads' own time
 	 * while their timers ran (their CPU clocks, split by the kernel's
 	 * account of each), without the time of threads zt could not sample,
-	 * said apart, nor of its own threads. The process's figures above
-	 * held them: redis's busy thread was sampled at 997 Hz of its own user
-	 * time while the line said 762 to 868.
+	 * said apart, nor of its own threads (the off-CPU sampler). The
+	 * process's figures above hold them, and lower the rate by them.
 	 */
 	if (d->have_sampled == 3 && !d->have_windows)
 		f->cpu = ns_s(d->sampled_user_ns) + (f->useronly ? 0 : ns_s(d->sampled_sys_ns));
