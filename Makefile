@@ -195,6 +195,7 @@ SAMPLES = \
 	samples/windows \
 	samples/windowapi \
 	samples/deeprec \
+	samples/evloop \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \

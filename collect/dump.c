@@ -607,6 +607,15 @@ static void put_summary(void)
 			put_key(dfd, ZT_RAW_SNAPSHOTS, zt_state.snapshots);
 	}
 	put_key(dfd, ZT_RAW_CPU_NS, sampled_cpu());
+	/*
+	 * What the sampled threads ran while their timers ran, by their own
+	 * clocks: what the samples stand for. Not with windows: the timers
+	 * run while sampling is paused too.
+	 */
+	if (!zt_state.control) {
+		put_key(dfd, ZT_RAW_SAMPLED_USER_NS, zt_state.sampled_user_ns);
+		put_key(dfd, ZT_RAW_SAMPLED_SYS_NS, zt_state.sampled_sys_ns);
+	}
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
 		uint64_t user = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
 				(uint64_t)ru.ru_utime.tv_usec * 1000u;

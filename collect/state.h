@@ -72,7 +72,9 @@ struct zt_thread {
 	int timer_gone;		/* timer was zt's and is deleted: its queued signal is still zt's */
 	timer_t timer;
 	volatile int period_pending;	/* the counter's first period was a random part of one */
-	uint64_t cpu0;		/* the thread's CPU clock when its POSIX timer started */
+	uint64_t cpu0;		/* the thread's CPU clock when its timer started */
+	uint64_t user0, sys0;	/* its user and system time then (the kernel's split) */
+	int times_self;		/* user0 and sys0 are its own getrusage's, not /proc's */
 	unsigned char *alt;	/* zt's alternate signal stack, ZT_ALTSTACK bytes; NULL if none */
 	uint64_t nsamples;	/* samples taken of this thread */
 	/* Its schedstat and clock as it ended (offcpu.c, a wall profile); end_ns 0 until then. */
@@ -227,6 +229,7 @@ struct zt_state {
 	volatile int perf_fds;	/* perf counters open: at most zt_timer_budget() */
 	volatile uint64_t timer_fallback;	/* threads given the POSIX timer instead */
 	volatile uint64_t sampled_cpu_ns;	/* CPU time of threads while their timer ran, summed at stop */
+	volatile uint64_t sampled_user_ns, sampled_sys_ns;	/* its user and system parts */
 	volatile uint64_t lost[ZT_NLOSS];
 	volatile int nthreads;	/* slots used in threads[] */
 	struct zt_thread *threads[ZT_MAX_THREADS];

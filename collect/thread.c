@@ -729,6 +729,7 @@ static void after_fork_child(void)
 	zt_state.perf_fds = 0;
 	zt_state.timer_fallback = 0;
 	zt_state.sampled_cpu_ns = 0;
+	zt_state.sampled_user_ns = zt_state.sampled_sys_ns = 0;
 	zt_state.unsampled = 0;
 	zt_state.truncated = 0;
 	zt_state.partial = 0;

@@ -855,6 +855,15 @@ static int read_figures(const char *path, struct figures *f)
 		      f->user + f->sys > 0;
 	if (f->useronly)
 		f->cpu = f->user;
+	/*
+	 * Better, what the samples stand for: the sampled threads' own time
+	 * while their timers ran (their CPU clocks, split by the kernel's
+	 * account of each), without the time of threads zt could not sample,
+	 * said apart, nor of its own threads (the off-CPU sampler). The
+	 * process's figures above hold them, and lower the rate by them.
+	 */
+	if (d->have_sampled == 3 && !d->have_windows)
+		f->cpu = ns_s(d->sampled_user_ns) + (f->useronly ? 0 : ns_s(d->sampled_sys_ns));
 	return 0;
 }
 

@@ -197,7 +197,16 @@ void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, 
 	 */
 	if (d->cpu_user_ns >= d->cpu_user_start_ns && d->cpu_sys_ns >= d->cpu_sys_start_ns &&
 	    (d->cpu_user_ns || d->cpu_sys_ns)) {
-		put_num(out, ZT_FACT_CPU_USER_NS, d->cpu_user_ns - d->cpu_user_start_ns);
+		/*
+		 * Under perf-task-clock the user time the samples stand for
+		 * is the sampled threads' own (zt-collect's "user CPU-s"):
+		 * without threads zt could not sample, said apart.
+		 */
+		int own = d->have_sampled == 3 && !d->have_windows && d->timer &&
+			  strcmp(d->timer, ZT_RAW_TIMER_PERF) == 0;
+
+		put_num(out, ZT_FACT_CPU_USER_NS,
+			own ? d->sampled_user_ns : d->cpu_user_ns - d->cpu_user_start_ns);
 		put_num(out, ZT_FACT_CPU_SYS_NS, d->cpu_sys_ns - d->cpu_sys_start_ns);
 		if (!d->have_windows && d->cpu_user_start_ns + d->cpu_sys_start_ns)
 			put_num(out, ZT_FACT_CPU_BEFORE_NS,

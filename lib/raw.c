@@ -650,6 +650,12 @@ static int key_line(struct reader *r, char *line)
 		d->perfmap_refused = 1;
 	} else if (strcmp(key, ZT_RAW_CPU_SYS_NS) == 0) {
 		return number_value(r, key, v, &d->cpu_sys_ns);
+	} else if (strcmp(key, ZT_RAW_SAMPLED_USER_NS) == 0) {
+		d->have_sampled |= 1;
+		return number_value(r, key, v, &d->sampled_user_ns);
+	} else if (strcmp(key, ZT_RAW_SAMPLED_SYS_NS) == 0) {
+		d->have_sampled |= 2;
+		return number_value(r, key, v, &d->sampled_sys_ns);
 	} else if (strcmp(key, ZT_RAW_CPU_USER_START_NS) == 0) {
 		return number_value(r, key, v, &d->cpu_user_start_ns);
 	} else if (strcmp(key, ZT_RAW_CPU_SYS_START_NS) == 0) {

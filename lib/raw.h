@@ -136,6 +136,10 @@ struct zt_raw {
 	int have_zt_code, have_zt_handover;
 	uint64_t zt_code_lo, zt_code_hi, zt_handover_lo, zt_handover_hi;
 	uint64_t own_samples;	/* samples whose stack became zt's own ([zt]) */
+	/* The sampled threads' own user and system time while their timers ran;
+	 * have_sampled is 3 when the dump gives both (collectors since issue 26). */
+	uint64_t sampled_user_ns, sampled_sys_ns;
+	int have_sampled;
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at the start (v3 "start-ns"), 0 if unknown */
 	uint64_t start_time_ns;	/* CLOCK_REALTIME at the start, 0 if unknown */
 	struct zt_timed *timed;	/* the sample lines that had a time */

@@ -134,6 +134,8 @@
 #define ZT_RAW_SNAPSHOTS "snapshots"
 #define ZT_RAW_CPU_USER_NS "cpu-user-ns"
 #define ZT_RAW_CPU_SYS_NS "cpu-sys-ns"
+#define ZT_RAW_SAMPLED_USER_NS "sampled-user-ns"	/* sampled threads' user time, by their clocks */
+#define ZT_RAW_SAMPLED_SYS_NS "sampled-sys-ns"	/* and their system time */
 #define ZT_RAW_CPU_USER_START_NS "cpu-user-start-ns"	/* before this image's sampling */
 #define ZT_RAW_CPU_SYS_START_NS "cpu-sys-start-ns"
 #define ZT_RAW_ZT_SETUP_NS "zt-setup-ns"	/* of the start values: zt's own constructor's */
