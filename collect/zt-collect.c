@@ -1754,6 +1754,35 @@ static void wait_exec(const char *prog, int exec_fd)
 }
 
 /*
+ * With -f, once the program has ended: while a descendant still holds the
+ * status pipe (a daemon() child, a job left in the background) it may not
+ * have said "started" yet (its collector is still setting up: the parent of
+ * daemon() leaves at once), so the pipe is read a while longer, half a
+ * second at most, until every writer has closed it.
+ */
+static void status_settle(struct status *st)
+{
+	struct timespec now, end;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_nsec += 500000000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
+	while (st->fd >= 0) {
+		struct pollfd p = { st->fd, POLLIN, 0 };
+		long ms;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ms = (end.tv_sec - now.tv_sec) * 1000 + (end.tv_nsec - now.tv_nsec) / 1000000;
+		if (ms <= 0 || poll(&p, 1, (int)ms) == 0)
+			break;
+		status_drain(st);
+	}
+}
+
+/*
  * Wait for the program, reading the status pipe meanwhile; its exit status
  * as a shell gives it (128+N when signal N killed it).
  */
@@ -2067,6 +2096,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", note);
 	remove_partial(out, child, st.text, 1);
 	if (cfg.follow) {
+		status_settle(&st);
 		descendants_failed(out, st.text);
 		descendants_unfinished(out, &st, cfg.gzip);
 	}

@@ -57,3 +57,24 @@ setup() {
 	assert_output "manyforks: 2500 children, 0 failed"
 	[[ ${stderr##*$'\n'} == "zt-collect: with -f, 2501 dumps: "* ]]
 }
+
+@test "-f: the child of daemon() is named in every run, though its parent leaves before its collector has started" {
+	# daemon()'s parent leaves through _exit at once; its child's collector
+	# says "started" a little later: zt-collect reads the status pipe, which
+	# that child holds, a while longer before it names what still runs.
+	printf '%s\n' '#include <stdio.h>' '#include <stdlib.h>' '#include <unistd.h>' \
+		'int main(void) { if (daemon(1, 1) < 0) return 1; FILE *f = fopen("child.pid", "w");' \
+		'fprintf(f, "%d\n", (int)getpid()); fclose(f); sleep(2); return 0; }' > dm.c
+	cc -O1 -o dm dm.c
+	named=0
+	for i in 1 2 3 4 5 6; do
+		rm -f child.pid
+		zt-collect -f -o "d$i.raw" ./dm 2> "d$i.err"
+		for t in $(seq 100); do [ -s child.pid ] && break; sleep 0.05; done
+		pid=$(cat child.pid)
+		grep -q "note: descendant $pid ('dm') still runs, not waited for: its dump is written as '$PWD/d$i.raw.$pid'" "d$i.err" &&
+			named=$((named + 1))
+	done
+	echo "the daemon's child named in $named of 6 runs"
+	[ "$named" -eq 6 ]
+}
