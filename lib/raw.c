@@ -906,6 +906,21 @@ const struct zt_map *zt_raw_map_at(const struct zt_raw *d, uint64_t addr, uint32
 }
 
 /*
+ * Empty d's stacks, addresses and their index for add_stack to fill anew;
+ * the caller has kept the old arrays (and frees them).
+ */
+static void stacks_restart(struct zt_raw *d)
+{
+	d->stacks = NULL;
+	d->nstacks = d->capstacks = 0;
+	d->addr = NULL;
+	d->exact = NULL;
+	d->naddr = d->capaddr = 0;
+	zt_hash_index_free(&d->index);
+	memset(&d->index, 0, sizeof d->index);
+}
+
+/*
  * Stacks by snapshot: the samples of a stack taken under different maps
  * become stacks of their own, so that each is named from its own maps.
  * Samples without a time keep ZT_RAW_GEN_ANY.
@@ -932,13 +947,7 @@ static void split_by_gen(struct zt_raw *d)
 		left[d->timed[i].stack] -= d->timed[i].count;
 		leftw[d->timed[i].stack] -= d->timed[i].weight;
 	}
-	d->stacks = NULL;
-	d->nstacks = d->capstacks = 0;
-	d->addr = NULL;
-	d->exact = NULL;
-	d->naddr = d->capaddr = 0;
-	zt_hash_index_free(&d->index);
-	memset(&d->index, 0, sizeof d->index);
+	stacks_restart(d);
 	/* A stack's samples come mostly under one snapshot after another: the
 	   last (stack, gen) it went to is kept, and a sample under the same
 	   gen is counted in without hashing its addresses again. */
@@ -1053,13 +1062,7 @@ static void own_frames(struct zt_raw *d)
 	if (!touched)
 		return;
 	newof = zt_calloc(nold ? nold : 1, sizeof *newof);
-	d->stacks = NULL;
-	d->nstacks = d->capstacks = 0;
-	d->addr = NULL;
-	d->exact = NULL;
-	d->naddr = d->capaddr = 0;
-	zt_hash_index_free(&d->index);
-	memset(&d->index, 0, sizeof d->index);
+	stacks_restart(d);
 	for (size_t i = 0; i < nold; i++) {
 		const struct zt_stack *st = &old[i];
 		const uint64_t *sa = oaddr + st->first;
