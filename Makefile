@@ -346,7 +346,8 @@ samples/%: samples/%.c
 # package lists are left alone; it needs the Debian archive once). zt-collect
 # links only the lib/ parts it uses (ZTC_LIB_OBJ: no libdwarf, no libiberty).
 ZTC_LIB_OBJ = lib/util.o lib/usage.o lib/input.o lib/raw.o lib/arch.o lib/maps.o \
-	lib/elfread.o lib/escape.o lib/ranges.o lib/strtab.o lib/hash.o lib/progress.o lib/out.o
+	lib/elfread.o lib/escape.o lib/ranges.o lib/strtab.o lib/hash.o lib/progress.o lib/out.o \
+	lib/ctl.o
 ifneq ($(CROSS),)
 XDIR := build/$(patsubst %-,%,$(CROSS))
 XCC := $(CROSS)gcc
