@@ -238,8 +238,13 @@ X
 	cd "$T"
 	zt-collect -o s.raw "$SAMPLES/spin" 50 > /dev/null 2> s.err
 	zt-symbolize s.raw > s.sym
-	# The time while sampling ran: the end's less the start's.
-	user=$(awk '$1 == "cpu-user-ns" { e = $2 } $1 == "cpu-user-start-ns" { s = $2 } END { printf "%d\n", e - s }' s.raw)
+	# The user time while sampling ran: the sampled threads' own clocks
+	# (sampled-user-ns, under perf counters), else the end's less the start's.
+	user=$(awk '$1 == "cpu-user-ns" { e = $2 } $1 == "cpu-user-start-ns" { s = $2 }
+		$1 == "sampled-user-ns" { o = $2; own = 1 } $1 == "sampled-sys-ns" { both = 1 }
+		$1 == "timer" { perf = $2 == "perf-task-clock" }
+		END { printf "%d\n", own && both && perf ? o : e - s }' s.raw)
+	echo "user $user ns"; grep '^sampled-\|^cpu-' s.raw; grep '^# zt cpu-' s.sym
 	sys=$(awk '$1 == "cpu-sys-ns" { e = $2 } $1 == "cpu-sys-start-ns" { s = $2 } END { printf "%d\n", e - s }' s.raw)
 	grep -qx "# zt cpu-user-ns $user" s.sym
 	grep -qx "# zt cpu-sys-ns $sys" s.sym
