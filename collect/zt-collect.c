@@ -1855,6 +1855,10 @@ static const char *started_name(const char *line, char *name, size_t cap)
 	    line[at] == '\n')
 		return "?";
 	snprintf(name, cap, "%.*s", (int)strcspn(line + at, " \n"), line + at);
+	/* The pipe is the program's too: what it wrote there reaches no terminal raw. */
+	for (char *c = name; *c; c++)
+		if ((unsigned char)*c <= ' ' || (unsigned char)*c >= 127)
+			*c = '?';
 	return name;
 }
 
