@@ -202,11 +202,12 @@ samples_after() {
 	[ -s zt.prof ]
 	grep -qx 'signal [0-9]*' gp.raw
 	run ! grep -q '^signal 27$' gp.raw
-	# zt's samples against the user time the kernel gave the program.
-	local n user sys
+	# zt's samples against the user time the kernel gave the program once
+	# sampling began (gperftools' start-up, before zt's, is not sampled).
+	local n user
 	n=$(sed -n 's/^samples \([0-9]*\)$/\1/p' gp.raw)
-	read -r user sys <<< "$(rusage_of err)"
-	echo "samples $n, user $user s (about $user x 997)"
+	user=$(sampled_user_of err gp.raw)
+	echo "samples $n, user $user s since sampling began (about $user x 997)"
 	awk -v n="$n" -v u="$user" 'BEGIN { exit !(n >= u * 997 * 0.85) }'
 }
 

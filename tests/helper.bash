@@ -33,3 +33,14 @@ near() {
 rusage_of() {
 	sed -n 's/^zt-collect: .*; rusage: user \([0-9.]*\) s, system \([0-9.]*\) s$/\1 \2/p' "$1"
 }
+
+# The user CPU time the program ran while zt sampled it, as the kernel
+# accounts it: wait4's user time (from zt-collect's stderr in file $1) less
+# the user time before sampling began (the loader, constructors run before
+# zt's; the dump's cpu-user-start-ns, file $2), in seconds.
+sampled_user_of() {
+	local user sys
+	read -r user sys < <(rusage_of "$1")
+	awk -v u="$user" '$1 == "cpu-user-start-ns" { s = $2 }
+		END { printf "%.3f\n", u - s / 1e9 }' "$2"
+}
