@@ -16,6 +16,7 @@ struct zt_foldsrc {
 	uint64_t stacks;
 	struct zt_strtab *tab;		/* in memory */
 	uint64_t *counts;
+	size_t countcap;		/* counts' room, kept across inputs */
 	uint32_t *order;
 	uint32_t next, n;
 	int wall;			/* the input declared '# zt weight: ns' */
@@ -98,7 +99,7 @@ static int load(struct zt_foldsrc *s, struct zt_input *in, const struct zt_folds
 	struct zt_folded_item it;
 	uint64_t stacks = 0;
 	char *buf = NULL;
-	size_t cap = 0, cnt = 0;
+	size_t cap = 0;
 	int got;
 
 	if (!s->tab)
@@ -114,7 +115,7 @@ static int load(struct zt_foldsrc *s, struct zt_input *in, const struct zt_folds
 			continue;
 		key = zt_foldsrc_rewrite(o, it.stack, it.stacklen, &klen, &buf, &cap);
 		id = zt_strtab_intern(s->tab, key, klen, &isnew);
-		zt_grow(&s->counts, &cnt, (size_t)id + 1, sizeof *s->counts);
+		zt_grow(&s->counts, &s->countcap, (size_t)id + 1, sizeof *s->counts);
 		if (isnew)
 			s->counts[id] = 0;
 		if (s->counts[id] > UINT64_MAX - it.count) {
@@ -220,28 +221,45 @@ fail:
 	return NULL;
 }
 
+struct zt_foldsrc *zt_foldsrc_sum_new(void)
+{
+	return zt_calloc(1, sizeof(struct zt_foldsrc));
+}
+
+int zt_foldsrc_sum_add(struct zt_foldsrc *s, struct zt_input *in, const char *first,
+		       const struct zt_foldsrc_opts *o, char *err, size_t errlen)
+{
+	int wall = 0;
+
+	if (load(s, in, o, &wall, err, errlen) < 0)
+		return -1;
+	if (first && wall != s->wall) {
+		zt_errf(err, errlen, "%s %s, %s %s: they cannot be summed",
+			wall ? first : zt_input_name(in), "weighs its stacks in samples or periods",
+			wall ? zt_input_name(in) : first, "is a wall-clock profile ('# zt weight: ns')");
+		return -1;
+	}
+	s->wall = wall;
+	return 0;
+}
+
+int zt_foldsrc_sum_end(struct zt_foldsrc *s, const char *name, uint64_t *total, char *err,
+		       size_t errlen)
+{
+	return sort_loaded(s, name, total, err, errlen);
+}
+
 struct zt_foldsrc *zt_foldsrc_sum(struct zt_input **in, size_t n,
 				  const struct zt_foldsrc_opts *o, uint64_t *total, char *err,
 				  size_t errlen)
 {
-	struct zt_foldsrc *s = zt_calloc(1, sizeof *s);
-	int wall;
+	struct zt_foldsrc *s = zt_foldsrc_sum_new();
 
-	for (size_t i = 0; i < n; i++) {
-		wall = 0;
-		if (load(s, in[i], o, &wall, err, errlen) < 0)
+	for (size_t i = 0; i < n; i++)
+		if (zt_foldsrc_sum_add(s, in[i], i ? zt_input_name(in[0]) : NULL, o, err,
+				       errlen) < 0)
 			goto fail;
-		if (i > 0 && wall != s->wall) {
-			zt_errf(err, errlen, "%s %s, %s %s: they cannot be summed",
-				zt_input_name(in[wall ? 0 : i]),
-				"weighs its stacks in samples or periods",
-				zt_input_name(in[wall ? i : 0]),
-				"is a wall-clock profile ('# zt weight: ns')");
-			goto fail;
-		}
-		s->wall = wall;
-	}
-	if (sort_loaded(s, n ? zt_input_name(in[0]) : "", total, err, errlen) < 0)
+	if (zt_foldsrc_sum_end(s, n ? zt_input_name(in[0]) : "", total, err, errlen) < 0)
 		goto fail;
 	return s;
 fail:

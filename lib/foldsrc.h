@@ -54,6 +54,19 @@ struct zt_foldsrc *zt_foldsrc_sum(struct zt_input **in, size_t n,
 				  size_t errlen);
 
 /*
+ * The same one input at a time, each closed by the caller after it was
+ * added: zt_foldsrc_sum_new, zt_foldsrc_sum_add for each (first names the
+ * first input added, NULL for the first itself: inputs weighed in samples
+ * and in nanoseconds are refused together), then zt_foldsrc_sum_end (name
+ * for its messages, *total the sum of counts). -1 with err on bad input.
+ */
+struct zt_foldsrc *zt_foldsrc_sum_new(void);
+int zt_foldsrc_sum_add(struct zt_foldsrc *s, struct zt_input *in, const char *first,
+		       const struct zt_foldsrc_opts *o, char *err, size_t errlen);
+int zt_foldsrc_sum_end(struct zt_foldsrc *s, const char *name, uint64_t *total, char *err,
+		       size_t errlen);
+
+/*
  * The next stack in zt_folded_cmp's order, each once: 1, or 0 at the end.
  * The stack is valid until the next call. A streamed file is read a second
  * time here: -1 with the message in err if it changed in between.

@@ -178,10 +178,32 @@ static int parse_options(int argc, char **argv, struct asked *ask, int *status)
 }
 
 /*
+ * The input at path opened again, after its kind was learnt and it was
+ * closed; under records_only, one that has become folded stacks since is
+ * refused: -1 and err.
+ */
+static int reopen(struct zt_stage **st, const char *path, int records_only, char *err,
+		  size_t errlen)
+{
+	if (!(*st = zt_stage_open(path, err, errlen)))
+		return -1;
+	if (zt_stage_refuse_diff(*st, err, errlen) < 0 ||
+	    (records_only && zt_stage_kind(*st) == ZT_STAGE_FOLDED)) {
+		if (records_only && zt_stage_kind(*st) == ZT_STAGE_FOLDED)
+			zt_errf(err, errlen, "%s: became folded stacks while the inputs were read",
+				zt_stage_name(*st));
+		zt_stage_close(*st);
+		*st = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Records of every input that has them, folded into one fold as one
  * stream; the exit status.
  */
-static int fold_records(struct zt_stage **st, int n, const struct asked *ask,
+static int fold_records(struct zt_stage **st, char **paths, int n, const struct asked *ask,
 			struct zt_fold *fold, char *err, size_t errlen)
 {
 	struct zt_stage_events ev = { 0 };
@@ -190,7 +212,12 @@ static int fold_records(struct zt_stage **st, int n, const struct asked *ask,
 	uint64_t before;
 	char *msg;
 
+	/* One input open at a time: any number of them, at any descriptor limit. */
 	for (int i = 0; i < n && rc == 0; i++) {
+		if (!st[i] && reopen(&st[i], paths[i], 1, err, errlen) < 0) {
+			rc = -1;
+			break;
+		}
 		before = zt_fold_records(fold);
 		rc = zt_stage_records(st[i], &ask->sym.opts, err, errlen);
 		if (rc == 0)
@@ -199,6 +226,8 @@ static int fold_records(struct zt_stage **st, int n, const struct asked *ask,
 			zt_stage_empties_add(&empties, zt_stage_name(st[i]),
 					     zt_fold_records(fold) == before);
 		print_warnings(st[i]);
+		zt_stage_close(st[i]);
+		st[i] = NULL;
 	}
 	msg = zt_stage_events_end(&ev);
 	if (rc == 0 && msg)
@@ -227,36 +256,44 @@ static int fold_records(struct zt_stage **st, int n, const struct asked *ask,
  * Folded stacks among the inputs: every input as folded stacks (records
  * folded with the default options), summed and sorted as one.
  */
-static int sum_folded(struct zt_stage **st, int n, const struct asked *ask, char *err,
-		      size_t errlen)
+static int sum_folded(struct zt_stage **st, char **paths, int n, const struct asked *ask,
+		      char *err, size_t errlen)
 {
-	struct zt_input **in = zt_calloc((size_t)n, sizeof *in);
+	const struct zt_foldsrc_opts fo = { .root = ask->o.root };
+	struct zt_foldsrc *src = zt_foldsrc_sum_new();
+	struct zt_stage_empties empties = { 0 };
 	static char obuf[1 << 16];
-	struct zt_foldsrc *src = NULL;
+	struct zt_input *in;
 	uint64_t total, count;
 	const char *stack;
+	char *first = NULL;
 	size_t len;
 	int rc = 0, got;
 
-	struct zt_stage_empties empties = { 0 };
-	int nin = 0;
-
+	/* Each input summed in turn, open only while it is read. */
 	for (int i = 0; i < n && rc == 0; i++) {
-		if (!(in[nin] = zt_stage_folded(st[i], &ask->sym.opts, err, errlen)))
+		if (!st[i] && reopen(&st[i], paths[i], 0, err, errlen) < 0) {
+			rc = -1;
+			break;
+		}
+		if (!(in = zt_stage_folded(st[i], &ask->sym.opts, err, errlen)))
 			rc = -1;
 		print_warnings(st[i]);
 		/* Records with no sample are named, and left out of the sum. */
 		if (rc == 0)
 			zt_stage_empties_add(&empties, zt_stage_name(st[i]), zt_stage_empty(st[i]));
-		if (rc == 0 && !zt_stage_empty(st[i]))
-			nin++;
+		if (rc == 0 && !zt_stage_empty(st[i])) {
+			rc = zt_foldsrc_sum_add(src, in, first, &fo, err, errlen);
+			if (!first)
+				first = zt_strdup(zt_stage_name(st[i]));
+		}
+		zt_stage_close(st[i]);
+		st[i] = NULL;
 	}
 	if (zt_stage_empties_settle(&empties, rc < 0, err, errlen) < 0)
 		rc = -1;
-	if (rc == 0 && !(src = zt_foldsrc_sum(in, (size_t)nin,
-					       &(struct zt_foldsrc_opts){ .root = ask->o.root },
-					       &total, err, errlen)))
-		rc = -1;
+	if (rc == 0)
+		rc = zt_foldsrc_sum_end(src, first ? first : "", &total, err, errlen);
 	if (rc == 0) {
 		setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 		if (zt_foldsrc_wall(src))
@@ -269,7 +306,7 @@ static int sum_folded(struct zt_stage **st, int n, const struct asked *ask, char
 		zt_fshut(stdout, "<stdout>");
 	}
 	zt_foldsrc_close(src);
-	free(in);
+	free(first);
 	return rc < 0 ? ZT_EXIT_DATA : ZT_EXIT_OK;
 }
 
@@ -280,6 +317,7 @@ int main(int argc, char **argv)
 	struct zt_stage **st;
 	struct zt_fold *fold = NULL;
 	char err[ZT_ERR_MAX] = "";
+	char **paths;
 	int status, n, folded = -1;
 
 	zt_setprog(argv[0]);
@@ -303,25 +341,37 @@ int main(int argc, char **argv)
 	}
 	n = argc ? argc : 1;
 	st = zt_calloc((size_t)n, sizeof *st);
+	paths = argc ? argv : (char *[]){ (char *)"-" };
 	if (!argc)
 		zt_stdin_note();
+	/*
+	 * Each input's kind, from its first lines; then it is closed, but
+	 * standard input, which cannot be read again: a file is opened again
+	 * when its turn comes.
+	 */
 	for (int i = 0; i < n && status == ZT_EXIT_OK; i++) {
-		if (!(st[i] = zt_stage_open(argc ? argv[i] : "-", err, sizeof err)) ||
-		    zt_stage_refuse_diff(st[i], err, sizeof err) < 0)
+		if (!(st[i] = zt_stage_open(paths[i], err, sizeof err)) ||
+		    zt_stage_refuse_diff(st[i], err, sizeof err) < 0) {
 			status = ZT_EXIT_DATA;
-		else if (zt_stage_kind(st[i]) == ZT_STAGE_FOLDED && folded < 0)
+			continue;
+		}
+		if (zt_stage_kind(st[i]) == ZT_STAGE_FOLDED && folded < 0)
 			folded = i;
+		if (strcmp(paths[i], "-") != 0) {
+			zt_stage_close(st[i]);
+			st[i] = NULL;
+		}
 	}
 	/* Folded stacks are names already: what names records cannot apply. */
 	if (status == ZT_EXIT_OK && folded >= 0 && ask.naming) {
 		zt_errf(err, sizeof err, "%s: folded stacks have no records to name again; --%s "
-			"needs perf script text or a raw dump", zt_stage_name(st[folded]),
+			"needs perf script text or a raw dump", st[folded] ? zt_stage_name(st[folded]) : paths[folded],
 			ask.naming);
 		status = ZT_EXIT_DATA;
 	}
 	if (status == ZT_EXIT_OK)
-		status = folded >= 0 ? sum_folded(st, n, &ask, err, sizeof err)
-				     : fold_records(st, n, &ask, fold, err, sizeof err);
+		status = folded >= 0 ? sum_folded(st, paths, n, &ask, err, sizeof err)
+				     : fold_records(st, paths, n, &ask, fold, err, sizeof err);
 	if (status != ZT_EXIT_OK)
 		zt_warn("%s", err);
 	for (int i = 0; i < n; i++)

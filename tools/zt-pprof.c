@@ -207,24 +207,33 @@ static int from_folded(struct zt_stage *sg, const struct zt_symargs *args, struc
  * names. An input with no samples is named; only all of them empty is an
  * error. NULL with the message in err.
  */
-static struct zt_pprof *profile(struct zt_stage **sg, int n, const struct zt_symargs *args,
-				char *err, size_t errlen)
+static struct zt_pprof *profile(struct zt_stage **sg, char **paths, int n, int raw,
+				const struct zt_symargs *args, char *err, size_t errlen)
 {
 	struct zt_stage_empties empties = { 0 };
 	struct names nm = { NULL, -1 };
 	struct zt_pprof *p = NULL, *q;
-	int raw = 1, rc = 0, empty;
+	int rc = 0, empty;
 	char why[ZT_ERR_MAX];
 	const char *problem;
 
-	for (int i = 0; i < n; i++)
-		raw &= zt_stage_kind(sg[i]) == ZT_STAGE_RAW;
 	/* The same profile as from zt-fold's output: the same note. */
 	if (!raw)
 		nm.f = zt_pprof_folded_new("from folded stacks: names only, no addresses or lines");
-	for (int i = 0; i < n && rc == 0; i++) {
+	/* One input open at a time: any number of them, at any descriptor limit. */
+	for (int i = 0; i < n && rc == 0; zt_stage_close(sg[i]), sg[i] = NULL, i++) {
+		if (!sg[i] && !(sg[i] = zt_stage_open(paths[i], err, errlen))) {
+			rc = -1;
+			break;
+		}
 		if ((rc = zt_stage_refuse_diff(sg[i], err, errlen)) < 0)
 			break;
+		if (raw && zt_stage_kind(sg[i]) != ZT_STAGE_RAW) {
+			zt_errf(err, errlen, "%s: stopped being a raw dump while the inputs were read",
+				zt_stage_name(sg[i]));
+			rc = -1;
+			break;
+		}
 		if (!raw) {
 			rc = from_folded(sg[i], args, &nm, &empty, err, errlen);
 		} else if (!(q = from_raw(sg[i], args, err, errlen))) {
@@ -260,17 +269,30 @@ static int pprof(char **paths, int n, const struct zt_symargs *args, const char 
 {
 	char err_buf[ZT_ERR_MAX];
 	struct zt_stage **sg = zt_calloc(n ? (size_t)n : 1, sizeof *sg);
+	char *in[] = { (char *)"-" };
 	struct zt_pprof *p = NULL;
 	unsigned char *buf;
 	size_t len;
-	int status = ZT_EXIT_DATA, opened = 0;
+	int status = ZT_EXIT_DATA, opened = 0, raw = 1;
 
-	for (; opened < (n ? n : 1); opened++)
-		if (!(sg[opened] = zt_stage_open(n ? paths[opened] : NULL, err_buf,
-						 sizeof err_buf)))
+	/*
+	 * Each input's kind, from its first lines; then it is closed, but
+	 * standard input, which cannot be read again: a file is opened again
+	 * when its turn comes.
+	 */
+	if (!n)
+		paths = in;
+	for (; opened < (n ? n : 1); opened++) {
+		if (!(sg[opened] = zt_stage_open(paths[opened], err_buf, sizeof err_buf)))
 			break;
+		raw &= zt_stage_kind(sg[opened]) == ZT_STAGE_RAW;
+		if (strcmp(paths[opened], "-") != 0) {
+			zt_stage_close(sg[opened]);
+			sg[opened] = NULL;
+		}
+	}
 	if (opened == (n ? n : 1))
-		p = profile(sg, opened, args, err_buf, sizeof err_buf);
+		p = profile(sg, paths, opened, raw, args, err_buf, sizeof err_buf);
 	if (p && p->saturated)
 		zt_warn("%zu value%s past 2^63 - 1 written as 2^63 - 1 (profile.proto's values "
 			"are int64)", p->saturated, p->saturated == 1 ? "" : "s");
