@@ -4,13 +4,16 @@
  *
  * A thread of zt's own ticks at off-cpu-hz (97 by default, each interval
  * drawn from [0.5, 1.5) periods so that it never keeps step with periodic
- * work). At each tick it visits every thread zt samples (zt_state.threads)
+ * work). At each tick it visits the threads zt samples (zt_state.threads)
  * and reads /proc/self/task/TID/schedstat (CPU time, run delay, times put
  * on a CPU), kept open and re-read with pread; a thread blocked at the last
- * tick is first asked its thread CPU clock, cheaper, and its schedstat is
- * read only if that moved. A thread that has not run since the last tick
- * is where it was: one more tick at its last stack, without a walk. One
- * that has run is read further:
+ * visit is first asked its thread CPU clock, cheaper, and its schedstat is
+ * read only if that moved. A thread that has not run since is where it
+ * was: more ticks at its last stack, without a walk. A quiet thread
+ * (blocked and not run for a tenth of a second) is visited in turn, at
+ * most QUIET_PER_TICK of them a tick, its time since its last visit
+ * carried whole (tick): the work of a tick does not grow with the threads
+ * that only wait. One that has run is read further:
  * /proc/self/task/TID/syscall, which the kernel fills while the thread is
  * off-CPU, says "nr a0..a5 sp pc" for a thread blocked in a system call,
  * "-1 sp pc" for one blocked outside one (a page fault), "running" for one
