@@ -4,13 +4,16 @@
  *
  * A thread of zt's own ticks at off-cpu-hz (97 by default, each interval
  * drawn from [0.5, 1.5) periods so that it never keeps step with periodic
- * work). At each tick it visits every thread zt samples (zt_state.threads)
+ * work). At each tick it visits the threads zt samples (zt_state.threads)
  * and reads /proc/self/task/TID/schedstat (CPU time, run delay, times put
  * on a CPU), kept open and re-read with pread; a thread blocked at the last
- * tick is first asked its thread CPU clock, cheaper, and its schedstat is
- * read only if that moved. A thread that has not run since the last tick
- * is where it was: one more tick at its last stack, without a walk. One
- * that has run is read further:
+ * visit is first asked its thread CPU clock, cheaper, and its schedstat is
+ * read only if that moved. A thread that has not run since is where it
+ * was: more ticks at its last stack, without a walk. A quiet thread
+ * (blocked and not run for a tenth of a second) is visited in turn, at
+ * most QUIET_PER_TICK of them a tick, its time since its last visit
+ * carried whole (tick): the work of a tick does not grow with the threads
+ * that only wait. One that has run is read further:
  * /proc/self/task/TID/syscall, which the kernel fills while the thread is
  * off-CPU, says "nr a0..a5 sp pc" for a thread blocked in a system call,
  * "-1 sp pc" for one blocked outside one (a page fault), "running" for one
@@ -61,6 +64,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -74,6 +78,7 @@ enum {
 	FOREIGN_MAX = 64,	/* threads without a zt record visited at once */
 	KNOWN_BITS = 14,	/* the hash set of zt's threads' ids: 2^14 slots */
 	SCAN_EVERY = 16,	/* ticks between listings of /proc/self/task, when no clone is seen */
+	QUIET_PER_TICK = 16,	/* quiet threads visited at one tick, at most */
 };
 
 /* One thread zt samples, as the sampler last saw it; indexed as zt_state.threads. */
@@ -82,12 +87,15 @@ struct rec {
 	int sfd, qfd, tfd;	/* its syscall, schedstat and stat files, kept open; -1: opened each tick */
 	uint64_t exec_ns, delay_ns, runs;	/* schedstat at the last tick */
 	uint64_t last_ns;	/* CLOCK_MONOTONIC of the last tick that visited it */
+	uint64_t tick;		/* that tick's number (ticks) */
+	uint64_t stop_seen;	/* stop_total when it was last visited */
+	uint32_t quiet;		/* visits in a row that found it blocked and not run */
 	int64_t balance;	/* off-CPU ns not yet in a sample (negative: paid back) */
 	int have;		/* it was blocked at the last tick: the stack below */
 	int good;		/* the stack below is a whole walk's (not a torn one's) */
 	uint32_t pend, walked;	/* ticks at that stack not yet written; 1 if the first was a walk */
 	uint64_t pend_ns;	/* the last of those ticks */
-	int resync;		/* sampling was paused: its account starts again */
+	int resync;		/* sampling was paused: its account starts again (2: if it ran) */
 	int partial;		/* the stack's end mark (zt_store_end_mark), 0 when whole */
 	uint32_t n;
 	uint64_t carry;		/* run delay not yet written: no CPU stack to put it at (cpu_wait) */
@@ -110,6 +118,8 @@ struct sampler {
 	struct rec foreign[FOREIGN_MAX];
 	uint32_t seen[FOREIGN_MAX];	/* the scan that last listed foreign[i] */
 	pid_t known[1 << KNOWN_BITS];	/* zt's threads' ids, open addressing; 0: empty */
+	unsigned char slot[ZT_MAX_THREADS];	/* how tick() takes each slot: SLOT_* */
+	unsigned char moved[ZT_MAX_THREADS];	/* its thread began or ended since */
 	char dents[16384];
 };
 
@@ -121,16 +131,20 @@ struct sampler {
 #define STOPPED "stopped"
 
 enum { STOP_MIN_NS = 20000000 };	/* a tick this much later than its run delay says: stopped */
-static uint64_t stop_gap;	/* this tick: how long the process was stopped since the last */
+static uint64_t stop_total;	/* how long the process was found stopped, in all */
+static uint64_t ticks, last_now;	/* ticks so far; the last one's CLOCK_MONOTONIC */
+static uint32_t cursor;		/* the next quiet thread's index (tick) */
 
 static struct sampler *S;	/* mapped once; the sampler thread's alone */
 static volatile int gen;	/* a sampler of an older generation ends at its next tick */
 static volatile int busy;	/* the sampler is in a tick */
+static volatile int hold;	/* zt_offcpu_flush is reading the records: no tick begins */
 static volatile pid_t sampler_tid;
 static volatile int kept_fds;	/* descriptors kept open, at most budget */
 static int budget;
 static uint64_t nsamples, nrepeated, ntorn, nforeign, nblind, cpu_ns, stop_ns;
 static int task_dir = -1;	/* /proc/self/task, kept open by the sampler */
+static unsigned ntracked;	/* records of zt's threads (S->rec) with a thread */
 static int own_fd = -1;		/* the sampler's own schedstat, kept open by it */
 static uint32_t scan;
 
@@ -170,11 +184,19 @@ static void emit_pending(struct rec *c);
 /* A thread zt has no record of: no known stack bounds and no CPU samples. */
 static const struct zt_thread no_record;
 
+/* Whether c is one of S->rec (a thread of zt's), not a foreign thread's. */
+static int zt_rec(const struct rec *c)
+{
+	return c >= S->rec && c < S->rec + ZT_MAX_THREADS;
+}
+
 /* Forget a thread: what it gathered written, its descriptors closed. */
 static void forget(struct rec *c)
 {
 	if (c->tid && c->have && S->len + zt_state.line_max + ZT_LINE_WALL <= zt_state.buf_size)
 		emit_pending(c);
+	if (c->tid && zt_rec(c) && ntracked)
+		ntracked--;
 	close_fd(&c->sfd);
 	close_fd(&c->qfd);
 	close_fd(&c->tfd);
@@ -589,16 +611,17 @@ static void kernel_time(struct rec *c, const struct zt_thread *t, uint64_t when)
 }
 
 /*
- * The part of c's time since its last tick that the process spent stopped
- * (stop_gap: every thread stops with it, the sampler too), written as
- * "stopped" at the stack c was blocked in, or else at its last CPU stack,
- * and returned, to be taken out of its off-CPU account: a stopped program's
- * time shows as stopped, and its wall time adds up.
+ * The part of c's time since its last visit that the process spent stopped
+ * (stop_total gained since: every thread stops with it, the sampler too),
+ * written as "stopped" at the stack c was blocked in, or else at its last
+ * CPU stack, and returned, to be taken out of its off-CPU account: a
+ * stopped program's time shows as stopped, and its wall time adds up.
  */
 static uint64_t stopped_part(struct rec *c, const struct zt_thread *t, uint64_t now)
 {
-	uint64_t part = stop_gap;
+	uint64_t part = stop_total - c->stop_seen;
 
+	c->stop_seen = stop_total;
 	if (!part || now <= c->last_ns)
 		return 0;
 	if (part > now - c->last_ns)
@@ -611,6 +634,21 @@ static uint64_t stopped_part(struct rec *c, const struct zt_thread *t, uint64_t 
 		at_cpu_stack(c, t, now, &c->scarry, STOPPED);
 	}
 	return part;
+}
+
+/*
+ * A quiet thread: blocked, and found not run for a tenth of a second of
+ * ticks in a row (most threads of a thread-per-connection server, a pool's
+ * idle workers).
+ */
+static uint32_t quiet_after(void)
+{
+	return zt_state.off_cpu_hz / 10 > 3 ? zt_state.off_cpu_hz / 10 : 3;
+}
+
+static int is_quiet(const struct rec *c)
+{
+	return c->have && c->resync != 1 && c->quiet >= quiet_after();
 }
 
 /*
@@ -737,6 +775,9 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 	long nr = 0;
 	int st, ran, counted = 0;	/* this tick is in a line already (the old stack's) */
 	size_t got;
+	uint32_t missed = (uint32_t)(ticks - c->tick);	/* ticks since its last visit, this one's too */
+
+	c->tick = ticks;
 
 	/*
 	 * Blocked at the last tick and no CPU time since: it has not run, so
@@ -744,11 +785,14 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 	 * thread clock says so for a fifth of what the schedstat file costs
 	 * (most of a mostly idle program's ticks).
 	 */
-	if (c->have && !c->resync && thread_exec_ns(c->tid, &exec) == 0 && exec == c->exec_ns) {
+	if (c->have && c->resync != 1 && thread_exec_ns(c->tid, &exec) == 0 && exec == c->exec_ns) {
+		c->resync = 0;	/* blocked since before the pause: its account goes on from it */
 		c->balance += (int64_t)(now - c->last_ns) - (int64_t)stopped_part(c, t, now);
 		c->last_ns = now;
-		c->pend++;
+		c->pend += missed;
 		c->pend_ns = now;
+		if (c->quiet < quiet_after())
+			c->quiet++;
 		if (c->pend >= zt_state.off_cpu_hz)
 			emit_pending(c);
 		return;
@@ -763,8 +807,14 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 		c->exec_ns = exec;
 		c->delay_ns = delay;
 		c->runs = ~(uint64_t)0;	/* its syscall line read now */
+		if (read_stime(c, &c->stime) < 0)
+			c->stime = 0;	/* its system time during the pause is not written */
 	}
 	ran = exec != c->exec_ns || runs != c->runs;
+	if (ran)
+		c->quiet = 0;
+	else if (c->have && c->quiet < quiet_after())
+		c->quiet++;
 	waited = delay - c->delay_ns;
 	c->balance += (int64_t)(now - c->last_ns) - (int64_t)(exec - c->exec_ns) -
 		      (int64_t)waited - (int64_t)stopped_part(c, t, now);
@@ -775,7 +825,7 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 	if (ran && t != &no_record)
 		kernel_time(c, t, now);
 	if (c->have) {
-		c->pend++;
+		c->pend += missed;
 		c->pend_ns = now;
 		if (!ran) {
 			if (c->pend >= zt_state.off_cpu_hz)
@@ -855,6 +905,42 @@ static void visit(struct rec *c, const struct zt_thread *t, uint64_t now)
 }
 
 /*
+ * A quiet thread that the last tick did not visit (tick), brought to that
+ * tick (last_now) as a visit would have, so that a dump holds every
+ * thread's time up to the same tick: still blocked where it was (its thread
+ * clock has not moved), its time since its last visit is one more stretch
+ * at its stack. One that ran meanwhile is left to its next visit, or, when
+ * sampling stops (whole), its schedstat is read and the time goes to its
+ * old stack, its run delay apart, as a visit that found it woken does (its
+ * new stack, if any, is not walked).
+ */
+static void catch_up(struct rec *c, int whole)
+{
+	uint64_t exec, delay, runs, waited;
+
+	if (!c->tid || !is_quiet(c) || c->tick == ticks || last_now <= c->last_ns ||
+	    thread_exec_ns(c->tid, &exec) < 0)
+		return;
+	delay = c->delay_ns;
+	if (exec != c->exec_ns && (!whole || read_sched(c, &exec, &delay, &runs) < 0))
+		return;
+	waited = delay > c->delay_ns ? delay - c->delay_ns : 0;
+	c->balance += (int64_t)(last_now - c->last_ns) - (int64_t)(exec - c->exec_ns) -
+		      (int64_t)waited - (int64_t)stopped_part(c, &no_record, last_now);
+	c->pend += (uint32_t)(ticks - c->tick);
+	c->tick = ticks;
+	c->pend_ns = last_now;
+	c->last_ns = last_now;
+	c->exec_ns = exec;
+	c->delay_ns = delay;
+	if (waited) {
+		emit_pending(c);
+		emit_line(c->tid, last_now, 1, waited, WAITING, c->addr, c->n, c->partial);
+		__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/*
  * When thread tid started, CLOCK_MONOTONIC: its stat's starttime (field
  * 22, in clock ticks of the boot-time clock), to 1/USER_HZ.
  */
@@ -892,7 +978,12 @@ static void track(struct rec *c, pid_t tid, uint64_t since)
 
 	forget(c);
 	c->tid = tid;
+	if (zt_rec(c))
+		ntracked++;
 	c->last_ns = since;
+	c->tick = ticks - 1;	/* as if visited at the last tick */
+	c->quiet = 0;
+	c->stop_seen = stop_total;
 	c->balance = 0;
 	c->carry = 0;
 	c->good = 0;
@@ -915,12 +1006,14 @@ static void track(struct rec *c, pid_t tid, uint64_t since)
 	}
 	/*
 	 * Where its account starts: at the thread's start, when that came
-	 * after the dump's (all its CPU time and delay are since then);
-	 * otherwise as if it had been here since the last tick.
+	 * after the dump's (all its CPU time and delay are since then),
+	 * however late the sampler comes to it (a new thread's first tick
+	 * may come long after its start on a loaded machine); otherwise as
+	 * if it had been here since the last tick.
 	 */
 	c->exec_ns = c->delay_ns = 0;
 	c->stime = 0;
-	if (thread_start(tid, &start) < 0 || start < zt_state.start_ns || start > since) {
+	if (thread_start(tid, &start) < 0 || start < zt_state.start_ns || start > last_now) {
 		if (read_sched(c, &c->exec_ns, &c->delay_ns, &c->runs) < 0)
 			c->exec_ns = c->delay_ns = 0;
 		if (read_stime(c, &c->stime) < 0)
@@ -978,11 +1071,26 @@ static void close_account(struct rec *c, const struct zt_thread *t)
 	waited = t->end_delay_ns > c->delay_ns ? t->end_delay_ns - c->delay_ns : 0;
 	if (!c->have) {
 		cpu_wait(c, t, end, waited);	/* it ended running: its last preemptions */
+		if (c->carry && c->good) {
+			/*
+			 * No CPU stack to put them at (it ran less than a period
+			 * in all: a thread that waited all its life, woken to
+			 * end): at the stack it was woken from.
+			 */
+			emit_line(c->tid, end, 1, c->carry, WAITING, c->addr, c->n, c->partial);
+			__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
+			c->carry = 0;
+		}
 		settle(c, end);
 		return;
 	}
 	c->balance += (int64_t)(end - c->last_ns) - (int64_t)(t->end_exec_ns - c->exec_ns) -
 		      (int64_t)waited;
+	/* The ticks since its last visit (a quiet thread's may be many), one at least. */
+	c->pend += (uint32_t)(ticks - c->tick);
+	if (!c->pend)
+		c->pend = 1;
+	c->tick = ticks;
 	c->pend_ns = end;
 	emit_pending(c);
 	if (waited) {
@@ -1002,27 +1110,115 @@ static struct rec *rec_at(int i)
 	return i < ZT_MAX_THREADS ? &S->rec[i] : &S->foreign[i - ZT_MAX_THREADS];
 }
 
-static void tick(uint64_t now, uint64_t prev)
+/*
+ * Each slot of zt_state.threads, as the last tick left it (S->slot): a
+ * slot is looked at at every tick (SLOT_EACH), or is a quiet thread's,
+ * visited in turn (SLOT_QUIET), or empty (SLOT_EMPTY: no live thread); the
+ * last two are looked at anew when their thread began or ended (S->moved),
+ * and at a full pass.
+ */
+enum { SLOT_EACH, SLOT_QUIET, SLOT_EMPTY };
+
+static uint32_t pass_skip;	/* ticks since the last full pass */
+
+void zt_offcpu_thread_moved(const struct zt_thread *t)
 {
 	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 
-	for (int i = 0; i < n; i++) {
-		struct zt_thread *t = __atomic_load_n(&zt_state.threads[i], __ATOMIC_ACQUIRE);
-		struct rec *c = &S->rec[i];
-		pid_t tid;
-
-		if (!t || !__atomic_load_n(&t->live, __ATOMIC_ACQUIRE) || t->closed ||
-		    (tid = t->tid) <= 0) {
-			if (c->tid && t && t->tid == c->tid)
-				close_account(c, t);
-			if (c->tid)
-				forget(c);
-			continue;
+	if (!zt_state.wall || !S)
+		return;
+	for (int i = 0; i < n; i++)
+		if (__atomic_load_n(&zt_state.threads[i], __ATOMIC_ACQUIRE) == t) {
+			__atomic_store_n(&S->moved[i], 1, __ATOMIC_RELEASE);
+			return;
 		}
-		if (c->tid != tid)
-			track(c, tid, prev);
-		visit(c, t, now);
+}
+
+/* The ticks between full passes, and between listings of /proc/self/task, for n threads. */
+static uint32_t rarely(int n)
+{
+	return n / 8 > SCAN_EVERY ? (uint32_t)n / 8 : SCAN_EVERY;
+}
+
+/*
+ * Slot i at this tick: its thread's end (its account closed), a new thread
+ * in it (tracked), or a visit, unless the thread is quiet and this is not
+ * its turn (turn 0).
+ */
+static void at_slot(int i, uint64_t now, uint64_t prev, int turn)
+{
+	struct zt_thread *t = __atomic_load_n(&zt_state.threads[i], __ATOMIC_ACQUIRE);
+	struct rec *c = &S->rec[i];
+	pid_t tid;
+
+	if (!t || !__atomic_load_n(&t->live, __ATOMIC_ACQUIRE) || t->closed ||
+	    (tid = t->tid) <= 0) {
+		if (c->tid && t && t->tid == c->tid)
+			close_account(c, t);
+		if (c->tid)
+			forget(c);
+		S->slot[i] = SLOT_EMPTY;
+		return;
 	}
+	if (c->tid != tid) {
+		track(c, tid, prev);
+		/* Listed as foreign before it reached zt's code: zt's record has it from its start. */
+		for (int f = 0; f < FOREIGN_MAX; f++)
+			if (S->foreign[f].tid == tid) {
+				S->foreign[f].have = 0;
+				forget(&S->foreign[f]);
+			}
+	}
+	if (c->tick != ticks && (turn || !is_quiet(c)))
+		visit(c, t, now);
+	S->slot[i] = c->tid && is_quiet(c) ? SLOT_QUIET : SLOT_EACH;
+}
+
+/*
+ * One tick. Every thread is visited but the quiet ones: of those, at most
+ * QUIET_PER_TICK, in turn from where the last tick stopped (cursor), so
+ * that a tick's work is bounded by the threads that run, not by all the
+ * threads there are; each quiet thread is visited every ceil(quiet /
+ * QUIET_PER_TICK) ticks. A visit carries the thread's time since its last
+ * one, whole (its schedstat's account: visit), and its samples count the
+ * ticks it stood for, so that nothing is lost or weighed twice: a quiet
+ * thread's off-CPU time is exact, only a change of stack between two of
+ * its visits is seen late (the time between goes to the old stack). A
+ * visit of a quiet thread costs a read of its thread CPU clock (3 to 9 us
+ * in a VM) and, about once a second, a line: at 97 Hz, at most 16 x 97 of
+ * them a second, whatever the number of threads.
+ *
+ * Nor is a quiet thread's record, or an empty slot's, read at every tick
+ * (a read of each of thousands of records costs a cache and TLB miss
+ * apiece): only when its thread began or ended (S->moved, which the thread
+ * sets: zt_offcpu_thread_moved), and at a full pass every rarely(n) ticks
+ * whatever happened.
+ */
+static void tick(uint64_t now, uint64_t prev)
+{
+	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS, i, k;
+	int left = QUIET_PER_TICK, full = 0;
+
+	ticks++;
+	last_now = now;
+	if (++pass_skip >= rarely(n)) {
+		full = 1;
+		pass_skip = 0;
+	}
+	for (i = 0; i < n; i++)
+		if (full || S->slot[i] == SLOT_EACH ||
+		    (S->moved[i] && __atomic_exchange_n(&S->moved[i], 0, __ATOMIC_ACQ_REL)))
+			at_slot(i, now, prev, 0);
+	/* The quiet ones, in turn. */
+	for (k = 0, i = (int)(cursor < (uint32_t)n ? cursor : 0); k < n && left > 0; k++) {
+		if (S->slot[i] == SLOT_QUIET && S->rec[i].tick != ticks) {
+			at_slot(i, now, prev, 1);
+			left--;
+		}
+		if (++i == n)
+			i = 0;
+	}
+	cursor = (uint32_t)i;
 	foreign_tick(now, prev, n);
 }
 
@@ -1071,35 +1267,65 @@ static int known_has(pid_t tid)
  * At most FOREIGN_MAX at once; nforeign counts those that ended foreign
  * (the summary adds those still listed).
  */
+/* Whether this tick lists /proc/self/task (foreign_tick). */
+static int scan_due(int n)
+{
+	struct stat st;
+	unsigned expect = ntracked + nlive_foreign + 1 + (zt_state.control_tid > 0) +
+			  (main_exited != 0);
+	uint32_t wait;
+
+	/* The directory's link count: 2, and one for each thread. */
+	if (fstat(task_dir, &st) == 0 && st.st_nlink == 2 + (nlink_t)expect)
+		wait = rarely(n);
+	else if (nlive_foreign || __atomic_load_n(&zt_state.unsampled, __ATOMIC_RELAXED))
+		wait = (uint32_t)n / 64;
+	else
+		wait = n / 64 > SCAN_EVERY ? (uint32_t)n / 64 : SCAN_EVERY;
+	if (++scan_skip < wait)
+		return 0;
+	scan_skip = 0;
+	return 1;
+}
+
 static void foreign_tick(uint64_t now, uint64_t prev, int n)
 {
 	long got;
+	int listed;
 
 	if (task_dir < 0)
 		return;
 	/*
-	 * Listing the directory costs about 0.5 us a thread: done at every
-	 * tick only while such threads are seen, or zt counted a clone(2) call;
-	 * otherwise at every SCAN_EVERY-th, which finds a thread made by the
-	 * system call itself within a few tenths of a second (its account
-	 * starts at its start all the same; track).
+	 * Listing the directory costs 0.5 to 2 us a thread. The directory's
+	 * thread count (its link count, which costs no listing) tells whether
+	 * there may be a thread to find: when it is that of zt's threads, the
+	 * foreign ones known and zt's own, there is none (unless one began as
+	 * one of zt's ended unseen), and the listing is done every rarely(n)
+	 * ticks (16, or one for 8 threads). Otherwise it is done at every
+	 * tick while foreign threads are seen, or zt counted a clone(2) call,
+	 * and at every 16th else, which finds a thread made by the system call
+	 * itself within a few tenths of a second; beside more than 1,024
+	 * threads, at every n / 64-th (a bounded cost a tick: a second or so
+	 * beside 4,000 threads). A thread's account starts at its start all
+	 * the same (track). The foreign threads known are visited at every
+	 * tick.
 	 */
-	if (!nlive_foreign && !__atomic_load_n(&zt_state.unsampled, __ATOMIC_RELAXED) &&
-	    ++scan_skip % SCAN_EVERY != 0)
-		return;
-	for (known_bits = 6; known_bits < KNOWN_BITS && (1 << known_bits) < 2 * n; known_bits++)
-		;
-	memset(S->known, 0, sizeof *S->known << known_bits);
-	for (int i = 0; i < n; i++) {
-		struct zt_thread *t = __atomic_load_n(&zt_state.threads[i], __ATOMIC_ACQUIRE);
+	listed = scan_due(n);
+	if (listed) {
+		for (known_bits = 6; known_bits < KNOWN_BITS && (1 << known_bits) < 2 * n; known_bits++)
+			;
+		memset(S->known, 0, sizeof *S->known << known_bits);
+		for (int i = 0; i < n; i++) {
+			struct zt_thread *t = __atomic_load_n(&zt_state.threads[i], __ATOMIC_ACQUIRE);
 
-		if (t && t->tid > 0)
-			known_add(t->tid);	/* live or not: a dead one is gone from the list */
+			if (t && t->tid > 0)
+				known_add(t->tid);	/* live or not: a dead one is gone from the list */
+		}
+		scan++;
+		if (lseek(task_dir, 0, SEEK_SET) < 0)
+			return;
 	}
-	scan++;
-	if (lseek(task_dir, 0, SEEK_SET) < 0)
-		return;
-	while ((got = syscall(SYS_getdents64, task_dir, S->dents, sizeof S->dents)) > 0) {
+	while (listed && (got = syscall(SYS_getdents64, task_dir, S->dents, sizeof S->dents)) > 0) {
 		for (long off = 0; off < got;) {
 			const char *name = S->dents + off + 19;	/* struct linux_dirent64's d_name */
 			unsigned short reclen;
@@ -1133,8 +1359,7 @@ static void foreign_tick(uint64_t now, uint64_t prev, int n)
 
 		if (!c->tid)
 			continue;
-		nlive_foreign++;
-		if (S->seen[i] != scan || known_has(c->tid)) {
+		if (listed && (S->seen[i] != scan || known_has(c->tid))) {
 			if (known_has(c->tid))
 				c->have = 0;	/* zt's own record has it from its start */
 			else
@@ -1143,6 +1368,8 @@ static void foreign_tick(uint64_t now, uint64_t prev, int n)
 			continue;
 		}
 		visit(c, &no_record, now);
+		if (c->tid)
+			nlive_foreign++;
 	}
 }
 
@@ -1161,22 +1388,35 @@ static uint64_t next_interval(uint64_t period)
 }
 
 /*
- * After a pause: no thread's account goes on across it, each starts again
- * from its schedstat of the next tick.
+ * After a pause, at now: no thread's account goes on across it, each
+ * starts again from its schedstat of its next visit. A thread blocked
+ * before it keeps its stack and its turn (a quiet one is not visited at
+ * the next tick): if its thread clock has not moved at its next visit, it
+ * was blocked there all along, and its account starts at now; if it has,
+ * its account starts at that visit, as any other thread's.
  */
-static void resync_all(void)
+static void resync_all(uint64_t now)
 {
 	for (int i = 0; i < ALL_RECS; i++) {
 		struct rec *c = rec_at(i);
 
 		if (!c->tid)
 			continue;
-		c->have = 0;
 		c->pend = c->walked = 0;
 		c->balance = 0;
-		c->carry = 0;
+		c->carry = c->kcarry = c->scarry = 0;
+		c->stop_seen = stop_total;
+		if (c->have) {
+			c->last_ns = now;
+			c->tick = ticks;
+			c->resync = 2;
+			continue;
+		}
 		c->good = 0;
+		c->quiet = 0;
 		c->resync = 1;
+		if (i < ZT_MAX_THREADS && S->slot[i] == SLOT_QUIET)
+			S->slot[i] = SLOT_EACH;
 	}
 }
 
@@ -1237,12 +1477,18 @@ static void *sampler_main(void *arg)
 		 * runnable, so its wait is no run delay).
 		 */
 		late = now > (next > after ? next : after) ? now - (next > after ? next : after) : 0;
-		stop_gap = 0;
 		if (own_delay(own_fd, &delay) < 0)
 			late = 0;
 		if (late > delay - was && late - (delay - was) >= STOP_MIN_NS)
-			stop_gap = late - (delay - was);
+			stop_total += late - (delay - was);
 		__atomic_store_n(&busy, 1, __ATOMIC_SEQ_CST);
+		/* A snapshot reads the records (zt_offcpu_flush): the tick waits. */
+		while (__atomic_load_n(&hold, __ATOMIC_SEQ_CST)) {
+			__atomic_store_n(&busy, 0, __ATOMIC_SEQ_CST);
+			while (__atomic_load_n(&hold, __ATOMIC_ACQUIRE))
+				sched_yield();
+			__atomic_store_n(&busy, 1, __ATOMIC_SEQ_CST);
+		}
 		if (__atomic_load_n(&gen, __ATOMIC_SEQ_CST) != mine ||
 		    !__atomic_load_n(&zt_state.active, __ATOMIC_SEQ_CST)) {
 			;
@@ -1250,7 +1496,7 @@ static void *sampler_main(void *arg)
 			paused = 1;	/* outside a sampling window (zt-ctl) */
 		} else {
 			if (paused)
-				resync_all();
+				resync_all(now);
 			paused = 0;
 			tick(now, prev);
 		}
@@ -1370,7 +1616,23 @@ void zt_offcpu_stop(void)
 	if (sampler_tid > 0 && (c = zt_sys_clock_ns((clockid_t)((~(unsigned)sampler_tid << 3) | 6))))
 		cpu_ns = c;
 	stop_ns = zt_sys_clock_ns(CLOCK_MONOTONIC);
-	/* What each thread gathered since its last line, as of the last tick. */
+	/*
+	 * What each thread gathered since its last line, as of the last tick:
+	 * a thread that ended unseen (a quiet one waits for its turn) to its
+	 * end, a quiet one not visited at the last tick to that tick.
+	 */
+	for (int i = 0; i < ZT_MAX_THREADS; i++) {
+		struct rec *r = &S->rec[i];
+		const struct zt_thread *t = i < zt_state.nthreads ?
+			__atomic_load_n(&zt_state.threads[i], __ATOMIC_ACQUIRE) : NULL;
+
+		if (r->tid && t && t->tid == r->tid && __atomic_load_n(&t->end_ns, __ATOMIC_ACQUIRE)) {
+			close_account(r, t);
+			forget(r);
+		} else {
+			catch_up(r, 1);
+		}
+	}
 	for (int i = 0; i < ALL_RECS; i++)
 		if (rec_at(i)->tid && rec_at(i)->have)
 			emit_pending(rec_at(i));
@@ -1383,12 +1645,16 @@ void zt_offcpu_flush(void)
 {
 	if (!zt_state.wall || !S)
 		return;
-	for (long spin = 0; __atomic_load_n(&busy, __ATOMIC_ACQUIRE) && spin < 100000000; spin++)
+	__atomic_store_n(&hold, 1, __ATOMIC_SEQ_CST);
+	for (long spin = 0; __atomic_load_n(&busy, __ATOMIC_SEQ_CST) && spin < 100000000; spin++)
 		zt_arch_pause();
+	for (int i = 0; i < ZT_MAX_THREADS; i++)
+		catch_up(&S->rec[i], 0);
 	for (int i = 0; i < ALL_RECS; i++)
 		if (rec_at(i)->tid && rec_at(i)->have)
 			emit_pending(rec_at(i));
 	flush();
+	__atomic_store_n(&hold, 0, __ATOMIC_SEQ_CST);
 }
 
 void zt_offcpu_next_dump(void)
@@ -1401,6 +1667,7 @@ void zt_offcpu_after_fork(void)
 	/* The parent's threads' files, inherited: not the child's threads. */
 	__atomic_add_fetch(&gen, 1, __ATOMIC_SEQ_CST);
 	busy = 0;
+	hold = 0;
 	sampler_tid = 0;
 	if (!S)
 		return;
@@ -1421,7 +1688,9 @@ void zt_offcpu_after_fork(void)
 		own_fd = -1;
 	}
 	kept_fds = 0;
+	ntracked = 0;
 	S->len = 0;
+	memset(S->slot, SLOT_EACH, sizeof S->slot);
 }
 
 void zt_offcpu_thread_end(struct zt_thread *t)

@@ -46,6 +46,13 @@ ZT_HIDDEN void zt_offcpu_after_fork(void);
  */
 ZT_HIDDEN void zt_offcpu_thread_end(struct zt_thread *t);
 
+/*
+ * Thread t of zt's began or ended (its slot of zt_state.threads got its
+ * tid, or its live flag was cleared): the sampler's next tick looks at its
+ * slot. Async-signal-safe.
+ */
+ZT_HIDDEN void zt_offcpu_thread_moved(const struct zt_thread *t);
+
 /* Whether tid is the sampler thread's (never sampled, never adopted). */
 ZT_HIDDEN int zt_offcpu_is_sampler(pid_t tid);
 

@@ -306,6 +306,7 @@ struct zt_thread *zt_thread_attach(void)
 	if (!t)
 		return NULL;
 	t->tid = zt_sys_gettid();
+	zt_offcpu_thread_moved(t);	/* the sampler's next tick finds it */
 	stack_bounds(t);
 	alt_install(t);
 	self = t;
@@ -405,6 +406,7 @@ void zt_thread_adopt_running(void)
 		}
 		t->tid = tid;
 		t->adopted = 1;
+		zt_offcpu_thread_moved(t);
 		if ((early_alt = alt_early_of(tid))) {
 			/* Its own since its start: the slot's is not needed. */
 			if (t->alt)
@@ -414,6 +416,7 @@ void zt_thread_adopt_running(void)
 		}
 		if (zt_timer_start(t) < 0) {
 			t->live = 0;
+			zt_offcpu_thread_moved(t);
 			__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
 		}
 	}
@@ -480,6 +483,7 @@ void zt_thread_close(struct zt_thread *t)
 		self = NULL;
 	}
 	__atomic_store_n(&t->live, 0, __ATOMIC_RELEASE);
+	zt_offcpu_thread_moved(t);
 }
 
 static void on_thread_exit(void *p)
