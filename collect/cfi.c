@@ -251,9 +251,10 @@ static int read_cie(const struct zt_cfi_image *img, const unsigned char *p, stru
 }
 
 /* Rows being built, in a growing buffer. */
+/* The rows of an object being built, in memory mapped apart (sys.h: never the program's heap). */
 struct rows {
 	struct zt_cfi_row *r;
-	size_t n, cap;
+	size_t n, bytes;	/* rows kept, bytes mapped */
 	uintptr_t lo;
 	int full;
 };
@@ -316,16 +317,11 @@ static void emit(struct rows *rs, uintptr_t pc, const struct state *s, int sigfr
 		if (memcmp(&prev, &row, sizeof row) == 0)
 			return;	/* same rules as the row before: one row */
 	}
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? 2 * rs->cap : 1024;
-		struct zt_cfi_row *r;
-
-		if (cap > MAX_ROWS || !(r = realloc(rs->r, cap * sizeof *r))) {
-			rs->full = 1;
-			return;
-		}
-		rs->r = r;
-		rs->cap = cap;
+	if ((rs->n + 1) * sizeof *rs->r > rs->bytes &&
+	    (rs->n + 1 > MAX_ROWS ||
+	     zt_sys_grow((void **)&rs->r, &rs->bytes, (rs->n + 1) * sizeof *rs->r) < 0)) {
+		rs->full = 1;
+		return;
 	}
 	rs->r[rs->n++] = row;
 }
@@ -762,14 +758,15 @@ static enum rec read_fde(const struct zt_cfi_image *img, const unsigned char *p,
  * Every FDE of .eh_frame, read in order up to its zero terminator or the end
  * of the image. The hdr's search table is not trusted to be complete.
  */
-static struct fde *collect_fdes(const struct zt_cfi_image *img, size_t *nout,
+static struct fde *collect_fdes(const struct zt_cfi_image *img, size_t *nout, size_t *bytes,
 				struct zt_cfi_stats *st)
 {
 	const unsigned char *p = eh_frame_start(img), *end = img->mem + img->len;
 	struct fde *f = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0;
 
 	*nout = 0;
+	*bytes = 0;
 	if (!p)
 		return NULL;
 	for (;;) {
@@ -784,20 +781,12 @@ static struct fde *collect_fdes(const struct zt_cfi_image *img, size_t *nout,
 			p = next;
 			continue;
 		}
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 256;
-			struct fde *g = realloc(f, ncap * sizeof *g);
-
-			if (!g)
-				break;
-			f = g;
-			cap = ncap;
-		}
+		if (zt_sys_grow((void **)&f, bytes, (n + 1) * sizeof *f) < 0)
+			break;
 		f[n++] = x;
 		p = next;
 	}
-	if (n > 1)	/* qsort's array may not be NULL, even when empty */
-		qsort(f, n, sizeof *f, by_begin);
+	zt_sys_sort(f, n, sizeof *f, by_begin);
 	*nout = n;
 	return f;
 }
@@ -846,12 +835,12 @@ struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_
 	struct sink cie_sink = { 0 }, rows = { .rows = &rs, .st = st };
 	struct zt_cfi_table *t = NULL;
 	struct fde *f;
-	size_t n, size;
+	size_t n, size, fbytes;
 	uintptr_t last_end = 0;
 	void *m;
 
 	memset(st, 0, sizeof *st);
-	f = collect_fdes(img, &n, st);
+	f = collect_fdes(img, &n, &fbytes, st);
 	if (!f || n == 0)
 		goto out;
 	rs.lo = f[0].begin;
@@ -918,8 +907,8 @@ struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_
 	t->key = img->hdr;
 	t->size = size;
 out:
-	free(rs.r);
-	free(f);
+	zt_sys_drop(rs.r, rs.bytes);
+	zt_sys_drop(f, fbytes);
 	return t;
 }
 

@@ -596,6 +596,8 @@ void zt_prof_arm(void)
 		__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
 }
 
+extern void __tsan_init(void) __attribute__((weak));
+
 __attribute__((constructor)) static void zt_prof_start(void)
 {
 	int64_t entry = zt_sys_cpu_ns();	/* zt's own set-up is said apart */
@@ -618,8 +620,12 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	if (!zt_state.hz || depth_init(getenv("ZT_MAX_DEPTH")) < 0)
 		return;
 	zt_state.period_ns = 1000000000ull / zt_state.hz;
-	/* ThreadSanitizer's runtime wraps signal handlers and defers them. */
-	zt_state.deferring = dlsym(RTLD_DEFAULT, "__tsan_init") != NULL;
+	/*
+	 * ThreadSanitizer's runtime wraps signal handlers and defers them. A
+	 * weak reference, which the loader binds: a dlsym that fails takes
+	 * memory from the program's malloc for its message (sys.h).
+	 */
+	zt_state.deferring = __tsan_init != NULL;
 	if (clock && strcmp(clock, ZT_RAW_PROFILE_WALL) == 0) {
 		const char *hz = getenv("ZT_OFF_CPU_HZ");
 		char *end;

@@ -174,12 +174,12 @@ static struct zt_cfi_set *make_set(struct scan *sc)
 	s->size = size;
 	seg = (struct zt_cfi_seg *)(s->t + sc->n);
 	if (sc->nseg)
-		qsort(sc->seg, sc->nseg, sizeof *sc->seg, seg_by_lo);
+		zt_sys_sort(sc->seg, sc->nseg, sizeof *sc->seg, seg_by_lo);
 	for (uint32_t i = 0; i < sc->nseg; i++)
 		if (s->nseg == 0 || sc->seg[i].lo >= seg[s->nseg - 1].hi)
 			seg[s->nseg++] = sc->seg[i];
 	s->seg = seg;
-	qsort(sc->t, sc->n, sizeof *sc->t, by_lo);
+	zt_sys_sort(sc->t, sc->n, sizeof *sc->t, by_lo);
 	for (uint32_t i = 0; i < sc->n; i++) {
 		if (s->n > 0 && sc->t[i]->lo < s->t[s->n - 1]->hi) {
 			if (!known(sc->old, sc->t[i]->key))
