@@ -601,6 +601,7 @@ extern void __tsan_init(void) __attribute__((weak));
 __attribute__((constructor)) static void zt_prof_start(void)
 {
 	int64_t entry = zt_sys_cpu_ns();	/* zt's own set-up is said apart */
+	uint64_t faults = zt_sys_minflt();	/* and so are its page faults */
 	const char *out = getenv("ZT_OUT");
 	const char *pid = getenv("ZT_PID");
 	const char *timer = getenv("ZT_TIMER");
@@ -672,6 +673,8 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	zt_dump_buildids_scan();
 	install_fatal_handlers();
 	zt_control_init();
+	/* The table update's own count is in this one. */
+	zt_state.own_minflt = zt_sys_minflt() - faults;
 	/* Last: no sample falls in zt's own start (under the loader, its
 	 * stacks would be partial: ld.so's entry has no CFI). */
 	zt_prof_arm();
@@ -721,6 +724,7 @@ void zt_prof_stop(void)
 			zt_arch_pause();
 		return;
 	}
+	zt_state.stop_minflt0 = zt_sys_minflt();
 	zt_control_end(!zt_prof_fatal_depth);
 	stop_sampling();
 	zt_offcpu_stop();

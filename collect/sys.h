@@ -38,6 +38,8 @@ ZT_HIDDEN int zt_sys_close(int fd);
 ZT_HIDDEN pid_t zt_sys_gettid(void);
 /* A clock's reading in nanoseconds; 0 if it cannot be read. */
 ZT_HIDDEN uint64_t zt_sys_clock_ns(clockid_t clock);
+/* The calling thread's minor page faults so far (getrusage); 0 if unknown. */
+ZT_HIDDEN uint64_t zt_sys_minflt(void);
 /* The process's CPU clock, in nanoseconds; 0 if it cannot be read. */
 ZT_HIDDEN int64_t zt_sys_cpu_ns(void);
 /*

@@ -217,6 +217,7 @@ void zt_tables_update(void)
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct scan sc = { 0 };
 	struct zt_cfi_set *s, *old;
+	uint64_t faults = zt_sys_minflt();
 
 	if (zt_state.unwind == ZT_UNWIND_FP)
 		return;
@@ -267,4 +268,5 @@ void zt_tables_update(void)
 	if (sc.seg)
 		zt_sys_unmap(sc.seg, sc.segcap * sizeof *sc.seg);
 	pthread_mutex_unlock(&update_lock);
+	__atomic_fetch_add(&zt_state.own_minflt, zt_sys_minflt() - faults, __ATOMIC_RELAXED);
 }

@@ -11,7 +11,9 @@
 # bigcopy): page faults do not depend on the machine's load. Allowed: 2%
 # of the bare run's count, which holds zt's own faults (its tables, its
 # buffers, the .eh_frame pages it reads: about 450 here, 0.9%) and no
-# more; no absolute slack is needed beside it. The hot spot (memcpy's
+# more; no absolute slack is needed beside it. Less the faults the dump
+# counts as zt's own (zt-minflt), the count is the bare one within 0.5%.
+# The hot spot (memcpy's
 # self share) is checked against perf's profile of the bare program, which
 # preloads nothing, where perf is installed.
 
@@ -26,16 +28,16 @@ minflt() {
 	sed -n 's/^bigcopy: minflt \([0-9]*\) .*/\1/p' "$1"
 }
 
-# within2 GOT WANT WHAT: GOT within 2% of WANT; prints both.
-within2() {
-	awk -v g="$1" -v w="$2" -v what="$3" 'BEGIN {
+# within GOT WANT PCT WHAT: GOT within PCT% of WANT; prints both.
+within() {
+	awk -v g="$1" -v w="$2" -v p="$3" -v what="$4" 'BEGIN {
 		d = g - w; if (d < 0) d = -d
-		printf "%s: %d minor faults against %d bare, %d apart (%.2f%%), tolerance 2%%\n",
-			what, g, w, d, (w > 0 ? 100 * d / w : 0)
-		exit !(w > 0 && g > 0 && d <= 0.02 * w) }'
+		printf "%s: %d minor faults against %d bare, %d apart (%.2f%%), tolerance %s%%\n",
+			what, g, w, d, (w > 0 ? 100 * d / w : 0), p
+		exit !(w > 0 && g > 0 && d <= p / 100 * w) }'
 }
 
-@test "bigcopy's minor page faults under zt are its bare count within 2% (CFI tables and --unwind=fp)" {
+@test "bigcopy's minor page faults under zt are its bare count within 2% (CFI tables and --unwind=fp), and within 0.5% less zt's own" {
 	"$SAMPLES/bigcopy" 2> bare.err
 	zt-collect -o cfi.raw "$SAMPLES/bigcopy" 2> cfi.err
 	zt-collect --unwind=fp -o fp.raw "$SAMPLES/bigcopy" 2> fp.err
@@ -43,10 +45,20 @@ within2() {
 	cfi=$(minflt cfi.err)
 	fp=$(minflt fp.err)
 	echo "bare: $(cat bare.err)"
-	run within2 "$cfi" "$bare" "zt (CFI tables)"
+	run within "$cfi" "$bare" 2 "zt (CFI tables)"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	run within2 "$fp" "$bare" "zt --unwind=fp"
+	run within "$fp" "$bare" 2 "zt --unwind=fp"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# Less the faults zt counts as its own (the dump's zt-minflt: about
+	# 420 of the 450 here; the rest are the loader's mapping of zt and
+	# the pages its handler touches first), the program's are its own:
+	# within 0.5%.
+	own=$(sed -n 's/^zt-minflt \([0-9]*\)$/\1/p' cfi.raw)
+	echo "zt's own: ${own:-none} faults"
+	[ -n "$own" ]
+	run within "$((cfi - own))" "$bare" 0.5 "zt (CFI tables) less its own"
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
