@@ -758,15 +758,30 @@ static enum rec read_fde(const struct zt_cfi_image *img, const unsigned char *p,
  * Every FDE of .eh_frame, read in order up to its zero terminator or the end
  * of the image. The hdr's search table is not trusted to be complete.
  */
-static struct fde *collect_fdes(const struct zt_cfi_image *img, size_t *nout, size_t *bytes,
+/*
+ * The scratch of zt_cfi_build (the FDEs, with room after them for the
+ * sort's merges, and the rows), kept from one object's build to the next
+ * so that its pages are faulted in once, not once an object: mapped, never
+ * the program's malloc (sys.h). One build at a time (tables.c's lock).
+ */
+static struct scratch { void *p; size_t bytes; } fde_scratch, row_scratch;
+
+void zt_cfi_scratch_free(void)
+{
+	zt_sys_drop(fde_scratch.p, fde_scratch.bytes);
+	zt_sys_drop(row_scratch.p, row_scratch.bytes);
+	fde_scratch.p = row_scratch.p = NULL;
+	fde_scratch.bytes = row_scratch.bytes = 0;
+}
+
+static struct fde *collect_fdes(const struct zt_cfi_image *img, size_t *nout,
 				struct zt_cfi_stats *st)
 {
 	const unsigned char *p = eh_frame_start(img), *end = img->mem + img->len;
-	struct fde *f = NULL;
+	struct fde *f = fde_scratch.p;
 	size_t n = 0;
 
 	*nout = 0;
-	*bytes = 0;
 	if (!p)
 		return NULL;
 	for (;;) {
@@ -781,12 +796,19 @@ static struct fde *collect_fdes(const struct zt_cfi_image *img, size_t *nout, si
 			p = next;
 			continue;
 		}
-		if (zt_sys_grow((void **)&f, bytes, (n + 1) * sizeof *f) < 0)
+		if (zt_sys_grow(&fde_scratch.p, &fde_scratch.bytes, (n + 1) * sizeof *f) < 0)
 			break;
+		f = fde_scratch.p;
 		f[n++] = x;
 		p = next;
 	}
-	zt_sys_sort(f, n, sizeof *f, by_begin);
+	/* Sorted with the room after them as the merges' scratch. */
+	if (n > 1 && zt_sys_grow(&fde_scratch.p, &fde_scratch.bytes, 2 * n * sizeof *f) == 0) {
+		f = fde_scratch.p;
+		zt_sys_msort((char *)f, (char *)(f + n), n, sizeof *f, by_begin);
+	} else {
+		zt_sys_sort(f, n, sizeof *f, by_begin);
+	}
 	*nout = n;
 	return f;
 }
@@ -831,16 +853,16 @@ int zt_cfi_image_of(const struct dl_phdr_info *info, struct zt_cfi_image *img)
 
 struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_stats *st)
 {
-	struct rows rs = { 0 };
+	struct rows rs = { .r = row_scratch.p, .bytes = row_scratch.bytes };
 	struct sink cie_sink = { 0 }, rows = { .rows = &rs, .st = st };
 	struct zt_cfi_table *t = NULL;
 	struct fde *f;
-	size_t n, size, fbytes;
+	size_t n, size;
 	uintptr_t last_end = 0;
 	void *m;
 
 	memset(st, 0, sizeof *st);
-	f = collect_fdes(img, &n, &fbytes, st);
+	f = collect_fdes(img, &n, st);
 	if (!f || n == 0)
 		goto out;
 	rs.lo = f[0].begin;
@@ -907,8 +929,8 @@ struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_
 	t->key = img->hdr;
 	t->size = size;
 out:
-	zt_sys_drop(rs.r, rs.bytes);
-	zt_sys_drop(f, fbytes);
+	row_scratch.p = rs.r;		/* kept for the next object's build */
+	row_scratch.bytes = rs.bytes;
 	return t;
 }
 

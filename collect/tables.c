@@ -267,6 +267,7 @@ void zt_tables_update(void)
 		zt_sys_unmap(sc.t, sc.cap * sizeof *sc.t);
 	if (sc.seg)
 		zt_sys_unmap(sc.seg, sc.segcap * sizeof *sc.seg);
+	zt_cfi_scratch_free();
 	pthread_mutex_unlock(&update_lock);
 	__atomic_fetch_add(&zt_state.own_minflt, zt_sys_minflt() - faults, __ATOMIC_RELAXED);
 }
