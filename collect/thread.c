@@ -27,7 +27,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -71,15 +70,6 @@ struct zt_thread *zt_thread_self(void)
 {
 	return self;
 }
-
-/* linux/fs.h's since Linux 6.11 (Debian 12's headers are older): one mapping by address. */
-struct zt_procmap_query {
-	uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags, vma_page_size,
-		 vma_offset, inode;
-	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
-	uint64_t vma_name_addr, build_id_addr;
-};
-#define ZT_PROCMAP_QUERY _IOWR(0x66, 17, struct zt_procmap_query)
 
 /*
  * The mapping that holds addr, and the end of the one below it (0 if
@@ -132,8 +122,9 @@ static int maps_find(uintptr_t addr, uintptr_t *lo, uintptr_t *hi, uintptr_t *be
 /*
  * The stack the calling thread runs on: as pthread_getattr_np says it, but
  * without its memory (it takes some from malloc, which sys.h keeps zt off).
- * A thread of pthread_create's: its stack's mapping (PROCMAP_QUERY, or the
- * maps where the kernel has none), glibc's stack block less the guard. The
+ * A thread of pthread_create's: its stack's mapping in /proc/self/maps,
+ * glibc's stack block less the guard (not PROCMAP_QUERY: under qemu-user
+ * it answers for the emulator's own mappings, not the program's). The
  * initial thread (its mapping holds __libc_stack_end): up to the page after
  * __libc_stack_end, down by RLIMIT_STACK or to the mapping below.
  */
@@ -142,22 +133,10 @@ static void stack_bounds(struct zt_thread *t)
 	extern void *__libc_stack_end;
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0), end = (uintptr_t)__libc_stack_end;
 	uintptr_t lo = 0, hi = 0, below = 0, page = 4096;
-	struct zt_procmap_query q = { .size = sizeof q, .query_addr = here };
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), found = -1;
 
 	t->stack_lo = t->stack_hi = 0;
-	if (fd >= 0) {
-		if (ioctl(fd, ZT_PROCMAP_QUERY, &q) == 0) {
-			lo = q.vma_start;
-			hi = q.vma_end;
-			found = 0;
-		}
-		zt_sys_close(fd);
-	}
-	if (found < 0 || (end >= lo && end < hi)) {
-		if (maps_find(here, &lo, &hi, &below) < 0)
-			return;
-	}
+	if (maps_find(here, &lo, &hi, &below) < 0)
+		return;
 	if (end >= lo && end < hi) {
 		struct rlimit rl;
 		uintptr_t size;
