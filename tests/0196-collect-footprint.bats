@@ -10,7 +10,7 @@
 # The oracle is the program's own getrusage (ru_minflt, printed by
 # bigcopy): page faults do not depend on the machine's load. Allowed: 2%
 # of the bare run's count, which holds zt's own faults (its tables, its
-# buffers, the .eh_frame pages it reads: about 450 here, 0.9%) and no
+# buffers, the .eh_frame pages it reads: about 420 here, 0.8%) and no
 # more; no absolute slack is needed beside it. Less the faults the dump
 # counts as zt's own (zt-minflt), the count is the bare one within 0.5%.
 # The hot spot (memcpy's
@@ -51,8 +51,8 @@ within() {
 	run within "$fp" "$bare" 2 "zt --unwind=fp"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	# Less the faults zt counts as its own (the dump's zt-minflt: about
-	# 420 of the 450 here; the rest are the loader's mapping of zt and
+	# Less the faults zt counts as its own (the dump's zt-minflt: 375 of
+	# the 420 here; the rest are the loader's mapping of zt and
 	# the pages its handler touches first), the program's are its own:
 	# within 0.5%.
 	own=$(sed -n 's/^zt-minflt \([0-9]*\)$/\1/p' cfi.raw)
