@@ -196,6 +196,7 @@ SAMPLES = \
 	samples/windowapi \
 	samples/deeprec \
 	samples/evloop \
+	samples/bigcopy \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \

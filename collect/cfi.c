@@ -251,9 +251,10 @@ static int read_cie(const struct zt_cfi_image *img, const unsigned char *p, stru
 }
 
 /* Rows being built, in a growing buffer. */
+/* The rows of an object being built, in memory mapped apart (sys.h: never the program's heap). */
 struct rows {
 	struct zt_cfi_row *r;
-	size_t n, cap;
+	size_t n, bytes;	/* rows kept, bytes mapped */
 	uintptr_t lo;
 	int full;
 };
@@ -316,16 +317,11 @@ static void emit(struct rows *rs, uintptr_t pc, const struct state *s, int sigfr
 		if (memcmp(&prev, &row, sizeof row) == 0)
 			return;	/* same rules as the row before: one row */
 	}
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? 2 * rs->cap : 1024;
-		struct zt_cfi_row *r;
-
-		if (cap > MAX_ROWS || !(r = realloc(rs->r, cap * sizeof *r))) {
-			rs->full = 1;
-			return;
-		}
-		rs->r = r;
-		rs->cap = cap;
+	if ((rs->n + 1) * sizeof *rs->r > rs->bytes &&
+	    (rs->n + 1 > MAX_ROWS ||
+	     zt_sys_grow((void **)&rs->r, &rs->bytes, (rs->n + 1) * sizeof *rs->r) < 0)) {
+		rs->full = 1;
+		return;
 	}
 	rs->r[rs->n++] = row;
 }
@@ -762,12 +758,28 @@ static enum rec read_fde(const struct zt_cfi_image *img, const unsigned char *p,
  * Every FDE of .eh_frame, read in order up to its zero terminator or the end
  * of the image. The hdr's search table is not trusted to be complete.
  */
+/*
+ * The scratch of zt_cfi_build (the FDEs, with room after them for the
+ * sort's merges, and the rows), kept from one object's build to the next
+ * so that its pages are faulted in once, not once an object: mapped, never
+ * the program's malloc (sys.h). One build at a time (tables.c's lock).
+ */
+static struct scratch { void *p; size_t bytes; } fde_scratch, row_scratch;
+
+void zt_cfi_scratch_free(void)
+{
+	zt_sys_drop(fde_scratch.p, fde_scratch.bytes);
+	zt_sys_drop(row_scratch.p, row_scratch.bytes);
+	fde_scratch.p = row_scratch.p = NULL;
+	fde_scratch.bytes = row_scratch.bytes = 0;
+}
+
 static struct fde *collect_fdes(const struct zt_cfi_image *img, size_t *nout,
 				struct zt_cfi_stats *st)
 {
 	const unsigned char *p = eh_frame_start(img), *end = img->mem + img->len;
-	struct fde *f = NULL;
-	size_t n = 0, cap = 0;
+	struct fde *f = fde_scratch.p;
+	size_t n = 0;
 
 	*nout = 0;
 	if (!p)
@@ -784,20 +796,19 @@ static struct fde *collect_fdes(const struct zt_cfi_image *img, size_t *nout,
 			p = next;
 			continue;
 		}
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 256;
-			struct fde *g = realloc(f, ncap * sizeof *g);
-
-			if (!g)
-				break;
-			f = g;
-			cap = ncap;
-		}
+		if (zt_sys_grow(&fde_scratch.p, &fde_scratch.bytes, (n + 1) * sizeof *f) < 0)
+			break;
+		f = fde_scratch.p;
 		f[n++] = x;
 		p = next;
 	}
-	if (n > 1)	/* qsort's array may not be NULL, even when empty */
-		qsort(f, n, sizeof *f, by_begin);
+	/* Sorted with the room after them as the merges' scratch. */
+	if (n > 1 && zt_sys_grow(&fde_scratch.p, &fde_scratch.bytes, 2 * n * sizeof *f) == 0) {
+		f = fde_scratch.p;
+		zt_sys_msort((char *)f, (char *)(f + n), n, sizeof *f, by_begin);
+	} else {
+		zt_sys_sort(f, n, sizeof *f, by_begin);
+	}
 	*nout = n;
 	return f;
 }
@@ -842,7 +853,7 @@ int zt_cfi_image_of(const struct dl_phdr_info *info, struct zt_cfi_image *img)
 
 struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_stats *st)
 {
-	struct rows rs = { 0 };
+	struct rows rs = { .r = row_scratch.p, .bytes = row_scratch.bytes };
 	struct sink cie_sink = { 0 }, rows = { .rows = &rs, .st = st };
 	struct zt_cfi_table *t = NULL;
 	struct fde *f;
@@ -918,8 +929,8 @@ struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_
 	t->key = img->hdr;
 	t->size = size;
 out:
-	free(rs.r);
-	free(f);
+	row_scratch.p = rs.r;		/* kept for the next object's build */
+	row_scratch.bytes = rs.bytes;
 	return t;
 }
 

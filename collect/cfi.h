@@ -149,6 +149,12 @@ int zt_cfi_image_of(const struct dl_phdr_info *info, struct zt_cfi_image *img);
  */
 struct zt_cfi_table *zt_cfi_build(const struct zt_cfi_image *img, struct zt_cfi_stats *st);
 void zt_cfi_free(struct zt_cfi_table *t);
+/*
+ * zt_cfi_build keeps its scratch mapped from one build to the next (its
+ * pages faulted in once for all the objects of a scan); this unmaps it.
+ * Builds are not concurrent: tables.c makes them under its lock.
+ */
+void zt_cfi_scratch_free(void);
 
 /*
  * Objects whose .eh_frame_hdr lists at least ZT_CFI_LAZY_FDES FDEs get a

@@ -517,6 +517,8 @@ static void put_summary(void)
 		put_key(dfd, ZT_RAW_CFI_SKIPPED, __atomic_load_n(&zt_state.cfi_skipped, __ATOMIC_RELAXED));
 		put_key(dfd, ZT_RAW_CFI_LAZY, zt_state.cfi_lazy);
 	}
+	put_key(dfd, ZT_RAW_ZT_MINFLT, __atomic_load_n(&zt_state.own_minflt, __ATOMIC_RELAXED) +
+		(zt_state.stop_minflt0 ? zt_sys_minflt() - zt_state.stop_minflt0 : 0));
 	put_key(dfd, ZT_RAW_MAPS_SNAPSHOTS, zt_state.maps_snapshots);
 	if (zt_state.maps_lost)
 		put_key(dfd, ZT_RAW_MAPS_LOST, zt_state.maps_lost);

@@ -242,9 +242,16 @@ ZT_INTERPOSE int close(int fd)
 	return real_close(fd);
 }
 
-static int by_value(const void *a, const void *b)
+/* In order, in place: qsort could take memory from the program's malloc (sys.h). */
+static void sort_ints(int *v, int n)
 {
-	return *(const int *)a - *(const int *)b;
+	for (int i = 1; i < n; i++) {
+		int x = v[i], j = i;
+
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 ZT_INTERPOSE int close_range(unsigned lo, unsigned hi, int flags)
@@ -257,7 +264,7 @@ ZT_INTERPOSE int close_range(unsigned lo, unsigned hi, int flags)
 		return (int)syscall(SYS_close_range, lo, hi, flags);
 	/* Close around zt's descriptors: each run of others, in order. */
 	n = zt_files_fds_ours(mine, sizeof mine / sizeof mine[0]);
-	qsort(mine, (size_t)n, sizeof mine[0], by_value);
+	sort_ints(mine, n);
 	for (int i = 0; i < n; i++) {
 		unsigned fd = (unsigned)mine[i];
 

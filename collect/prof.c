@@ -596,9 +596,12 @@ void zt_prof_arm(void)
 		__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
 }
 
+extern void __tsan_init(void) __attribute__((weak));
+
 __attribute__((constructor)) static void zt_prof_start(void)
 {
 	int64_t entry = zt_sys_cpu_ns();	/* zt's own set-up is said apart */
+	uint64_t faults = zt_sys_minflt();	/* and so are its page faults */
 	const char *out = getenv("ZT_OUT");
 	const char *pid = getenv("ZT_PID");
 	const char *timer = getenv("ZT_TIMER");
@@ -618,8 +621,12 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	if (!zt_state.hz || depth_init(getenv("ZT_MAX_DEPTH")) < 0)
 		return;
 	zt_state.period_ns = 1000000000ull / zt_state.hz;
-	/* ThreadSanitizer's runtime wraps signal handlers and defers them. */
-	zt_state.deferring = dlsym(RTLD_DEFAULT, "__tsan_init") != NULL;
+	/*
+	 * ThreadSanitizer's runtime wraps signal handlers and defers them. A
+	 * weak reference, which the loader binds: a dlsym that fails takes
+	 * memory from the program's malloc for its message (sys.h).
+	 */
+	zt_state.deferring = __tsan_init != NULL;
 	if (clock && strcmp(clock, ZT_RAW_PROFILE_WALL) == 0) {
 		const char *hz = getenv("ZT_OFF_CPU_HZ");
 		char *end;
@@ -666,6 +673,8 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	zt_dump_buildids_scan();
 	install_fatal_handlers();
 	zt_control_init();
+	/* The table update's own count is in this one. */
+	zt_state.own_minflt = zt_sys_minflt() - faults;
 	/* Last: no sample falls in zt's own start (under the loader, its
 	 * stacks would be partial: ld.so's entry has no CFI). */
 	zt_prof_arm();
@@ -715,6 +724,7 @@ void zt_prof_stop(void)
 			zt_arch_pause();
 		return;
 	}
+	zt_state.stop_minflt0 = zt_sys_minflt();
 	zt_control_end(!zt_prof_fatal_depth);
 	stop_sampling();
 	zt_offcpu_stop();

@@ -190,6 +190,10 @@ struct zt_state {
 	const char *seccomp_refused;	/* the first of zt's calls it kills, or NULL */
 	int64_t cpu_start_ns, cpu_stop_ns;	/* process CPU clock while sampling */
 	uint64_t setup_ns;	/* process CPU time of zt's constructor before sampling began */
+	/* Minor page faults zt took itself, counted on the thread that took
+	   them: its constructor, each table update, and from the end's start
+	   (stop_minflt0, that thread's count then) to the summary. */
+	uint64_t own_minflt, stop_minflt0;
 	/* The process's user and system time when sampling began: the loader's
 	   start, and after an exec the images before this one. */
 	uint64_t user_start_ns, sys_start_ns;

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 long zt_sys_call(long nr, long a, long b, long c, long d, long e, long f)
@@ -54,6 +55,15 @@ uint64_t zt_sys_clock_ns(clockid_t clock)
 	if (clock_gettime(clock, &ts) < 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t zt_sys_minflt(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) < 0)
+		return 0;
+	return (uint64_t)ru.ru_minflt;
 }
 
 int64_t zt_sys_cpu_ns(void)

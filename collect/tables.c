@@ -174,12 +174,12 @@ static struct zt_cfi_set *make_set(struct scan *sc)
 	s->size = size;
 	seg = (struct zt_cfi_seg *)(s->t + sc->n);
 	if (sc->nseg)
-		qsort(sc->seg, sc->nseg, sizeof *sc->seg, seg_by_lo);
+		zt_sys_sort(sc->seg, sc->nseg, sizeof *sc->seg, seg_by_lo);
 	for (uint32_t i = 0; i < sc->nseg; i++)
 		if (s->nseg == 0 || sc->seg[i].lo >= seg[s->nseg - 1].hi)
 			seg[s->nseg++] = sc->seg[i];
 	s->seg = seg;
-	qsort(sc->t, sc->n, sizeof *sc->t, by_lo);
+	zt_sys_sort(sc->t, sc->n, sizeof *sc->t, by_lo);
 	for (uint32_t i = 0; i < sc->n; i++) {
 		if (s->n > 0 && sc->t[i]->lo < s->t[s->n - 1]->hi) {
 			if (!known(sc->old, sc->t[i]->key))
@@ -217,6 +217,7 @@ void zt_tables_update(void)
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct scan sc = { 0 };
 	struct zt_cfi_set *s, *old;
+	uint64_t faults = zt_sys_minflt();
 
 	if (zt_state.unwind == ZT_UNWIND_FP)
 		return;
@@ -266,5 +267,7 @@ void zt_tables_update(void)
 		zt_sys_unmap(sc.t, sc.cap * sizeof *sc.t);
 	if (sc.seg)
 		zt_sys_unmap(sc.seg, sc.segcap * sizeof *sc.seg);
+	zt_cfi_scratch_free();
 	pthread_mutex_unlock(&update_lock);
+	__atomic_fetch_add(&zt_state.own_minflt, zt_sys_minflt() - faults, __ATOMIC_RELAXED);
 }

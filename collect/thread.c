@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -70,24 +71,91 @@ struct zt_thread *zt_thread_self(void)
 	return self;
 }
 
-/* The stack the calling thread runs on. */
+/*
+ * The mapping that holds addr, and the end of the one below it (0 if
+ * none): -1 if not found. /proc/self/maps read through a small buffer on
+ * the stack and parsed as it comes (a thread's stack may be small).
+ */
+static int maps_find(uintptr_t addr, uintptr_t *lo, uintptr_t *hi, uintptr_t *below)
+{
+	char buf[256];
+	uint64_t v[2] = { 0, 0 };
+	int field = 0, found = -1;	/* field: 0 start, 1 end, 2 the rest of the line */
+	uintptr_t last = 0;
+	ssize_t n;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (found < 0 && (n = read(fd, buf, sizeof buf)) > 0) {
+		for (ssize_t i = 0; i < n && found < 0; i++) {
+			char c = buf[i];
+			int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+
+			if (c == '\n') {
+				field = 0;
+				v[0] = v[1] = 0;
+			} else if (field == 2) {
+				continue;
+			} else if (c == '-' && field == 0) {
+				field = 1;
+			} else if (c == ' ' && field == 1) {
+				field = 2;
+				if (addr >= v[0] && addr < v[1]) {
+					*lo = v[0];
+					*hi = v[1];
+					*below = last;
+					found = 0;
+				}
+				last = v[1];
+			} else if (d >= 0) {
+				v[field] = v[field] << 4 | (uint64_t)d;
+			} else {
+				field = 2;	/* not a mapping's line */
+			}
+		}
+	}
+	zt_sys_close(fd);
+	return found;
+}
+
+/*
+ * The stack the calling thread runs on: as pthread_getattr_np says it, but
+ * without its memory (it takes some from malloc, which sys.h keeps zt off).
+ * A thread of pthread_create's: its stack's mapping in /proc/self/maps,
+ * glibc's stack block less the guard (not PROCMAP_QUERY: under qemu-user
+ * it answers for the emulator's own mappings, not the program's). The
+ * initial thread (its mapping holds __libc_stack_end): up to the page after
+ * __libc_stack_end, down by RLIMIT_STACK or to the mapping below.
+ */
 static void stack_bounds(struct zt_thread *t)
 {
-	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-	pthread_attr_t attr;
-	void *addr;
-	size_t size;
+	extern void *__libc_stack_end;
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0), end = (uintptr_t)__libc_stack_end;
+	uintptr_t lo = 0, hi = 0, below = 0, page = 4096;
 
 	t->stack_lo = t->stack_hi = 0;
-	if (pthread_getattr_np(pthread_self(), &attr) != 0)
+	if (maps_find(here, &lo, &hi, &below) < 0)
 		return;
-	if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-		t->stack_lo = (uintptr_t)addr;
-		t->stack_hi = (uintptr_t)addr + size;
+	if (end >= lo && end < hi) {
+		struct rlimit rl;
+		uintptr_t size;
+
+		if (getrlimit(RLIMIT_STACK, &rl) < 0)
+			return;
+		end = (end & ~(page - 1)) + page;
+		size = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur < hi - end ? UINTPTR_MAX :
+		       (uintptr_t)rl.rlim_cur - (hi - end);
+		size &= ~(page - 1);
+		if (size > end - below)
+			size = end - below;
+		hi = end;
+		lo = end - size;
 	}
-	pthread_attr_destroy(&attr);
-	if (here < t->stack_lo || here >= t->stack_hi)
-		t->stack_lo = t->stack_hi = 0;
+	if (here >= lo && here < hi) {
+		t->stack_lo = lo;
+		t->stack_hi = hi;
+	}
 }
 
 /* ZT_ALTSTACK bytes with a guard page below: an overflow faults instead of writing past. */
@@ -384,17 +452,42 @@ void zt_thread_find_stack(struct zt_thread *t, uintptr_t sp)
 		}
 }
 
+/*
+ * The next entry's name of the directory open on fd (getdents64 into buf,
+ * *at and *len its state: opendir would take memory from malloc); NULL at
+ * the end.
+ */
+static const char *next_entry(int fd, char *buf, size_t size, size_t *at, size_t *len)
+{
+	struct ent { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; };
+	const struct ent *e;
+
+	if (*at >= *len) {
+		long n = syscall(SYS_getdents64, fd, buf, size);
+
+		if (n <= 0)
+			return NULL;
+		*at = 0;
+		*len = (size_t)n;
+	}
+	e = (const struct ent *)(buf + *at);
+	*at += e->reclen;
+	return e->name;
+}
+
 void zt_thread_adopt_running(void)
 {
 	pid_t me = zt_sys_gettid();
-	DIR *dir = opendir("/proc/self/task");
-	struct dirent *de;
+	int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_Alignas(8) char buf[2048];
+	size_t at = 0, len = 0;
+	const char *name;
 
-	if (!dir)
+	if (dir < 0)
 		return;
 	read_ranges();
-	while ((de = readdir(dir))) {
-		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+	while ((name = next_entry(dir, buf, sizeof buf, &at, &len))) {
+		pid_t tid = (pid_t)strtol(name, NULL, 10);
 		struct zt_thread *t;
 		unsigned char *early_alt;
 
@@ -420,7 +513,7 @@ void zt_thread_adopt_running(void)
 			__atomic_fetch_add(&zt_state.unsampled, 1, __ATOMIC_RELAXED);
 		}
 	}
-	closedir(dir);
+	zt_sys_close(dir);
 }
 
 /* Remember the name of thread tid (from /proc) in the names table. */
@@ -497,14 +590,47 @@ struct start {
 	void *arg;
 	int hidden;	/* the creator hid zt's signal from its mask: so does the thread */
 	int early;	/* made before zt's constructor ran, in a process zt will sample */
+	int used;	/* a slot of starts[] taken; 0 in a page mapped for it alone */
 };
+
+/*
+ * What a new thread is handed, from a pool of zt's own, not malloc (sys.h:
+ * a free in a thread that never used malloc would make it an arena); a
+ * page of its own when every slot waits for its thread to start.
+ */
+enum { NSTARTS = 64 };
+static struct start starts[NSTARTS];
+
+static struct start *start_take(void)
+{
+	for (int i = 0; i < NSTARTS; i++) {
+		int zero = 0;
+
+		if (__atomic_compare_exchange_n(&starts[i].used, &zero, 1, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return &starts[i];
+	}
+	{
+		struct start *s = zt_sys_map(sizeof *s);
+
+		return s == MAP_FAILED ? NULL : s;
+	}
+}
+
+static void start_give(struct start *s)
+{
+	if (s->used)
+		__atomic_store_n(&s->used, 0, __ATOMIC_RELEASE);
+	else
+		zt_sys_unmap(s, sizeof *s);
+}
 
 static __attribute__((section(ZT_HANDOVER_SECTION))) void *trampoline(void *p)
 {
 	struct start s = *(struct start *)p;
 	struct zt_thread *t;
 
-	free(p);
+	start_give(p);
 	if (s.early) {
 		alt_early();
 		return s.fn(s.arg);
@@ -540,7 +666,7 @@ ZT_INTERPOSE int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 				void *(*fn)(void *), void *arg)
 {
 	struct start *s;
-	int early;
+	int early, rc;
 
 	if (!real_pthread_create)
 		real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
@@ -551,14 +677,17 @@ ZT_INTERPOSE int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		return real_pthread_create(th, attr, fn, arg);
 	if (!early)
 		zt_snap_if_stale();
-	s = malloc(sizeof *s);
+	s = start_take();
 	if (!s)
 		return EAGAIN;
 	s->fn = fn;
 	s->arg = arg;
 	s->early = early;
 	s->hidden = early ? 0 : zt_sigmask_hidden();
-	return real_pthread_create(th, attr, trampoline, s);
+	rc = real_pthread_create(th, attr, trampoline, s);
+	if (rc != 0)
+		start_give(s);
+	return rc;
 }
 
 /*

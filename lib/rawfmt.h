@@ -94,6 +94,7 @@
 #define ZT_RAW_CFI_ROWS "cfi-rows"
 #define ZT_RAW_CFI_BYTES "cfi-bytes"
 #define ZT_RAW_CFI_BUILD_NS "cfi-build-ns"
+#define ZT_RAW_ZT_MINFLT "zt-minflt"	/* minor page faults the collector took itself */
 #define ZT_RAW_CFI_SKIPPED "cfi-skipped"
 #define ZT_RAW_CFI_LAZY "cfi-lazy"
 #define ZT_RAW_MAPS_SNAPSHOTS "maps-snapshots"
