@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 long zt_sys_call(long nr, long a, long b, long c, long d, long e, long f)
@@ -63,6 +64,12 @@ int64_t zt_sys_cpu_ns(void)
 	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
 		return 0;
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t zt_rusage_ns(const struct rusage *ru)
+{
+	return ((uint64_t)ru->ru_utime.tv_sec + (uint64_t)ru->ru_stime.tv_sec) * 1000000000u +
+	       ((uint64_t)ru->ru_utime.tv_usec + (uint64_t)ru->ru_stime.tv_usec) * 1000u;
 }
 
 int zt_sys_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
