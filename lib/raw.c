@@ -677,7 +677,7 @@ static int key_line(struct reader *r, char *line)
 			p++;
 		ns = p;
 		if (!pid || parse_dec(pid, &e.pid) || parse_dec(ns, &e.ns))
-			return fail(r, "reaped '%s' is not 'PID NS'", v);
+			return fail(r, "reaped is not 'PID NS'");
 		zt_grow(&d->reaped, &d->capreaped, d->nreaped + 1, sizeof *d->reaped);
 		d->reaped[d->nreaped++] = e;
 	} else if (strcmp(key, ZT_RAW_PROFILE_CLOCK) == 0) {
