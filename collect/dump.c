@@ -618,6 +618,18 @@ static void put_summary(void)
 		put_key(dfd, ZT_RAW_SAMPLED_USER_NS, zt_state.sampled_user_ns);
 		put_key(dfd, ZT_RAW_SAMPLED_SYS_NS, zt_state.sampled_sys_ns);
 	}
+	/*
+	 * zt's own exit work so far (stopping, flushing, the end's sections):
+	 * said apart, as its set-up is, so that it is not taken for the
+	 * program's unsampled time. What comes after these figures (the
+	 * dump's sync and rename) goes to zt-collect (zt_dump_finish).
+	 */
+	if (zt_state.exit_cpu0 && !zt_state.snapshot) {
+		zt_state.summary_cpu = zt_sys_cpu_ns();
+		if (zt_state.summary_cpu > zt_state.exit_cpu0)
+			put_key(dfd, ZT_RAW_ZT_EXIT_NS,
+				(uint64_t)(zt_state.summary_cpu - zt_state.exit_cpu0));
+	}
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
 		uint64_t user = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
 				(uint64_t)ru.ru_utime.tv_usec * 1000u;
@@ -648,6 +660,31 @@ static void put_summary(void)
 	}
 	if (zt_state.setup_ns)
 		put_key(dfd, ZT_RAW_ZT_SETUP_NS, zt_state.setup_ns);
+	/*
+	 * The children it reaped, each with the kernel's account of it, and
+	 * all it reaped (RUSAGE_CHILDREN): zt-collect's -f line takes each
+	 * child's own dump from its figure to say its exit in the kernel.
+	 */
+	if (!zt_state.snapshot && getrusage(RUSAGE_CHILDREN, &ru) == 0) {
+		unsigned n = __atomic_load_n(&zt_state.nreaped, __ATOMIC_RELAXED);
+
+		put_key(dfd, ZT_RAW_CPU_CHILDREN_NS, zt_rusage_ns(&ru));
+		for (unsigned i = 0; i < n && i < ZT_REAPED_MAX; i++) {
+			int pid = __atomic_load_n(&zt_state.reaped[i].pid, __ATOMIC_ACQUIRE);
+			char line[64], *p = line;
+
+			if (!pid)
+				continue;
+			memcpy(p, ZT_RAW_REAPED " ", sizeof ZT_RAW_REAPED);
+			p = zt_fmt_u64(p + sizeof ZT_RAW_REAPED, (uint64_t)pid, 10);
+			*p++ = ' ';
+			p = zt_fmt_u64(p, zt_state.reaped[i].ns, 10);
+			*p++ = '\n';
+			zt_files_write_all(dfd, line, (size_t)(p - line));
+		}
+		if (n > ZT_REAPED_MAX)
+			put_key(dfd, ZT_RAW_REAPED_UNRECORDED, n - ZT_REAPED_MAX);
+	}
 	if (part && part->put_summary)
 		part->put_summary(dfd);
 }
@@ -835,6 +872,16 @@ void zt_dump_finish(void)
 		return;
 	}
 	publish(zt_state.out, 1);
+	/*
+	 * The CPU time of the exit work after the summary's figures (the sync,
+	 * the rename): for zt-collect's -f line, which no dump can hold.
+	 */
+	if (zt_state.summary_cpu) {
+		int64_t now = zt_sys_cpu_ns();
+
+		zt_files_status("exit-cpu-ns", 0, now > zt_state.summary_cpu ?
+				(uint64_t)(now - zt_state.summary_cpu) : 0);
+	}
 }
 
 /*

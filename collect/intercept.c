@@ -21,6 +21,8 @@
  *                        timers is passed to it, and zt moves to another
  *                        free signal (or shares this one when none is
  *                        left), which the dump says
+ *   wait, waitpid,       record each child reaped with the kernel's account
+ *   wait3, wait4, waitid of its CPU time (the -f line's "kernel's exit")
  *
  * Each passes through to the next definition (RTLD_NEXT).
  */
@@ -43,7 +45,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/resource.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -562,6 +566,81 @@ ZT_INTERPOSE int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_fi
 	if (rc == 0 && zt_state.follow && zt_state_owner())
 		note_unreached(file, 1, (int)child);
 	return rc;
+}
+
+/*
+ * wait, waitpid, wait3, wait4, waitid: once a child is reaped, its CPU time
+ * as the kernel accounts it, the growth of RUSAGE_CHILDREN since the last
+ * reading (the child's whole time, its exit included, and its own reaped
+ * descendants'), is kept for the dump ("reaped PID NS"). zt-collect takes
+ * the child's own dump from it to measure each process's exit in the
+ * kernel, which no process can measure of itself. One getrusage a reaped
+ * child; a child the C library reaps itself (system, pclose) counts in the
+ * next one's figure.
+ */
+static void reaped(pid_t pid)
+{
+	struct rusage ru;
+	uint64_t now, last;
+	unsigned i;
+
+	/* Not once the dump is ended: a seccomp filter may kill getrusage then. */
+	if (pid <= 0 || zt_state.dump.fd < 0 || zt_state.seccomp == ZT_SECCOMP_STOPPED ||
+	    getrusage(RUSAGE_CHILDREN, &ru) < 0)
+		return;
+	now = zt_rusage_ns(&ru);
+	last = __atomic_exchange_n(&zt_state.children_ns, now, __ATOMIC_RELAXED);
+	i = __atomic_fetch_add(&zt_state.nreaped, 1, __ATOMIC_RELAXED);
+	if (i < ZT_REAPED_MAX) {
+		zt_state.reaped[i].ns = now > last ? now - last : 0;
+		__atomic_store_n(&zt_state.reaped[i].pid, (int)pid, __ATOMIC_RELEASE);
+	}
+}
+
+static pid_t (*real_wait4)(pid_t, int *, int, struct rusage *);
+static int (*real_waitid)(idtype_t, id_t, siginfo_t *, int);
+
+ZT_INTERPOSE pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+	int saved;
+	pid_t r;
+
+	if (!real_wait4)
+		*(void **)&real_wait4 = dlsym(RTLD_NEXT, "wait4");
+	r = real_wait4(pid, status, options, ru);
+	saved = errno;
+	reaped(r);
+	errno = saved;
+	return r;
+}
+
+ZT_INTERPOSE pid_t wait3(int *status, int options, struct rusage *ru)
+{
+	return wait4(-1, status, options, ru);
+}
+
+ZT_INTERPOSE pid_t waitpid(pid_t pid, int *status, int options)
+{
+	return wait4(pid, status, options, NULL);
+}
+
+ZT_INTERPOSE pid_t wait(int *status)
+{
+	return wait4(-1, status, 0, NULL);
+}
+
+ZT_INTERPOSE int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
+{
+	int saved, r;
+
+	if (!real_waitid)
+		*(void **)&real_waitid = dlsym(RTLD_NEXT, "waitid");
+	r = real_waitid(type, id, info, options);
+	saved = errno;
+	if (r == 0 && info && !(options & WNOWAIT))
+		reaped(info->si_pid);
+	errno = saved;
+	return r;
 }
 
 /* The exec failed: its program ran nowhere, give its slot back. */

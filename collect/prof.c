@@ -568,6 +568,12 @@ int zt_prof_begin(void)
 	}
 	zt_state.cpu_start_ns = zt_sys_cpu_ns();
 	zt_state.cpu_stop_ns = 0;
+	zt_state.exit_cpu0 = zt_state.summary_cpu = 0;
+	/* The children reaped from now on (intercept.c): not a parent's, nor an image's before an exec. */
+	zt_state.nreaped = 0;
+	zt_state.children_ns = 0;
+	if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+		zt_state.children_ns = zt_rusage_ns(&ru);
 	zt_state.user_start_ns = zt_state.sys_start_ns = 0;
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
 		zt_state.user_start_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
@@ -725,6 +731,8 @@ void zt_prof_stop(void)
 		return;
 	}
 	zt_state.stop_minflt0 = zt_sys_minflt();
+	/* zt's exit work starts here: said apart (dump.c, put_summary). */
+	zt_state.exit_cpu0 = zt_sys_cpu_ns();
 	zt_control_end(!zt_prof_fatal_depth);
 	stop_sampling();
 	zt_offcpu_stop();

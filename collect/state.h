@@ -117,7 +117,7 @@ struct zt_bid {
 	char path[256];
 };
 
-enum { ZT_UNREACHED_MAX = 16, ZT_TAKEN_MAX = 8 };
+enum { ZT_UNREACHED_MAX = 16, ZT_TAKEN_MAX = 8, ZT_REAPED_MAX = 4096 };
 
 struct zt_state {
 	volatile int active;	/* the handler records samples */
@@ -194,6 +194,17 @@ struct zt_state {
 	   them: its constructor, each table update, and from the end's start
 	   (stop_minflt0, that thread's count then) to the summary. */
 	uint64_t own_minflt, stop_minflt0;
+	int64_t exit_cpu0;	/* process CPU clock when zt's exit work began (0: not begun) */
+	int64_t summary_cpu;	/* process CPU clock when the end's summary took its figures */
+	/*
+	 * The children this process reaped (intercept.c, the wait family),
+	 * each with its CPU time as the kernel accounts it: the growth of
+	 * RUSAGE_CHILDREN (children_ns, its last reading) at its reaping. The
+	 * first ZT_REAPED_MAX are kept, the rest only counted.
+	 */
+	struct { int pid; uint64_t ns; } reaped[ZT_REAPED_MAX];
+	volatile unsigned nreaped;
+	volatile uint64_t children_ns;
 	/* The process's user and system time when sampling began: the loader's
 	   start, and after an exec the images before this one. */
 	uint64_t user_start_ns, sys_start_ns;

@@ -75,6 +75,12 @@ int64_t zt_sys_cpu_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+uint64_t zt_rusage_ns(const struct rusage *ru)
+{
+	return ((uint64_t)ru->ru_utime.tv_sec + (uint64_t)ru->ru_stime.tv_sec) * 1000000000u +
+	       ((uint64_t)ru->ru_utime.tv_usec + (uint64_t)ru->ru_stime.tv_usec) * 1000u;
+}
+
 int zt_sys_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	static int (*real)(int, const struct sigaction *, struct sigaction *);

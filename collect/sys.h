@@ -42,6 +42,9 @@ ZT_HIDDEN uint64_t zt_sys_clock_ns(clockid_t clock);
 ZT_HIDDEN uint64_t zt_sys_minflt(void);
 /* The process's CPU clock, in nanoseconds; 0 if it cannot be read. */
 ZT_HIDDEN int64_t zt_sys_cpu_ns(void);
+/* User plus system time of a struct rusage, in nanoseconds. */
+struct rusage;
+ZT_HIDDEN uint64_t zt_rusage_ns(const struct rusage *ru);
 /*
  * Read a small file (one of /proc's) whole into buf[0..size-1), ended with
  * a NUL: the bytes read, or -1 when it cannot be opened or holds nothing.

@@ -572,6 +572,47 @@ static const char *last_status(const char *status, pid_t pid, char *what, size_t
 	return found;
 }
 
+/*
+ * The "PID exit-cpu-ns 0 NS" status lines: the CPU time of each process's
+ * exit work after its dump's summary (the sync, the rename). The last of
+ * each pid is its last image's (an image before an exec is in the next
+ * one's start values). Returns how many, in *out.
+ */
+struct exit_cpu {
+	pid_t pid;
+	uint64_t ns;
+};
+
+static size_t exit_cpu_lines(const char *status, struct exit_cpu **out)
+{
+	static const char word[] = " exit-cpu-ns ";
+	struct exit_cpu *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (const char *line = status; line && *line;) {
+		const char *nl = strchr(line, '\n'), *w = strstr(line, word);
+		long p;
+		int err;
+		unsigned long long ns;
+
+		if (w && (!nl || w < nl) &&
+		    sscanf(line, "%ld exit-cpu-ns %d %llu", &p, &err, &ns) == 3) {
+			size_t i = 0;
+
+			while (i < n && v[i].pid != (pid_t)p)
+				i++;
+			if (i == n) {
+				zt_grow(&v, &cap, n + 1, sizeof *v);
+				v[n++].pid = (pid_t)p;
+			}
+			v[i].ns = ns;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	*out = v;
+	return n;
+}
+
 /* One line on a dump zt-collect finished: what is in it, and what cannot be. */
 static void say_finished(const char *who, const char *out, const struct unfinished *u,
 			 char *note, size_t cap)
@@ -805,6 +846,7 @@ struct figures {
 	double user, sys;	/* this image's */
 	double user_before, sys_before;	/* the process's before this image sampled */
 	double setup;		/* of those, zt's own set-up (its constructor's) */
+	double exit;		/* of this image's, zt's own exit work up to the summary */
 	int useronly;
 };
 
@@ -844,6 +886,8 @@ static int read_figures(const char *path, struct figures *f)
 	f->setup = ns_s(d->zt_setup_ns) < f->user_before + f->sys_before ? ns_s(d->zt_setup_ns) : 0;
 	f->user = ns_s(d->cpu_user_ns) - f->user_before;
 	f->sys = ns_s(d->cpu_sys_ns) - f->sys_before;
+	/* zt's exit work (stopping, flushing, the end's sections), part of this image's. */
+	f->exit = ns_s(d->zt_exit_ns) < f->user + f->sys ? ns_s(d->zt_exit_ns) : 0;
 	/*
 	 * CPU time while sampling ran, measured precisely by the process clock.
 	 * perf-task-clock samples user space only, so its rate is per user
@@ -1272,20 +1316,45 @@ static int report(const char *out, const char *prog, const char *path, struct ru
  * before an exec) is summed apart: in a tree of short processes it is
  * much of the time (make -j2: ld.so 13-15% of perf's samples), and no
  * single process says it (each is under the 20 ms its own line needs).
+ * So is zt's own work as each process ends (its dump: "zt-exit-ns", and
+ * the status pipe's "exit-cpu-ns" for what came after the summary), and
+ * each process's exit in the kernel after that (its address space torn
+ * down: 1 to 2 ms of a short process here), which no process can measure
+ * of itself: its parent's account of it ("reaped PID NS", the kernel's
+ * figure at the reaping; for the program, ru) less its own at its end and
+ * less the children it reaped. Children reaped with no dump, and images
+ * zt could not reach after an exec, are said apart; last, what the tree's
+ * CPU time as the kernel accounts it (ru, the program's wait4, which holds
+ * every descendant it and they reaped) leaves over: negative when dumps of
+ * processes the program did not reap (daemons) are in the sums.
  */
-static void report_tree(const char *out, const struct timespec *start, double wall)
+struct tree_proc {
+	uint64_t pid;		/* as its parent knows it (its own getpid) */
+	double own;		/* its CPU time at its end, zt's exit work included */
+	double children;	/* of the children it reaped */
+	int exec;		/* it exec'd a program zt could not reach after its dump */
+	int unknown;		/* its dump says no children's time (finished, older): unaccounted */
+};
+static void report_tree(const char *out, const struct timespec *start, double wall,
+			const struct rusage *ru, const char *status)
 {
 	char pattern[PATH_MAX + 8];
 	glob_t g;
 	size_t cap = 256, len = 0, ndumps = 0;
 	uint64_t samples = 0, partial = 0;
-	double cpu = 0, sys = 0, early = 0, setup = 0;
-	size_t nearly = 0;
+	double cpu = 0, sys = 0, early = 0, setup = 0, zexit = 0, tree, rest;
+	double kexit = 0, nodump = 0;
+	size_t nearly = 0, nexit, nprocs = 0, capprocs = 0, nreaped = 0, capreaped = 0, nk = 0;
+	size_t nnodump = 0;
+	struct tree_proc *procs = NULL;
+	struct zt_raw_reaped *reaped = NULL;
 	int useronly = 1;
 	char *names = zt_malloc(cap);
 	struct figures f;
+	struct exit_cpu *exits = NULL;
 
 	names[0] = '\0';
+	nexit = exit_cpu_lines(status, &exits);
 	snprintf(pattern, sizeof pattern, "%s.[0-9]*", out);
 	if (glob(pattern, 0, NULL, &g) != 0)
 		g.gl_pathc = 0;
@@ -1294,6 +1363,7 @@ static void report_tree(const char *out, const struct timespec *start, double wa
 		const char *exe;
 		struct stat st;
 		size_t need;
+		double after = 0;	/* zt's exit work after the summary (the status pipe) */
 
 		if (i > 0) {
 			const char *suffix = path + strlen(out) + 1;
@@ -1322,7 +1392,38 @@ static void report_tree(const char *out, const struct timespec *start, double wa
 		samples += f.d.nsamples;
 		partial += f.d.partial;
 		cpu += f.cpu;
-		sys += f.sys;
+		if (f.d.have_windows) {
+			/* Its CPU figures are the windows': the rest is unaccounted. */
+			sys += f.sys;
+		} else {
+			/*
+			 * While sampling ran, what the samples do not stand for:
+			 * system time with perf-task-clock (and threads without
+			 * a timer). zt's exit work is said apart.
+			 */
+			double run = f.user + f.sys - f.exit;
+			pid_t pid = i == 0 ? child : (pid_t)strtol(path + strlen(out) + 1, NULL, 10);
+
+			sys += run > f.cpu ? run - f.cpu : 0;
+			zexit += f.exit;
+			for (size_t k = 0; k < nexit && f.exit > 0; k++)
+				if (exits[k].pid == pid)
+					after = ns_s(exits[k].ns);
+			zexit += after;
+		}
+		if (f.d.have_pid) {
+			zt_grow(&procs, &capprocs, nprocs + 1, sizeof *procs);
+			procs[nprocs].unknown = !f.d.have_cpu_children || f.d.have_windows;
+			/* The program's parent is zt-collect: its pid as zt-collect knows it. */
+			procs[nprocs].pid = i == 0 ? (uint64_t)child : f.d.pid;
+			procs[nprocs].own = ns_s(f.d.cpu_user_ns + f.d.cpu_sys_ns) + after;
+			procs[nprocs].exec = f.d.exec != NULL;
+			procs[nprocs++].children = ns_s(f.d.cpu_children_ns);
+		}
+		for (size_t k = 0; k < f.d.nreaped; k++) {
+			zt_grow(&reaped, &capreaped, nreaped + 1, sizeof *reaped);
+			reaped[nreaped++] = f.d.reaped[k];
+		}
 		if (!f.d.have_windows && f.user_before + f.sys_before > 0) {
 			early += f.user_before + f.sys_before - f.setup;
 			setup += f.setup;
@@ -1348,15 +1449,69 @@ static void report_tree(const char *out, const struct timespec *start, double wa
 		zt_raw_free(&f.d);
 	}
 	globfree(&g);
+	free(exits);
+	tree = tv_s(ru->ru_utime) + tv_s(ru->ru_stime);
+	/*
+	 * Each process's exit in the kernel: its parent's account of it less
+	 * its own and its children's. The program's parent is zt-collect (ru).
+	 * A reaped child with no dump: all its time is said apart.
+	 */
+	for (size_t k = 0; k < nprocs; k++) {
+		double theirs = -1;
+
+		if (procs[k].pid == (uint64_t)child) {
+			theirs = tree;
+		} else {
+			for (size_t r = 0; r < nreaped && theirs < 0; r++)
+				if (reaped[r].pid == procs[k].pid) {
+					theirs = ns_s(reaped[r].ns);
+					reaped[r].pid = 0;	/* each record is one process's */
+				}
+		}
+		if (theirs < 0 || procs[k].unknown)
+			continue;
+		if (procs[k].exec) {
+			/* The image zt could not reach ran after the dump. */
+			nodump += theirs - procs[k].own - procs[k].children;
+			nnodump++;
+			continue;
+		}
+		kexit += theirs - procs[k].own - procs[k].children;
+		nk++;
+	}
+	for (size_t r = 0; r < nreaped; r++)
+		if (reaped[r].pid) {
+			nodump += ns_s(reaped[r].ns);
+			nnodump++;
+		}
+	free(procs);
+	free(reaped);
 	fprintf(stderr, "%s: with -f, %zu dump%s: %" PRIu64 " samples in %.3f %sCPU-s and "
 		"%.3f s wall-clock: %.1f Hz", zt_prog, ndumps, ndumps == 1 ? "" : "s", samples,
 		cpu, useronly ? "user " : "", wall, cpu > 0 ? (double)samples / cpu : 0);
 	if (useronly)
 		fprintf(stderr, ", system %.3f s not sampled", sys);
+	else if (sys >= 0.0005)
+		fprintf(stderr, ", %.3f CPU-s not sampled", sys);
 	if (early + setup >= 0.0005)
 		fprintf(stderr, ", %.3f CPU-s before sampling began in %zu process%s (the loader, "
 			"constructors run before zt's, images before an exec) and %.3f of zt's own "
 			"set-up not sampled", early, nearly, nearly == 1 ? "" : "es", setup);
+	if (zexit >= 0.0005)
+		fprintf(stderr, ", %.3f CPU-s of zt's exit work (writing the dumps)", zexit);
+	if (nk)
+		fprintf(stderr, ", %.3f CPU-s of the kernel's exit of %zu process%s after %s "
+			"dump (the parent's account less the process's own)", kexit, nk,
+			nk == 1 ? "" : "es", nk == 1 ? "its" : "each");
+	if (nnodump)
+		fprintf(stderr, ", %.3f CPU-s in %zu process%s zt could not reach (no dump; "
+			"images after an exec)", nodump, nnodump, nnodump == 1 ? "" : "es");
+	rest = tree - (cpu + sys + early + setup + zexit + kexit + nodump);
+	if (rest > -0.0005 && rest < 0.0005)
+		rest = 0;	/* no "-0.000" */
+	if (ndumps && tree > 0)
+		fprintf(stderr, "; of the tree's %.3f CPU-s (rusage), %.3f (%.1f%%) unaccounted",
+			tree, rest, 100 * rest / tree);
 	fprintf(stderr, ", %.1f%% of stacks partial; wrote %s\n",
 		samples ? 100.0 * (double)partial / (double)samples : 0.0,
 		ndumps ? names : "nothing");
@@ -2105,7 +2260,7 @@ int main(int argc, char **argv)
 		descendants_unfinished(out, &st, cfg.gzip);
 	}
 	if (cfg.follow)
-		report_tree(out, &start, wall);
+		report_tree(out, &start, wall, &ru, st.text);
 	if (sink.target || sink.to_stdout)
 		sink_finish(&sink, out);
 	alias_remove();

@@ -662,6 +662,24 @@ static int key_line(struct reader *r, char *line)
 		return number_value(r, key, v, &d->cpu_sys_start_ns);
 	} else if (strcmp(key, ZT_RAW_ZT_SETUP_NS) == 0) {
 		return number_value(r, key, v, &d->zt_setup_ns);
+	} else if (strcmp(key, ZT_RAW_ZT_EXIT_NS) == 0) {
+		return number_value(r, key, v, &d->zt_exit_ns);
+	} else if (strcmp(key, ZT_RAW_CPU_CHILDREN_NS) == 0) {
+		d->have_cpu_children = 1;
+		return number_value(r, key, v, &d->cpu_children_ns);
+	} else if (strcmp(key, ZT_RAW_REAPED_UNRECORDED) == 0) {
+		return number_value(r, key, v, &d->reaped_unrecorded);
+	} else if (strcmp(key, ZT_RAW_REAPED) == 0) {
+		char *p = v, *pid = token(&p), *ns;
+		struct zt_raw_reaped e;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		ns = p;
+		if (!pid || parse_dec(pid, &e.pid) || parse_dec(ns, &e.ns))
+			return fail(r, "reaped is not 'PID NS'");
+		zt_grow(&d->reaped, &d->capreaped, d->nreaped + 1, sizeof *d->reaped);
+		d->reaped[d->nreaped++] = e;
 	} else if (strcmp(key, ZT_RAW_PROFILE_CLOCK) == 0) {
 		if (strcmp(v, ZT_RAW_PROFILE_WALL) == 0 && d->version < ZT_RAW_VERSION_WALL)
 			return fail(r, "%s " ZT_RAW_PROFILE_WALL " needs version %d, not %d",
@@ -1552,6 +1570,7 @@ void zt_raw_free(struct zt_raw *d)
 		free(d->waits[i]);
 	free(d->waits);
 	free(d->unreached);
+	free(d->reaped);
 	zt_hash_index_free(&d->index);
 	memset(d, 0, sizeof *d);
 }

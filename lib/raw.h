@@ -132,6 +132,12 @@ struct zt_raw {
 	/* user and system time before this image's sampling began (0 if unknown) */
 	uint64_t cpu_user_start_ns, cpu_sys_start_ns;
 	uint64_t zt_setup_ns;	/* of those, zt's own set-up (its constructor) */
+	uint64_t zt_exit_ns;	/* of the end values, zt's own exit work (0: not said) */
+	/* The children it reaped: all (RUSAGE_CHILDREN), and each ("reaped PID NS"). */
+	int have_cpu_children;
+	uint64_t cpu_children_ns, reaped_unrecorded;
+	struct zt_raw_reaped { uint64_t pid, ns; } *reaped;
+	size_t nreaped, capreaped;
 	/* The collector's own code ("zt-code", "zt-handover"): [lo, hi) each. */
 	int have_zt_code, have_zt_handover;
 	uint64_t zt_code_lo, zt_code_hi, zt_handover_lo, zt_handover_hi;

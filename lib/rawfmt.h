@@ -140,6 +140,10 @@
 #define ZT_RAW_CPU_USER_START_NS "cpu-user-start-ns"	/* before this image's sampling */
 #define ZT_RAW_CPU_SYS_START_NS "cpu-sys-start-ns"
 #define ZT_RAW_ZT_SETUP_NS "zt-setup-ns"	/* of the start values: zt's own constructor's */
+#define ZT_RAW_ZT_EXIT_NS "zt-exit-ns"	/* of the end values: zt's own exit work's */
+#define ZT_RAW_CPU_CHILDREN_NS "cpu-children-ns"	/* RUSAGE_CHILDREN, user + system, at the end */
+#define ZT_RAW_REAPED "reaped"	/* PID NS: a child reaped, its CPU time as the kernel accounts it */
+#define ZT_RAW_REAPED_UNRECORDED "reaped-unrecorded"	/* children reaped past the recorded ones */
 /* "finished zt-collect": the process died without the collector's end and
    zt-collect finished its dump from what reached the file (formats/raw.md,
    "Finished by zt-collect"). */
