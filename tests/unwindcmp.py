@@ -371,6 +371,14 @@ def cmd_compare(args):
     return 0 if ok else 1
 
 
+def short(label):
+    """label without a C++ name's parameters (zt's names carry them, perf's
+    not), keeping the " (entry)" mark of an unnamed _start."""
+    if label.endswith(" (entry)"):
+        return label
+    return label.split("(")[0] or label
+
+
 def cmd_row(args):
     if len(args) != 2:
         usage()
@@ -388,7 +396,7 @@ def cmd_pair(args):
     worst = max(rows, key=lambda r: r[5])
     print("%d | %d | %.1f%% | %.1f" % (other.samples, other.median_depth(), other.entry_share(), worst[5]))
     print("%d | %d | %.1f%%" % (ref.samples, ref.median_depth(), ref.entry_share()))
-    print("%s | %.1f%% | %.1f%%" % ((worst[0].split("(")[0] or worst[0]).replace("|", "/"), worst[4], worst[3]))
+    print("%s | %.1f%% | %.1f%%" % (short(worst[0]).replace("|", "/"), worst[4], worst[3]))
     return 0
 
 
@@ -408,8 +416,7 @@ def cmd_self(args):
         return sorted(p.self, key=lambda k: (-p.self[k], p.labels[k]))[:n]
     keys = top(other) + [k for k in top(ref) if k not in top(other)]
     for k in keys:
-        # zt's C++ names carry their parameters, perf's not: up to the "(".
-        label = (other.labels.get(k) or ref.labels.get(k)).split("(")[0] or "?"
+        label = short(other.labels.get(k) or ref.labels.get(k))
         print("%s | %.1f%% | %.1f%%" % (label.replace("|", "/"), 100.0 * other.self.get(k, 0) / other.samples,
                                         100.0 * ref.self.get(k, 0) / ref.samples))
     return 0

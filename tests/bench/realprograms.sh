@@ -20,8 +20,11 @@
 #   a CPU shares as zt gives them (zt-stat) beside the kernel's, from the
 #   thread's /proc/PID/task/TID/schedstat (time run, time runnable and
 #   waiting) and stat (utime, stime, start time) read just before the
-#   server is shut down, over the thread's life. perf is not run on it
-#   (its wall shares need sched_switch tracing: not done here).
+#   server is shut down, over the thread's life; and perf's, from perf
+#   sched record (every CPU's sched_switch and wakeups, root only; "-"
+#   without it) and perf sched timehist: the thread's run time and "sch
+#   delay" (runnable: since a wakeup or a preemption) over its life, the
+#   rest off-CPU.
 # - make: make -j2 building 40 small generated C files and linking them
 #   (some 130 processes), under zt-collect -f and under perf record (which
 #   follows children by default), tests/cputime inside each to give the
@@ -103,6 +106,11 @@ per() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.0f", (s > 0 ? b / s : 0) }'; 
 # redis: redis-server in wall mode under redis-benchmark; adds to wall.
 redis() {
 	port=$((20000 + $$ % 20000))
+	# perf's view: every CPU's sched_switch and wakeups (root), from before
+	# the server starts to after it ends.
+	perf sched record -o "$tmp/redis.perf" > /dev/null 2> "$tmp/redis.perr" &
+	spid=$!
+	sleep 1
 	zt-collect --clock=wall -o "$tmp/redis.raw" /usr/bin/redis-server --port "$port" \
 		--bind 127.0.0.1 --save '' --appendonly no > "$tmp/redis.log" 2>&1 &
 	zpid=$!
@@ -128,11 +136,25 @@ redis() {
 	up=$(cut -d' ' -f1 /proc/uptime)
 	redis-cli -p "$port" shutdown nosave > /dev/null 2>&1 || true
 	wait "$zpid" || { echo "realprograms.sh: zt-collect failed on redis-server:" >&2; cat "$tmp/redis.log" >&2; exit 1; }
+	kill -INT "$spid" 2> /dev/null || true
+	wait "$spid" || true
+	perf sched timehist -i "$tmp/redis.perf" > "$tmp/redis.timehist" 2> /dev/null || true
 	zt-stat --json "$tmp/redis.raw" 2> /dev/null > "$tmp/redis.json"
-	wall="$wall$("$py" - "$tmp/redis.json" "$tmp/redis.sched" "$up" "$(getconf CLK_TCK)" <<'PY'
-import json, sys
+	wall="$wall$("$py" - "$tmp/redis.json" "$tmp/redis.sched" "$up" "$(getconf CLK_TCK)" "$tmp/redis.timehist" <<'PY'
+import json, re, sys
 zt = {t["tid"]: t for t in json.load(open(sys.argv[1]))["wall"]["threads"]}
 now, hz = float(sys.argv[3]), float(sys.argv[4])
+# perf sched timehist: a line per time a task got a CPU: "wait time" since
+# it left one (off-CPU and waiting), "sch delay" of that runnable (since
+# its wakeup, or since it was preempted), "run time" (ms).
+perf = {}
+event = re.compile(r"\[(\d+)(?:/\d+)?\]\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$")
+for line in open(sys.argv[5]):
+    m = event.search(line)
+    if m:
+        a = perf.setdefault(int(m.group(1)), [0.0, 0.0, 0.0])
+        for i in range(3):
+            a[i] += float(m.group(i + 2)) / 1e3
 
 
 def pct(x, whole):
@@ -153,7 +175,13 @@ for line in open(sys.argv[2]):
         zw = "%.2f" % w
     else:
         zs, zw = "-", "-"
-    print("| %d %s | %s | %s | %s | %s / %.2f | %.2f / %.2f |" % (tid, comm, zs, ks, us, zw, life, run_s, wait_s))
+    ps = "-"
+    if tid in perf:
+        # Over the thread's life, as schedstat's: a thread that ran a
+        # few times has too few lines for a span of its own.
+        ran, delay = perf[tid][2], perf[tid][1]
+        ps = "%.1f / %.1f / %.1f" % (pct(ran, life), pct(life - ran - delay, life), pct(delay, life))
+    print("| %d %s | %s | %s | %s | %s | %s / %.2f | %.2f / %.2f |" % (tid, comm, zs, ks, ps, us, zw, life, run_s, wait_s))
 PY
 )
 "
@@ -285,8 +313,8 @@ fi
 if [ -n "$wall" ]; then
 	printf '\nredis-server under redis-benchmark -n %s -c 20 -t set,get on 127.0.0.1 (%s), zt-collect --clock=wall (off-CPU at 97 Hz) against each thread'"'"'s schedstat and stat, read just before the shutdown:\n' \
 		"${REDIS_REQUESTS:-100000}" "$(tr '\n' ';' < "$tmp/redis.bench" | sed 's/;$//; s/;/, /g')"
-	printf '\n| thread | zt: on-CPU / off-CPU / waiting, %% of its wall | schedstat: on-CPU / off-CPU / waiting, %% of its life | user / system, %% of its life (stat) | zt wall / life (s) | schedstat run / waiting (s) |\n'
-	printf '| --- | ---: | ---: | ---: | ---: | ---: |\n%s' "$wall"
+	printf '\n| thread | zt: on-CPU / off-CPU / waiting, %% of its wall | schedstat: on-CPU / off-CPU / waiting, %% of its life | perf sched timehist: on-CPU / off-CPU / waiting, %% of its life | user / system, %% of its life (stat) | zt wall / life (s) | schedstat run / waiting (s) |\n'
+	printf '| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n%s' "$wall"
 	printf '\n'
 	grep '^zt-collect: ' "$tmp/redis.log" || true
 fi
