@@ -38,11 +38,12 @@ TEST_DEBS = bats bats-assert bats-support linux-perf procps util-linux python3-m
 DEBS = $(BUILD_DEBS) $(TEST_DEBS)
 # Only for `make bench`: the collectors and the encoder zt is compared with,
 # and the real programs of tests/bench/realprograms.sh (rustc is taken from
-# PATH or rustup's ~/.cargo/bin; without it that row is skipped).
+# PATH or rustup's ~/.cargo/bin; without it that row is skipped; redis-server
+# is its wall-clock server, under redis-benchmark from redis-tools).
 # FlameGraph's perl scripts (tests/bench/flame.sh, answers.sh) are not
 # packaged: FLAMEGRAPH names a checkout of it (tests/bench/README.md).
 BENCH_DEBS = google-perftools libprotobuf-c-dev protobuf-c-compiler \
-	     zstd sqlite3 git nodejs ruby
+	     zstd sqlite3 git nodejs ruby redis-server redis-tools
 
 # The filters, one per line.
 TOOLS = \

@@ -30,6 +30,16 @@
       "samples | median depth | entry share", then on a third the function
       that differs most: "label | OTHER's share | REF's share" (each ELF
       file is read once)
+  unwindcmp.py self [--top N] REF OTHER
+      the N functions (default 5) with the largest self share (the
+      sample's innermost frame) in each profile, OTHER's first then REF's
+      that are not among them, one a line: "label | OTHER's self share |
+      REF's self share"
+  unwindcmp.py leaf TEXT FILE...
+      over all the records of the perf script layout FILEs (perf's, or
+      zt-symbolize's of several dumps, as zt-collect -f writes them): the
+      samples, and the share of them whose innermost frame's object path
+      holds TEXT: "samples | share" (no ELF file is read)
 
 A profile is "perf:FILE", the text of `perf script --no-inline -F
 comm,tid,time,event,ip,sym,dso` (no period field: every record is one
@@ -165,7 +175,9 @@ def read_maps(raw):
 
 
 HEADER = re.compile(r"^\S.*?\s+(?:(\d+)/)?(\d+)\s+([\d.]+):\s+(?:(\d+)\s+)?(\S+):\s*$")
-FRAME = re.compile(r"^\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)\s*$")
+# The object is the last parenthesized field: a demangled C++ name holds
+# " (" too (zt's "RunSafely(llvm::function_ref<void ()>)+0xdd").
+FRAME = re.compile(r"^\s+([0-9a-f]+)\s+(.*)\s+\(([^()]*)\)\s*$")
 
 
 def records(path):
@@ -359,6 +371,14 @@ def cmd_compare(args):
     return 0 if ok else 1
 
 
+def short(label):
+    """label without a C++ name's parameters (zt's names carry them, perf's
+    not), keeping the " (entry)" mark of an unnamed _start."""
+    if label.endswith(" (entry)"):
+        return label
+    return label.split("(")[0] or label
+
+
 def cmd_row(args):
     if len(args) != 2:
         usage()
@@ -376,7 +396,42 @@ def cmd_pair(args):
     worst = max(rows, key=lambda r: r[5])
     print("%d | %d | %.1f%% | %.1f" % (other.samples, other.median_depth(), other.entry_share(), worst[5]))
     print("%d | %d | %.1f%%" % (ref.samples, ref.median_depth(), ref.entry_share()))
-    print("%s | %.1f%% | %.1f%%" % (worst[0].replace("|", "/"), worst[4], worst[3]))
+    print("%s | %.1f%% | %.1f%%" % (short(worst[0]).replace("|", "/"), worst[4], worst[3]))
+    return 0
+
+
+def cmd_self(args):
+    n = 5
+    while args and args[0].startswith("--"):
+        opt = args.pop(0)
+        if opt == "--top":
+            n = int(args.pop(0))
+        else:
+            usage()
+    if len(args) != 2:
+        usage()
+    ref, other = Profile(args[0]), Profile(args[1])
+
+    def top(p):
+        return sorted(p.self, key=lambda k: (-p.self[k], p.labels[k]))[:n]
+    keys = top(other) + [k for k in top(ref) if k not in top(other)]
+    for k in keys:
+        label = short(other.labels.get(k) or ref.labels.get(k))
+        print("%s | %.1f%% | %.1f%%" % (label.replace("|", "/"), 100.0 * other.self.get(k, 0) / other.samples,
+                                        100.0 * ref.self.get(k, 0) / ref.samples))
+    return 0
+
+
+def cmd_leaf(args):
+    if len(args) < 2:
+        usage()
+    text, total, hit = args[0], 0, 0
+    for path in args[1:]:
+        for count, frames, _, _ in records(path):
+            total += count
+            if frames and text in frames[0][2]:
+                hit += count
+    print("%d | %.1f%%" % (total, 100.0 * hit / total if total else 0.0))
     return 0
 
 
@@ -480,6 +535,8 @@ def usage():
                      "       unwindcmp.py row REF OTHER\n"
                      "       unwindcmp.py spread [--top N] [--object TEXT] GROUP=PROFILE...\n"
                      "       unwindcmp.py pair REF OTHER\n"
+                     "       unwindcmp.py self [--top N] REF OTHER\n"
+                     "       unwindcmp.py leaf TEXT FILE...\n"
                      "  REF, OTHER: perf:SCRIPT.txt or zt:SYM:RAW\n")
     sys.exit(2)
 
@@ -496,6 +553,10 @@ def main():
         return cmd_pair(args)
     if cmd == "spread":
         return cmd_spread(args)
+    if cmd == "self":
+        return cmd_self(args)
+    if cmd == "leaf":
+        return cmd_leaf(args)
     usage()
 
 
