@@ -570,29 +570,39 @@ ZT_INTERPOSE int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_fi
 
 /*
  * wait, waitpid, wait3, wait4, waitid: once a child is reaped, its CPU time
- * as the kernel accounts it, the growth of RUSAGE_CHILDREN since the last
- * reading (the child's whole time, its exit included, and its own reaped
- * descendants'), is kept for the dump ("reaped PID NS"). zt-collect takes
- * the child's own dump from it to measure each process's exit in the
- * kernel, which no process can measure of itself. One getrusage a reaped
- * child; a child the C library reaps itself (system, pclose) counts in the
- * next one's figure.
+ * as the kernel accounts it (the child's whole time, its exit included, and
+ * its own reaped descendants') is kept for the dump ("reaped PID NS").
+ * zt-collect takes the child's own dump from it to measure each process's
+ * exit in the kernel, which no process can measure of itself. It costs no
+ * system call the program would not make: the wait family is one wait4
+ * system call in the C library, and zt asks that same call for the child's
+ * rusage when the program did not. waitid's rusage is not the C library's
+ * to give: there, the growth of RUSAGE_CHILDREN since the last reaping (one
+ * getrusage), so a child the C library reaped itself (system, pclose)
+ * counts in that figure; after wait4 such a child is in no figure.
  */
-static void reaped(pid_t pid)
+static void reaped(pid_t pid, const struct rusage *child)
 {
 	struct rusage ru;
-	uint64_t now, last;
+	uint64_t now, last, ns;
 	unsigned i;
 
-	/* Not once the dump is ended: a seccomp filter may kill getrusage then. */
-	if (pid <= 0 || zt_state.dump.fd < 0 || zt_state.seccomp == ZT_SECCOMP_STOPPED ||
-	    getrusage(RUSAGE_CHILDREN, &ru) < 0)
+	if (pid <= 0 || zt_state.dump.fd < 0)
 		return;
-	now = zt_rusage_ns(&ru);
-	last = __atomic_exchange_n(&zt_state.children_ns, now, __ATOMIC_RELAXED);
+	if (child) {
+		ns = zt_rusage_ns(child);
+		__atomic_fetch_add(&zt_state.children_ns, ns, __ATOMIC_RELAXED);
+	} else {
+		/* Not once the dump is ended: a seccomp filter may kill getrusage then. */
+		if (zt_state.seccomp == ZT_SECCOMP_STOPPED || getrusage(RUSAGE_CHILDREN, &ru) < 0)
+			return;
+		now = zt_rusage_ns(&ru);
+		last = __atomic_exchange_n(&zt_state.children_ns, now, __ATOMIC_RELAXED);
+		ns = now > last ? now - last : 0;
+	}
 	i = __atomic_fetch_add(&zt_state.nreaped, 1, __ATOMIC_RELAXED);
 	if (i < ZT_REAPED_MAX) {
-		zt_state.reaped[i].ns = now > last ? now - last : 0;
+		zt_state.reaped[i].ns = ns;
 		__atomic_store_n(&zt_state.reaped[i].pid, (int)pid, __ATOMIC_RELEASE);
 	}
 }
@@ -602,14 +612,17 @@ static int (*real_waitid)(idtype_t, id_t, siginfo_t *, int);
 
 ZT_INTERPOSE pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
 {
-	int saved;
+	struct rusage own;
+	int saved, st;
 	pid_t r;
 
 	if (!real_wait4)
 		*(void **)&real_wait4 = dlsym(RTLD_NEXT, "wait4");
-	r = real_wait4(pid, status, options, ru);
+	r = real_wait4(pid, status ? status : &st, options, ru ? ru : &own);
 	saved = errno;
-	reaped(r);
+	/* A child stopped or continued (WUNTRACED, WCONTINUED) is not reaped. */
+	if (r > 0 && (WIFEXITED(status ? *status : st) || WIFSIGNALED(status ? *status : st)))
+		reaped(r, ru ? ru : &own);
 	errno = saved;
 	return r;
 }
@@ -637,8 +650,10 @@ ZT_INTERPOSE int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
 		*(void **)&real_waitid = dlsym(RTLD_NEXT, "waitid");
 	r = real_waitid(type, id, info, options);
 	saved = errno;
-	if (r == 0 && info && !(options & WNOWAIT))
-		reaped(info->si_pid);
+	if (r == 0 && info && !(options & WNOWAIT) && info->si_pid > 0 &&
+	    (info->si_code == CLD_EXITED || info->si_code == CLD_KILLED ||
+	     info->si_code == CLD_DUMPED))
+		reaped(info->si_pid, NULL);
 	errno = saved;
 	return r;
 }

@@ -72,13 +72,18 @@ C
 	echo "the dump's:"; grep '^reaped \|^cpu-children-ns ' r.raw
 	[ "${#lines[@]}" -eq 5 ]
 	[ "$(grep -c '^reaped ' r.raw)" -eq 5 ]
-	# The same children, in the same order, with the same figures (the
-	# kernel's, in microseconds).
-	diff <(printf '%s\n' "${lines[@]}") <(sed -n 's/^reaped //p' r.raw)
+	# The same children, in the same order, with the same figures: the
+	# kernel's, in microseconds, each split into user and system time apart
+	# (the child's own rusage, as wait4 gives it, against the growth of the
+	# parent's RUSAGE_CHILDREN: a few microseconds of rounding apart).
+	paste -d ' ' <(printf '%s\n' "${lines[@]}") <(sed -n 's/^reaped //p' r.raw) |
+		awk '{ d = $2 - $4; if (d < 0) d = -d; print
+		       if ($1 != $3 || d > 20000) bad++ } END { exit bad > 0 }'
 	# They are all it reaped.
 	all=$(sed -n 's/^cpu-children-ns //p' r.raw)
 	sum=$(awk '{ s += $2 } END { print s }' <<< "$output")
-	[ "$all" -eq "$sum" ]
+	echo "cpu-children-ns $all, the program's sum $sum"
+	[ $((all - sum)) -le 100000 ] && [ $((sum - all)) -le 100000 ]
 }
 
 @test "with -f, a statically linked program's time is said apart with its process, not as the kernel's exit, and the parts add up to the tree's rusage" {

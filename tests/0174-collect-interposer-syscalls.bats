@@ -68,3 +68,43 @@ counts() {
 	done
 	[ "$(awk '$1 == "rt_sigaction" { print $2 }' bare)" -ge 150000 ]
 }
+
+@test "a fork/waitpid loop makes as many wait4 and getrusage calls under zt as bare: the child's CPU time comes from the wait4 it makes" {
+	command -v strace > /dev/null || skip "strace is not installed (make deps installs it)"
+	cd "$BATS_FILE_TMPDIR"
+	cat > reap.c <<'C'
+#include <sys/wait.h>
+#include <unistd.h>
+
+int main(void)
+{
+	for (int i = 0; i < 300; i++) {
+		pid_t c = fork();
+		int st;
+
+		if (c == 0)
+			_exit(0);
+		waitpid(c, &st, 0);
+	}
+	return 0;
+}
+C
+	cc -O1 -o reap reap.c
+	local call b z
+	for run in bare zt; do
+		if [ "$run" = bare ]; then set -- ./reap; else set -- zt-collect -o r.raw ./reap; fi
+		strace -f -c -qq -e trace=wait4,getrusage -o "$run.st" "$@" > /dev/null 2>&1
+		awk '$NF == "wait4" || $NF == "getrusage" {
+			n = $(NF - 1); if (n !~ /^[0-9]+$/) n = $(NF - 2); print $NF, n }' "$run.st" | sort > "$run"
+	done
+	echo "bare:"; cat bare
+	echo "under zt:"; cat zt
+	for call in wait4 getrusage; do
+		b=$(awk -v c="$call" '$1 == c { print $2 }' bare)
+		z=$(awk -v c="$call" '$1 == c { print $2 }' zt)
+		echo "$call: bare ${b:-0}, zt ${z:-0} (at most 20 more: zt's own start and end)"
+		[ "${z:-0}" -ge "${b:-0}" ] && [ "${z:-0}" -le $(( ${b:-0} + 20 )) ]
+	done
+	# Each child is in the dump, with the kernel's account of it.
+	[ "$(grep -c '^reaped [0-9]* [0-9]*$' r.raw)" -eq 300 ]
+}
