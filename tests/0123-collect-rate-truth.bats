@@ -39,12 +39,18 @@ truth_of() {
 # both the samples' error (the square root of the count) and the kernel's:
 # it splits a thread's CPU time into user and system time by its ticks
 # (HZ=250 on Debian's kernels), so the user time itself is a count of
-# (user + system) x 250 ticks with a binomial error. Prints what it compares.
+# (user + system) x 250 ticks with a binomial error. Beside other work that
+# split is also biased, beyond its binomial error: beside 4 CPU hogs and
+# another test, evloop's busy thread (1.94 s user, 1.14 s system by the
+# kernel's split) had 2,256 samples, 2.26 s of user time at 997 Hz; zt's
+# counter samples only in user mode, but its period runs on the thread's
+# exact CPU clock. A fifth of the system time is allowed for that bias.
+# Prints what it compares.
 within() {
 	awk -v got="$1" -v u="$2" -v k="$3" -v hz="$4" -v what="$5" 'BEGIN {
 		want = u * hz; p = u / (u + k); ticks = (u + k) * 250
 		tick_err = sqrt(ticks * p * (1 - p)) / 250 * hz
-		tol = 3 * sqrt(want + tick_err * tick_err) + 0.01 * want
+		tol = 3 * sqrt(want + tick_err * tick_err) + 0.01 * want + 0.2 * k * hz
 		d = got - want; if (d < 0) d = -d
 		printf "%s: %.1f, expected %.1f (user %.3f s, system %.3f s), %.1f apart, tolerance %.1f\n",
 			what, got, want, u, k, d, tol
