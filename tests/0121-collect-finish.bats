@@ -71,8 +71,12 @@ ending() {
 	# Each sample's time is put on the thread's CPU clock through the
 	# program's log; the samples taken are one per period of that clock, so
 	# the share of the CPU time up to the cut that the dump's samples cover
-	# (no gap over 20 ms or 5 periods of CPU, where a lost buffer of 80 or more samples
-	# would leave one) is the share of the samples taken that it holds.
+	# (no gap over 40 periods of CPU, where a lost buffer of 80 or more
+	# samples would leave one) is the share of the samples taken that it
+	# holds. A sample's CPU time is the program's last log line's before it:
+	# beside other work those lines are far apart in wall-clock time, and
+	# gaps of 5 periods were seen where no sample was lost (52 ms at 97 Hz,
+	# 22 ms at 997 Hz, in runs whose sample counts were whole).
 	# At 97 Hz a buffer holds seconds of samples: only the flush by time
 	# writes them within the interval.
 	counted=0
@@ -81,7 +85,17 @@ ending() {
 		zt-collect -F "$hz" -o "k$i.raw" ./killme "k$i.log" > "k$i.out" 2> "k$i.err" &
 		pid=$!
 		for t in $(seq 100); do grep -q started "k$i.out" && break; sleep 0.05; done
-		sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", 1.5 + 2 * rand() }')"
+		# Killed at a random moment once the CPU time it had a second
+		# before (a flush interval: the cut below) is 0.35 to 1 s, as the
+		# program logs it, not after a time of the wall clock: beside
+		# other work it may get little CPU in a few seconds (bounded at 60 s).
+		want=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.0f", 3.5e8 + 6.5e8 * rand() }')
+		for t in $(seq 1200); do
+			awk -v w="$want" '{ t[NR] = $1; c[NR] = $2 }
+				END { for (k = NR; k > 0 && t[k] > t[NR] - 1e9; k--) ; exit !(k > 0 && c[k] >= w) }' \
+				"k$i.log" && break
+			sleep 0.05
+		done
 		pkill -KILL -P "$pid" -x killme
 		status=0; wait "$pid" || status=$?
 		cat "k$i.err"
@@ -96,7 +110,7 @@ ending() {
 		cut=$(awk -v m="$((hz < 667 ? 2000000000 / hz : 3000000))" '{ t[NR] = $1; c[NR] = $2 }
 			END { for (k = NR; k > 1 && c[NR] - c[k] < m; k--) ; printf "%.0f\n", t[k] - 1000000000 }' "k$i.log")
 		start=$(sed -n 's/^start-ns //p' "k$i.raw")
-		read -r n span gaps cover where <<< "$(awk -v cut="$cut" -v st="$start" -v gap="$((hz < 250 ? 5000000000 / hz : 20000000))" '
+		read -r n span gaps cover where <<< "$(awk -v cut="$cut" -v st="$start" -v gap="$((40000000000 / hz))" '
 			FNR == NR { t[++nl] = $1; c[nl] = $2; if ($1 <= cut) ccut = $2; next }
 			/^samples$/ { s = 1; next }
 			s && /^[0-9]+ [0-9]+ @/ {
