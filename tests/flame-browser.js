@@ -167,7 +167,12 @@ async function run(url) {
 	out.highlighted = await js(`Array.from(document.querySelectorAll("#frames rect"))
 		.filter(function (r) { return r.getAttribute("fill") === "rgb(230,0,230)"; }).length`);
 
-	const shot = await send("Page.captureScreenshot", { format: "png" });
+	// The whole page, wherever the search scrolled it: a deep stack makes
+	// the graph taller than the window, its frames below what is in view.
+	const page = await js(`({ w: document.documentElement.scrollWidth,
+		h: document.documentElement.scrollHeight })`);
+	const shot = await send("Page.captureScreenshot", { format: "png", captureBeyondViewport: true,
+		clip: { x: 0, y: 0, width: page.w, height: page.h, scale: 1 } });
 	fs.writeFileSync(png, Buffer.from(shot.data, "base64"));
 
 	const reset = await js(`(function () { document.getElementById("unzoom").scrollIntoView();
