@@ -317,7 +317,7 @@ int main(int argc, char **argv)
 	struct zt_stage **st;
 	struct zt_fold *fold = NULL;
 	char err[ZT_ERR_MAX] = "";
-	char **paths;
+	char **paths, *folded_name = NULL;
 	int status, n, folded = -1;
 
 	zt_setprog(argv[0]);
@@ -355,8 +355,10 @@ int main(int argc, char **argv)
 			status = ZT_EXIT_DATA;
 			continue;
 		}
-		if (zt_stage_kind(st[i]) == ZT_STAGE_FOLDED && folded < 0)
+		if (zt_stage_kind(st[i]) == ZT_STAGE_FOLDED && folded < 0) {
 			folded = i;
+			folded_name = zt_strdup(zt_stage_name(st[i]));
+		}
 		if (strcmp(paths[i], "-") != 0) {
 			zt_stage_close(st[i]);
 			st[i] = NULL;
@@ -365,8 +367,7 @@ int main(int argc, char **argv)
 	/* Folded stacks are names already: what names records cannot apply. */
 	if (status == ZT_EXIT_OK && folded >= 0 && ask.naming) {
 		zt_errf(err, sizeof err, "%s: folded stacks have no records to name again; --%s "
-			"needs perf script text or a raw dump", st[folded] ? zt_stage_name(st[folded]) : paths[folded],
-			ask.naming);
+			"needs perf script text or a raw dump", folded_name, ask.naming);
 		status = ZT_EXIT_DATA;
 	}
 	if (status == ZT_EXIT_OK)
@@ -377,6 +378,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		zt_stage_close(st[i]);
 	free(st);
+	free(folded_name);
 out:
 	zt_fold_free(fold);
 	zt_symargs_free(&ask.sym);
