@@ -7,10 +7,11 @@
 // It loads SVG, moves the mouse over FRAME (a frame's name) and reads the
 // details line, clicks FRAME and reads the DOM (FRAME's box, its siblings,
 // its callers, the Reset Zoom button), clicks "Search" and answers the
-// prompt with REGEX, reads the "Matched" line, saves a screenshot to PNG,
-// clicks "Reset Zoom" and reads FRAME's box again. Prints one JSON object,
-// with where the page opened scrolled to (scroll). The window is the
-// graph's size, or FLAME_WINDOW_HEIGHT pixels high when that is less.
+// prompt with REGEX, reads the "Matched" line, clicks "Reset Zoom", reads
+// FRAME's box again and saves a screenshot of the whole page to PNG.
+// Prints one JSON object, with where the page opened scrolled to (scroll).
+// The window is the graph's size, or FLAME_WINDOW_HEIGHT pixels high when
+// that is less.
 "use strict";
 const { spawn } = require("child_process");
 const fs = require("fs");
@@ -167,19 +168,22 @@ async function run(url) {
 	out.highlighted = await js(`Array.from(document.querySelectorAll("#frames rect"))
 		.filter(function (r) { return r.getAttribute("fill") === "rgb(230,0,230)"; }).length`);
 
-	// The whole page, wherever the search scrolled it: a deep stack makes
-	// the graph taller than the window, its frames below what is in view.
-	const page = await js(`({ w: document.documentElement.scrollWidth,
-		h: document.documentElement.scrollHeight })`);
-	const shot = await send("Page.captureScreenshot", { format: "png", captureBeyondViewport: true,
-		clip: { x: 0, y: 0, width: page.w, height: page.h, scale: 1 } });
-	fs.writeFileSync(png, Buffer.from(shot.data, "base64"));
-
 	const reset = await js(`(function () { document.getElementById("unzoom").scrollIntoView();
 		var b = document.getElementById("unzoom").getBoundingClientRect();
 		return { x: b.left + b.width / 2, y: b.top + b.height / 2 }; })()`);
 	await click(reset);
 	out.reset = await js(box(find));
 	out.unzoomHiddenAfterReset = await js(`document.getElementById("unzoom").classList.contains("hide")`);
+
+	// The whole page after the reset, wherever the clicks scrolled it: a
+	// deep stack makes the graph taller than the window. (Zoomed, only
+	// hot_a's row is in full colour: under 5% of a graph made taller by a
+	// deep stack in the loader.)
+	const page = await js(`({ w: document.documentElement.scrollWidth,
+		h: document.documentElement.scrollHeight })`);
+	const shot = await send("Page.captureScreenshot", { format: "png", captureBeyondViewport: true,
+		clip: { x: 0, y: 0, width: page.w, height: page.h, scale: 1 } });
+	fs.writeFileSync(png, Buffer.from(shot.data, "base64"));
+
 	return out;
 }
