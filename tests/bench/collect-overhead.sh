@@ -10,9 +10,14 @@
 # library built here, tests/bench/floor.c, preloaded). zt against the floor
 # is zt's own work per sample: goal at most +2% (what this machine's noise
 # allows to see; DESIGN.md's 1% over bare is not met by any sampler here).
-# After the table, the samples each delivered per CPU-second of one more run.
+# Then zt-collect against the collector at BEFORE (default 65210d7, main
+# before issue 26's changes: a real-time signal of zt's own, flushes by size
+# and time, a launcher that finishes the dump), built here from git: goal at
+# most +1%. After the table, the samples each delivered per CPU-second of
+# one more run.
 #
 #   sh tests/bench/collect-overhead.sh      # ROUNDS=5 MARGIN=1.5 by default
+#   BEFORE=COMMIT sh tests/bench/collect-overhead.sh
 set -eu
 cd "$(dirname "$0")/../.."
 top=$PWD
@@ -37,6 +42,19 @@ bench_ratio "the floor (an empty handler on the same timer) vs the bare program"
 bench_ratio "zt-collect vs the floor: zt's own work" +2% "$floor" "$zt"
 [ -n "$profiler" ] && bench_ratio "gperftools vs the bare program" - "$spin" "$gperf"
 [ "$have_perf" = 1 ] && bench_ratio "perf record -g vs the bare program" - "$spin" "$perf"
+
+# The collector at $before, built from git into a directory of its own.
+before=${BEFORE:-65210d7}
+mkdir -p "$tmp/before"
+if git -C "$top" archive "$before" | tar -x -C "$tmp/before" &&
+   make -C "$tmp/before" -s collect/zt-collect collect/libzt-prof.so > "$tmp/before.log" 2>&1; then
+	old="$tmp/before/collect/zt-collect -F 997 -o $tmp/old.raw $spin"
+	bench_ratio "zt-collect now vs the collector at $before" +1% "$old" "$zt"
+else
+	echo "collect-overhead.sh: cannot build the collector at $before (tail of the log):" >&2
+	tail -5 "$tmp/before.log" >&2
+	bench_failed=1
+fi
 
 # rate NAME COMMAND SAMPLES-COMMAND: samples per CPU-second of one run.
 rate() {
