@@ -26,16 +26,6 @@ int zt_arch_by_name(const char *name)
 	return -1;
 }
 
-const char *zt_arch_name(enum zt_arch a)
-{
-	return arches[a].name;
-}
-
-uint16_t zt_arch_machine(enum zt_arch a)
-{
-	return arches[a].machine;
-}
-
 int zt_arch_by_machine(uint16_t m)
 {
 	for (int i = 0; i < ZT_NARCH; i++)

@@ -20,12 +20,6 @@ enum zt_arch {
 /* The arch named name ("x86_64", "aarch64"), or -1 when zt knows none. */
 int zt_arch_by_name(const char *name);
 
-/* The dump's name of a (ZT_RAW_ARCH_*). */
-const char *zt_arch_name(enum zt_arch a);
-
-/* The ELF e_machine of a's objects (EM_X86_64, EM_AARCH64). */
-uint16_t zt_arch_machine(enum zt_arch a);
-
 /* The arch whose objects carry ELF machine m, or -1. */
 int zt_arch_by_machine(uint16_t m);
 

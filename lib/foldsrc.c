@@ -267,21 +267,6 @@ fail:
 	return NULL;
 }
 
-struct zt_foldsrc *zt_foldsrc_open(const char *path, const struct zt_foldsrc_opts *o,
-				   uint64_t *total, char *err, size_t errlen)
-{
-	int is_stdin = !path || strcmp(path, "-") == 0;
-	struct zt_input *in = zt_input_open(path, err, errlen);
-	struct zt_foldsrc *s;
-
-	*total = 0;
-	if (!in)
-		return NULL;
-	s = zt_foldsrc_from(in, is_stdin ? NULL : path, o, total, err, errlen);
-	zt_input_close(in);
-	return s;
-}
-
 int zt_foldsrc_next(struct zt_foldsrc *s, const char **stack, size_t *len,
 		    uint64_t *count, char *err, size_t errlen)
 {

@@ -27,19 +27,13 @@ struct zt_foldsrc_opts {
 };
 
 /*
- * Open and check path ("-" is stdin), its stacks rewritten as o says (its
- * root first, then strip); rewritten stacks that become equal are summed.
- * *total is the sum of counts. Returns NULL on bad input, with "'path':
- * line N: problem" in err (util.h).
- */
-struct zt_foldsrc *zt_foldsrc_open(const char *path, const struct zt_foldsrc_opts *o,
-				   uint64_t *total, char *err, size_t errlen);
-
-/*
- * The same for an input already open (the caller still owns it and closes
- * it after this returns): reopen names the file again for streaming, or is
+ * Check an input already open, its stacks rewritten as o says (its root
+ * first, then strip); rewritten stacks that become equal are summed.
+ * *total is the sum of counts. The caller still owns in and closes it
+ * after this returns: reopen names the file again for streaming, or is
  * NULL when the input cannot be read twice (stdin, stacks folded in
- * memory), which then is loaded.
+ * memory), which then is loaded. Returns NULL on bad input, with "'path':
+ * line N: problem" in err (util.h).
  */
 struct zt_foldsrc *zt_foldsrc_from(struct zt_input *in, const char *reopen,
 				   const struct zt_foldsrc_opts *o, uint64_t *total, char *err,
@@ -47,7 +41,7 @@ struct zt_foldsrc *zt_foldsrc_from(struct zt_input *in, const char *reopen,
 
 /*
  * The stacks of n inputs (the caller's), summed and sorted in memory, as
- * one: zt-fold's folded inputs.
+ * one: a side of zt-diff made of several folded inputs.
  */
 struct zt_foldsrc *zt_foldsrc_sum(struct zt_input **in, size_t n,
 				  const struct zt_foldsrc_opts *o, uint64_t *total, char *err,

@@ -383,7 +383,6 @@ struct zt_ps_reader {
 	size_t eventlen;
 	char *skipped_event;
 	unsigned long skipped;
-	uint64_t bytes;
 	/* Repeats (zt_ps_reader_set_repeats): the frame lines of records
 	   seen, and the line ends each holds. */
 	int repeats;
@@ -480,11 +479,6 @@ unsigned long zt_ps_reader_skipped(const struct zt_ps_reader *r,
 	return r->skipped;
 }
 
-uint64_t zt_ps_reader_bytes(const struct zt_ps_reader *r)
-{
-	return r->bytes;
-}
-
 /* Whether the line holds a NUL: headers, 16 to 63 bytes, without a call. */
 static inline int has_nul(const char *s, size_t len)
 {
@@ -518,7 +512,6 @@ int zt_ps_line(struct zt_ps_reader *r, const char *s, size_t len,
 	it->body = ZT_PS_NOBODY;
 	it->repeat = 0;
 	it->lineno = lineno;
-	r->bytes += len + 1;
 	if (has_nul(s, len)) {
 		return fail(r, lineno, err, errlen,
 			    "NUL byte in text (a binary file?)");
@@ -704,7 +697,6 @@ static void look_ahead(struct zt_ps_reader *r, const struct zt_ps_header *h)
 		const struct body *b = &r->body[id];
 
 		zt_input_skip(r->in, b->len, b->lines);
-		r->bytes += b->len;
 		r->repeat_next = b->num;
 		r->repeat_lineno = zt_input_lineno(r->in);
 		return;

@@ -113,8 +113,6 @@ const char *zt_ps_reader_event(const struct zt_ps_reader *r);
 /* Records skipped because of their event, and the first such event. */
 unsigned long zt_ps_reader_skipped(const struct zt_ps_reader *r,
 				   const char **event);
-/* Bytes read so far. */
-uint64_t zt_ps_reader_bytes(const struct zt_ps_reader *r);
 
 /*
  * The next item: 1, or 0 at the end with it->kind ZT_PS_EOF, or -1 on a

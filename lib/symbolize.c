@@ -579,12 +579,6 @@ void zt_symbolize_gen(struct zt_symbolizer *s, uint64_t addr, int exact, uint32_
 	*out = key.res;
 }
 
-void zt_symbolize(struct zt_symbolizer *s, uint64_t addr, int exact,
-		  struct zt_symres *out)
-{
-	zt_symbolize_gen(s, addr, exact, ZT_RAW_GEN_ANY, out);
-}
-
 int zt_symres_same(const struct zt_symres *a, const struct zt_symres *b)
 {
 	return a->name == b->name && a->module == b->module && a->offset == b->offset &&

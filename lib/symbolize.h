@@ -65,14 +65,11 @@ struct zt_symbolizer *zt_symbolizer_new(const struct zt_raw *d,
 					const struct zt_symopts *o);
 void zt_symbolizer_free(struct zt_symbolizer *s);
 
-/* Resolve addr; exact says it is an interrupted pc, not a return address. */
-void zt_symbolize(struct zt_symbolizer *s, uint64_t addr, int exact,
-		  struct zt_symres *out);
-
 /*
- * The same for an address of a stack with this gen (struct zt_stack): in
+ * Resolve addr, an address of a stack with this gen (struct zt_stack), in
  * the mapping that held it when the stack's samples were taken
- * (zt_raw_map_at). zt_symbolize is this with ZT_RAW_GEN_ANY.
+ * (zt_raw_map_at; ZT_RAW_GEN_ANY: the last one that held it); exact says
+ * it is an interrupted pc, not a return address.
  */
 void zt_symbolize_gen(struct zt_symbolizer *s, uint64_t addr, int exact, uint32_t gen,
 		      struct zt_symres *out);

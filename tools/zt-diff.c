@@ -8,9 +8,10 @@
  * script text, folded stacks), folded as zt-fold folds it.
  * By default it writes difffolded.pl's format, `stack before after`, sorted,
  * merge-joining the two inputs (lib/foldsrc.c). --report says which
- * functions' shares changed by more than sampling noise: an exact
- * conditional binomial test per function (self and total), with
- * Benjamini–Hochberg control of false discoveries (lib/stats.c).
+ * functions' shares changed by more than the runs vary: a score test per
+ * function (self and total) whose variance grows with the runs' own
+ * spread, with Benjamini–Hochberg control of false discoveries
+ * (lib/compare.h).
  */
 #include <getopt.h>
 #include <math.h>

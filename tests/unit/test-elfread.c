@@ -201,16 +201,16 @@ UNIT_TEST(symbolize_return_address_past_function_end_names_the_caller)
 	CHECK(zt_raw_read(in, &d, err, sizeof err) == 0);
 	zt_input_close(in);
 	s = zt_symbolizer_new(&d, NULL);
-	zt_symbolize(s, ret, 0, &r);		/* as a return address */
+	zt_symbolize_gen(s, ret, 0, ZT_RAW_GEN_ANY, &r);	/* as a return address */
 	CHECK(r.have_sym);
 	CHECK_STR(r.name, "f");
 	CHECK_EQ_U(r.offset, f->size);
-	zt_symbolize(s, ret, 1, &r);		/* as an exact pc */
+	zt_symbolize_gen(s, ret, 1, ZT_RAW_GEN_ANY, &r);	/* as an exact pc */
 	CHECK_STR(r.name, "g");
 	CHECK_EQ_U(r.offset, 0);
-	zt_symbolize(s, base + f->addr, 1, &r);
+	zt_symbolize_gen(s, base + f->addr, 1, ZT_RAW_GEN_ANY, &r);
 	CHECK_STR(r.name, "f");
-	zt_symbolize(s, 0x10, 1, &r);		/* in no mapping */
+	zt_symbolize_gen(s, 0x10, 1, ZT_RAW_GEN_ANY, &r);	/* in no mapping */
 	CHECK_STR(r.name, "[unknown]");
 	CHECK_STR(r.module, "[unknown]");
 	zt_symbolizer_free(s);

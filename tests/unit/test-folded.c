@@ -130,6 +130,22 @@ static void write_file(char *path, const char *text)
 	close(fd);
 }
 
+/* path's stacks as zt-diff reads a named input: opened, then streamed or
+   loaded. */
+static struct zt_foldsrc *open_src(const char *path, const struct zt_foldsrc_opts *o,
+				   uint64_t *total, char *err, size_t errlen)
+{
+	struct zt_input *in = zt_input_open(path, err, errlen);
+	struct zt_foldsrc *s;
+
+	*total = 0;
+	if (!in)
+		return NULL;
+	s = zt_foldsrc_from(in, path, o, total, err, errlen);
+	zt_input_close(in);
+	return s;
+}
+
 UNIT_TEST(foldsrc_gives_stacks_in_folded_cmp_order_summed_sorted_or_not)
 {
 	static const char *const texts[] = {
@@ -147,7 +163,7 @@ UNIT_TEST(foldsrc_gives_stacks_in_folded_cmp_order_summed_sorted_or_not)
 		int n = 0;
 
 		write_file(path, texts[t]);
-		s = zt_foldsrc_open(path, NULL, &total, err, sizeof err);
+		s = open_src(path, NULL, &total, err, sizeof err);
 		CHECK(s != NULL);
 		CHECK_EQ_U(total, 10);
 		while (s && zt_foldsrc_next(s, &stack, &len, &count, err, sizeof err) == 1) {
@@ -172,11 +188,11 @@ UNIT_TEST(foldsrc_open_places_its_errors)
 	uint64_t total;
 
 	write_file(path, "a 1\nb\n");
-	CHECK(zt_foldsrc_open(path, NULL, &total, err, sizeof err) == NULL);
+	CHECK(open_src(path, NULL, &total, err, sizeof err) == NULL);
 	snprintf(want, sizeof want, "'%s': line 2: missing count", path);
 	CHECK_STR(err, want);
 	unlink(path);
-	CHECK(zt_foldsrc_open(path, &(struct zt_foldsrc_opts){ .strip = 1 }, &total, err, sizeof err) == NULL);
+	CHECK(open_src(path, &(struct zt_foldsrc_opts){ .strip = 1 }, &total, err, sizeof err) == NULL);
 	snprintf(want, sizeof want, "cannot open '%s': No such file or directory", path);
 	CHECK_STR(err, want);
 }

@@ -1,6 +1,6 @@
 /*
- * test-stats.c — the exact binomial test against values from R's
- * binom.test, Benjamini–Hochberg, and the intervals.
+ * test-stats.c — Benjamini–Hochberg's threshold, and Student's t against
+ * values from mpmath (betainc, findroot; 30 digits).
  */
 #include "unit.h"
 #include "stats.h"
@@ -12,50 +12,38 @@ static int near(double a, double b, double rel)
 	return fabs(a - b) <= rel * fabs(b);
 }
 
-UNIT_TEST(binom_test_matches_r)
-{
-	/* binom.test(3, 10)$p.value = 0.34375; (682, 925, p = 0.75) = 0.3824916 */
-	CHECK(near(zt_stats_binom_test(3, 10, 0.5), 0.34375, 1e-9));
-	CHECK(near(zt_stats_binom_test(682, 925, 0.75), 0.3824916, 1e-6));
-	CHECK(near(zt_stats_binom_test(0, 10, 0.5), 0.001953125, 1e-9));
-	CHECK(near(zt_stats_binom_test(10, 10, 0.5), 0.001953125, 1e-9));
-	CHECK(zt_stats_binom_test(5, 10, 0.5) == 1);
-	CHECK(zt_stats_binom_test(0, 0, 0.5) == 1);
-	/* By brute force over all 21 outcomes: 0.0526279487297. */
-	CHECK(near(zt_stats_binom_test(2, 20, 0.3), 0.0526279487297, 1e-9));
-	/* Large n, far tail: summed from the boundary, not over all n. */
-	CHECK(zt_stats_binom_test(1200, 1000000, 0.001) < 1e-8);
-	CHECK(zt_stats_binom_test(1200, 1000000, 0.001) > 1e-11);
-}
-
-UNIT_TEST(share_test_sees_a_doubling_and_not_noise)
-{
-	CHECK(zt_stats_share_test(1000, 10000, 2000, 10000) < 1e-20);
-	CHECK(zt_stats_share_test(1000, 10000, 1020, 10000) > 0.5);
-	CHECK(zt_stats_share_test(0, 100, 0, 100) == 1);
-}
-
 UNIT_TEST(bh_rejects_by_rank)
 {
 	double p[] = { 0.01, 0.04, 0.03, 0.5 };
-	int r[4];
+	double q[] = { 0.01, 0.04, 0.03, 0.5 };
+	double none[] = { 0.2, 0.9 };
+	size_t n;
 
 	/* Thresholds at q = 0.05: 0.0125, 0.025, 0.0375, 0.05. Sorted p:
 	   0.01 0.03 0.04 0.5 — only the first is under its threshold. */
-	zt_stats_bh(p, 4, 0.05, r);
-	CHECK(r[0] == 1 && r[1] == 0 && r[2] == 0 && r[3] == 0);
-	zt_stats_bh(p, 4, 0.2, r);
-	CHECK(r[0] == 1 && r[1] == 1 && r[2] == 1 && r[3] == 0);
+	CHECK(zt_stats_bh_threshold(p, 4, 0.05, &n) == 0.01 && n == 1);
+	CHECK(p[0] == 0.01 && p[1] == 0.03 && p[2] == 0.04 && p[3] == 0.5);
+	/* At q = 0.2 (0.05, 0.1, 0.15, 0.2) the first three. */
+	CHECK(zt_stats_bh_threshold(q, 4, 0.2, &n) == 0.04 && n == 3);
+	CHECK(zt_stats_bh_threshold(none, 2, 0.05, &n) == -1 && n == 0);
+	CHECK(zt_stats_bh_threshold(none, 0, 0.05, &n) == -1 && n == 0);
 }
 
-UNIT_TEST(wilson_and_newcombe_intervals)
+UNIT_TEST(t_p_values)
 {
-	double lo, hi;
+	CHECK(near(zt_stats_t_p2(2, 10), 0.0733880347707404, 1e-9));
+	CHECK(near(zt_stats_t_p2(-2, 10), 0.0733880347707404, 1e-9));
+	CHECK(near(zt_stats_t_p2(1, 1), 0.5, 1e-9));		/* Cauchy */
+	CHECK(near(zt_stats_t_p2(3.5, 4.5), 0.0205416899693856, 1e-9));
+	/* No degrees of freedom, or infinitely many: the normal's. */
+	CHECK(near(zt_stats_t_p2(1.959963984540054, 0), 0.05, 1e-9));
+	CHECK(near(zt_stats_t_p2(1.959963984540054, INFINITY), 0.05, 1e-9));
+	CHECK(zt_stats_t_p2(0, 10) == 1);
+}
 
-	/* Wilson 95% for 10/100: [0.0552, 0.1744] */
-	zt_stats_wilson(10, 100, ZT_Z95, &lo, &hi);
-	CHECK(near(lo, 0.05522914, 1e-5) && near(hi, 0.1743657, 1e-5));
-	/* Newcombe (method 10) for 56/70 - 48/80: [0.0524, 0.3339]. */
-	zt_stats_diff_ci(48, 80, 56, 70, ZT_Z95, &lo, &hi);
-	CHECK(near(lo, 0.0524, 2e-3) && near(hi, 0.3339, 2e-3));
+UNIT_TEST(t_critical_values)
+{
+	CHECK(near(zt_stats_t_crit(0.05, 10), 2.22813885198627, 1e-9));
+	CHECK(near(zt_stats_t_crit(0.01, 3), 5.84090930973336, 1e-9));
+	CHECK(near(zt_stats_t_crit(0.05, 0), 1.959963984540054, 1e-9));
 }
