@@ -1,5 +1,6 @@
 /*
- * dump.c — the raw dump file (formats/raw.md, version 3).
+ * dump.c — the raw dump file (formats/raw.md: version 4, 5 for a wall-clock
+ * profile).
  *
  * The header and the "samples" line are written when sampling starts; sample
  * lines are appended by the threads' buffers during the run; the maps

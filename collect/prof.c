@@ -203,8 +203,10 @@ static void sigreturn_find(void)
 }
 
 /*
- * The six rules: do little; call only async-signal-safe functions (write is
- * the only call, in zt_store_flush); keep errno; the buffer is this thread's
+ * The six rules: do little; make only async-signal-safe calls (system calls
+ * made directly: clock_gettime, the counter's period ioctl, the store's write
+ * in zt_store_flush; never a libc function that may lock or allocate); keep
+ * errno; the buffer is this thread's
  * own, and "busy" tells the stopping thread to wait for it; shared counters
  * are atomic. A signal that did not come from zt's timers is the program's
  * (kill, sigqueue, or its own use of a signal zt had): it is handled as the

@@ -1,7 +1,8 @@
 /*
  * folded.h — reading folded stacks (formats/folded.md): `frame;frame count`.
  *
- * One reader for zt-stat and zt-diff, strict where the format's readers
+ * One line reader for every tool that takes folded input (zt-fold, zt-stat,
+ * zt-diff, zt-flame, zt-pprof, through foldsrc.c and stage.c), strict where the format's readers
  * disagree: it names the line and the problem (a missing, negative,
  * fractional or non-numeric count, CRLF, a NUL byte, an empty line, an
  * empty file) instead of guessing.

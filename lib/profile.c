@@ -294,11 +294,6 @@ static int byweight(const void *a, const void *b, void *arg)
 	return byname(p, x, y);
 }
 
-uint32_t *zt_profile_sorted(const struct zt_profile *p, uint32_t *n)
-{
-	return zt_profile_sorted_by(p, n, 0);
-}
-
 uint32_t *zt_profile_sorted_by(const struct zt_profile *p, uint32_t *n, int cum)
 {
 	uint32_t k = zt_profile_nkeys(p);

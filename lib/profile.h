@@ -85,11 +85,10 @@ uint64_t zt_profile_kept(const struct zt_profile *p);
 
 /*
  * The ids of keys that counted at all (total > 0), ordered for a report: by
- * self descending, then total descending, then name in byte order. *n is
- * set to their number. The caller frees the array.
+ * self descending, then total descending, then name in byte order; with cum
+ * set (pprof's -cum), by total first. *n is set to their number. The caller
+ * frees the array.
  */
-uint32_t *zt_profile_sorted(const struct zt_profile *p, uint32_t *n);
-/* The same, by total first when cum is set (pprof's -cum). */
 uint32_t *zt_profile_sorted_by(const struct zt_profile *p, uint32_t *n, int cum);
 
 #endif

@@ -3,8 +3,10 @@
  *
  * Messages follow the README's HACKING section (the error policy):
  * "prog: place: problem", lowercase, no full stop.
- * The die* functions exit; the e* allocators exit on failure, so callers never
- * check for NULL.
+ * lib/ reports through zt_errf and zt_err_at into the caller's buffer; only
+ * tools/ call zt_warn and zt_die. The allocators (zt_malloc and friends)
+ * exit 1 when memory runs out, the one exit in lib/, so callers never check
+ * for NULL.
  */
 #ifndef ZT_UTIL_H
 #define ZT_UTIL_H

@@ -37,7 +37,7 @@ UNIT_TEST(profile_counts_self_at_the_leaf_and_total_once_per_stack)
 	CHECK_EQ_U(total_of(p, "g"), 5);
 	CHECK_EQ_U(self_of(p, "g"), 0);
 	CHECK_EQ_U(total_of(p, "main"), 7);
-	ids = zt_profile_sorted(p, &n);
+	ids = zt_profile_sorted_by(p, &n, 0);
 	CHECK_EQ_U(n, 4);
 	CHECK_STR(zt_profile_name(p, ids[0], NULL), "f");
 	CHECK_STR(zt_profile_name(p, ids[1], NULL), "h");
