@@ -457,9 +457,9 @@ static void make_frames(struct zt_stage *s)
 	}
 	zt_grow(&fr->off, &fr->capoff, fr->n + 3, sizeof *fr->off);
 	fr->off[fr->n] = text.len;
-	zt_symstream_root(&text, ZT_STACK_PARTIAL);
+	zt_symstream_root(&text, ZT_STACK_PARTIAL, s->lines);
 	fr->off[fr->n + 1] = text.len;
-	zt_symstream_root(&text, ZT_STACK_DEPTH);
+	zt_symstream_root(&text, ZT_STACK_DEPTH, s->lines);
 	fr->off[fr->n + 2] = text.len;
 	fr->text = text.buf;
 	read_frames(fr);
@@ -572,9 +572,9 @@ static int next_chunk(struct zt_stage *s)
 		s->rec.len = 0;
 		zt_symstream_header(&s->rec, d, s->comm, stack, ns, count);
 		if (zt_raw_wait(d, st))
-			zt_symstream_wait(&s->rec, zt_raw_wait(d, st));
+			zt_symstream_wait(&s->rec, zt_raw_wait(d, st), s->lines);
 		if (st->own)
-			zt_symstream_own(&s->rec);
+			zt_symstream_own(&s->rec, s->lines);
 		if (cached(s, st)) {
 			/* The header (and wait) alone: its frames come from the cache. */
 			s->fast = 1;
@@ -589,7 +589,7 @@ static int next_chunk(struct zt_stage *s)
 					     s->fr.off[k + 1] - s->fr.off[k]);
 			}
 			if (cut(s, st))
-				zt_symstream_root(&s->rec, st->partial);
+				zt_symstream_root(&s->rec, st->partial, s->lines);
 			zt_out_byte(&s->rec, '\n');
 		}
 		s->chunk = s->rec.buf;

@@ -210,21 +210,33 @@ static void format_time(struct zt_out *o, uint64_t ns, uint64_t period, int wall
 
 /* An off-CPU stack's leaf: its wait in brackets, at address 0, as perf
  * script prints a frame; a ';' in it would split the folded stack. */
-static void format_wait(struct zt_out *o, const char *wait)
+static void format_wait(struct zt_out *o, const char *wait, int lines)
 {
 	zt_out_str(o, "\t               0 [");
 	zt_escape_out(o, wait, ";");
 	zt_out_str(o, "] (" ZT_WAIT_MODULE ")\n");
+	if (lines)
+		zt_out_str(o, "  " ZT_WAIT_MODULE "[0]\n");
 }
 
 /* The collector's own work, cut from its stack (raw.c's own_frames): one
  * leaf frame, at address 0, as perf script prints a frame. */
 static const char own[] = "\t               0 " ZT_OWN_FRAME " (" ZT_OWN_FRAME ")\n";
+static const char own_line[] = "  " ZT_OWN_FRAME "[0]\n";
 
 /* The unwinder stopped short, or the collector kept only max-depth frames:
  * say so at the root, never pass the stack off as whole. */
 static const char truncated[] = "\t               0 " ZT_ROOT_TRUNCATED " ([unknown])\n";
 static const char depth[] = "\t               0 " ZT_ROOT_DEPTH " ([unknown])\n";
+static const char root_line[] = "  [unknown][0]\n";
+
+/* zt_symstream_own's lines. */
+static void format_own(struct zt_out *o, int lines)
+{
+	zt_out_write(o, own, sizeof own - 1);
+	if (lines)
+		zt_out_write(o, own_line, sizeof own_line - 1);
+}
 
 void zt_symstream_frame(struct zt_out *o, uint64_t addr, const struct zt_symres *r,
 			int lines)
@@ -239,22 +251,24 @@ void zt_symstream_header(struct zt_out *o, const struct zt_raw *d, const char *c
 	format_time(o, ns, period, d->wall);
 }
 
-void zt_symstream_wait(struct zt_out *o, const char *wait)
+void zt_symstream_wait(struct zt_out *o, const char *wait, int lines)
 {
-	format_wait(o, wait);
+	format_wait(o, wait, lines);
 }
 
-void zt_symstream_own(struct zt_out *o)
+void zt_symstream_own(struct zt_out *o, int lines)
 {
-	zt_out_write(o, own, sizeof own - 1);
+	format_own(o, lines);
 }
 
-void zt_symstream_root(struct zt_out *o, int partial)
+void zt_symstream_root(struct zt_out *o, int partial, int lines)
 {
 	if (partial == ZT_STACK_DEPTH)
 		zt_out_write(o, depth, sizeof depth - 1);
 	else
 		zt_out_write(o, truncated, sizeof truncated - 1);
+	if (lines)
+		zt_out_write(o, root_line, sizeof root_line - 1);
 }
 
 /* Sample lines by time; lines with the same time keep their file order. */
@@ -388,15 +402,15 @@ static void emit_body(struct zt_out *dst, struct writer *w, const struct zt_raw 
 	const char *wait = zt_raw_wait(d, st);
 
 	if (wait)
-		format_wait(dst, wait);
+		format_wait(dst, wait, w->lines);
 	if (st->own)
-		zt_out_write(dst, own, sizeof own - 1);
+		format_own(dst, w->lines);
 	for (size_t j = st->first; j < st->first + st->naddr; j++)
 		zt_out_write(dst, w->arena.buf + w->frame[j].off, w->frame[j].len);
 	if (st->partial && !(st->naddr &&
 			     zt_symstream_go_root(w->arena.buf + w->frame[st->first + st->naddr - 1].off,
 				     w->frame[st->first + st->naddr - 1].len)))
-		zt_symstream_root(dst, st->partial);
+		zt_symstream_root(dst, st->partial, w->lines);
 	zt_out_byte(dst, '\n');
 }
 
@@ -406,12 +420,12 @@ static struct span body_of(struct writer *w, const struct zt_raw *d, size_t stac
 	const struct zt_stack *st = &d->stacks[stack];
 	struct span *b = &w->body[stack];
 	const char *wait = zt_raw_wait(d, st);
-	size_t need = sizeof truncated + sizeof own + 1;
+	size_t need = sizeof truncated + sizeof own + sizeof own_line + sizeof root_line + 1;
 
 	if (b->len)
 		return *b;
 	if (wait)
-		need += 4 * strlen(wait) + 40;
+		need += 4 * strlen(wait) + 60;
 	/* Room first: the frames are copied from the arena into itself. */
 	for (size_t j = st->first; j < st->first + st->naddr; j++)
 		need += w->frame[j].len;

@@ -49,8 +49,14 @@ void zt_symstream_header(struct zt_out *o, const struct zt_raw *d, const char *c
  * The leaf frame of an off-CPU stack (wait: zt_raw_wait's), which comes
  * before its other frames: "	               0 [futex] ([off-cpu])
 ".
+ * With lines set (source lines asked for), each of these pseudo-frames
+ * (the wait, zt's own work, the root of a partial stack) is followed by the
+ * stand-in perf prints for a frame without one, "module[ADDRESS]":
+ * "  [off-cpu][0]", "  [zt][0]", "  [unknown][0]". A reader that takes the
+ * line after every frame for its source finds one, and stackcollapse-perf.pl
+ * --srcline, which drops bracketed text, keeps the frame's name bare.
  */
-void zt_symstream_wait(struct zt_out *o, const char *wait);
+void zt_symstream_wait(struct zt_out *o, const char *wait, int lines);
 
 /*
  * Whether the text of a stack's outermost frame names one of the Go
@@ -64,7 +70,7 @@ int zt_symstream_go_root(const char *text, size_t len);
  * The leaf frame of a stack of the collector's own work (st->own), after
  * its wait if it has one: "	               0 [zt] ([zt])\n".
  */
-void zt_symstream_own(struct zt_out *o);
+void zt_symstream_own(struct zt_out *o, int lines);
 
 /*
  * The root line that ends the frames of a partial stack (struct zt_stack's
@@ -72,7 +78,7 @@ void zt_symstream_own(struct zt_out *o);
  * (ZT_STACK_PARTIAL), "[depth limit]" when the collector cut it at its
  * max-depth (ZT_STACK_DEPTH). Both at address 0 in module "[unknown]".
  */
-void zt_symstream_root(struct zt_out *o, int partial);
+void zt_symstream_root(struct zt_out *o, int partial, int lines);
 
 /*
  * The order of the records. Without merge, when every sample line has its

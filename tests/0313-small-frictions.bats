@@ -69,6 +69,36 @@ setup() { cd "$BATS_FILE_TMPDIR"; }
 	diff <(zt-fold --srcline l.sym) <(zt-fold -l --srcline p.raw 2> /dev/null)
 }
 
+@test "zt-symbolize --lines: zt's pseudo-frames (a wait, [depth limit], [zt]) get perf's stand-in too, and fold bare" {
+	cd "$BATS_TEST_TMPDIR"
+	cat > deep.c <<-'EOF2'
+	#include <pthread.h>
+	#include <time.h>
+	static volatile long sink;
+	static void *sleeper(void *a)
+	{ struct timespec ts = { 0, 200000000 }; (void)a; nanosleep(&ts, 0); return 0; }
+	static __attribute__((noinline)) void down(int n)
+	{ if (n) { down(n - 1); sink++; return; } for (long i = 0; i < 100000000; i++) sink += i; }
+	int main(void)
+	{ pthread_t t; pthread_create(&t, 0, sleeper, 0); down(40); pthread_join(t, 0); return 0; }
+	EOF2
+	gcc -O1 -g -pthread -o deep deep.c
+	zt-collect --clock=wall --max-depth=16 -o w.raw ./deep 2> /dev/null
+	zt-symbolize --lines w.raw > w.lsym
+	bad=$(awk '/^\t/ { if (f) n++; f = 1; next } /^  / { f = 0; next } { if (f) n++; f = 0 }
+		END { print n + 0 }' w.lsym)
+	echo "frame lines without a source line: $bad"
+	[ "$bad" = 0 ]
+	grep -A1 -F '[depth limit] ([unknown])' w.lsym | grep -qx '  \[unknown\]\[0\]'
+	grep -A1 -F '] ([off-cpu])' w.lsym | grep -qx '  \[off-cpu\]\[0\]'
+	# Folded with --srcline (brackets dropped, as stackcollapse-perf.pl
+	# does), the pseudo-frames keep their bare names.
+	zt-fold --srcline w.lsym > w.folded
+	grep -q '^deep;\[depth limit\];down:' w.folded
+	run grep -E '\[(depth limit|unknown|off-cpu|zt)\]:|\]:\[' w.folded
+	assert_failure 1
+}
+
 @test "a differential flame graph's title says what red and blue mean" {
 	zt-diff p.folded q.folded | zt-flame > d.svg
 	title=$(grep -o '<text id="title"[^>]*>[^<]*' d.svg | sed 's/.*>//')
