@@ -37,6 +37,7 @@ void zt_progress_start(FILE *f)
 	tty = f;
 	if (!f)
 		return;
+	zt_before_message(zt_progress_clear);
 	if (ms && zt_parse_u64(ms, 10, &v) == 0 && v <= 60000)
 		every_ms = (int64_t)v;
 	/* A run shorter than one interval shows nothing. */

@@ -3,8 +3,6 @@
  * with a failure check.
  */
 #include "util.h"
-#include "progress.h"
-#include "escape.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +16,12 @@
 #endif
 
 const char *zt_prog = "zt";
+static void (*before_message)(void);
+
+void zt_before_message(void (*fn)(void))
+{
+	before_message = fn;
+}
 
 /*
  * At exit, whatever the path to it (--help, --version, an error, the end of
@@ -50,7 +54,8 @@ void zt_setprog(const char *argv0)
 /*
  * A message is one line. What it quotes (a path from a dump, a name from a
  * binary) may hold control characters: they are written as \ooo, so that
- * no input reaches the terminal raw (escape.h); backslashes stay as they are.
+ * no input reaches the terminal raw (as escape.c writes them); backslashes
+ * stay as they are.
  */
 static void vwarn(const char *fmt, va_list ap)
 {
@@ -62,7 +67,8 @@ static void vwarn(const char *fmt, va_list ap)
 	char line[64 + 4 * sizeof msg + 256];
 	const char *err = len > 0 && fmt[len - 1] == ':' ? strerror(saved) : NULL;
 
-	zt_progress_clear();	/* the message gets a line of its own */
+	if (before_message)
+		before_message();	/* progress: the message gets a line of its own */
 	fflush(stdout);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	snprintf(line, 64, "%s: ", zt_prog);

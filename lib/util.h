@@ -33,6 +33,12 @@ void zt_setprog(const char *argv0);
  */
 void zt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
+ * A function zt_warn calls before it writes (NULL: none): progress.c
+ * registers the one that clears its line, so that a message gets a line of
+ * its own without util.c knowing of progress.
+ */
+void zt_before_message(void (*fn)(void));
+/*
  * For a tool started with no file, which reads standard input: when that is
  * a terminal, say so on stderr (a user who forgot the file name sees why
  * nothing happens). Silent when stdin is a pipe or a file.
