@@ -7,6 +7,7 @@
 #include "input.h"
 #include "strtab.h"
 #include "util.h"
+#include "weight.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +26,7 @@ struct zt_foldsrc {
 /* Whether a folded comment is a wall-clock profile's weight line. */
 static int wall_line(const struct zt_folded_item *it)
 {
-	static const char line[] = "# zt weight: ns";
-
-	return it->kind == ZT_FOLDED_COMMENT && it->stacklen == sizeof line - 1 &&
-	       memcmp(it->stack, line, sizeof line - 1) == 0;
+	return it->kind == ZT_FOLDED_COMMENT && zt_weight_declares_ns(it->stack, it->stacklen);
 }
 
 size_t zt_foldsrc_strip_hex(const char *s, size_t n, char *out)

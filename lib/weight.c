@@ -37,9 +37,21 @@ static void setevent(struct zt_weight *w, const char *ev, size_t n)
 	w->clock = zt_weight_is_clock(ev, n);
 }
 
+static const char key[] = "# zt weight:";
+
+int zt_weight_declares_ns(const char *s, size_t n)
+{
+	const char *p = s + sizeof key - 1, *end = s + n;
+
+	if (n < sizeof key - 1 || memcmp(s, key, sizeof key - 1) != 0)
+		return 0;
+	while (p < end && *p == ' ')
+		p++;
+	return (size_t)(end - p) == 2 && memcmp(p, "ns", 2) == 0;
+}
+
 const char *zt_weight_comment(struct zt_weight *w, const char *s, size_t n)
 {
-	static const char key[] = "# zt weight:";
 	const char *p, *end = s + n, *sp, *unit;
 	char num[32];
 	size_t k;

@@ -48,6 +48,14 @@ struct zt_weight {
    marks them as periods: sample counts never all share one this large. */
 #define ZT_WEIGHT_PERIOD_GCD 1000
 
+/* The line a wall-clock profile's folded stacks start with, as the tools
+   write it. */
+#define ZT_WEIGHT_NS_LINE "# zt weight: ns"
+
+/* Whether a '#' line of a folded file (with its '#') declares a wall-clock
+   profile, by zt_weight_comment's rule (the spaces after the colon vary). */
+int zt_weight_declares_ns(const char *s, size_t n);
+
 /* A '#' line of a folded file (with its '#'): NULL, or what is wrong with
    a weight declaration. Other comments are ignored. */
 const char *zt_weight_comment(struct zt_weight *w, const char *s, size_t n);

@@ -168,7 +168,7 @@ static int difffolded(const char *a, const char *b, int normalize,
 		return -1;
 	}
 	if (s2 && zt_foldsrc_wall(s1))
-		printf("# zt weight: ns\n");
+		printf(ZT_WEIGHT_NS_LINE "\n");
 	if (s2 && (h1 = zt_foldsrc_next(s1, &k1, &n1, &c1, err, errlen)) >= 0)
 		h2 = zt_foldsrc_next(s2, &k2, &n2, &c2, err, errlen);
 	while (h1 >= 0 && h2 >= 0 && (h1 || h2)) {

@@ -29,6 +29,7 @@
 #include "progress.h"
 #include "usage.h"
 #include "util.h"
+#include "weight.h"
 
 /* Long-only options: every code below 256 would also be a short one. */
 enum { OPT_INVERTED = ZT_SYMARGS_NEXT, OPT_NEGATE, OPT_ROOT, OPT_NO_ROOT, OPT_CLOCK };
@@ -146,8 +147,7 @@ static int read_input(struct zt_flame *flame, const char *path, const struct zt_
 		in = NULL, got = 0;
 	while (in && (got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
 		/* '# zt weight: ns' comes before the first stack, if at all. */
-		if (it.kind == ZT_FOLDED_COMMENT && it.stacklen == 15 &&
-		    memcmp(it.stack, "# zt weight: ns", 15) == 0)
+		if (it.kind == ZT_FOLDED_COMMENT && zt_weight_declares_ns(it.stack, it.stacklen))
 			wall = 1;
 		if (it.kind != ZT_FOLDED_STACK)
 			continue;

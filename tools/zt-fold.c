@@ -28,6 +28,7 @@
 #include "progress.h"
 #include "usage.h"
 #include "util.h"
+#include "weight.h"
 
 /* Long-only options: every code below 256 would also be a short one. */
 enum {
@@ -297,7 +298,7 @@ static int sum_folded(struct zt_stage **st, char **paths, int n, const struct as
 	if (rc == 0) {
 		setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 		if (zt_foldsrc_wall(src))
-			printf("# zt weight: ns\n");
+			printf(ZT_WEIGHT_NS_LINE "\n");
 		while ((got = zt_foldsrc_next(src, &stack, &len, &count, err, errlen)) > 0) {
 			fwrite(stack, 1, len, stdout);
 			printf(" %llu\n", (unsigned long long)count);

@@ -27,6 +27,7 @@
 #include "json.h"
 #include "perfscript.h"
 #include "profile.h"
+#include "rawfmt.h"
 #include "psprofile.h"
 #include "progress.h"
 #include "usage.h"

@@ -144,3 +144,20 @@ UNIT_TEST(weight_clock_events)
 	CHECK(!zt_weight_is_clock("cycles", 6));
 	CHECK(!zt_weight_is_clock("cpu-clocks", 10));
 }
+
+/* One rule for '# zt weight: ns' in every reader: zt_weight_comment's. */
+UNIT_TEST(weight_ns_declaration_is_one_rule)
+{
+	static const char *const lines[] = {
+		ZT_WEIGHT_NS_LINE, "# zt weight:ns", "# zt weight:   ns", "# zt weight: ns ",
+		"# zt weight: nsx", "# zt weight: samples", "# zt weigh: ns", "# zt weight:",
+	};
+
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		struct zt_weight w = { 0 };
+		int wall = COMMENT(&w, lines[i]) == NULL && w.declared && w.kind == ZT_WEIGHT_WALL;
+
+		CHECK(zt_weight_declares_ns(lines[i], strlen(lines[i])) == wall);
+		CHECK(wall == (i < 3));
+	}
+}
