@@ -206,6 +206,7 @@ FUZZERS = \
 	tests/fuzz/bin/fuzz-dwarf \
 	tests/fuzz/bin/fuzz-perfscript \
 	tests/fuzz/bin/fuzz-folded \
+	tests/fuzz/bin/fuzz-foldsrc \
 	tests/fuzz/bin/fuzz-stage \
 	tests/fuzz/bin/fuzz-cfi \
 	tests/fuzz/bin/fuzz-flame \
