@@ -237,10 +237,15 @@ setup() {
 	all=$(total d.folded)
 	plugin=$(count d.folded "^$ROOT;plugin_work\$")
 	mainw=$(count d.folded "^$ROOT;main_work\$")
-	echo "all $all plugin_work $plugin main_work $mainw"
+	# Whole stacks: from the leaf to _start, through the plugin or the
+	# loader's dlopen and dlclose (under ASan those take 1.5% of the run).
+	whole=$(count d.folded "^$ROOT(;|\$)")
+	echo "all $all plugin_work $plugin main_work $mainw whole $whole"
 	[ "$plugin" -ge 100 ]
 	[ "$mainw" -ge 30 ]
-	at_least $((plugin + mainw)) 99 "$all"
+	at_least "$whole" 99 "$all"
+	# The plugin and main's work hold all but the loader's share.
+	at_least $((plugin + mainw)) 95 "$all"
 	grep -q 'libplugin.so$' d.raw
 }
 
