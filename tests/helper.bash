@@ -44,3 +44,10 @@ sampled_user_of() {
 	awk -v u="$user" '$1 == "cpu-user-start-ns" { s = $2 }
 		END { printf "%.3f\n", u - s / 1e9 }' "$2"
 }
+
+# Whether zt-collect was built with a sanitizer (make SANITIZE=...): its
+# runtime makes system calls of its own, and LeakSanitizer stops a process
+# traced by strace, so tests that count zt-collect's calls skip then.
+sanitized_launcher() {
+	readelf -d "$ZT_TOP/collect/zt-collect" 2> /dev/null | grep -q 'NEEDED.*lib\(asan\|ubsan\|tsan\|lsan\)'
+}
