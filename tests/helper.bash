@@ -45,9 +45,13 @@ sampled_user_of() {
 		END { printf "%.3f\n", u - s / 1e9 }' "$2"
 }
 
-# Whether zt-collect was built with a sanitizer (make SANITIZE=...): its
-# runtime makes system calls of its own, and LeakSanitizer stops a process
-# traced by strace, so tests that count zt-collect's calls skip then.
+# Whether zt was built with a sanitizer (make SANITIZE=...): the runtime
+# makes system calls of its own, LeakSanitizer stops a process traced by
+# strace, and AddressSanitizer keeps freed memory in quarantine, so tests
+# that count zt-collect's calls or weigh a tool's memory skip then.
+sanitized() {
+	readelf -d "$1" 2> /dev/null | grep -q 'NEEDED.*lib\(asan\|ubsan\|tsan\|lsan\)'
+}
 sanitized_launcher() {
-	readelf -d "$ZT_TOP/collect/zt-collect" 2> /dev/null | grep -q 'NEEDED.*lib\(asan\|ubsan\|tsan\|lsan\)'
+	sanitized "$ZT_TOP/collect/zt-collect"
 }
