@@ -90,10 +90,12 @@ C
 	printf 'int main(void) { volatile unsigned long s = 0; for (unsigned long i = 0; i < 300000000UL; i++) s += i; return 0; }\n' > burn.c
 	gcc -O1 -static -o st burn.c
 	gcc -O1 -o dyn burn.c
-	# Its CPU time, bare (bash's times of its children).
-	bare=$(bash -c './st; times' | awk 'NR == 2 { split($1, u, "m"); split($2, s, "m"); print u[1] * 60 + u[2] + s[1] * 60 + s[2] }')
-	run --separate-stderr zt-collect -f -o t.raw bash -c "./st; ./dyn; true"
+	# st's CPU time in this very run, as the kernel gave it to bash (its
+	# times of its children, right after st: the same work's time varies
+	# from run to run on a busy machine by more than a third).
+	run --separate-stderr zt-collect -f -o t.raw bash -c "./st; times; ./dyn; true"
 	assert_success
+	bare=$(printf '%s\n' "$output" | awk 'NR == 2 { split($1, u, "m"); split($2, s, "m"); print u[1] * 60 + u[2] + s[1] * 60 + s[2] }')
 	line=$(printf '%s\n' "$stderr" | grep '^zt-collect: with -f')
 	echo "$line" | cut -c1-900
 	re=", (-?[0-9.]+) CPU-s of the kernel's exit of ([0-9]+) process(es)? after (its|each) dump \\(the parent's account less the process's own\\), ([0-9.]+) CPU-s in 1 process zt could not reach \\(no dump; images after an exec\\); of the tree's ([0-9.]+) CPU-s \\(rusage\\), (-?[0-9.]+) \\((-?[0-9.]+)%\\) unaccounted, "
@@ -101,11 +103,11 @@ C
 	kexit=${BASH_REMATCH[1]} nk=${BASH_REMATCH[2]} nodump=${BASH_REMATCH[5]}
 	tree=${BASH_REMATCH[6]} rest=${BASH_REMATCH[7]}
 	read -r ru rs < <(rusage_of <(printf '%s\n' "$stderr" | grep '; rusage: '))
-	echo "bare st $bare s; no dump $nodump s; the kernel's exit $kexit s of $nk processes; tree $tree, rusage $ru + $rs, unaccounted $rest"
-	# st's whole time is the unreached one's (its run beside others'
-	# varies: within a third of its bare time), and the kernel's exit of
+	echo "st $bare s (bash's times); no dump $nodump s; the kernel's exit $kexit s of $nk processes; tree $tree, rusage $ru + $rs, unaccounted $rest"
+	# st's whole time is the unreached one's (both the kernel's account
+	# of it: bash's times count in 10 ms ticks), and the kernel's exit of
 	# the others is a few ms each.
-	awk -v b="$bare" -v n="$nodump" 'BEGIN { exit !(n >= 0.67 * b && n <= 1.5 * b + 0.02) }'
+	awk -v b="$bare" -v n="$nodump" 'BEGIN { exit !(b > 0 && n >= 0.95 * b - 0.02 && n <= 1.05 * b + 0.02) }'
 	awk -v k="$kexit" -v n="$nk" 'BEGIN { exit !(k >= 0 && k <= 0.02 * n) }'
 	awk -v t="$tree" -v u="$ru" -v s="$rs" -v r="$rest" \
 		'BEGIN { d = t - u - s; if (r < 0) r = -r; exit !(d > -0.002 && d < 0.002 && r <= 0.03 * t) }'
