@@ -55,10 +55,11 @@ measure() {
 	[ $((rss_long - rss_bare)) -lt 32768 ]
 	# Six times the work, the same memory (within 1 MiB).
 	[ $((rss_long - rss_short)) -lt 1024 ]
-	# The long run was longer (its CPU time: the machine's speed varies),
-	# and its samples kept up with its CPU time as the short run's did.
-	awk -v ns="$n_short" -v nl="$n_long" -v us="$u_short" -v ul="$u_long" \
-		'BEGIN { exit !(ul > 2 * us && ns > 0 && nl / ul >= 0.8 * ns / us) }'
+	# The long run recorded several times the short run's samples (six
+	# times the work; at 10 kHz the kernel's split of CPU time into user
+	# and system by ticks is too rough to judge a rate by: 18,500 and
+	# 11,800 samples per user-second were seen in two runs of one check).
+	awk -v ns="$n_short" -v nl="$n_long" 'BEGIN { exit !(ns > 0 && nl >= 2 * ns) }'
 }
 
 @test "4 threads at 4 kHz: none lost, samples between the user and all the CPU time" {
