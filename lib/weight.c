@@ -41,10 +41,11 @@ static const char key[] = "# zt weight:";
 
 int zt_weight_declares_ns(const char *s, size_t n)
 {
-	const char *p = s + sizeof key - 1, *end = s + n;
+	const char *p, *end = s + n;
 
 	if (n < sizeof key - 1 || memcmp(s, key, sizeof key - 1) != 0)
 		return 0;
+	p = s + sizeof key - 1;
 	while (p < end && *p == ' ')
 		p++;
 	return (size_t)(end - p) == 2 && memcmp(p, "ns", 2) == 0;
@@ -66,7 +67,7 @@ const char *zt_weight_comment(struct zt_weight *w, const char *s, size_t n)
 	p = s + sizeof key - 1;
 	while (p < end && *p == ' ')
 		p++;
-	if ((size_t)(end - p) == 2 && memcmp(p, "ns", 2) == 0) {
+	if (zt_weight_declares_ns(s, n)) {
 		w->kind = ZT_WEIGHT_WALL;
 		w->declared = 1;
 		w->clock = 1;
