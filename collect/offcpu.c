@@ -622,14 +622,15 @@ static uint64_t stopped_part(struct rec *c, const struct zt_thread *t, uint64_t 
 	uint64_t part = stop_total - c->stop_seen;
 
 	c->stop_seen = stop_total;
-	if (!part || now <= c->last_ns)
-		return 0;
-	if (part > now - c->last_ns)
+	if (now <= c->last_ns)
+		part = 0;
+	else if (part > now - c->last_ns)
 		part = now - c->last_ns;
-	if (c->have) {
+	if (part && c->have) {
 		emit_line(c->tid, now, 1, part, STOPPED, c->addr, c->n, c->partial);
 		__atomic_fetch_add(&nrepeated, 1, __ATOMIC_RELAXED);
 	} else {
+		/* Also what an earlier visit carried (no CPU stack to hand then). */
 		c->scarry += part;
 		at_cpu_stack(c, t, now, &c->scarry, STOPPED);
 	}

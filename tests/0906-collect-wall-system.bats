@@ -75,15 +75,23 @@ setup() {
 	static volatile unsigned long sink;
 	static double cpu(void)
 	{ struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+	static volatile int asleep;
 	static void *sleeper(void *a)
-	{ struct timespec ts = { 0, 10000000 }; (void)a; for (int i = 0; i < 300; i++) nanosleep(&ts, 0); return 0; }
+	{ struct timespec ts = { 0, 10000000 }; (void)a; for (int i = 0; i < 300; i++) { nanosleep(&ts, 0); asleep = 1; } return 0; }
 	int main(void)
 	{
 		pthread_t t;
+		int told = 0;
 		pthread_create(&t, 0, sleeper, 0);
-		while (cpu() < 1.5)
+		while (cpu() < 1.5) {
 			for (int i = 0; i < 100000; i++)
 				sink += i;
+			/* Both threads under way: the test may stop the program. */
+			if (!told && asleep && cpu() > 0.1) {
+				fclose(fopen("ready", "w"));
+				told = 1;
+			}
+		}
 		pthread_join(t, 0);
 		puts("done");
 		return 0;
@@ -92,12 +100,13 @@ setup() {
 	gcc -O1 -pthread -o stopme stopme.c
 	zt-collect --clock=wall -o s.raw ./stopme > out 2> err &
 	zc=$!
-	# The program (zt-collect's child) once it runs, then stopped for 2 s.
-	for i in $(seq 1 100); do
-		p=$(pgrep -P "$zc" stopme) && break
+	# The program (zt-collect's child) once both its threads are under
+	# way (it says so by the file ready), then stopped for 2 s.
+	for i in $(seq 1 200); do
+		[ -f ready ] && p=$(pgrep -P "$zc" stopme) && break
 		sleep 0.05
 	done
-	sleep 0.3
+	[ -n "$p" ] || { echo "the program did not get under way in 10 s"; false; }
 	t0=$(date +%s%N)
 	kill -STOP "$p"
 	sleep 2
@@ -113,8 +122,9 @@ setup() {
 	zt-fold --tid s.raw > s.folded
 	awk '/;\[stopped\] [0-9]*$/ { split($1, a, "/"); split(a[2], b, ";"); t[b[1]] += $NF }
 		END { for (k in t) printf "%s %.0f\n", k, t[k] / 1e6 }' s.folded | sort > stopped
+	echo "threads and their [stopped] ms (main thread $main):"
 	cat stopped
-	[ "$(wc -l < stopped)" -eq 2 ]
+	[ "$(wc -l < stopped)" -eq 2 ] || { grep '\[stopped\]' s.folded; cut -d';' -f1 s.folded | sort | uniq -c; false; }
 	awk -v s="$stop" '{ d = $2 - s; print "thread " $1 " stopped " $2 " ms, the stop " s " ms";
 		if (d < -150 || d > 150) bad = 1 } END { exit bad }' stopped
 	# The main thread's weights add up to the sampled span (wall-ns) within 3%.
