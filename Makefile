@@ -151,6 +151,7 @@ UNIT_OBJ = \
 	tests/unit/test-weight.o \
 	tests/unit/test-wait.o \
 	tests/unit/test-compare.o \
+	tests/unit/test-pprof.o \
 	tests/unit/test-filter.o \
 	tests/unit/test-facts.o \
 	tests/unit/test-symargs.o \

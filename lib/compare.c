@@ -99,6 +99,20 @@ void zt_compare_runs_free(struct zt_compare_runs *m)
 	free(m);
 }
 
+void zt_compare_runs_keep(struct zt_compare_runs *m, const int *side, size_t r)
+{
+	uint32_t nf = zt_strtab_count(m->names);
+
+	memcpy(m->side, side, r * sizeof *side);
+	if (r == m->r)
+		return;
+	/* Each function's counts of the runs kept, moved down to the new stride. */
+	for (uint32_t f = 0; f < nf; f++)
+		memmove(m->k + (size_t)f * 2 * r, m->k + (size_t)f * 2 * m->r,
+			2 * r * sizeof *m->k);
+	m->r = r;
+}
+
 /* Whether function f had samples in a run before j. */
 static int had_samples(const struct zt_compare_runs *m, uint32_t f, size_t j)
 {

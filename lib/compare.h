@@ -63,6 +63,14 @@ void zt_compare_runs_free(struct zt_compare_runs *m);
 int zt_compare_runs_add(struct zt_compare_runs *m, size_t j, const char *s, size_t n,
 			uint64_t count);
 
+/*
+ * The runs are the first r of those made room for (runs read as they came,
+ * the empty ones left out), side[j] each one's side, known only once all
+ * were read: a caller that reads one input at a time makes room for every
+ * input first. r is at most the count given to zt_compare_runs_new.
+ */
+void zt_compare_runs_keep(struct zt_compare_runs *m, const int *side, size_t r);
+
 /* Run j's samples so far. */
 uint64_t zt_compare_runs_samples(const struct zt_compare_runs *m, size_t j);
 

@@ -633,14 +633,183 @@ static void types_text(const struct zt_pprof *p, char *buf, size_t cap)
 		     name_of(p, p->sample_type[i][1]));
 }
 
+/*
+ * The indexes of a profile's tables that merging looks things up in, as
+ * pprof's own merge (profile.Merge) keys them: a function by its names and
+ * file; a mapping by its size (rounded up to pages), offset and build-id
+ * (or file), not its start, which address-space randomization moves; a
+ * location by its mapping, its address within that mapping and its lines;
+ * a sample by its locations and labels. Built on the first merge, and
+ * kept up with every entry added, so that a profile of any number of
+ * inputs holds each distinct one once.
+ */
+struct zt_pprof_index {
+	struct zt_hash_index f, m, l, s, c;
+	size_t nf, nm, nl, ns, nc;	/* entries indexed so far */
+};
+
+/* A key looked up in p's tables: an entry of q's, with p's ids. */
+struct mkey {
+	const struct zt_pprof *p;
+	const void *e;		/* the entry, its ids p's */
+	const struct zt_pprof_line *lines;	/* a location's, p's function ids */
+	const uint64_t *locids;	/* a sample's, p's ids */
+};
+
+static uint64_t map_size(const struct zt_pprof_mapping *m)
+{
+	return (m->limit - m->start + 0xfff) & ~(uint64_t)0xfff;
+}
+
+static uint64_t map_name(const struct zt_pprof_mapping *m)
+{
+	return m->build_id ? m->build_id : m->file;
+}
+
+/* Where a location's address is, in its mapping (its address if none). */
+static uint64_t loc_rel(const struct zt_pprof *p, const struct zt_pprof_location *l)
+{
+	return l->mapping_id ? l->address - p->mappings[l->mapping_id - 1].start : l->address;
+}
+
+static uint64_t fn_hash(const struct zt_pprof_function *f)
+{
+	return zt_hash_u64(f->name) ^ zt_hash_u64(f->system_name * 3 + 1) ^
+	       zt_hash_u64(f->filename * 5 + 2);
+}
+
+static uint64_t map_hash(const struct zt_pprof_mapping *m)
+{
+	return zt_hash_u64(map_size(m)) ^ zt_hash_u64(m->offset * 3 + 1) ^
+	       zt_hash_u64(map_name(m) * 5 + 2);
+}
+
+static uint64_t loc_hash(uint64_t mapping, uint64_t rel, const struct zt_pprof_line *lines,
+			 size_t n)
+{
+	uint64_t h = zt_hash_u64(mapping) ^ zt_hash_u64(rel * 3 + 1);
+
+	for (size_t i = 0; i < n; i++)
+		h = zt_hash_u64(h ^ lines[i].function_id) ^ zt_hash_u64((uint64_t)lines[i].line);
+	return h;
+}
+
+static uint64_t sample_hash(const struct zt_pprof_sample *sm, const uint64_t *locids)
+{
+	uint64_t h = zt_hash_u64((uint64_t)sm->tid) ^ zt_hash_u64(sm->thread * 3 + 1) ^
+		     zt_hash_u64(sm->state * 5 + 2);
+
+	return zt_hash(locids, sm->nlocs * sizeof *locids, h);
+}
+
+static int fn_eq(void *ctx, uint32_t e, const void *key)
+{
+	const struct zt_pprof_function *a = &((struct zt_pprof *)ctx)->functions[e];
+	const struct zt_pprof_function *b = ((const struct mkey *)key)->e;
+
+	return a->name == b->name && a->system_name == b->system_name &&
+	       a->filename == b->filename;
+}
+
+static int map_eq(void *ctx, uint32_t e, const void *key)
+{
+	const struct zt_pprof_mapping *a = &((struct zt_pprof *)ctx)->mappings[e];
+	const struct zt_pprof_mapping *b = ((const struct mkey *)key)->e;
+
+	return map_size(a) == map_size(b) && a->offset == b->offset &&
+	       map_name(a) == map_name(b);
+}
+
+static int loc_eq_merged(void *ctx, uint32_t e, const void *key)
+{
+	const struct zt_pprof *p = ctx;
+	const struct zt_pprof_location *a = &p->locations[e];
+	const struct mkey *k = key;
+	const struct zt_pprof_location *b = k->e;
+
+	if (a->mapping_id != b->mapping_id || a->nlines != b->nlines ||
+	    loc_rel(p, a) != loc_rel(p, b))
+		return 0;
+	for (size_t i = 0; i < a->nlines; i++)
+		if (p->lines[a->first_line + i].function_id != k->lines[i].function_id ||
+		    p->lines[a->first_line + i].line != k->lines[i].line)
+			return 0;
+	return 1;
+}
+
+static int comment_eq(void *ctx, uint32_t e, const void *key)
+{
+	return ((struct zt_pprof *)ctx)->comments[e] == *(const uint64_t *)key;
+}
+
+static int sample_eq(void *ctx, uint32_t e, const void *key)
+{
+	const struct zt_pprof *p = ctx;
+	const struct zt_pprof_sample *a = &p->samples[e];
+	const struct mkey *k = key;
+	const struct zt_pprof_sample *b = k->e;
+
+	return a->nlocs == b->nlocs && a->tid == b->tid && a->thread == b->thread &&
+	       a->state == b->state &&
+	       memcmp(p->locids + a->first_loc, k->locids, a->nlocs * sizeof *k->locids) == 0;
+}
+
+/* p's indexes, holding every entry of its tables. */
+static struct zt_pprof_index *index_of(struct zt_pprof *p)
+{
+	struct zt_pprof_index *ix = p->index;
+
+	if (!ix)
+		ix = p->index = zt_calloc(1, sizeof *ix);
+	for (; ix->nf < p->nfunctions; ix->nf++)
+		zt_hash_index_add(&ix->f, fn_hash(&p->functions[ix->nf]), (uint32_t)ix->nf);
+	for (; ix->nm < p->nmappings; ix->nm++)
+		zt_hash_index_add(&ix->m, map_hash(&p->mappings[ix->nm]), (uint32_t)ix->nm);
+	for (; ix->nl < p->nlocations; ix->nl++) {
+		const struct zt_pprof_location *l = &p->locations[ix->nl];
+
+		zt_hash_index_add(&ix->l, loc_hash(l->mapping_id, loc_rel(p, l),
+						   p->lines + l->first_line, l->nlines),
+				  (uint32_t)ix->nl);
+	}
+	for (; ix->ns < p->nsamples; ix->ns++) {
+		const struct zt_pprof_sample *sm = &p->samples[ix->ns];
+
+		zt_hash_index_add(&ix->s, sample_hash(sm, p->locids + sm->first_loc),
+				  (uint32_t)ix->ns);
+	}
+	for (; ix->nc < p->ncomments; ix->nc++)
+		zt_hash_index_add(&ix->c, zt_hash_u64(p->comments[ix->nc]), (uint32_t)ix->nc);
+	return ix;
+}
+
+/* a + b, or 2^63 - 1 (counted) when it does not fit. */
+static int64_t add_value(struct zt_pprof *p, int64_t a, int64_t b)
+{
+	if (a > INT64_MAX - b) {
+		p->saturated++;
+		return INT64_MAX;
+	}
+	return a + b;
+}
+
 const char *zt_pprof_merge(struct zt_pprof *p, const struct zt_pprof *q, char *why,
 			   size_t cap)
 {
 	uint32_t nstr = zt_strtab_count(q->strtab);
 	uint64_t *sid = zt_calloc(nstr ? nstr : 1, sizeof *sid);
-	uint64_t fbase = p->nfunctions, mbase = p->nmappings, lbase = p->nlocations;
-	size_t linebase = p->nlines, locidbase = p->nlocids;
+	/* q's function, mapping and location ids (1, 2, ...) as p's. */
+	uint64_t *fid = zt_calloc(q->nfunctions + 1, sizeof *fid);
+	uint64_t *mid = zt_calloc(q->nmappings + 1, sizeof *mid);
+	uint64_t *lid = zt_calloc(q->nlocations + 1, sizeof *lid);
+	int64_t *shift = zt_calloc(q->nmappings + 1, sizeof *shift);
+	struct zt_pprof_line *lines = NULL;
+	uint64_t *locids = NULL;
+	size_t caplines = 0, caplocids = 0;
+	struct zt_pprof_index *ix;
+	struct mkey k = { .p = p };
 	char a[128], b[128];
+	int64_t e;
 
 	if (!same_types(p, q)) {
 		types_text(p, a, sizeof a);
@@ -648,67 +817,134 @@ const char *zt_pprof_merge(struct zt_pprof *p, const struct zt_pprof *q, char *w
 		snprintf(why, cap, "its values are %s, the first input's %s: they cannot be "
 			 "added", b, a);
 		free(sid);
+		free(fid);
+		free(mid);
+		free(lid);
+		free(shift);
 		return why;
 	}
 	for (uint32_t i = 0; i < nstr; i++) {
 		size_t len;
-		const char *k = zt_strtab_key(q->strtab, i, &len);
+		const char *key = zt_strtab_key(q->strtab, i, &len);
 
-		sid[i] = zt_strtab_intern(p->strtab, k, len, NULL);
+		sid[i] = zt_strtab_intern(p->strtab, key, len, NULL);
 	}
-	zt_grow(&p->functions, &p->capfunctions, p->nfunctions + q->nfunctions,
-		sizeof *p->functions);
+	ix = index_of(p);
 	for (size_t i = 0; i < q->nfunctions; i++) {
 		struct zt_pprof_function fn = q->functions[i];
+		uint64_t h;
 
-		fn.id += fbase;
 		fn.name = sid[fn.name];
 		fn.system_name = sid[fn.system_name];
 		fn.filename = sid[fn.filename];
-		p->functions[p->nfunctions++] = fn;
+		k.e = &fn;
+		h = fn_hash(&fn);
+		if ((e = zt_hash_index_find(&ix->f, h, fn_eq, p, &k)) < 0) {
+			e = (int64_t)p->nfunctions;
+			fn.id = p->nfunctions + 1;
+			zt_grow(&p->functions, &p->capfunctions, p->nfunctions + 1,
+				sizeof *p->functions);
+			p->functions[p->nfunctions++] = fn;
+			zt_hash_index_add(&ix->f, h, (uint32_t)ix->nf++);
+		}
+		fid[q->functions[i].id] = (uint64_t)e + 1;
 	}
 	p->mappings = zt_realloc(p->mappings, (p->nmappings + q->nmappings + 1) *
 				 sizeof *p->mappings);
 	for (size_t i = 0; i < q->nmappings; i++) {
-		struct zt_pprof_mapping m = q->mappings[i];
+		struct zt_pprof_mapping m = q->mappings[i], *pm;
+		uint64_t h;
 
-		m.id += mbase;
 		m.file = sid[m.file];
 		m.build_id = sid[m.build_id];
-		p->mappings[p->nmappings++] = m;
+		k.e = &m;
+		h = map_hash(&m);
+		if ((e = zt_hash_index_find(&ix->m, h, map_eq, p, &k)) < 0) {
+			e = (int64_t)p->nmappings;
+			m.id = p->nmappings + 1;
+			p->mappings[p->nmappings++] = m;
+			zt_hash_index_add(&ix->m, h, (uint32_t)ix->nm++);
+		}
+		/* One mapping of both: what one profile knows of it, it knows. */
+		pm = &p->mappings[e];
+		pm->has_filenames |= m.has_filenames;
+		pm->has_line_numbers |= m.has_line_numbers;
+		pm->has_inline_frames |= m.has_inline_frames;
+		mid[q->mappings[i].id] = (uint64_t)e + 1;
+		/* q's addresses in it as p's (address-space randomization apart). */
+		shift[q->mappings[i].id] = (int64_t)(pm->start - q->mappings[i].start);
 	}
-	zt_grow(&p->lines, &p->caplines, p->nlines + q->nlines, sizeof *p->lines);
-	for (size_t i = 0; i < q->nlines; i++) {
-		struct zt_pprof_line l = q->lines[i];
-
-		l.function_id += fbase;
-		p->lines[p->nlines++] = l;
-	}
-	zt_grow(&p->locations, &p->caplocations, p->nlocations + q->nlocations,
-		sizeof *p->locations);
 	for (size_t i = 0; i < q->nlocations; i++) {
 		struct zt_pprof_location l = q->locations[i];
+		uint64_t h;
 
-		l.id += lbase;
-		if (l.mapping_id)
-			l.mapping_id += mbase;
-		l.first_line += linebase;
-		p->locations[p->nlocations++] = l;
+		zt_grow(&lines, &caplines, l.nlines ? l.nlines : 1, sizeof *lines);
+		for (size_t j = 0; j < l.nlines; j++) {
+			lines[j] = q->lines[l.first_line + j];
+			lines[j].function_id = fid[lines[j].function_id];
+		}
+		if (l.mapping_id) {
+			l.address = (uint64_t)((int64_t)l.address + shift[l.mapping_id]);
+			l.mapping_id = mid[l.mapping_id];
+		}
+		k.e = &l;
+		k.lines = lines;
+		h = loc_hash(l.mapping_id, loc_rel(p, &l), lines, l.nlines);
+		if ((e = zt_hash_index_find(&ix->l, h, loc_eq_merged, p, &k)) < 0) {
+			e = (int64_t)p->nlocations;
+			l.id = p->nlocations + 1;
+			l.first_line = p->nlines;
+			zt_grow(&p->lines, &p->caplines, p->nlines + l.nlines, sizeof *p->lines);
+			memcpy(p->lines + p->nlines, lines, l.nlines * sizeof *lines);
+			p->nlines += l.nlines;
+			zt_grow(&p->locations, &p->caplocations, p->nlocations + 1,
+				sizeof *p->locations);
+			p->locations[p->nlocations++] = l;
+			zt_hash_index_add(&ix->l, h, (uint32_t)ix->nl++);
+		}
+		lid[q->locations[i].id] = (uint64_t)e + 1;
 	}
-	zt_grow(&p->locids, &p->caplocids, p->nlocids + q->nlocids, sizeof *p->locids);
-	for (size_t i = 0; i < q->nlocids; i++)
-		p->locids[p->nlocids++] = q->locids[i] + lbase;
-	zt_grow(&p->samples, &p->capsamples, p->nsamples + q->nsamples, sizeof *p->samples);
 	for (size_t i = 0; i < q->nsamples; i++) {
 		struct zt_pprof_sample sm = q->samples[i];
+		uint64_t h;
 
-		sm.first_loc += locidbase;
+		zt_grow(&locids, &caplocids, sm.nlocs ? sm.nlocs : 1, sizeof *locids);
+		for (size_t j = 0; j < sm.nlocs; j++)
+			locids[j] = lid[q->locids[sm.first_loc + j]];
 		sm.thread = sid[sm.thread];
 		sm.state = sid[sm.state];
+		k.e = &sm;
+		k.locids = locids;
+		h = sample_hash(&sm, locids);
+		if ((e = zt_hash_index_find(&ix->s, h, sample_eq, p, &k)) >= 0) {
+			for (int v = 0; v < 2; v++)
+				p->samples[e].value[v] = add_value(p, p->samples[e].value[v],
+								   sm.value[v]);
+			continue;
+		}
+		sm.first_loc = p->nlocids;
+		zt_grow(&p->locids, &p->caplocids, p->nlocids + sm.nlocs, sizeof *p->locids);
+		memcpy(p->locids + p->nlocids, locids, sm.nlocs * sizeof *locids);
+		p->nlocids += sm.nlocs;
+		zt_grow(&p->samples, &p->capsamples, p->nsamples + 1, sizeof *p->samples);
 		p->samples[p->nsamples++] = sm;
+		zt_hash_index_add(&ix->s, h, (uint32_t)ix->ns++);
 	}
-	for (size_t i = 0; i < q->ncomments; i++)
-		comment(p, sid[q->comments[i]]);
+	free(lines);
+	free(locids);
+	free(fid);
+	free(mid);
+	free(lid);
+	free(shift);
+	/* A comment once, as pprof's merge has them (one run's facts are its own). */
+	for (size_t i = 0; i < q->ncomments; i++) {
+		uint64_t c = sid[q->comments[i]], h = zt_hash_u64(c);
+
+		if (zt_hash_index_find(&ix->c, h, comment_eq, p, &c) < 0) {
+			comment(p, c);
+			zt_hash_index_add(&ix->c, h, (uint32_t)ix->nc++);
+		}
+	}
 	/* One profile of several runs: their durations add up, it starts
 	   with the first, and its period is theirs when they share one. */
 	if (p->period != q->period)
@@ -734,6 +970,14 @@ void zt_pprof_free(struct zt_pprof *p)
 	free(p->lines);
 	free(p->functions);
 	free(p->comments);
+	if (p->index) {
+		zt_hash_index_free(&p->index->f);
+		zt_hash_index_free(&p->index->m);
+		zt_hash_index_free(&p->index->l);
+		zt_hash_index_free(&p->index->s);
+		zt_hash_index_free(&p->index->c);
+		free(p->index);
+	}
 	free(p);
 }
 

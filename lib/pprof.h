@@ -76,6 +76,7 @@ struct zt_pprof {
 	size_t nfunctions, capfunctions;
 	uint64_t *comments;
 	size_t ncomments, capcomments;
+	struct zt_pprof_index *index;	/* for zt_pprof_merge, or NULL */
 };
 
 /*
@@ -120,9 +121,13 @@ size_t zt_pprof_folded_samples(const struct zt_pprof_folded *f);
 void zt_pprof_folded_divide(struct zt_pprof_folded *f, size_t from, uint64_t div);
 
 /*
- * Add profile q (another input's, left as it is) to p: its samples,
- * locations, functions and mappings, under ids of their own (two processes'
- * addresses are not one address space), its comments; durations add up.
+ * Add profile q (another input's, left as it is) to p, as pprof's own merge
+ * does: a function, mapping, location or sample that p has already (the
+ * same names; the same file at the same size and offset, wherever it was
+ * loaded; the same place in it with the same lines; the same locations and
+ * labels) is p's, a sample's values added to it; the others are added
+ * under ids of their own. Its comments too; durations add up. Memory
+ * grows with what is distinct, not with the inputs.
  * Returns NULL, or why they cannot be added (their sample types differ),
  * in why.
  */

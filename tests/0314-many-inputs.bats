@@ -84,6 +84,39 @@ maxrss() {
 	[ -s raws.pb.gz ]
 }
 
+@test "zt-pprof merges 3,000 dumps of one program as pprof does: one mapping, location and sample each, in the memory of one (before: 23 MiB, 750 KB of output)" {
+	local one all
+	zt-pprof -o one.pb.gz one.raw
+	run --separate-stderr bash -c 'ulimit -n 256 && zt-pprof -o all.pb.gz many/d*.raw'
+	echo "status $status; stderr: $stderr"
+	assert_success
+	# The same tables, each sample's values times 3,000 (the duration too).
+	one=$(gzip -dc one.pb.gz | wc -c) all=$(gzip -dc all.pb.gz | wc -c)
+	echo "profile.proto bytes: one input $one, 3,000 inputs $all"
+	[ "$all" -le $((one + 64 * 1024 / 10)) ]
+	! sanitized "$ZT_TOP/tools/zt-pprof" || skip "zt-pprof is built with a sanitizer: its memory is the sanitizer's"
+	maxrss one.kib zt-pprof -o one.pb.gz one.raw
+	maxrss all.kib bash -c 'ulimit -n 256 && exec zt-pprof -o all.pb.gz many/d*.raw'
+	one=$(cat one.kib) all=$(cat all.kib)
+	echo "maximum resident set: one input $one KiB, 3,000 inputs $all KiB"
+	[ "$all" -le $((2 * one)) ]
+}
+
+@test "zt-diff --report reads 1,500 runs a side under ulimit -n 256, in the memory of one a side (before: every run open at once, 290 MiB for 200)" {
+	local one all n
+	run --separate-stderr bash -c 'ulimit -n 256 && zt-diff --report many/d[1-9].raw many/d[1-9][0-9].raw many/d[1-9][0-9][0-9].raw many/d1[0-4][0-9][0-9].raw -- many/d1[5-9][0-9][0-9].raw many/d2[0-9][0-9][0-9].raw many/d3000.raw'
+	echo "status $status; stderr: $stderr"
+	assert_success
+	n=$(sed -n 's/^samples \([0-9]*\)$/\1/p' one.raw)
+	assert_line "before: 1499 runs, $((1499 * n)) samples; after: 1501 runs, $((1501 * n)) samples"
+	! sanitized "$ZT_TOP/tools/zt-diff" || skip "zt-diff is built with a sanitizer: its memory is the sanitizer's"
+	maxrss one.kib zt-diff --report one.raw -- many/d1.raw
+	maxrss all.kib bash -c 'ulimit -n 256 && exec zt-diff --report many/d[1-9].raw many/d[1-9][0-9].raw many/d[1-9][0-9][0-9].raw many/d1[0-4][0-9][0-9].raw -- many/d1[5-9][0-9][0-9].raw many/d2[0-9][0-9][0-9].raw many/d3000.raw'
+	one=$(cat one.kib) all=$(cat all.kib)
+	echo "maximum resident set: one run a side $one KiB, 3,000 runs $all KiB"
+	[ "$all" -le $((2 * one)) ]
+}
+
 @test "standard input among files is read once, and kept open for its turn" {
 	run --separate-stderr bash -c 'zt-fold one.raw - < one.folded'
 	echo "status $status; stderr: $stderr"

@@ -371,55 +371,45 @@ static int report(char **runs, size_t nruns, size_t nbefore,
 		  const struct zt_symopts *o, char *err, size_t errlen)
 {
 	int *side = zt_calloc(nruns, sizeof *side);
-	struct zt_stage **sg = zt_calloc(nruns, sizeof *sg);
-	struct zt_input **in = zt_calloc(nruns, sizeof *in);
 	struct zt_stage_empties empties[2] = { { 0 }, { 0 } };
-	struct zt_compare_runs *m = NULL;
+	struct zt_compare_runs *m = zt_compare_runs_new(side, nruns);
 	struct zt_compare *c;
-	size_t opened = 0, kept = 0, loaded = 0;
-	int fatal[2] = { 0, 0 };
+	struct zt_stage *sg;
+	struct zt_input *in;
+	size_t kept = 0;
+	int fatal[2] = { 0, 0 }, rc = 0;
 	char *msg[2];
 
-	/* Every run opened (records folded) first: a run with no samples is
-	   named and left out; a side with none at all is an error. */
-	for (; opened < nruns; opened++) {
-		if (!(in[opened] = open_folded(runs[opened], o, &sg[opened], err, errlen)))
-			break;
-		zt_stage_empties_add(&empties[opened >= nbefore], zt_stage_name(sg[opened]),
-				     zt_stage_empty(sg[opened]));
-		if (!zt_stage_empty(sg[opened])) {
-			side[kept] = opened >= nbefore;
-			sg[kept] = sg[opened];
-			in[kept++] = in[opened];
-			if (kept - 1 != opened)
-				sg[opened] = NULL;
+	/*
+	 * Each run opened (records folded) and read in turn, one open at a
+	 * time: a run with no samples is named and left out; a side with none
+	 * at all is an error.
+	 */
+	for (size_t i = 0; i < nruns && rc == 0; i++) {
+		in = open_folded(runs[i], o, &sg, err, errlen);
+		if (!in) {
+			rc = -1;
 		} else {
-			zt_stage_close(sg[opened]);
-			sg[opened] = NULL;
+			zt_stage_empties_add(&empties[i >= nbefore], zt_stage_name(sg),
+					     zt_stage_empty(sg));
+			if (!zt_stage_empty(sg)) {
+				side[kept] = i >= nbefore;
+				rc = load_run(m, kept++, sg, in, fo, err, errlen);
+			}
 		}
+		zt_stage_close(sg);
 	}
 	for (int i = 0; i < 2; i++)
 		msg[i] = zt_stage_empties_end(&empties[i], &fatal[i]);
-	if (opened == nruns && (fatal[0] || fatal[1])) {
+	if (rc == 0 && (fatal[0] || fatal[1])) {
 		zt_errf(err, errlen, "%s%s", fatal[0] ? "before: " : "after: ",
 			msg[fatal[0] ? 0 : 1]);
-		opened = 0;
-	} else if (opened == nruns) {
+		rc = -1;
+	} else if (rc == 0) {
 		for (int i = 0; i < 2; i++)
 			if (msg[i])
 				zt_warn("%s", msg[i]);
-		m = zt_compare_runs_new(side, kept);
-		for (; loaded < kept; loaded++)
-			if (load_run(m, loaded, sg[loaded], in[loaded], fo, err, errlen) < 0)
-				break;
-	}
-	free(msg[0]);
-	free(msg[1]);
-	for (size_t j = 0; j < nruns; j++)
-		zt_stage_close(sg[j]);
-	free(sg);
-	free(in);
-	if (m && loaded == kept) {
+		zt_compare_runs_keep(m, side, kept);
 		c = zt_compare(m, q);
 		if (json)
 			print_json(c);
@@ -427,9 +417,11 @@ static int report(char **runs, size_t nruns, size_t nbefore,
 			print_table(c, q, rows);
 		zt_compare_free(c);
 	}
+	free(msg[0]);
+	free(msg[1]);
 	zt_compare_runs_free(m);
 	free(side);
-	return m && loaded == kept ? 0 : -1;
+	return rc;
 }
 
 /*

@@ -150,3 +150,39 @@ UNIT_TEST(compare_replicates_widen_the_test)
 	zt_compare_runs_free(m);
 	zt_compare_runs_free(m1);
 }
+
+UNIT_TEST(compare_runs_keep_the_runs_read)
+{
+	/* Room for 6 runs, 4 read (as zt-diff --report leaves empty ones
+	   out), then kept: the same tests, to the bit, as runs made for 4. */
+	const char *s[] = { "m;a", "m;b", "m;a;c" };
+	uint64_t r1[] = { 400, 600, 7 }, r2[] = { 600, 400, 9 }, r3[] = { 450, 550, 30 },
+		 r4[] = { 650, 350, 41 };
+	const uint64_t *cs[] = { r1, r2, r3, r4 };
+	int side[] = { 0, 0, 1, 1 }, none[6] = { 0 };
+	struct zt_compare_runs *m = runs(s, 3, side, 4, cs);
+	struct zt_compare_runs *k = zt_compare_runs_new(none, 6);
+	struct zt_compare *c, *ck;
+	struct zt_compare_row a, b;
+
+	for (size_t j = 0; j < 4; j++)
+		for (size_t i = 0; i < 3; i++)
+			CHECK(zt_compare_runs_add(k, j, s[i], strlen(s[i]), cs[j][i]) == 0);
+	zt_compare_runs_keep(k, side, 4);
+	c = zt_compare(m, 0.05);
+	ck = zt_compare(k, 0.05);
+	CHECK(c->nrows == ck->nrows && c->alpha == ck->alpha);
+	for (size_t i = 0; i < c->nrows; i++) {
+		zt_compare_row(c, i, &a);
+		zt_compare_row(ck, i, &b);
+		CHECK(a.namelen == b.namelen && !memcmp(a.name, b.name, a.namelen));
+		CHECK(a.self.k[0] == b.self.k[0] && a.self.k[1] == b.self.k[1] &&
+		      a.total.k[0] == b.total.k[0] && a.total.k[1] == b.total.k[1]);
+		CHECK(a.self.p == b.self.p && a.total.p == b.total.p &&
+		      a.significant == b.significant);
+	}
+	zt_compare_free(c);
+	zt_compare_free(ck);
+	zt_compare_runs_free(m);
+	zt_compare_runs_free(k);
+}
