@@ -30,11 +30,12 @@ endif
 
 # Debian packages to build zt (all `make demo` needs), and those the tests
 # add. `make deps` installs the missing ones of both.
-BUILD_DEBS = libdwarf-dev libdeflate-dev zlib1g-dev libiberty-dev binutils gcc make libc6-dev
+BUILD_DEBS = libdwarf-dev libdeflate-dev zlib1g-dev libiberty-dev binutils gcc make libc6-dev \
+	     libcurl4-openssl-dev
 TEST_DEBS = bats bats-assert bats-support linux-perf procps util-linux python3-minimal clang \
 	    perl xz-utils gzip libc6-dbg llvm chromium libxml2-utils golang-go \
 	    gawk gdb g++ gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
-	    libgoogle-perftools-dev strace groff-base
+	    libgoogle-perftools-dev strace groff-base clickhouse-server clickhouse-client
 DEBS = $(BUILD_DEBS) $(TEST_DEBS)
 # Only for `make bench`: the collectors and the encoder zt is compared with,
 # and the real programs of tests/bench/realprograms.sh (rustc is taken from
@@ -55,6 +56,7 @@ TOOLS = \
 	tools/zt-flame \
 	tools/zt-pprof \
 	tools/zt-ctl \
+	tools/zt-ingest \
 
 # The analysis library, one concern per file.
 LIB_OBJ = \
@@ -246,6 +248,9 @@ lib/flamescript.c: lib/flame.js
 lib/libzt.a: $(LIB_OBJ)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJ)
+
+# zt-ingest speaks HTTP to ClickHouse (libcurl).
+tools/zt-ingest: LDLIBS += -lcurl
 
 tools/%: tools/%.c lib/libzt.a lib/*.h
 	@echo "  CCLD    $@"

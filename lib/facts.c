@@ -159,6 +159,12 @@ static void put_num(FILE *out, const char *key, uint64_t value)
 void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, size_t nwarn)
 {
 	put_num(out, ZT_FACT_VERSION, (uint64_t)d->version);
+	/* Where it ran, and the labels it was given: text by the label rules. */
+	if (d->host)
+		put_text(out, ZT_FACT_HOST, d->host);
+	for (size_t i = 0; i < d->nlabels; i++)
+		fprintf(out, ZT_FACT_PREFIX ZT_FACT_LABEL " %s %s\n", d->labels[i].key,
+			d->labels[i].value);
 	put_num(out, ZT_FACT_HZ, d->hz);
 	put_text(out, ZT_FACT_TIMER, d->timer ? d->timer : ZT_FACT_TIMER_UNKNOWN);
 	if (d->rate_cap)

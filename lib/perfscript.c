@@ -257,6 +257,33 @@ static int ids_at(const char *s, size_t len, const struct masks *m, size_t e, si
 	return 1;
 }
 
+/* The time after the ids that end at s[j], as `[CPU] N.N:`, or an empty span. */
+static struct zt_span time_after(const char *s, size_t len, size_t j)
+{
+	struct zt_span t = { s + j, 0 };
+	size_t k;
+
+	while (j < len && is_ws((unsigned char)s[j]))
+		j++;
+	if (j < len && s[j] == '[') {
+		while (j < len && s[j] != ']')
+			j++;
+		for (j++; j < len && is_ws((unsigned char)s[j]); j++)
+			;
+	}
+	for (k = j; k < len && is_digit((unsigned char)s[k]); k++)
+		;
+	if (k == j || k >= len || s[k] != '.')
+		return t;
+	for (k++; k < len && is_digit((unsigned char)s[k]); k++)
+		;
+	if (k < len && s[k] == ':') {
+		t.p = s + j;
+		t.n = k - j;
+	}
+	return t;
+}
+
 int zt_ps_parse_header(const char *s, size_t len, struct zt_ps_header *h)
 {
 	size_t e, first = 0, d1 = 0, d1end = 0, d2 = 0, d2end = 0, next;
@@ -311,6 +338,7 @@ int zt_ps_parse_header(const char *s, size_t len, struct zt_ps_header *h)
 		h->tid.n = d2end - d2;
 	}
 
+	h->time = time_after(s, len, h->tid.p + h->tid.n - s);
 	h->period = 1;
 	for (size_t c = next_colon(s, len, m, 0); c < len; c = next_colon(s, len, m, c + 1)) {
 		struct zt_span ev, dg;

@@ -28,6 +28,7 @@ struct zt_ps_header {
 	struct zt_span pid;	/* empty when the header has a tid only */
 	struct zt_span tid;
 	struct zt_span event;	/* empty when the header names none */
+	struct zt_span time;	/* `SECONDS.FRACTION`, empty when the header has none */
 	uint64_t period;	/* 1 when the header has none (or 0) */
 };
 

@@ -490,6 +490,31 @@ static int number_value(struct reader *r, const char *key, char *v, uint64_t *ou
 	return 0;
 }
 
+/* A "label KEY VALUE" line: a key once, by the label rules (rawfmt.h). */
+static int label_line(struct reader *r, struct zt_raw *d, const char *v)
+{
+	const char *sp = strchr(v, ' ');
+	size_t kn = sp ? (size_t)(sp - v) : strlen(v);
+	const char *val = sp ? sp + 1 : "";
+
+	if (!zt_label_key_ok(v, kn))
+		return fail(r, "label: '%.*s' is not a label key (1 to %d letters, digits, "
+			    "'_', '.' or '-', a letter or '_' first)", (int)(kn > 80 ? 80 : kn), v,
+			    ZT_LABEL_KEY_MAX);
+	if (!zt_label_value_ok(val, strlen(val)))
+		return fail(r, "label %.*s: the value is longer than %d bytes or holds a "
+			    "control character or a backslash", (int)kn, v, ZT_LABEL_VALUE_MAX);
+	for (size_t i = 0; i < d->nlabels; i++)
+		if (strlen(d->labels[i].key) == kn && memcmp(d->labels[i].key, v, kn) == 0)
+			return fail(r, "label %.*s: given twice", (int)kn, v);
+	if (d->nlabels >= ZT_LABELS_MAX)
+		return fail(r, "label: more than %d labels", ZT_LABELS_MAX);
+	zt_grow(&d->labels, &d->caplabels, d->nlabels + 1, sizeof *d->labels);
+	d->labels[d->nlabels].key = zt_strndup(v, kn);
+	d->labels[d->nlabels++].value = zt_strdup(val);
+	return 0;
+}
+
 /* A "key value" line of the header or the summary; unknown keys are ignored. */
 static int key_line(struct reader *r, char *line)
 {
@@ -526,6 +551,14 @@ static int key_line(struct reader *r, char *line)
 		free(d->exe);
 		d->exe = zt_strdup(v);
 		zt_escape_decode(d->exe);
+	} else if (strcmp(key, ZT_RAW_HOST) == 0) {
+		if (!zt_label_value_ok(v, strlen(v)))
+			return fail(r, "%s: not a host name (at most %d bytes, no control "
+				    "character or backslash)", key, ZT_LABEL_VALUE_MAX);
+		free(d->host);
+		d->host = zt_strdup(v);
+	} else if (strcmp(key, ZT_RAW_LABEL) == 0) {
+		return label_line(r, d, v);
 	} else if (strcmp(key, ZT_RAW_TIMER) == 0) {
 		free(d->timer);
 		d->timer = zt_strdup(v);
@@ -1558,6 +1591,12 @@ void zt_raw_free(struct zt_raw *d)
 	free(d->unwind);
 	free(d->rate_cap);
 	free(d->exe);
+	free(d->host);
+	for (size_t i = 0; i < d->nlabels; i++) {
+		free(d->labels[i].key);
+		free(d->labels[i].value);
+	}
+	free(d->labels);
 	free(d->lost_detail);
 	free(d->conflict);
 	free(d->signal_taken);

@@ -100,6 +100,9 @@ struct zt_raw {
 	uint64_t pid;
 	int have_pid;
 	char *exe;
+	char *host;		/* the host name ("host"), NULL if not given */
+	struct zt_raw_label { char *key, *value; } *labels;	/* "label" lines, in order */
+	size_t nlabels, caplabels;
 	uint64_t lost;		/* samples lost, v1's "dropped" */
 	char *lost_detail;	/* "write-error=3 ..." or NULL */
 	uint64_t truncated;	/* stacks cut at max_depth (counted in partial too) */

@@ -66,6 +66,46 @@
 #define ZT_ROOT_TRUNCATED "[truncated]"
 #define ZT_ROOT_DEPTH "[depth limit]"
 
+/*
+ * Labels (zt-collect --label KEY=VALUE, and the host name): a key of 1 to
+ * ZT_LABEL_KEY_MAX letters, digits, '_', '.' and '-', starting with a
+ * letter or '_'; a value of at most ZT_LABEL_VALUE_MAX bytes, none a
+ * control character or a backslash (so a value is the same text in a
+ * dump, a stream, a folded root frame and a database row); at most
+ * ZT_LABELS_MAX of them. The writer and every reader check the same rules.
+ */
+#define ZT_LABEL_KEY_MAX 64
+#define ZT_LABEL_VALUE_MAX 256
+#define ZT_LABELS_MAX 32
+
+static inline int zt_label_key_ok(const char *k, unsigned long n)
+{
+	if (n == 0 || n > ZT_LABEL_KEY_MAX ||
+	    !((k[0] >= 'a' && k[0] <= 'z') || (k[0] >= 'A' && k[0] <= 'Z') || k[0] == '_'))
+		return 0;
+	for (unsigned long i = 0; i < n; i++) {
+		char c = k[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+static inline int zt_label_value_ok(const char *v, unsigned long n)
+{
+	if (n > ZT_LABEL_VALUE_MAX)
+		return 0;
+	for (unsigned long i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)v[i];
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			return 0;
+	}
+	return 1;
+}
+
 /* Header keys. */
 #define ZT_RAW_PID "pid"
 #define ZT_RAW_EXE "exe"		/* escaped text */
@@ -77,6 +117,8 @@
 #define ZT_RAW_CLOCK "clock"
 #define ZT_RAW_START_NS "start-ns"
 #define ZT_RAW_START_TIME_NS "start-time-ns"
+#define ZT_RAW_HOST "host"		/* the machine's host name, a label value */
+#define ZT_RAW_LABEL "label"		/* "KEY VALUE": zt-collect --label KEY=VALUE */
 #define ZT_RAW_DROPPED "dropped"	/* version 1's "lost" */
 #define ZT_RAW_SIGNAL "signal"		/* zt's sampling signal, a real-time one */
 #define ZT_RAW_ARCH "arch"		/* the machine's architecture; absent: x86_64 */
@@ -203,6 +245,8 @@
 #define ZT_FACT_CPU_BEFORE_NS "cpu-before-ns"	/* user + system before sampling began */
 #define ZT_FACT_PID ZT_RAW_PID
 #define ZT_FACT_EXE ZT_RAW_EXE
+#define ZT_FACT_HOST ZT_RAW_HOST
+#define ZT_FACT_LABEL ZT_RAW_LABEL
 #define ZT_FACT_PROFILE_CLOCK ZT_RAW_PROFILE_CLOCK	/* v5: "wall" */
 #define ZT_FACT_OFF_CPU_HZ ZT_RAW_OFF_CPU_HZ
 #define ZT_FACT_OFF_CPU_SAMPLES ZT_RAW_OFF_CPU_SAMPLES

@@ -66,6 +66,7 @@ struct zt_stage {
 	int started;			/* zt_stage_records was called */
 	int empty;			/* zt_stage_folded: records, but no sample */
 	int lines;			/* a raw dump's source lines were asked for */
+	int timed;			/* zt_stage_timed: a record per sample line */
 	struct zt_ps_reader *r;
 	/* A raw dump: */
 	struct zt_raw d;
@@ -343,8 +344,13 @@ int zt_stage_records(struct zt_stage *s, const struct zt_symopts *o, char *err,
 	for (size_t i = 0; i < n; i++)
 		add_warning(s, "%s", w[i]);
 	s->comm = zt_symstream_comm(&s->d);
-	zt_symstream_order(&s->d, 1, &s->order);
+	zt_symstream_order(&s->d, !s->timed, &s->order);
 	return 0;
+}
+
+void zt_stage_timed(struct zt_stage *s)
+{
+	s->timed = 1;
 }
 
 struct zt_ps_reader *zt_stage_reader(struct zt_stage *s)

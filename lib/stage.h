@@ -67,6 +67,14 @@ int zt_stage_refuse_diff(const struct zt_stage *s, char *err, size_t errlen);
 struct zt_input *zt_stage_input(struct zt_stage *s);
 
 /*
+ * A raw dump's records handed out one per sample line, in time order, each
+ * with its time (zt-symbolize's stream without --merge), not one per
+ * distinct stack: for a reader that puts samples in time buckets
+ * (zt-ingest). Before zt_stage_records.
+ */
+void zt_stage_timed(struct zt_stage *s);
+
+/*
  * Get ready to hand out the records of a raw dump or perf script text:
  * a raw dump is read whole and every address resolved with options o
  * (NULL: the defaults), which must outlive s. Returns 0, or -1 with the

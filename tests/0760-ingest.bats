@@ -1,0 +1,159 @@
+# 0760-ingest.bats — zt-ingest (issue 30, item 3): dumps of any stage into
+# ClickHouse, two real servers on 127.0.0.1 as the shards of the cluster zt
+# behind the Distributed table zt.samples_all (formats/clickhouse.sql).
+load helper
+load clickhouse
+
+setup_file() {
+	cd "$BATS_FILE_TMPDIR"
+	command -v clickhouse-server > /dev/null || skip "clickhouse-server is not installed (make deps)"
+	ch_up
+	for i in 1 2 3 4; do zt-collect -o "spin$i.raw" "$SAMPLES/spin" 2> /dev/null > /dev/null; done
+	zt-collect --clock=wall -o wall.raw "$SAMPLES/threads" 2> /dev/null > /dev/null
+	gzip -k spin4.raw
+	zt-fold spin1.raw > spin1.folded
+}
+
+teardown_file() {
+	ch_down
+}
+
+setup() {
+	cd "$BATS_FILE_TMPDIR"
+	ch_start 1 2> /dev/null || true
+	ch_start 2 2> /dev/null || true
+	clickhouse-client --port "$CH_TCP_1" --query "TRUNCATE TABLE zt.samples"
+	clickhouse-client --port "$CH_TCP_2" --query "TRUNCATE TABLE zt.samples"
+}
+
+# The folded stacks of event $1 over both shards, "stack count", sorted.
+stacks() {
+	q "SELECT arrayStringConcat(stack, ';') AS s, sum(weight) FROM zt.samples_all
+	   WHERE event = '$1' GROUP BY s" | tr '\t' ' ' | sort
+}
+
+# The rows on shard $1.
+rows_on() {
+	clickhouse-client --port "$(eval echo \$CH_TCP_$1)" --query "SELECT count() FROM zt.samples"
+}
+
+@test "the stacks a query sums over both shards are zt-fold's of the same dumps, byte for byte (CPU and wall-clock)" {
+	run --separate-stderr zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" spin1.raw spin2.raw spin3.raw spin4.raw.gz wall.raw
+	echo "status $status; stderr: $stderr"
+	assert_success
+	[[ "$stderr" == *"5 dumps stored, 0 stored before, 0 failed, 0 not read"* ]]
+	diff <(zt-fold spin1.raw spin2.raw spin3.raw spin4.raw | sort) <(stacks zt-samples)
+	diff <(zt-fold wall.raw | grep -v '^#' | sort) <(stacks zt-wall-ns)
+	# Both shards hold rows: each dump goes whole to one, by its id.
+	echo "rows: shard 1 $(rows_on 1), shard 2 $(rows_on 2)"
+	[ "$(rows_on 1)" -gt 0 ] && [ "$(rows_on 2)" -gt 0 ]
+	[ "$(q "SELECT count() FROM (SELECT dump_id FROM zt.samples_all GROUP BY dump_id)")" -eq 5 ]
+	# Each row's thread, process and time are the dump's.
+	pid=$(sed -n 's/^pid //p' spin1.raw)
+	start=$(sed -n 's/^start-time-ns //p' spin1.raw)
+	run q "SELECT DISTINCT pid, tid, thread, command, event, unit FROM zt.samples_all WHERE pid = $pid"
+	assert_output "$(printf '%s\t%s\tspin\tspin\tzt-samples\tsamples' "$pid" "$pid")"
+	b=$(q "SELECT min(toUInt32(bucket)) FROM zt.samples_all WHERE pid = $pid")
+	echo "bucket $b, start $start"
+	[ "$b" -le $((start / 1000000000)) ] && [ "$b" -gt $((start / 1000000000 - 60)) ]
+}
+
+@test "folded stacks are rows of their own, no thread or time; a wall-clock profile's in ns" {
+	zt-fold wall.raw > wall.folded
+	run --separate-stderr zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" spin1.folded wall.folded
+	echo "status $status; stderr: $stderr"
+	assert_success
+	diff <(sort spin1.folded) <(q "SELECT arrayStringConcat(stack, ';') AS s, sum(weight) FROM zt.samples_all WHERE unit = 'samples' GROUP BY s" | tr '\t' ' ' | sort)
+	run q "SELECT DISTINCT event, unit, pid, tid, toUInt32(bucket) FROM zt.samples_all ORDER BY unit"
+	assert_output "$(printf 'folded\tns\t0\t0\t0\nfolded\tsamples\t0\t0\t0')"
+}
+
+@test "run again, or with a dump given twice, nothing is stored twice" {
+	zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" spin1.raw spin2.raw 2> /dev/null
+	n=$(q "SELECT count() FROM zt.samples_all")
+	run --separate-stderr zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" spin1.raw spin2.raw spin3.raw spin3.raw spin4.raw spin4.raw.gz
+	echo "status $status; stderr: $stderr"
+	assert_success
+	[[ "$stderr" == *"2 dumps stored, 4 stored before, 0 failed, 0 not read"* ]]
+	diff <(zt-fold spin1.raw spin2.raw spin3.raw spin4.raw | sort) <(stacks zt-samples)
+	[ "$(q "SELECT count() FROM zt.samples_all")" -gt "$n" ]
+}
+
+@test "a shard stopped mid-run: its dumps are reported and not counted; run again, nothing is lost" {
+	ch_stop 2
+	run --separate-stderr zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" --timeout 5 spin1.raw spin2.raw spin3.raw spin4.raw
+	echo "status $status; stderr: $stderr"
+	assert_failure 1
+	[[ "$stderr" == *"0 dumps stored"* ]]
+	[[ "$stderr" == *"the server answered 500"* ]]
+	ch_start 2
+	run --separate-stderr zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" spin1.raw spin2.raw spin3.raw spin4.raw
+	echo "status $status; stderr: $stderr"
+	assert_success
+	diff <(zt-fold spin1.raw spin2.raw spin3.raw spin4.raw | sort) <(stacks zt-samples)
+}
+
+@test "garbage, a truncated dump and a foreign file are named and skipped; the others are stored" {
+	printf 'hello\nworld\n' > garbage.txt
+	head -c 3000 spin1.raw > truncated.raw
+	cp /bin/true foreign.bin
+	run --separate-stderr zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" garbage.txt truncated.raw spin2.raw foreign.bin
+	echo "status $status; stderr: $stderr"
+	assert_failure 1
+	[[ "$stderr" == *"garbage.txt"* && "$stderr" == *"truncated.raw"* && "$stderr" == *"foreign.bin"* ]]
+	[[ "$stderr" == *"1 dumps stored, 0 stored before, 0 failed, 3 not read"* ]]
+	diff <(zt-fold spin2.raw | sort) <(stacks zt-samples)
+}
+
+@test "a dead server: said once per request, exit 1, and no password printed" {
+	port=$(free_ports 1)
+	start=$(date +%s)
+	run --separate-stderr zt-ingest --url "http://ztuser:s3cr3t@127.0.0.1:$port" --timeout 2 spin1.raw spin2.raw
+	echo "status $status; stderr: $stderr"
+	assert_failure 1
+	[[ "$stderr" == *"http://127.0.0.1:$port"* ]]
+	[[ "$stderr" != *s3cr3t* ]]
+	[[ "$stderr" == *"0 dumps stored, 0 stored before, 2 failed"* ]]
+	[ $(($(date +%s) - start)) -lt 20 ]
+	CLICKHOUSE_PASSWORD=s3cr3t run --separate-stderr zt-ingest --url "http://127.0.0.1:$port" --timeout 2 spin1.raw
+	[[ "$stderr" != *s3cr3t* ]]
+}
+
+@test "a server that answers garbage or an error page is named with what it said; nothing is counted" {
+	port=$(free_ports 1)
+	python3 -c '
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(200); self.end_headers(); self.wfile.write(b"<html>a proxy page</html>\n")
+    def log_message(self, *a): pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$port" &
+	srv=$!
+	for i in $(seq 1 50); do curl -s -X POST "http://127.0.0.1:$port/" > /dev/null && break; sleep 0.1; done
+	run --separate-stderr zt-ingest --url "http://127.0.0.1:$port" spin1.raw
+	kill "$srv"
+	echo "status $status; stderr: $stderr"
+	assert_failure 1
+	[[ "$stderr" == *"the server answered '<html>a proxy page</html>' to a count"* ]]
+	[[ "$stderr" == *"0 dumps stored"* ]]
+}
+
+@test "usage errors exit 2: no --url, a bad table, standard input, a bad bucket" {
+	run zt-ingest spin1.raw
+	assert_failure 2
+	assert_output --partial "--url names the server"
+	run zt-ingest --url "http://127.0.0.1:1" --table "zt.samples; DROP TABLE x" spin1.raw
+	assert_failure 2
+	assert_output --partial "--table wants DB.TABLE"
+	run zt-ingest --url "http://127.0.0.1:1" - < spin1.raw
+	assert_failure 2
+	run zt-ingest --url "http://127.0.0.1:1" --bucket 0 spin1.raw
+	assert_failure 2
+	assert_output --partial "--bucket wants a whole number of seconds"
+	run zt-ingest --url "ftp://127.0.0.1:1" spin1.raw
+	assert_failure 2
+	run zt-ingest --help
+	assert_success
+	assert_output --partial "usage: zt-ingest"
+}

@@ -1,0 +1,859 @@
+/*
+ * zt-ingest — dumps of any stage into ClickHouse, as rows of folded stacks
+ * (formats/clickhouse.md, the table formats/clickhouse.sql makes).
+ *
+ *   zt-ingest --url http://db1:8123 dumps/run.raw.gz ...
+ *   clickhouse-client --query "SELECT arrayStringConcat(stack, ';'),
+ *       sum(weight) FROM zt.samples_all WHERE ... GROUP BY 1" | zt-flame > a.svg
+ *
+ * Each input is read through lib/stage.c as zt-fold reads it (a raw dump
+ * symbolized in process, with -d, the archive and debuginfod), a raw
+ * dump's records one per sample line with its time. Its samples are folded
+ * per time bucket, thread and stack by lib/fold.c, with the thread in the
+ * root frame (zt-fold --tid); each folded line becomes one row whose stack
+ * has the command's name for root, so that the stacks a query sums are
+ * exactly zt-fold's. Rows go to the server's HTTP interface with libcurl,
+ * several dumps to an INSERT (one block of MergeTree: a batch is stored
+ * whole or not at all), retried, then reported.
+ *
+ * A dump's id is a hash of its text (gzip or not, the same id), so a dump
+ * already stored is found and skipped: running again, or from many hosts
+ * at once, stores nothing twice.
+ */
+#include <curl/curl.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fold.h"
+#include "folded.h"
+#include "hash.h"
+#include "input.h"
+#include "out.h"
+#include "progress.h"
+#include "raw.h"
+#include "rawfmt.h"
+#include "stage.h"
+#include "symargs.h"
+#include "usage.h"
+#include "util.h"
+#include "weight.h"
+
+enum {
+	OPT_URL = ZT_SYMARGS_NEXT, OPT_TABLE, OPT_BUCKET, OPT_TIMEOUT, OPT_INSECURE,
+};
+
+static const struct zt_opt options[] = {
+	ZT_SYMARGS_ROWS,
+	{ OPT_URL, "url", required_argument, "URL",
+	  "the server's HTTP interface, http[s]://HOST:PORT\n"
+	  "(a user and password in it, or in CLICKHOUSE_USER\n"
+	  "and CLICKHOUSE_PASSWORD, are never printed)" },
+	{ OPT_TABLE, "table", required_argument, "DB.TABLE",
+	  "the table (default zt.samples_all)" },
+	{ OPT_BUCKET, "bucket", required_argument, "SECONDS",
+	  "the time bucket of a row (default 60)" },
+	{ OPT_TIMEOUT, "timeout", required_argument, "SECONDS",
+	  "the most one request may take (default 30)" },
+	{ OPT_INSECURE, "insecure", no_argument, NULL,
+	  "https without checking the server's certificate" },
+	{ 'h', "help", no_argument, NULL, "print this help" },
+	{ 'V', "version", no_argument, NULL, "print the version" },
+	{ 0 },
+};
+
+static const struct zt_usage usage = {
+	"zt-ingest --url URL [--table DB.TABLE] [--bucket SECONDS] [--timeout SECONDS]\n"
+	"                 [--insecure] [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] file...",
+	"Store raw dumps, zt-symbolize's streams, perf script text or folded stacks\n"
+	"in ClickHouse: one row per dump, time bucket, thread and stack, whose\n"
+	"stack (root first) and weight are what zt-fold prints for those samples.\n"
+	"A dump already stored is skipped; a file that is not a profile is named\n"
+	"and skipped.",
+	options,
+	"The table is made by formats/clickhouse.sql (clickhouse-client\n"
+	"--multiquery < formats/clickhouse.sql). Exit status 1 when a file could\n"
+	"not be read or stored; the others are stored.",
+};
+
+/* What the command line asks for. */
+struct asked {
+	char *url;		/* as given, with its password */
+	char *shown;		/* as printed: no user or password */
+	const char *table;
+	long bucket, timeout;
+	int insecure;
+	struct zt_symargs sym;
+};
+
+/* One batch of rows on its way: the INSERT's body, and the dumps in it. */
+struct batch {
+	struct zt_out body;
+	char **names;		/* the files, for messages */
+	size_t n, cap;
+	uint64_t rows, samples;
+};
+
+/* The run's tally, for the last line. */
+struct tally {
+	unsigned long stored, skipped, failed, notdump;
+	uint64_t rows, samples, bytes;
+};
+
+static char *strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *strdupf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = zt_vstrdupf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* ------------------------------------------------------------------ */
+/* The server. */
+
+/* The reply to one request. */
+struct reply {
+	char *buf;
+	size_t len, cap;
+};
+
+static size_t take_reply(char *p, size_t size, size_t n, void *ctx)
+{
+	struct reply *r = ctx;
+
+	/* A reply is a count or a message: the first 64 KiB say all of it. */
+	if (r->len + size * n < 65536) {
+		zt_grow(&r->buf, &r->cap, r->len + size * n + 1, 1);
+		memcpy(r->buf + r->len, p, size * n);
+		r->len += size * n;
+		r->buf[r->len] = '\0';
+	}
+	return size * n;
+}
+
+/* The URL without "user:password@", for messages. */
+static char *shown_url(const char *url)
+{
+	const char *host = strstr(url, "://"), *at, *slash;
+
+	host = host ? host + 3 : url;
+	slash = strchr(host, '/');
+	at = memchr(host, '@', slash ? (size_t)(slash - host) : strlen(host));
+	if (!at)
+		return zt_strdup(url);
+	return strdupf("%.*s%s", (int)(host - url), url, at + 1);
+}
+
+/* The first line of a server's message, made printable, at most 300 bytes. */
+static void said(const struct reply *r, char *out, size_t cap)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; r->buf && i < r->len && j + 1 < cap && j < 300; i++) {
+		unsigned char c = (unsigned char)r->buf[i];
+
+		if (c == '\n' && j > 0)
+			break;
+		out[j++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+	}
+	out[j] = '\0';
+	while (j > 0 && out[j - 1] == ' ')
+		out[--j] = '\0';
+}
+
+/*
+ * POST body (n bytes) to the server with query in the URL (NULL: the body
+ * is the query). Returns 0 with the reply, or -1 with the message in err
+ * (what curl said, or the server's status and first line).
+ */
+static int post(CURL *c, const struct asked *a, const char *query, const char *body, size_t n,
+		struct reply *r, char *err, size_t errlen)
+{
+	char cerr[CURL_ERROR_SIZE] = "", *q = NULL, *url;
+	struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: text/plain");
+	const char *user = getenv("CLICKHOUSE_USER"), *pass = getenv("CLICKHOUSE_PASSWORD");
+	long status = 0;
+	CURLcode rc;
+	char line[320];
+
+	r->len = 0;
+	if (r->buf)
+		r->buf[0] = '\0';
+	if (query) {
+		q = curl_easy_escape(c, query, 0);
+		if (!q)
+			zt_out_of_memory("the query");
+	}
+	/* Stored at once in each shard (insert_distributed_sync): counted
+	   only when it is. */
+	url = strdupf("%s%s?insert_distributed_sync=1%s%s", a->url,
+			 a->url[strlen(a->url) - 1] == '/' ? "" : "/", q ? "&query=" : "",
+			 q ? q : "");
+	curl_free(q);
+	curl_easy_reset(c);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_POST, 1L);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)n);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, take_reply);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, a->timeout);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, a->timeout < 10 ? a->timeout : 10L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (user)
+		curl_easy_setopt(c, CURLOPT_USERNAME, user);
+	if (pass)
+		curl_easy_setopt(c, CURLOPT_PASSWORD, pass);
+	if (a->insecure) {
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+	rc = curl_easy_perform(c);
+	curl_slist_free_all(hdr);
+	free(url);
+	if (rc != CURLE_OK) {
+		/* curl's message may hold the URL: say ours, without its password. */
+		zt_errf(err, errlen, "%s: %s", a->shown, curl_easy_strerror(rc));
+		return -1;
+	}
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (status != 200) {
+		said(r, line, sizeof line);
+		zt_errf(err, errlen, "%s: the server answered %ld: %s", a->shown, status,
+			line[0] ? line : "(nothing)");
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Rows. */
+
+/* s as a TabSeparated field: backslash, tab and newline escaped. */
+static void tsv_text(struct zt_out *o, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\\')
+			zt_out_str(o, "\\\\");
+		else if (s[i] == '\t')
+			zt_out_str(o, "\\t");
+		else if (s[i] == '\n')
+			zt_out_str(o, "\\n");
+		else
+			zt_out_byte(o, s[i]);
+	}
+}
+
+/* s as a quoted element of an array in a TabSeparated field. */
+static void tsv_quoted(struct zt_out *o, const char *s, size_t n)
+{
+	zt_out_byte(o, '\'');
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\\' || s[i] == '\'')
+			zt_out_byte(o, '\\');
+		if (s[i] == '\t')
+			zt_out_str(o, "\\t");
+		else if (s[i] == '\n')
+			zt_out_str(o, "\\n");
+		else
+			zt_out_byte(o, s[i]);
+	}
+	zt_out_byte(o, '\'');
+}
+
+/* What every row of one input shares. */
+struct dump {
+	char id[17];
+	const char *name;
+	const char *host;
+	const struct zt_raw_label *labels;
+	size_t nlabels;
+	const char *command;
+	char event[64], unit[32];
+};
+
+/*
+ * One row: a folded line "ROOT;frame;... COUNT" of the thread pid/tid
+ * (0/0 when unknown) whose name is thread, in bucket (Unix seconds).
+ */
+static void add_row(struct batch *b, const struct dump *d, uint64_t bucket, uint64_t pid,
+		    uint64_t tid, const char *thread, size_t threadlen, const char *stack,
+		    size_t n, uint64_t weight)
+{
+	struct zt_out *o = &b->body;
+	const char *semi;
+
+	zt_out_str(o, d->id);
+	zt_out_byte(o, '\t');
+	tsv_text(o, d->host, strlen(d->host));
+	zt_out_str(o, "\t[");
+	for (size_t i = 0; i < d->nlabels; i++) {
+		if (i)
+			zt_out_byte(o, ',');
+		tsv_quoted(o, d->labels[i].key, strlen(d->labels[i].key));
+	}
+	zt_out_str(o, "]\t[");
+	for (size_t i = 0; i < d->nlabels; i++) {
+		if (i)
+			zt_out_byte(o, ',');
+		tsv_quoted(o, d->labels[i].value, strlen(d->labels[i].value));
+	}
+	/* Ten digits: ClickHouse reads a DateTime of ten digits as Unix seconds. */
+	zt_out_str(o, "]\t");
+	zt_out_dec(o, bucket, 10);
+	zt_out_byte(o, '\t');
+	tsv_text(o, d->event, strlen(d->event));
+	zt_out_byte(o, '\t');
+	tsv_text(o, d->unit, strlen(d->unit));
+	zt_out_byte(o, '\t');
+	zt_out_dec(o, pid, 0);
+	zt_out_byte(o, '\t');
+	zt_out_dec(o, tid, 0);
+	zt_out_byte(o, '\t');
+	tsv_text(o, thread, threadlen);
+	zt_out_byte(o, '\t');
+	tsv_text(o, d->command, strlen(d->command));
+	zt_out_str(o, "\t[");
+	for (;;) {
+		semi = memchr(stack, ';', n);
+		tsv_quoted(o, stack, semi ? (size_t)(semi - stack) : n);
+		if (!semi)
+			break;
+		zt_out_byte(o, ',');
+		n -= (size_t)(semi - stack) + 1;
+		stack = semi + 1;
+	}
+	zt_out_str(o, "]\t");
+	zt_out_dec(o, weight, 0);
+	zt_out_byte(o, '\n');
+	b->rows++;
+}
+
+/* The decimal number s[0..n), into *v: 0, or -1 when it is not one. */
+static int decimal(const char *s, size_t n, uint64_t *v)
+{
+	*v = 0;
+	if (n == 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9' || *v > (UINT64_MAX - 9) / 10)
+			return -1;
+		*v = *v * 10 + (uint64_t)(s[i] - '0');
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* One input. */
+
+/* The folds of one input's records, one per time bucket. */
+struct buckets {
+	uint64_t *at;		/* Unix seconds */
+	struct zt_fold **fold;
+	size_t n, cap, capf;
+};
+
+static struct zt_fold *fold_of(struct buckets *bk, uint64_t at,
+			       const struct zt_collapse_opts *o)
+{
+	for (size_t i = bk->n; i-- > 0;)
+		if (bk->at[i] == at)
+			return bk->fold[i];
+	zt_grow(&bk->at, &bk->cap, bk->n + 1, sizeof *bk->at);
+	zt_grow(&bk->fold, &bk->capf, bk->n + 1, sizeof *bk->fold);
+	bk->at[bk->n] = at;
+	bk->fold[bk->n] = zt_fold_new(o);
+	return bk->fold[bk->n++];
+}
+
+/* The Unix second of a record at stream time t ("S.FFFFFF") of raw dump d. */
+static uint64_t second_of(const struct zt_raw *d, struct zt_span t)
+{
+	uint64_t s = 0, frac = 0, scale = 1000000000u, ns;
+	size_t i = 0;
+
+	for (; i < t.n && t.p[i] != '.'; i++)
+		s = s * 10 + (uint64_t)(t.p[i] - '0');
+	for (i++; i < t.n && scale > 1; i++) {
+		scale /= 10;
+		frac += (uint64_t)(t.p[i] - '0') * scale;
+	}
+	if (!d || !d->start_time_ns || s > UINT64_MAX / 1000000000u / 2)
+		return 0;
+	ns = s * 1000000000u + frac;
+	ns = ns >= d->start_ns ? d->start_time_ns + (ns - d->start_ns)
+			       : (d->start_time_ns > d->start_ns - ns ?
+				  d->start_time_ns - (d->start_ns - ns) : 0);
+	return ns / 1000000000u;
+}
+
+/*
+ * The rows of the records of st (a raw dump, a stream or perf script
+ * text; zt_stage_records called) into b. Returns 0, or -1 with the
+ * message in err.
+ */
+static int record_rows(struct zt_stage *st, struct dump *d, const struct asked *a,
+		       struct batch *b, char *err, size_t errlen)
+{
+	const struct zt_collapse_opts o = { .tid = 1 };
+	struct buckets bk = { 0 };
+	struct zt_fold *f = NULL;
+	const struct zt_raw *raw;
+	struct zt_ps_item it;
+	const char *problem, *ev;
+	int got, rc = 0;
+
+	raw = zt_stage_raw(st);
+	while ((got = zt_stage_next(st, &it, err, errlen)) > 0) {
+		if (it.kind == ZT_PS_HEADER) {
+			uint64_t sec = second_of(raw, it.header.time);
+
+			f = fold_of(&bk, sec - sec % (uint64_t)a->bucket, &o);
+		}
+		if (!f)
+			continue;	/* the facts before the first record */
+		if ((problem = zt_fold_item(f, &it))) {
+			zt_err_at(err, errlen, zt_stage_name(st), it.lineno, "%s", problem);
+			rc = -1;
+			break;
+		}
+		if (it.kind == ZT_PS_END)
+			f = NULL;
+	}
+	if (got < 0)
+		rc = -1;
+	ev = zt_ps_reader_event(zt_stage_reader(st));
+	snprintf(d->event, sizeof d->event, "%s", ev ? ev : "");
+	for (size_t i = 0; i < bk.n && rc == 0; i++) {
+		const struct zt_weight *w = zt_fold_weight(bk.fold[i]);
+		char *text = NULL, *line, *next;
+		size_t len = 0;
+		FILE *mem = open_memstream(&text, &len);
+
+		if (!mem)
+			zt_out_of_memory("the folded stacks");
+		snprintf(d->unit, sizeof d->unit, "%s",
+			 zt_fold_wall(bk.fold[i]) ? "ns" :
+			 w->kind == ZT_WEIGHT_SAMPLES ? "samples" : zt_weight_unit(w));
+		zt_fold_write(bk.fold[i], mem);
+		if (fclose(mem) != 0)
+			zt_out_of_memory("the folded stacks");
+		for (line = text; line < text + len; line = next) {
+			const char *semi, *dash, *slash, *sp;
+			uint64_t pid = 0, tid = 0, count;
+			size_t rootlen;
+
+			next = memchr(line, '\n', (size_t)(text + len - line));
+			next = next ? next + 1 : text + len;
+			sp = line + (next - line) - 1;
+			while (sp > line && *sp != ' ')
+				sp--;
+			/* "comm-PID/TID;frames COUNT", as lib/collapse.c made it. */
+			semi = memchr(line, ';', (size_t)(sp - line));
+			rootlen = (size_t)((semi ? semi : sp) - line);
+			slash = memrchr(line, '/', rootlen);
+			dash = slash ? memrchr(line, '-', (size_t)(slash - line)) : NULL;
+			if (!dash || decimal(sp + 1, (size_t)(next - sp - 2), &count) < 0) {
+				zt_errf(err, errlen, "%s: a folded line zt could not take apart: "
+					"%.*s", zt_stage_name(st), (int)(next - line > 200 ? 200 :
+					next - line - 1), line);
+				rc = -1;
+				break;
+			}
+			if (decimal(dash + 1, (size_t)(slash - dash - 1), &pid) < 0)
+				pid = 0;	/* "comm-?/TID": a header without a pid */
+			decimal(slash + 1, (size_t)(line + rootlen - slash - 1), &tid);
+			/* The root is the command's name, as zt-fold prints it. */
+			{
+				size_t n = (size_t)(dash - line) + (size_t)(sp - (line + rootlen));
+				char *stack = zt_malloc(n + 1);
+
+				memcpy(stack, line, (size_t)(dash - line));
+				memcpy(stack + (dash - line), line + rootlen,
+				       (size_t)(sp - (line + rootlen)));
+				add_row(b, d, bk.at[i], pid, tid, line, (size_t)(dash - line),
+					stack, n, count);
+				free(stack);
+			}
+			b->samples += zt_fold_wall(bk.fold[i]) ? 0 : count;
+		}
+		free(text);
+	}
+	for (size_t i = 0; i < bk.n; i++)
+		zt_fold_free(bk.fold[i]);
+	free(bk.at);
+	free(bk.fold);
+	return rc;
+}
+
+/* The rows of folded stacks: no time, thread or process to say. */
+static int folded_rows(struct zt_stage *st, struct dump *d, struct batch *b, char *err,
+		       size_t errlen)
+{
+	struct zt_input *in = zt_stage_input(st);
+	struct zt_weight w = { 0 };
+	struct zt_folded_item it;
+	uint64_t stacks = 0;
+	const char *problem;
+	int got;
+
+	snprintf(d->event, sizeof d->event, "folded");
+	snprintf(d->unit, sizeof d->unit, "samples");
+	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
+		if (it.kind == ZT_FOLDED_COMMENT) {
+			if ((problem = zt_weight_comment(&w, it.stack, it.stacklen))) {
+				zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
+				return -1;
+			}
+			if (w.kind == ZT_WEIGHT_WALL)
+				snprintf(d->unit, sizeof d->unit, "ns");
+			continue;
+		}
+		add_row(b, d, 0, 0, 0, "", 0, it.stack, it.stacklen, it.count);
+		if (w.kind != ZT_WEIGHT_WALL)
+			b->samples += it.count;
+	}
+	return got < 0 ? -1 : 0;
+}
+
+/* The id of the input at path: a hash of its lines, as 16 hex digits. */
+static int dump_id(const char *path, char id[17], char *err, size_t errlen)
+{
+	struct zt_input *in = zt_input_open(path, err, errlen);
+	uint64_t h = 0x7a74;	/* "zt" */
+	const char *e;
+	char *line;
+	size_t n;
+
+	if (!in)
+		return -1;
+	while ((line = zt_input_line(in, &n)))
+		h = zt_hash(line, n + 1, h);	/* with its NUL: lines are told apart */
+	if ((e = zt_input_error(in))) {
+		zt_errf(err, errlen, "%s", e);
+		zt_input_close(in);
+		return -1;
+	}
+	zt_input_close(in);
+	snprintf(id, 17, "%016" PRIx64, h);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Batches. */
+
+enum { BATCH_BYTES = 8 << 20, BATCH_ROWS = 500000, TRIES = 3 };
+
+/*
+ * Send batch b (its dumps whole or none: one INSERT, one block), trying
+ * TRIES times; count what it stored.
+ */
+static void flush(CURL *c, const struct asked *a, struct batch *b, struct tally *t)
+{
+	char err[ZT_ERR_MAX] = "";
+	struct reply r = { 0 };
+	char *query;
+	int ok = -1;
+
+	if (b->n == 0)
+		return;
+	query = strdupf("INSERT INTO %s (dump_id, host, label_keys, label_values, bucket, "
+			   "event, unit, pid, tid, thread, command, stack, weight) "
+			   "FORMAT TabSeparated", a->table);
+	for (int i = 0; i < TRIES && ok < 0; i++) {
+		if (i)
+			sleep((unsigned)i);
+		ok = post(c, a, query, b->body.buf, b->body.len, &r, err, sizeof err);
+		t->bytes += b->body.len;
+	}
+	free(query);
+	free(r.buf);
+	if (ok == 0) {
+		t->stored += b->n;
+		t->rows += b->rows;
+		t->samples += b->samples;
+	} else {
+		t->failed += b->n;
+		if (b->n > 1)
+			zt_warn("%s (after %d tries); not stored: %s and %zu more", err, TRIES,
+				b->names[0], b->n - 1);
+		else
+			zt_warn("%s (after %d tries); not stored: %s", err, TRIES, b->names[0]);
+	}
+	for (size_t i = 0; i < b->n; i++)
+		free(b->names[i]);
+	b->n = 0;
+	b->rows = b->samples = 0;
+	b->body.len = 0;
+}
+
+/* Whether the dump id is stored already: 1, 0, or -1 with err. */
+static int stored(CURL *c, const struct asked *a, const char *id, char *err, size_t errlen)
+{
+	struct reply r = { 0 };
+	char *q = strdupf("SELECT count() FROM %s WHERE dump_id = '%s'", a->table, id);
+	uint64_t n;
+	int rc = post(c, a, NULL, q, strlen(q), &r, err, errlen);
+	char line[320];
+
+	free(q);
+	if (rc == 0) {
+		size_t len = r.len;
+
+		while (len > 0 && r.buf[len - 1] == '\n')
+			len--;
+		if (!r.buf || decimal(r.buf, len, &n) < 0) {
+			said(&r, line, sizeof line);
+			zt_errf(err, errlen, "%s: the server answered '%s' to a count", a->shown,
+				line);
+			rc = -1;
+		} else {
+			rc = n > 0;
+		}
+	}
+	free(r.buf);
+	return rc;
+}
+
+/* The ids of this run's dumps, so that one given twice is stored once. */
+struct seen {
+	char (*id)[17];
+	size_t n, cap;
+};
+
+static int seen_before(struct seen *s, const char *id)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->id[i], id) == 0)
+			return 1;
+	zt_grow(&s->id, &s->cap, s->n + 1, sizeof *s->id);
+	memcpy(s->id[s->n++], id, 17);
+	return 0;
+}
+
+/* One file: read, folded into rows of b, and b sent when it is full. */
+static void ingest(CURL *c, const struct asked *a, const char *path, struct batch *b,
+		   struct seen *seen, struct tally *t, const char *host)
+{
+	char err[ZT_ERR_MAX] = "";
+	struct dump d = { .name = path, .host = host, .command = "" };
+	struct zt_stage *st = NULL;
+	const struct zt_raw *raw;
+	size_t mark = b->body.len;
+	uint64_t rows = b->rows, samples = b->samples;
+	int rc, kind;
+
+	if (dump_id(path, d.id, err, sizeof err) < 0) {
+		zt_warn("%s; skipped", err);
+		t->notdump++;
+		return;
+	}
+	if (seen_before(seen, d.id) || (rc = stored(c, a, d.id, err, sizeof err)) == 1) {
+		t->skipped++;
+		return;
+	}
+	if (rc < 0) {
+		zt_warn("%s; not stored: %s", err, path);
+		t->failed++;
+		return;
+	}
+	if (!(st = zt_stage_open(path, err, sizeof err))) {
+		zt_warn("%s; skipped", err);
+		t->notdump++;
+		return;
+	}
+	kind = zt_stage_kind(st);
+	if (kind == ZT_STAGE_DIFF) {
+		zt_warn("%s: differential folded stacks are a comparison, not a profile; skipped",
+			zt_stage_name(st));
+		zt_stage_close(st);
+		t->notdump++;
+		return;
+	}
+	if (kind == ZT_STAGE_FOLDED) {
+		rc = folded_rows(st, &d, b, err, sizeof err);
+	} else {
+		if (kind == ZT_STAGE_RAW)
+			zt_stage_timed(st);
+		rc = zt_stage_records(st, &a->sym.opts, err, sizeof err);
+		raw = rc == 0 ? zt_stage_raw(st) : NULL;
+		if (raw) {
+			if (raw->host)
+				d.host = raw->host;
+			d.labels = raw->labels;
+			d.nlabels = raw->nlabels;
+			if (raw->exe)
+				d.command = strrchr(raw->exe, '/') ? strrchr(raw->exe, '/') + 1 :
+					    raw->exe;
+		}
+		if (rc == 0)
+			rc = record_rows(st, &d, a, b, err, sizeof err);
+	}
+	if (rc < 0) {
+		/* Its rows go: a dump is stored whole or not at all. */
+		b->body.len = mark;
+		b->rows = rows;
+		b->samples = samples;
+		zt_warn("%s; skipped", err);
+		t->notdump++;
+	} else {
+		zt_grow(&b->names, &b->cap, b->n + 1, sizeof *b->names);
+		b->names[b->n++] = zt_strdup(path);
+	}
+	zt_stage_close(st);
+	if (b->body.len >= BATCH_BYTES || b->rows >= BATCH_ROWS)
+		flush(c, a, b, t);
+}
+
+/* ------------------------------------------------------------------ */
+
+/* A whole number of seconds from lo to hi for option name, into *v. */
+static int seconds(const char *name, const char *arg, long lo, long hi, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || *v < lo || *v > hi) {
+		zt_warn("--%s wants a whole number of seconds from %ld to %ld, not '%s'", name,
+			lo, hi, arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether name is DB.TABLE of letters, digits and '_' (nothing to quote). */
+static int table_ok(const char *name)
+{
+	const char *dot = strchr(name, '.');
+	size_t n = strlen(name);
+
+	if (!dot || dot == name || dot == name + n - 1 || strchr(dot + 1, '.') || n > 128)
+		return 0;
+	for (const char *p = name; *p; p++)
+		if (p != dot && !(*p == '_' || (*p >= '0' && *p <= '9') ||
+				  (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+			return 0;
+	return 1;
+}
+
+/*
+ * The options, into a. Returns 0, or -1 when main is to end at once with
+ * *status (--help, --version, a usage error).
+ */
+static int parse_options(int argc, char **argv, struct asked *a, int *status)
+{
+	char err[ZT_ERR_MAX];
+	int c;
+
+	*status = ZT_EXIT_USAGE;
+	while ((c = zt_symargs_getopt(argc, argv, &usage, &a->sym, err, sizeof err)) != -1) {
+		switch (c) {
+		case OPT_URL: a->url = optarg; break;
+		case OPT_TABLE: a->table = optarg; break;
+		case OPT_BUCKET:
+			if (seconds("bucket", optarg, 1, 366L * 86400, &a->bucket) < 0)
+				goto usage;
+			break;
+		case OPT_TIMEOUT:
+			if (seconds("timeout", optarg, 1, 3600, &a->timeout) < 0)
+				goto usage;
+			break;
+		case OPT_INSECURE: a->insecure = 1; break;
+		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
+		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
+		default:
+			if (err[0])
+				zt_warn("%s", err);
+			goto usage;
+		}
+	}
+	if (!a->url) {
+		zt_warn("--url names the server: http://HOST:8123");
+		goto usage;
+	}
+	if (strncmp(a->url, "http://", 7) != 0 && strncmp(a->url, "https://", 8) != 0) {
+		a->shown = shown_url(a->url);
+		zt_warn("--url wants http://HOST:PORT or https://HOST:PORT, not '%s'", a->shown);
+		goto usage;
+	}
+	if (!table_ok(a->table)) {
+		zt_warn("--table wants DB.TABLE, letters, digits and '_', not '%s'", a->table);
+		goto usage;
+	}
+	if (optind == argc) {
+		zt_warn("no files: a dump's id is a hash of its text, read before it is stored, "
+			"so standard input is not taken");
+		goto usage;
+	}
+	for (int i = optind; i < argc; i++)
+		if (strcmp(argv[i], "-") == 0) {
+			zt_warn("'-': standard input is not taken; give files");
+			goto usage;
+		}
+	*status = ZT_EXIT_OK;
+	return 0;
+usage:
+	zt_usage(&usage, stderr);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct asked a = { .table = "zt.samples_all", .bucket = 60, .timeout = 30 };
+	struct batch b = { 0 };
+	struct tally t = { 0 };
+	struct seen seen = { 0 };
+	CURL *c;
+	int status;
+
+	zt_setprog(argv[0]);
+	zt_progress_start(isatty(STDERR_FILENO) ? stderr : NULL);
+	zt_symargs_init(&a.sym, argc);
+	if (parse_options(argc, argv, &a, &status) < 0)
+		goto out;
+	a.shown = shown_url(a.url);
+	if (a.insecure && strncmp(a.url, "https://", 8) == 0)
+		zt_warn("--insecure: the server's certificate is not checked: anyone on the way "
+			"can read and change what is sent");
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 || !(c = curl_easy_init())) {
+		zt_warn("libcurl could not start");
+		status = ZT_EXIT_DATA;
+		goto out;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (zt_progress_due())
+			zt_progress_show("%d of %d files, %lu dumps stored", i - optind,
+					 argc - optind, t.stored);
+		ingest(c, &a, argv[i], &b, &seen, &t, "");
+	}
+	flush(c, &a, &b, &t);
+	zt_progress_clear();
+	curl_easy_cleanup(c);
+	curl_global_cleanup();
+	fprintf(stderr, "%s: %lu dumps stored, %lu stored before, %lu failed, %lu not read; "
+		"%" PRIu64 " rows, %" PRIu64 " samples, %" PRIu64 " bytes sent\n",
+		zt_prog, t.stored, t.skipped, t.failed, t.notdump, t.rows, t.samples, t.bytes);
+	status = t.failed || t.notdump ? ZT_EXIT_DATA : ZT_EXIT_OK;
+out:
+	zt_out_free(&b.body);
+	free(b.names);
+	free(seen.id);
+	free(a.shown);
+	zt_symargs_free(&a.sym);
+	return status;
+}
