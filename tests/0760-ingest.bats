@@ -157,3 +157,19 @@ http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$po
 	assert_success
 	assert_output --partial "usage: zt-ingest"
 }
+
+@test "a query's TabSeparated rows go straight into zt-flame, zt-stat and zt-diff" {
+	zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" spin1.raw spin2.raw 2> /dev/null
+	# ClickHouse 18.16 has no GROUP BY 1: the stack is grouped by its name.
+	sql="SELECT arrayStringConcat(stack, ';') AS s, sum(weight) FROM zt.samples_all WHERE event = 'zt-samples'"
+	q "$sql GROUP BY s" | zt-flame > q.svg
+	grep -q '<svg' q.svg
+	run zt-stat <(q "$sql GROUP BY s")
+	assert_success
+	n=$(( $(sed -n 's/^samples //p' spin1.raw) + $(sed -n 's/^samples //p' spin2.raw) ))
+	assert_line --regexp "^samples: $n "
+	run --separate-stderr zt-diff <(q "$sql AND pid = $(sed -n 's/^pid //p' spin1.raw) GROUP BY s") <(q "$sql GROUP BY s")
+	echo "status $status; stderr: $stderr"
+	assert_success
+	[ "${#lines[@]}" -gt 0 ]
+}
