@@ -121,6 +121,7 @@ COLLECT_LO = \
 	collect/snapshot.lo \
 	collect/perfmap.lo \
 	collect/vdso.lo \
+	collect/labels.lo \
 	collect/thread.lo \
 	collect/intercept.lo \
 	collect/sigmask.lo \

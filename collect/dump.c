@@ -23,6 +23,7 @@
 #include "unwind.h"
 #include "vdso.h"
 #include "rawfmt.h"
+#include "labels.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -180,6 +181,7 @@ static int open_dump(int keep)
 		     ZT_RAW_MAGIC " " ZT_STR(ZT_RAW_VERSION) "\n");
 	put_key(dfd, ZT_RAW_PID, (uint64_t)zt_state.pid);
 	zt_files_puts(dfd, ZT_RAW_ARCH " " ZT_ARCH_RAW_NAME "\n");
+	zt_labels_put(dfd);
 	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0) {
 		zt_files_puts(dfd, ZT_RAW_EXE " ");

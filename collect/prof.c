@@ -17,6 +17,7 @@
 #include "files.h"
 #include "fmt.h"
 #include "intercept.h"
+#include "labels.h"
 #include "seccomp.h"
 #include "sigmask.h"
 #include "snapshot.h"
@@ -647,6 +648,7 @@ __attribute__((constructor)) static void zt_prof_start(void)
 		zt_offcpu_init();
 	}
 	zt_state.gzip = gz && strcmp(gz, "1") == 0;
+	zt_labels_init();
 	if (timer && strcmp(timer, "perf") == 0)
 		zt_state.want_timer = 1;
 	else if (timer && strcmp(timer, "posix") == 0)

@@ -44,7 +44,7 @@
 enum { EXIT_CANNOT_RUN = 127 };
 
 enum { OPT_TIMER = 256, OPT_UNWIND, OPT_PAUSED, OPT_CONTROL, OPT_CLOCK, OPT_OFF_CPU_HZ,
-       OPT_MAX_DEPTH };
+       OPT_MAX_DEPTH, OPT_LABEL };
 
 static const struct zt_opt options[] = {
 	{ 'F', "freq", required_argument, "HZ",
@@ -78,6 +78,9 @@ static const struct zt_opt options[] = {
 	{ OPT_OFF_CPU_HZ, "off-cpu-hz", required_argument, "HZ",
 	  "with --clock=wall: off-CPU ticks per second, 1 to\n"
 	  ZT_STR(ZT_OFF_CPU_HZ_MAX) " (default " ZT_STR(ZT_OFF_CPU_HZ_DEFAULT) ")" },
+	{ OPT_LABEL, "label", required_argument, "KEY=VALUE",
+	  "a label of the run, written in the dump beside\n"
+	  "the host name (repeatable: service, version, ...)" },
 	{ 'h', "help", no_argument, NULL, "print this help" },
 	{ 'V', "version", no_argument, NULL, "print the version" },
 	{ 0 },
@@ -86,7 +89,7 @@ static const struct zt_opt options[] = {
 static const struct zt_usage usage = {
 	"zt-collect [-fz] [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--unwind=auto|cfi|fp]\n"
 	"       [--max-depth=N] [--paused] [--control] [--clock=cpu|wall] [--off-cpu-hz=HZ]\n"
-	"       [--] PROGRAM [ARG...]",
+	"       [--label KEY=VALUE]... [--] PROGRAM [ARG...]",
 	"Run PROGRAM with the zt sampler preloaded and write a raw dump.",
 	options,
 	NULL,
@@ -97,6 +100,8 @@ struct config {
 	const char *outarg, *timer, *unwind, *clock;
 	uint64_t hz, off_cpu_hz, max_depth;
 	int gzip, follow, paused, control;
+	char labels[ZT_LABELS_MAX * (ZT_LABEL_KEY_MAX + ZT_LABEL_VALUE_MAX + 2)];
+	unsigned nlabels;	/* "KEY=VALUE" pairs in labels, joined by '\n' */
 };
 
 static pid_t child;
@@ -118,6 +123,28 @@ static void bad_usage(const char *fmt, ...)
 	}
 	zt_usage(&usage, stderr);
 	exit(ZT_EXIT_USAGE);
+}
+
+/* --label KEY=VALUE into cfg, by the label rules (rawfmt.h), or a usage error. */
+static void add_label(struct config *cfg, const char *arg)
+{
+	const char *eq = strchr(arg, '='), *p = cfg->labels;
+	size_t kn = eq ? (size_t)(eq - arg) : 0, len = strlen(cfg->labels);
+
+	if (!eq || !zt_label_key_ok(arg, kn))
+		bad_usage("--label: '%s' is not KEY=VALUE with a KEY of 1 to "
+			  ZT_STR(ZT_LABEL_KEY_MAX) " letters, digits, '_', '.' or '-', a letter "
+			  "or '_' first", arg);
+	if (!zt_label_value_ok(eq + 1, strlen(eq + 1)))
+		bad_usage("--label: the value of %.*s is longer than " ZT_STR(ZT_LABEL_VALUE_MAX)
+			  " bytes or holds a control character or a backslash", (int)kn, arg);
+	for (; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+		if (strncmp(p, arg, kn + 1) == 0)
+			bad_usage("--label: %.*s is given twice", (int)kn, arg);
+	if (cfg->nlabels == ZT_LABELS_MAX)
+		bad_usage("--label: more than " ZT_STR(ZT_LABELS_MAX) " labels");
+	snprintf(cfg->labels + len, sizeof cfg->labels - len, "%s%s", len ? "\n" : "", arg);
+	cfg->nlabels++;
 }
 
 /* Options into cfg; returns the index of PROGRAM in argv. */
@@ -159,6 +186,9 @@ static int parse_options(int argc, char **argv, struct config *cfg)
 			break;
 		case OPT_PAUSED:
 			cfg->paused = 1;
+			break;
+		case OPT_LABEL:
+			add_label(cfg, optarg);
 			break;
 		case OPT_CONTROL:
 			cfg->control = 1;
@@ -1748,6 +1778,10 @@ static void run_program(const struct config *cfg, const char *prog, char **argv,
 		unsetenv("ZT_CLOCK");
 		unsetenv("ZT_OFF_CPU_HZ");
 	}
+	if (cfg->nlabels)
+		setenv(ZT_LABELS_ENV, cfg->labels, 1);
+	else
+		unsetenv(ZT_LABELS_ENV);
 	if (cfg->gzip)
 		setenv("ZT_GZIP", "1", 1);
 	else

@@ -173,3 +173,14 @@ http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$po
 	assert_success
 	[ "${#lines[@]}" -gt 0 ]
 }
+
+@test "a dump's host and labels are each row's, so a query can select and group by them" {
+	zt-collect --label service=web --label version=2 -o lab.raw "$SAMPLES/spin" > /dev/null 2>&1
+	run --separate-stderr zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" lab.raw spin1.raw
+	echo "status $status; stderr: $stderr"
+	assert_success
+	run q "SELECT DISTINCT host, label_keys, label_values FROM zt.samples_all ORDER BY length(label_keys)"
+	assert_output "$(printf "%s\t[]\t[]\n%s\t['service','version']\t['web','2']" "$(uname -n)" "$(uname -n)")"
+	diff <(zt-fold lab.raw | sort) <(q "SELECT arrayStringConcat(stack, ';') AS s, sum(weight) FROM zt.samples_all
+		WHERE label_values[indexOf(label_keys, 'service')] = 'web' GROUP BY s" | tr '\t' ' ' | sort)
+}

@@ -1,0 +1,69 @@
+# 0761-collect-labels.bats — zt-collect --label KEY=VALUE and the host name
+# (issue 30, item 2): written in every dump's header, carried through the
+# stream as facts, refused by name when they break the label rules.
+load helper
+
+setup() { cd "$BATS_TEST_TMPDIR"; }
+
+@test "--label pairs and the host name are in the dump, in order, and in the stream as facts" {
+	run --separate-stderr zt-collect --label service=web --label version=1.2-rc.3 --label 'note=a b; c' -o l.raw "$SAMPLES/spin" 1
+	echo "status $status; stderr: $stderr"
+	assert_success
+	run sed -n '/^samples$/q; /^host /p; /^label /p' l.raw
+	assert_output "$(printf 'host %s\nlabel service web\nlabel version 1.2-rc.3\nlabel note a b; c' "$(uname -n)")"
+	run zt-symbolize l.raw
+	assert_line "# zt host $(uname -n)"
+	assert_line "# zt label service web"
+	assert_line "# zt label note a b; c"
+	# Readers take the dump as before.
+	zt-fold l.raw > /dev/null
+	zt-stat l.raw > /dev/null
+}
+
+@test "every dump of -f has them; a run without --label has the host alone" {
+	zt-collect -f --label role=builder -o f.raw sh -c "$SAMPLES/spin 1; $SAMPLES/spin 1" > /dev/null 2>&1
+	for f in f.raw f.raw.*; do
+		echo "$f"
+		! grep -qx 'label role=builder' "$f"
+		grep -qx 'label role builder' "$f"
+		grep -qx "host $(uname -n)" "$f"
+	done
+	zt-collect -o n.raw "$SAMPLES/spin" 1 > /dev/null 2>&1
+	! grep -q '^label ' n.raw
+	grep -qx "host $(uname -n)" n.raw
+}
+
+@test "labels that break the rules are usage errors that name them" {
+	run zt-collect --label 'bad key=1' true
+	assert_failure 2
+	assert_output --partial "--label: 'bad key=1' is not KEY=VALUE"
+	run zt-collect --label noequals true
+	assert_failure 2
+	run zt-collect --label 1st=x true
+	assert_failure 2
+	run zt-collect --label a=1 --label a=2 true
+	assert_failure 2
+	assert_output --partial "a is given twice"
+	run zt-collect --label "a=$(printf 'x\ty')" true
+	assert_failure 2
+	assert_output --partial "holds a control character or a backslash"
+	run zt-collect --label "a=$(head -c 257 /dev/zero | tr '\0' x)" true
+	assert_failure 2
+	args=()
+	for i in $(seq 1 33); do args+=(--label "k$i=v"); done
+	run zt-collect "${args[@]}" true
+	assert_failure 2
+	assert_output --partial "more than 32 labels"
+}
+
+@test "a dump's label lines that break the rules are refused by readers, naming the line" {
+	zt-collect -o ok.raw "$SAMPLES/spin" 1 > /dev/null 2>&1
+	sed 's/^arch /label bad\\key v\narch /' ok.raw > bad.raw
+	run zt-fold bad.raw
+	assert_failure 1
+	assert_output --partial "line 3: label: 'bad\\key' is not a label key"
+	sed 's/^arch /label k v\nlabel k w\narch /' ok.raw > twice.raw
+	run zt-fold twice.raw
+	assert_failure 1
+	assert_output --partial "label k: given twice"
+}
