@@ -117,6 +117,23 @@ rows_on() {
 	[ $(($(date +%s) - start)) -lt 20 ]
 	CLICKHOUSE_PASSWORD=s3cr3t run --separate-stderr zt-ingest --url "http://127.0.0.1:$port" --timeout 2 spin1.raw
 	[[ "$stderr" != *s3cr3t* ]]
+	# A password that holds an '@' is hidden whole.
+	run --separate-stderr zt-ingest --url "http://u:se@cr3t@127.0.0.1:$port/?database=zt" --timeout 2 spin1.raw
+	echo "stderr: $stderr"
+	[[ "$stderr" != *cr3t* && "$stderr" == *"http://127.0.0.1:$port/?database=zt"* ]]
+}
+
+@test "a URL with a path and a query of its own; a dump without samples is said, and stored as nothing" {
+	run --separate-stderr zt-ingest --url "http://127.0.0.1:$CH_HTTP_1/?database=zt" spin1.raw
+	echo "status $status; stderr: $stderr"
+	assert_success
+	zt-collect -o empty.raw true 2> /dev/null
+	run --separate-stderr zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" empty.raw spin2.raw
+	echo "status $status; stderr: $stderr"
+	assert_success
+	[[ "$stderr" == *"no samples in 'empty.raw'; nothing stored"* ]]
+	[[ "$stderr" == *"1 dumps stored, 0 stored before, 0 failed, 0 not read, 1 without samples"* ]]
+	diff <(zt-fold spin1.raw spin2.raw | sort) <(stacks zt-samples)
 }
 
 @test "a server that answers garbage or an error page is named with what it said; nothing is counted" {

@@ -87,6 +87,9 @@ ch_down() {
 	[ -n "${CH_DIR:-}" ] || return 0
 	ch_stop 1
 	ch_stop 2
+	# Any server of these files a lost pid left behind.
+	pkill -f "clickhouse-server --config-file=$CH_DIR/" 2> /dev/null || true
+	while pgrep -f "clickhouse-server --config-file=$CH_DIR/" > /dev/null; do sleep 0.1; done
 	rm -rf "$CH_DIR"
 }
 

@@ -3,22 +3,24 @@
  * (formats/clickhouse.md, the table formats/clickhouse.sql makes).
  *
  *   zt-ingest --url http://db1:8123 dumps/run.raw.gz ...
- *   clickhouse-client --query "SELECT arrayStringConcat(stack, ';'),
- *       sum(weight) FROM zt.samples_all WHERE ... GROUP BY 1" | zt-flame > a.svg
+ *   clickhouse-client --query "SELECT arrayStringConcat(stack, ';') AS s,
+ *       sum(weight) FROM zt.samples_all WHERE ... GROUP BY s" | zt-flame > a.svg
  *
  * Each input is read through lib/stage.c as zt-fold reads it (a raw dump
  * symbolized in process, with -d, the archive and debuginfod), a raw
  * dump's records one per sample line with its time. Its samples are folded
  * per time bucket, thread and stack by lib/fold.c, with the thread in the
  * root frame (zt-fold --tid); each folded line becomes one row whose stack
- * has the command's name for root, so that the stacks a query sums are
- * exactly zt-fold's. Rows go to the server's HTTP interface with libcurl,
+ * has the thread's name for root, as zt-fold's root frame is, so that the
+ * stacks a query sums are exactly zt-fold's. Rows go to the server's HTTP interface with libcurl,
  * several dumps to an INSERT (one block of MergeTree: a batch is stored
  * whole or not at all), retried, then reported.
  *
  * A dump's id is a hash of its text (gzip or not, the same id), so a dump
  * already stored is found and skipped: running again, or from many hosts
- * at once, stores nothing twice.
+ * at once on their own dumps, stores nothing twice. (The same dump given
+ * to two runs at the same moment can be stored by both: the look and the
+ * INSERT are two requests.)
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -102,7 +104,7 @@ struct batch {
 
 /* The run's tally, for the last line. */
 struct tally {
-	unsigned long stored, skipped, failed, notdump;
+	unsigned long stored, skipped, failed, notdump, empty;
 	uint64_t rows, samples, bytes;
 };
 
@@ -148,8 +150,9 @@ static char *shown_url(const char *url)
 	const char *host = strstr(url, "://"), *at, *slash;
 
 	host = host ? host + 3 : url;
-	slash = strchr(host, '/');
-	at = memchr(host, '@', slash ? (size_t)(slash - host) : strlen(host));
+	slash = strpbrk(host, "/?#");
+	/* The last '@' of the authority: a password may hold one too. */
+	at = memrchr(host, '@', slash ? (size_t)(slash - host) : strlen(host));
 	if (!at)
 		return zt_strdup(url);
 	return strdupf("%.*s%s", (int)(host - url), url, at + 1);
@@ -197,9 +200,9 @@ static int post(CURL *c, const struct asked *a, const char *query, const char *b
 	}
 	/* Stored at once in each shard (insert_distributed_sync): counted
 	   only when it is. */
-	url = strdupf("%s%s?insert_distributed_sync=1%s%s", a->url,
-			 a->url[strlen(a->url) - 1] == '/' ? "" : "/", q ? "&query=" : "",
-			 q ? q : "");
+	url = strdupf("%s%s" "insert_distributed_sync=1%s%s", a->url,
+			 strchr(a->url, '?') ? "&" : a->url[strlen(a->url) - 1] == '/' ? "?" : "/?",
+			 q ? "&query=" : "", q ? q : "");
 	curl_free(q);
 	curl_easy_reset(c);
 	curl_easy_setopt(c, CURLOPT_URL, url);
@@ -489,7 +492,7 @@ static int record_rows(struct zt_stage *st, struct dump *d, const struct asked *
 					stack, n, count);
 				free(stack);
 			}
-			b->samples += zt_fold_wall(bk.fold[i]) ? 0 : count;
+			b->samples += strcmp(d->unit, "samples") == 0 ? count : 0;
 		}
 		free(text);
 	}
@@ -519,12 +522,12 @@ static int folded_rows(struct zt_stage *st, struct dump *d, struct batch *b, cha
 				zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
 				return -1;
 			}
-			if (w.kind == ZT_WEIGHT_WALL)
-				snprintf(d->unit, sizeof d->unit, "ns");
+			snprintf(d->unit, sizeof d->unit, "%s", w.kind == ZT_WEIGHT_WALL ? "ns" :
+				 w.kind == ZT_WEIGHT_PERIOD ? zt_weight_unit(&w) : "samples");
 			continue;
 		}
 		add_row(b, d, 0, 0, 0, "", 0, it.stack, it.stacklen, it.count);
-		if (w.kind != ZT_WEIGHT_WALL)
+		if (w.kind == ZT_WEIGHT_SAMPLES)
 			b->samples += it.count;
 	}
 	return got < 0 ? -1 : 0;
@@ -645,6 +648,26 @@ static int seen_before(struct seen *s, const char *id)
 	return 0;
 }
 
+/*
+ * What reading st had to say without stopping, as zt-fold says it: the
+ * symbolizer's warnings (a binary not found), the records of other events
+ * left out.
+ */
+static void say_warnings(struct zt_stage *st)
+{
+	const char *const *w, *skipped;
+	unsigned long n;
+	size_t nw;
+
+	w = zt_stage_warnings(st, &nw);
+	for (size_t i = 0; i < nw; i++)
+		zt_warn("%s", w[i]);
+	n = zt_ps_reader_skipped(zt_stage_reader(st), &skipped);
+	if (n)
+		zt_warn("%s: skipped %lu records of other events than '%s' (the first was '%s')",
+			zt_stage_name(st), n, zt_ps_reader_event(zt_stage_reader(st)), skipped);
+}
+
 /* One file: read, folded into rows of b, and b sent when it is full. */
 static void ingest(CURL *c, const struct asked *a, const char *path, struct batch *b,
 		   struct seen *seen, struct tally *t, const char *host)
@@ -702,6 +725,8 @@ static void ingest(CURL *c, const struct asked *a, const char *path, struct batc
 		}
 		if (rc == 0)
 			rc = record_rows(st, &d, a, b, err, sizeof err);
+		if (rc == 0)
+			say_warnings(st);
 	}
 	if (rc < 0) {
 		/* Its rows go: a dump is stored whole or not at all. */
@@ -710,6 +735,10 @@ static void ingest(CURL *c, const struct asked *a, const char *path, struct batc
 		b->samples = samples;
 		zt_warn("%s; skipped", err);
 		t->notdump++;
+	} else if (b->rows == rows) {
+		/* Nothing to store, so nothing that says it was: every run says so. */
+		zt_warn("no samples in %s; nothing stored", zt_stage_name(st));
+		t->empty++;
 	} else {
 		zt_grow(&b->names, &b->cap, b->n + 1, sizeof *b->names);
 		b->names[b->n++] = zt_strdup(path);
@@ -845,9 +874,10 @@ int main(int argc, char **argv)
 	zt_progress_clear();
 	curl_easy_cleanup(c);
 	curl_global_cleanup();
-	fprintf(stderr, "%s: %lu dumps stored, %lu stored before, %lu failed, %lu not read; "
-		"%" PRIu64 " rows, %" PRIu64 " samples, %" PRIu64 " bytes sent\n",
-		zt_prog, t.stored, t.skipped, t.failed, t.notdump, t.rows, t.samples, t.bytes);
+	fprintf(stderr, "%s: %lu dumps stored, %lu stored before, %lu failed, %lu not read, "
+		"%lu without samples; %" PRIu64 " rows, %" PRIu64 " samples, %" PRIu64
+		" bytes sent\n", zt_prog, t.stored, t.skipped, t.failed, t.notdump, t.empty,
+		t.rows, t.samples, t.bytes);
 	status = t.failed || t.notdump ? ZT_EXIT_DATA : ZT_EXIT_OK;
 out:
 	zt_out_free(&b.body);
