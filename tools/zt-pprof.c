@@ -136,6 +136,8 @@ static struct zt_pprof *from_raw(struct zt_stage *sg, const struct zt_symargs *a
 	s = zt_stage_symbolizer(sg);
 	p = zt_pprof_build(zt_stage_raw(sg), s, args->opts.lines);
 	warn = zt_symbolizer_warnings(s, &nwarn);
+	if (zt_symbolizer_debuginfod_note(s))
+		zt_warn("%s", zt_symbolizer_debuginfod_note(s));
 	print_warnings(warn, nwarn);
 	return p;
 }

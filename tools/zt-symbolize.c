@@ -91,6 +91,8 @@ static int symbolize(const char *path, const struct zt_symargs *args, int merge)
 	res = zt_symstream_resolve(s, &d);
 
 	warn = zt_symbolizer_warnings(s, &nwarn);
+	if (zt_symbolizer_debuginfod_note(s))
+		zt_warn("%s", zt_symbolizer_debuginfod_note(s));
 	for (size_t i = 0; i < nwarn; i++)
 		zt_warn("%s", warn[i]);
 	zt_facts_write(stdout, &d, warn, nwarn);
