@@ -318,6 +318,7 @@ char *zt_debuginfod_report(struct zt_debuginfod *df)
 	const char *failure = NULL;
 	char *line = NULL;
 	size_t len = 0, said = 0;
+	int skipped = 0;
 	FILE *f;
 
 	if (!df)
@@ -346,15 +347,20 @@ char *zt_debuginfod_report(struct zt_debuginfod *df)
 			if (newd)
 				say(f, d, 1);
 		}
-		for (int k = 0; k < 2; k++)
+		for (int k = 0; k < 2; k++) {
 			if (df->asks[i].a[k].state == ASK_FAILED && !df->asks[i].a[k].reported)
 				failure = df->asks[i].a[k].problem;
+			skipped |= df->asks[i].a[k].state == ASK_SKIPPED &&
+				   !df->asks[i].a[k].reported;
+		}
 		x->reported |= newx;
 		d->reported |= newd;
 	}
 	/* The servers failed once; every question after it was not asked. */
 	if (failure)
 		fprintf(f, "; no answer from '%s' (%s): nothing more asked", df->urls, failure);
+	else if (skipped)
+		fputs("; the servers failed before: nothing more asked", f);
 	if (fclose(f) != 0 || !line)
 		zt_out_of_memory("debuginfod report");
 	if (!said) {
