@@ -33,12 +33,14 @@ static const struct zt_opt options[] = {
 };
 
 static const struct zt_usage usage = {
-	"zt-symbolize [-lm] [--no-demangle] [-d DIR]... [--sysroot=DIR] [FILE]",
+	"zt-symbolize [-lm] [--no-demangle] [-d DIR]... [--sysroot=DIR] [--no-debuginfod]\n"
+	"                    [FILE]",
 	"Turn a zt raw dump (FILE or stdin, plain or gzip) into the perf script\n"
 	"text layout: one record per sample, in time order, with its time\n"
 	"(dumps without times, or --merge: one record per distinct stack).",
 	options,
-	NULL,
+	"With DEBUGINFOD_URLS set, files not found here (by -d, /usr/lib/debug)\n"
+	"are fetched from its servers (libdebuginfod), unless --no-debuginfod.",
 };
 
 /*
