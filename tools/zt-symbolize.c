@@ -1,7 +1,8 @@
 /*
  * zt-symbolize — raw dump in, symbolized stream out (formats/symbolized.md).
  *
- *   zt-symbolize [-lm] [--no-demangle] [-d DIR]... [--sysroot=DIR] [FILE]
+ *   zt-symbolize [-lm] [--no-demangle] [--no-debuginfod] [-d DIR]... [--sysroot=DIR]
+ *                [FILE]
  *
  * The dump is read whole (plain or gzip) and checked before anything is
  * printed, so a bad dump produces an error and no output. A sample line
@@ -33,8 +34,8 @@ static const struct zt_opt options[] = {
 };
 
 static const struct zt_usage usage = {
-	"zt-symbolize [-lm] [--no-demangle] [-d DIR]... [--sysroot=DIR] [--no-debuginfod]\n"
-	"                    [FILE]",
+	"zt-symbolize [-lm] [--no-demangle] [--no-debuginfod]\n"
+	"                    [-d DIR]... [--sysroot=DIR] [FILE]",
 	"Turn a zt raw dump (FILE or stdin, plain or gzip) into the perf script\n"
 	"text layout: one record per sample, in time order, with its time\n"
 	"(dumps without times, or --merge: one record per distinct stack).",
