@@ -156,6 +156,7 @@ UNIT_OBJ = \
 	tests/unit/test-filter.o \
 	tests/unit/test-facts.o \
 	tests/unit/test-symargs.o \
+	tests/unit/test-debuginfod.o \
 
 UNIT_EXTRA = collect/unwind.o collect/cfi.o
 
