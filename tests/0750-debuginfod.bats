@@ -72,43 +72,37 @@ teardown() {
 	[ ! -s "$BATS_TEST_TMPDIR/other.pid" ] || kill "$(cat "$BATS_TEST_TMPDIR/other.pid")" || true
 }
 
-# A TCP port of 127.0.0.1 that nobody listens on now.
+# Plain HTTP with python3-minimal (tests/webstub.py): a free port of
+# 127.0.0.1, a GET, a stub server.
+web() {
+	python3 "$ZT_TOP/tests/webstub.py" "$@"
+}
 free_port() {
-	python3 -c 'import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+	web port
 }
 
 # Wait (at most 30 s) until URL $1 answers 200.
 wait_url() {
-	python3 - "$1" <<'PY'
-import sys, time, urllib.request
-for _ in range(300):
-    try:
-        urllib.request.urlopen(sys.argv[1], timeout=1).read()
-        sys.exit(0)
-    except Exception:
-        time.sleep(0.1)
-print("no answer from " + sys.argv[1], file=sys.stderr)
-sys.exit(1)
-PY
+	local i
+	for i in $(seq 300); do
+		web get "$1" > /dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	echo "no answer from $1"
+	return 1
 }
 
 # The server's count of requests for files of type $1 (debuginfo, executable).
 requests() {
-	python3 - "$url/metrics" "$1" <<'PY'
-import sys, urllib.request
-t = urllib.request.urlopen(sys.argv[1], timeout=5).read().decode()
-key = 'http_requests_total{type="%s"} ' % sys.argv[2]
-print(sum(int(l[len(key):]) for l in t.splitlines() if l.startswith(key)))
-PY
+	web get "$url/metrics" | awk -v k="http_requests_total{type=\"$1\"}" '$1 == k { n += $2 } END { print n + 0 }'
 }
 
-# Start a server of our own on a free port (its port into $other), in the
-# background: python3 code $1, which serves on sys.argv[1] and writes the
-# paths asked to sys.argv[2]; it is stopped in teardown.
+# Start a stub server (webstub.py serve MODE, with FILE $2) on a free port,
+# its port into $other, the paths asked into $BATS_TEST_TMPDIR/asked; it is
+# stopped in teardown.
 start_other() {
 	other=$(free_port)
-	python3 -c "$1" "$other" "$BATS_TEST_TMPDIR/asked" 3>&- &
+	web serve "$1" "$other" "$BATS_TEST_TMPDIR/asked" ${2:+"$2"} 3>&- &
 	echo $! > "$BATS_TEST_TMPDIR/other.pid"
 	local i
 	for i in $(seq 100); do
@@ -226,11 +220,7 @@ same_as() {
 # (libdebuginfod's) ends each question. Two build-ids are missing here, so
 # the run may take two time-outs; zt stops asking after the first.
 @test "a silent server costs at most one time-out per build-id" {
-	start_other 'import socket, sys, time
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(64)
-open(sys.argv[2], "w").close()
-time.sleep(120)'
+	start_other silent
 	zt-fold p.raw q.raw > want.folded 2> /dev/null
 	start=$(date +%s.%N)
 	DEBUGINFOD_TIMEOUT=2 DEBUGINFOD_URLS=http://127.0.0.1:$other run --separate-stderr zt-fold p.raw q.raw
@@ -244,20 +234,7 @@ time.sleep(120)'
 }
 
 @test "a server answering with another build-id's file is named and ignored" {
-	start_other 'import http.server, sys
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        open(sys.argv[2], "a").write(self.path + "\n")
-        body = open("q.full", "rb").read()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-s = http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H)
-open(sys.argv[2], "w").close()
-s.serve_forever()'
+	start_other file q.full
 	zt-symbolize p.raw > want.sym 2> /dev/null
 	DEBUGINFOD_URLS=http://127.0.0.1:$other run --separate-stderr zt-symbolize p.raw
 	[ "$status" -eq 0 ]
@@ -284,21 +261,7 @@ s.serve_forever()'
 # (script gives the tool one as stderr) the transfer shows how far it got;
 # the one line after it stays.
 @test "progress of a transfer on a terminal, none in a pipe" {
-	start_other 'import http.server, sys, time
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        open(sys.argv[2], "a").write(self.path + "\n")
-        body = open("p.full", "rb").read()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        for i in range(0, len(body), 2048):
-            self.wfile.write(body[i:i + 2048]); self.wfile.flush(); time.sleep(0.05)
-    def log_message(self, *a):
-        pass
-s = http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H)
-open(sys.argv[2], "w").close()
-s.serve_forever()'
+	start_other slow p.full
 	script -q -e -c "ZT_PROGRESS_MS=0 DEBUGINFOD_URLS=http://127.0.0.1:$other zt-symbolize p.raw > $BATS_TEST_TMPDIR/out" \
 		"$BATS_TEST_TMPDIR/tty.raw" > /dev/null
 	cat -v "$BATS_TEST_TMPDIR/tty.raw"
