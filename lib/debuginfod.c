@@ -283,6 +283,25 @@ int zt_debuginfod_open(struct zt_debuginfod *df, const char *buildid,
 	return 0;
 }
 
+void zt_debuginfod_refuse(struct zt_debuginfod *df, const char *buildid,
+			  enum zt_debuginfod_kind kind, const char *why)
+{
+	struct answer *a;
+
+	for (size_t i = 0; df && i < df->nasks; i++) {
+		if (strcmp(df->asks[i].buildid, buildid) != 0)
+			continue;
+		a = &df->asks[i].a[kind];
+		if (a->state != ASK_FOUND)
+			return;
+		a->state = ASK_WRONG;
+		a->problem = zt_strdup(why);
+		free(a->path);
+		a->path = NULL;
+		return;
+	}
+}
+
 /* What one answer says, for the report. */
 static void say(FILE *f, const struct answer *a, int kind)
 {
@@ -294,7 +313,7 @@ static void say(FILE *f, const struct answer *a, int kind)
 		fprintf(f, "no %s", kind_name[kind]);
 		break;
 	case ASK_WRONG:
-		fprintf(f, "%s from %s ignored: %s", kind_name[kind], a->from, a->problem);
+		fprintf(f, "%s from %s ignored (%s)", kind_name[kind], a->from, a->problem);
 		break;
 	case ASK_FAILED:
 	case ASK_SKIPPED:

@@ -44,6 +44,15 @@ int zt_debuginfod_open(struct zt_debuginfod *df, const char *buildid,
 		       enum zt_debuginfod_kind kind, const char *name, struct zt_elf *out);
 
 /*
+ * Say that the file zt_debuginfod_open gave for buildid and kind cannot be
+ * used after all (why: a debug file asked as the executable, another
+ * architecture): the report names it as ignored, with why, and the same
+ * question gets no file again.
+ */
+void zt_debuginfod_refuse(struct zt_debuginfod *df, const char *buildid,
+			  enum zt_debuginfod_kind kind, const char *why);
+
+/*
  * One line, without the program's name, on what was asked since the last
  * call: the files fetched and where from (a server, or the cache), the
  * build-ids not found, the answers ignored, the servers' failure. NULL when

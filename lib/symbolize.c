@@ -208,11 +208,16 @@ static int fetch(struct zt_symbolizer *s, struct module *mod, const char *id,
 		 enum zt_debuginfod_kind kind, struct zt_elf *e)
 {
 	char other[200];
+	const char *why = NULL;
 
 	if (zt_debuginfod_open(s->o.debuginfod, id, kind, mod->path, e) < 0)
 		return -1;
-	if ((kind == ZT_DEBUGINFOD_EXECUTABLE && e->nobits_text) ||
-	    wrong_arch(s, e, other, sizeof other)) {
+	if (kind == ZT_DEBUGINFOD_EXECUTABLE && e->nobits_text)
+		why = "a debug file: its code is not in it";
+	else if (wrong_arch(s, e, other, sizeof other))
+		why = other;
+	if (why) {
+		zt_debuginfod_refuse(s->o.debuginfod, id, kind, why);
 		zt_elf_close(e);
 		return -1;
 	}

@@ -239,7 +239,7 @@ same_as() {
 	DEBUGINFOD_URLS=http://127.0.0.1:$other run --separate-stderr zt-symbolize p.raw
 	[ "$status" -eq 0 ]
 	same_as want.sym
-	assert_equal "${stderr_lines[0]}" "zt-symbolize: debuginfod: 'p': debug file from 'http://127.0.0.1:$other' ignored: its build-id is $qb"
+	assert_equal "${stderr_lines[0]}" "zt-symbolize: debuginfod: 'p': debug file from 'http://127.0.0.1:$other' ignored (its build-id is $qb)"
 	# Asked once in a process, though two dumps need it.
 	: > "$BATS_TEST_TMPDIR/asked"
 	rm -rf "$DEBUGINFOD_CACHE_PATH"
@@ -247,6 +247,16 @@ same_as() {
 	[ "$status" -eq 0 ]
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/asked")" "/buildid/$pb/debuginfo"
 	[ "$(grep -c 'debuginfod:' <<< "$stderr")" -eq 1 ]
+}
+
+@test "an executable answered with a debug file is refused as such; the debug file names the frames" {
+	objcopy --only-keep-debug q.full "$BATS_TEST_TMPDIR/q.debug"
+	start_other file "$BATS_TEST_TMPDIR/q.debug"
+	zt-fold -d dbg q.raw > local.folded 2> /dev/null
+	DEBUGINFOD_URLS=http://127.0.0.1:$other run --separate-stderr zt-fold q.raw
+	[ "$status" -eq 0 ]
+	same_as local.folded
+	assert_equal "$stderr" "zt-fold: debuginfod: 'q': executable from 'http://127.0.0.1:$other' ignored (a debug file: its code is not in it), debug file from 'http://127.0.0.1:$other'"
 }
 
 @test "a password in DEBUGINFOD_URLS is never shown" {
