@@ -27,7 +27,10 @@ static char *set_urls(const char *v)
 
 static void put_back(char *old)
 {
-	set_urls(old);
+	if (old)
+		setenv("DEBUGINFOD_URLS", old, 1);
+	else
+		unsetenv("DEBUGINFOD_URLS");
 	free(old);
 }
 
@@ -37,7 +40,7 @@ UNIT_TEST(debuginfod_is_off_without_urls)
 	struct zt_symargs a;
 
 	CHECK(zt_debuginfod_new() == NULL);
-	set_urls(" \t");
+	setenv("DEBUGINFOD_URLS", " \t", 1);
 	CHECK(zt_debuginfod_new() == NULL);
 	zt_symargs_init(&a, 1);
 	CHECK(a.opts.debuginfod == NULL);
