@@ -21,7 +21,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra -Wmissing-prototypes -Wstrict-prototypes -Wwrite-strings
 CPPFLAGS += -D_GNU_SOURCE -DZT_VERSION='"$(VERSION)"' -Ilib -I/usr/include/libdwarf
-LDLIBS   = -ldwarf -ldeflate -lz -liberty
+LDLIBS   = -ldwarf -ldebuginfod -ldeflate -lz -liberty
 LDLIBS  += -lm
 
 ifdef SANITIZE
@@ -30,12 +30,12 @@ endif
 
 # Debian packages to build zt (all `make demo` needs), and those the tests
 # add. `make deps` installs the missing ones of both.
-BUILD_DEBS = libdwarf-dev libdeflate-dev zlib1g-dev libiberty-dev binutils gcc make libc6-dev \
-	     libcurl4-openssl-dev
+BUILD_DEBS = libdwarf-dev libdebuginfod-dev libdeflate-dev zlib1g-dev libiberty-dev binutils gcc make \
+	     libc6-dev libcurl4-openssl-dev
 TEST_DEBS = bats bats-assert bats-support linux-perf procps util-linux python3-minimal clang \
 	    perl xz-utils gzip libc6-dbg llvm chromium libxml2-utils golang-go \
 	    gawk gdb g++ gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
-	    libgoogle-perftools-dev strace groff-base clickhouse-server clickhouse-client
+	    libgoogle-perftools-dev strace groff-base debuginfod clickhouse-server clickhouse-client
 DEBS = $(BUILD_DEBS) $(TEST_DEBS)
 # Only for `make bench`: the collectors and the encoder zt is compared with,
 # and the real programs of tests/bench/realprograms.sh (rustc is taken from
@@ -73,6 +73,7 @@ LIB_OBJ = \
 	lib/symstream.o \
 	lib/stage.o \
 	lib/debugfile.o \
+	lib/debuginfod.o \
 	lib/demangle.o \
 	lib/archive.o \
 	lib/srcline.o \
@@ -158,6 +159,7 @@ UNIT_OBJ = \
 	tests/unit/test-filter.o \
 	tests/unit/test-facts.o \
 	tests/unit/test-symargs.o \
+	tests/unit/test-debuginfod.o \
 
 UNIT_EXTRA = collect/unwind.o collect/cfi.o
 

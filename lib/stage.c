@@ -341,6 +341,8 @@ int zt_stage_records(struct zt_stage *s, const struct zt_symopts *o, char *err,
 	s->lines = o && o->lines;
 	s->res = zt_symstream_resolve(s->sym, &s->d);
 	w = zt_symbolizer_warnings(s->sym, &n);
+	if (zt_symbolizer_debuginfod_note(s->sym))
+		add_warning(s, "%s", zt_symbolizer_debuginfod_note(s->sym));
 	for (size_t i = 0; i < n; i++)
 		add_warning(s, "%s", w[i]);
 	s->comm = zt_symstream_comm(&s->d);

@@ -3,6 +3,7 @@
  * analysis tools.
  */
 #include "symargs.h"
+#include "debuginfod.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -13,6 +14,7 @@ void zt_symargs_init(struct zt_symargs *a, int argc)
 	/* Every word may be a --debug-dir. */
 	a->dirs = zt_calloc((size_t)argc + 1, sizeof *a->dirs);
 	a->opts.debug_dirs = a->dirs;
+	a->opts.debuginfod = zt_debuginfod_new();
 }
 
 int zt_symargs_take(struct zt_symargs *a, int c, const char *arg, char *err, size_t errlen)
@@ -35,6 +37,10 @@ int zt_symargs_take(struct zt_symargs *a, int c, const char *arg, char *err, siz
 		if (zt_dir_check("--sysroot", arg, err, errlen) < 0)
 			return -1;
 		a->opts.sysroot = arg;
+		return 1;
+	case ZT_SYMARGS_NO_DEBUGINFOD:
+		zt_debuginfod_free(a->opts.debuginfod);
+		a->opts.debuginfod = NULL;
 		return 1;
 	}
 	return 0;
@@ -59,5 +65,6 @@ int zt_symargs_getopt(int argc, char **argv, const struct zt_usage *u,
 void zt_symargs_free(struct zt_symargs *a)
 {
 	free(a->dirs);
+	zt_debuginfod_free(a->opts.debuginfod);
 	*a = (struct zt_symargs){ 0 };
 }

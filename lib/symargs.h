@@ -14,7 +14,8 @@
 #include "usage.h"
 
 /* The long-only options; a tool's own start at ZT_SYMARGS_NEXT. */
-enum { ZT_SYMARGS_NO_DEMANGLE = 256, ZT_SYMARGS_SYSROOT, ZT_SYMARGS_NEXT };
+enum { ZT_SYMARGS_NO_DEMANGLE = 256, ZT_SYMARGS_SYSROOT, ZT_SYMARGS_NO_DEBUGINFOD,
+       ZT_SYMARGS_NEXT };
 
 /* The rows, for a tool's table of struct zt_opt. */
 #define ZT_SYMARGS_ROWS \
@@ -25,14 +26,21 @@ enum { ZT_SYMARGS_NO_DEMANGLE = 256, ZT_SYMARGS_SYSROOT, ZT_SYMARGS_NEXT };
 	{ ZT_SYMARGS_NO_DEMANGLE, "no-demangle", no_argument, NULL, \
 	  "keep C++ and Rust names as they are mangled" }, \
 	{ ZT_SYMARGS_SYSROOT, "sysroot", required_argument, "DIR", \
-	  "look for the dump's files under DIR" }
+	  "look for the dump's files under DIR" }, \
+	{ ZT_SYMARGS_NO_DEBUGINFOD, "no-debuginfod", no_argument, NULL, \
+	  "never fetch files from the servers of DEBUGINFOD_URLS" }
 
 struct zt_symargs {
 	struct zt_symopts opts;	/* for zt_symbolizer_new */
 	const char **dirs;	/* the --debug-dir values; opts.debug_dirs */
 };
 
-/* Ready a for a command line of argc words. Free it with zt_symargs_free. */
+/*
+ * Ready a for a command line of argc words: with DEBUGINFOD_URLS set,
+ * opts.debuginfod is a session that every symbolizer made with opts shares
+ * (each build-id is asked once in the process), until --no-debuginfod.
+ * Free it with zt_symargs_free.
+ */
 void zt_symargs_init(struct zt_symargs *a, int argc);
 
 /*

@@ -12,6 +12,7 @@
 #include "strtab.h"
 #include "arch.h"
 #include "debugfile.h"
+#include "debuginfod.h"
 #include "demangle.h"
 #include "ehframe.h"
 #include "elfread.h"
@@ -88,6 +89,8 @@ struct zt_symbolizer {
 	char *perfmap;		/* "/tmp/perf-PID.map": the module of JIT frames */
 	struct module *vdso;	/* the dump's vDSO image, parsed on first use */
 	int vdso_tried;
+	char *dfnote;		/* what debuginfod fetched (zt_debuginfod_report) */
+	int dfnoted;		/* dfnote is made */
 };
 
 static void warn_once(struct zt_symbolizer *s, const char *fmt, ...)
@@ -195,6 +198,32 @@ static int wrong_arch(const struct zt_symbolizer *s, const struct zt_elf *e, cha
 	return zt_arch_check((enum zt_arch)s->d->arch, e->machine, buf, len) < 0;
 }
 
+/*
+ * The file of mod of kind, with build-id id, through debuginfod (when the
+ * options ask for it) into *e: 0 when it is of the dump's machine and, for
+ * an executable, not a debug file (whose code is NOBITS); else -1, e
+ * closed.
+ */
+static int fetch(struct zt_symbolizer *s, struct module *mod, const char *id,
+		 enum zt_debuginfod_kind kind, struct zt_elf *e)
+{
+	char other[200];
+	const char *why = NULL;
+
+	if (zt_debuginfod_open(s->o.debuginfod, id, kind, mod->path, e) < 0)
+		return -1;
+	if (kind == ZT_DEBUGINFOD_EXECUTABLE && e->nobits_text)
+		why = "a debug file: its code is not in it";
+	else if (wrong_arch(s, e, other, sizeof other))
+		why = other;
+	if (why) {
+		zt_debuginfod_refuse(s->o.debuginfod, id, kind, why);
+		zt_elf_close(e);
+		return -1;
+	}
+	return 0;
+}
+
 static void module_load(struct zt_symbolizer *s, struct module *mod)
 {
 	char err[512], warn[600], dwarn[600] = "", other[200], *path;
@@ -240,6 +269,22 @@ static void module_load(struct zt_symbolizer *s, struct module *mod)
 				zt_elf_close(&mod->dbg);
 			}
 		}
+		/* Nothing here: the servers of DEBUGINFOD_URLS, last. */
+		if (!mod->have_run && !mod->have_dbg) {
+			if (fetch(s, mod, mod->buildid, ZT_DEBUGINFOD_EXECUTABLE,
+				  &mod->run) == 0) {
+				mod->have_run = 1;
+				problem = NULL;
+			} else if (fetch(s, mod, mod->buildid, ZT_DEBUGINFOD_DEBUGINFO,
+					 &mod->dbg) == 0) {
+				if (module_bias(s, mod, &mod->dbg) == 0) {
+					mod->have_dbg = 1;
+					problem = NULL;
+				} else {
+					zt_elf_close(&mod->dbg);
+				}
+			}
+		}
 	}
 	if (problem) {
 		warn_once(s, "'%s': %s; its frames are named %s", path, problem, mod->bracket);
@@ -252,6 +297,9 @@ static void module_load(struct zt_symbolizer *s, struct module *mod)
 	    zt_debugfile_find(&mod->run, mod->run.path + mod->run.rootlen, s->dirs, s->roots,
 			      s->ndirs, &mod->dbg,
 			      dwarn, sizeof dwarn) == 0)
+		mod->have_dbg = 1;
+	else if (mod->have_run && (!mod->run.symtab || s->o.lines) && mod->run.buildid[0] &&
+		 fetch(s, mod, mod->run.buildid, ZT_DEBUGINFOD_DEBUGINFO, &mod->dbg) == 0)
 		mod->have_dbg = 1;
 	else if (mod->have_run)
 		zt_elf_close(&mod->dbg);
@@ -837,6 +885,19 @@ const char *const *zt_symbolizer_warnings(struct zt_symbolizer *s, size_t *n)
 	return (const char *const *)s->warnings;
 }
 
+const char *zt_symbolizer_debuginfod_note(struct zt_symbolizer *s)
+{
+	size_t n;
+
+	if (!s->dfnoted) {
+		s->dfnoted = 1;
+		zt_symbolizer_warnings(s, &n);
+		/* Every file this symbolizer opens is open now. */
+		s->dfnote = zt_debuginfod_report(s->o.debuginfod);
+	}
+	return s->dfnote;
+}
+
 void zt_symbolizer_free(struct zt_symbolizer *s)
 {
 	if (!s)
@@ -874,6 +935,7 @@ void zt_symbolizer_free(struct zt_symbolizer *s)
 		free(s->vdso);
 	}
 	free(s->roots);
+	free(s->dfnote);
 	zt_hash_index_free(&s->modix);
 	zt_hash_index_free(&s->cacheix);
 	zt_hash_index_free(&s->dmix);

@@ -16,6 +16,7 @@
 #include "srcline.h"
 
 struct zt_symbolizer;
+struct zt_debuginfod;
 
 /* How to find files and how to name: all zero is the default. */
 struct zt_symopts {
@@ -24,6 +25,9 @@ struct zt_symopts {
 	const char *sysroot;		/* the dump's paths are looked up under it */
 	int no_demangle;		/* keep C++ and Rust names mangled */
 	int lines;			/* read DWARF: source lines, inlined frames */
+	struct zt_debuginfod *debuginfod;	/* asked last for a file not found
+						   here (lib/debuginfod.h); NULL:
+						   never */
 };
 
 struct zt_symres {
@@ -48,9 +52,12 @@ struct zt_symres {
  *
  * A mapped file is used only when its build-id is the dump's. Otherwise a
  * copy with that build-id is looked for under each debug directory
- * (DIR/.build-id/xx/rest, then rest.debug), and then /usr/lib/debug. Names
+ * (DIR/.build-id/xx/rest, then rest.debug), and then /usr/lib/debug; last,
+ * with o->debuginfod, its servers are asked for the executable, then the
+ * debug file. Names
  * come from the separate debug file's .symtab when there is one (found by
- * build-id or by a .gnu_debuglink whose CRC matches), else from the file's
+ * build-id, by a .gnu_debuglink whose CRC matches, or through debuginfod
+ * when the file has no .symtab or o->lines asks for DWARF), else from the file's
  * own .symtab or .dynsym, and PLT entries are "func@plt". A file that is
  * missing, not ELF, or of another build, with no good copy, gets one warning
  * in zt_symbolizer_warnings (the tool prints them), and its frames are
@@ -120,5 +127,14 @@ void zt_symbolizer_named(struct zt_symbolizer *s, const struct zt_raw *d,
  * for being unusable or damaged).
  */
 const char *const *zt_symbolizer_warnings(struct zt_symbolizer *s, size_t *n);
+
+/*
+ * What debuginfod fetched for this symbolizer's files, where from, and what
+ * it could not (zt_debuginfod_report: one line, without "zt-symbolize: "),
+ * or NULL when nothing was asked. Made with the warnings (this calls
+ * zt_symbolizer_warnings first). For stderr only, never a fact of the
+ * stream: whether a file came from a server or the cache is not the dump's.
+ */
+const char *zt_symbolizer_debuginfod_note(struct zt_symbolizer *s);
 
 #endif

@@ -6,6 +6,9 @@ load '/usr/lib/bats/bats-assert/load'
 # Tests run in the C locale wherever they are started (as git's test-lib
 # does): awk, sed, grep and sort then read bytes, and sort in byte order.
 export LC_ALL=C
+# Nothing is fetched over the network unless a test asks for it (a user's
+# DEBUGINFOD_URLS would make every symbolizing tool ask its servers).
+unset DEBUGINFOD_URLS
 
 ZT_TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 export PATH="$ZT_TOP/tools:$ZT_TOP/collect:$PATH"

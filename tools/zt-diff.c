@@ -68,8 +68,9 @@ static const struct zt_usage usage = {
 	"a zt raw dump, zt-symbolize's stream or perf script output (folded as\n"
 	"zt-fold folds them) or folded stacks, told apart by their content.",
 	options,
-	"The symbolizer options (-d, -l, --no-demangle, --sysroot) are\n"
-	"zt-symbolize's, for raw dumps.",
+	"The symbolizer options (-d, -l, --no-demangle, --sysroot,\n"
+	"--no-debuginfod) are zt-symbolize's, for raw dumps: with DEBUGINFOD_URLS\n"
+	"set, files not found here are fetched from its servers.",
 };
 
 /* difffolded.pl -n: floor(count * total2 / total1), computed exactly. */

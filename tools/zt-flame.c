@@ -60,14 +60,16 @@ static const struct zt_opt options[] = {
 static const struct zt_usage usage = {
 	"zt-flame [-i] [-t title] [-w width] [-m minwidth[%]] [--negate]\n"
 	"                [--root=NAME | --no-root] [--clock=cpu|off]\n"
-	"                [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] [file ...]",
+	"                [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] [--no-debuginfod]\n"
+	"                [file ...]",
 	"Draw the files or stdin as one self-contained, interactive SVG flame\n"
 	"graph on stdout: a zt raw dump, zt-symbolize's stream or perf script\n"
 	"output (folded as zt-fold folds them), folded stacks, or zt-diff's\n"
 	"differential stacks, told apart by their content.",
 	options,
 	"A raw dump is symbolized as zt-symbolize symbolizes it, with -d, -l,\n"
-	"--no-demangle and --sysroot.",
+	"--no-demangle, --sysroot and --no-debuginfod: with DEBUGINFOD_URLS set,\n"
+	"files not found here are fetched from its servers.",
 };
 
 /* --root, --no-root: the root frame of every line, and a buffer for it. */

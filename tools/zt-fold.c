@@ -65,7 +65,8 @@ static const struct zt_usage usage = {
 	"zt-fold [--pid | --tid | --root=NAME | --no-root] [--kernel] [--jit]\n"
 	"               [--all] [--addrs] [--srcline] [--weight=period|count]\n"
 	"               [--focus=REGEX] [--ignore=REGEX] [--hide=REGEX]\n"
-	"               [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] [file ...]",
+	"               [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] [--no-debuginfod]\n"
+	"               [file ...]",
 	"Fold perf script output, zt-symbolize's stream or a zt raw dump from the\n"
 	"files or stdin into stacks \"root;...;leaf count\", as stackcollapse-perf.pl\n"
 	"does; folded stacks are summed and sorted. Inputs are told apart by\n"
@@ -73,7 +74,9 @@ static const struct zt_usage usage = {
 	options,
 	"REGEX is POSIX extended, matched anywhere in a frame name; the root\n"
 	"frame (the command) is not matched. A raw dump is symbolized as\n"
-	"zt-symbolize symbolizes it, with -d, -l, --no-demangle and --sysroot.",
+	"zt-symbolize symbolizes it, with -d, -l, --no-demangle, --sysroot and\n"
+	"--no-debuginfod: with DEBUGINFOD_URLS set, files not found here are\n"
+	"fetched from its servers.",
 };
 
 static void print_warnings(const struct zt_stage *st)

@@ -37,13 +37,15 @@ static const struct zt_opt options[] = {
 };
 
 static const struct zt_usage usage = {
-	"zt-pprof [-l] [--no-demangle] [-d DIR]... [--sysroot=DIR] [-o FILE] [FILE ...]",
+	"zt-pprof [-l] [--no-demangle] [-d DIR]... [--sysroot=DIR] [--no-debuginfod]\n"
+	"                [-o FILE] [FILE ...]",
 	"Turn a zt raw dump (FILE or stdin, plain or gzip) into a gzipped pprof\n"
 	"profile (profile.proto), for go tool pprof; or zt-symbolize's stream,\n"
 	"perf script output or folded stacks (told apart by their content) into\n"
 	"a profile of their function names. Several inputs are added up.",
 	options,
-	NULL,
+	"With DEBUGINFOD_URLS set, the files of a raw dump that are not found\n"
+	"here are fetched from its servers (libdebuginfod), unless --no-debuginfod.",
 };
 
 /*
@@ -136,6 +138,8 @@ static struct zt_pprof *from_raw(struct zt_stage *sg, const struct zt_symargs *a
 	s = zt_stage_symbolizer(sg);
 	p = zt_pprof_build(zt_stage_raw(sg), s, args->opts.lines);
 	warn = zt_symbolizer_warnings(s, &nwarn);
+	if (zt_symbolizer_debuginfod_note(s))
+		zt_warn("%s", zt_symbolizer_debuginfod_note(s));
 	print_warnings(warn, nwarn);
 	return p;
 }

@@ -73,14 +73,16 @@ static const struct zt_usage usage = {
 	"zt-stat [-n rows] [--by=function|module|line|thread|state] [--sort=flat|cum]\n"
 	"               [--focus=REGEX] [--ignore=REGEX] [--hide=REGEX]\n"
 	"               [--peek=REGEX] [--list=REGEX [--source-dir=DIR]] [--json]\n"
-	"               [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] [file ...]",
+	"               [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] [--no-debuginfod]\n"
+	"               [file ...]",
 	"Where the time went, as a table like pprof -top, from the files or stdin:\n"
 	"a zt raw dump, zt-symbolize's stream or perf script output, or folded\n"
 	"stacks, told apart by their content.",
 	options,
 	"REGEX is POSIX extended, matched anywhere in a name. A raw dump is\n"
-	"symbolized as zt-symbolize symbolizes it, with -d, -l, --no-demangle and\n"
-	"--sysroot.",
+	"symbolized as zt-symbolize symbolizes it, with -d, -l, --no-demangle,\n"
+	"--sysroot and --no-debuginfod: with DEBUGINFOD_URLS set, files not found\n"
+	"here are fetched from its servers.",
 };
 
 static const char *const bynames[] = { "function", "module", "line", "thread", "state" };

@@ -1,7 +1,8 @@
 /*
  * zt-symbolize — raw dump in, symbolized stream out (formats/symbolized.md).
  *
- *   zt-symbolize [-lm] [--no-demangle] [-d DIR]... [--sysroot=DIR] [FILE]
+ *   zt-symbolize [-lm] [--no-demangle] [--no-debuginfod] [-d DIR]... [--sysroot=DIR]
+ *                [FILE]
  *
  * The dump is read whole (plain or gzip) and checked before anything is
  * printed, so a bad dump produces an error and no output. A sample line
@@ -33,12 +34,14 @@ static const struct zt_opt options[] = {
 };
 
 static const struct zt_usage usage = {
-	"zt-symbolize [-lm] [--no-demangle] [-d DIR]... [--sysroot=DIR] [FILE]",
+	"zt-symbolize [-lm] [--no-demangle] [--no-debuginfod]\n"
+	"                    [-d DIR]... [--sysroot=DIR] [FILE]",
 	"Turn a zt raw dump (FILE or stdin, plain or gzip) into the perf script\n"
 	"text layout: one record per sample, in time order, with its time\n"
 	"(dumps without times, or --merge: one record per distinct stack).",
 	options,
-	NULL,
+	"With DEBUGINFOD_URLS set, files not found here (by -d, /usr/lib/debug)\n"
+	"are fetched from its servers (libdebuginfod), unless --no-debuginfod.",
 };
 
 /*
@@ -91,6 +94,8 @@ static int symbolize(const char *path, const struct zt_symargs *args, int merge)
 	res = zt_symstream_resolve(s, &d);
 
 	warn = zt_symbolizer_warnings(s, &nwarn);
+	if (zt_symbolizer_debuginfod_note(s))
+		zt_warn("%s", zt_symbolizer_debuginfod_note(s));
 	for (size_t i = 0; i < nwarn; i++)
 		zt_warn("%s", warn[i]);
 	zt_facts_write(stdout, &d, warn, nwarn);
