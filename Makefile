@@ -21,7 +21,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra -Wmissing-prototypes -Wstrict-prototypes -Wwrite-strings
 CPPFLAGS += -D_GNU_SOURCE -DZT_VERSION='"$(VERSION)"' -Ilib -I/usr/include/libdwarf
-LDLIBS   = -ldwarf -ldebuginfod -ldeflate -lz -liberty
+LDLIBS   = -ldwarf -ldeflate -lz -liberty
 LDLIBS  += -lm
 
 ifdef SANITIZE

@@ -9,6 +9,7 @@
 #include "util.h"
 
 #include <elfutils/debuginfod.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,60 @@ enum {
 };
 
 static const char *const kind_name[] = { "executable", "debug file" };
+
+/*
+ * libdebuginfod, loaded at the first question, as elfutils' libdwfl loads
+ * it: linked, it would bring libcurl and its TLS stack (29 more shared
+ * objects, 27 ms of CPU at every start) into every run of every tool, most
+ * of which never fetch anything. Only its header is needed at build time.
+ */
+static struct {
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *);
+	int (*find_executable)(debuginfod_client *, const unsigned char *, int, char **);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+	void (*set_user_data)(debuginfod_client *, void *);
+	void *(*get_user_data)(debuginfod_client *);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	const char *(*get_url)(debuginfod_client *);
+} lib;
+
+#define LIBDEBUGINFOD "libdebuginfod.so.1"
+
+/* Load libdebuginfod's functions: NULL, or why they could not be. */
+static const char *load_lib(char *why, size_t cap)
+{
+	static void *h;
+	const char *e;
+
+	if (lib.begin)
+		return NULL;
+	if (!h && !(h = dlopen(LIBDEBUGINFOD, RTLD_NOW | RTLD_LOCAL))) {
+		e = dlerror();
+		snprintf(why, cap, "cannot load %s (package libdebuginfod1): %s", LIBDEBUGINFOD,
+			 e ? e : "not found");
+		return why;
+	}
+	*(void **)&lib.end = dlsym(h, "debuginfod_end");
+	*(void **)&lib.find_executable = dlsym(h, "debuginfod_find_executable");
+	*(void **)&lib.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+	*(void **)&lib.set_user_data = dlsym(h, "debuginfod_set_user_data");
+	*(void **)&lib.get_user_data = dlsym(h, "debuginfod_get_user_data");
+	*(void **)&lib.set_progressfn = dlsym(h, "debuginfod_set_progressfn");
+	*(void **)&lib.get_url = dlsym(h, "debuginfod_get_url");
+	if (!lib.end || !lib.find_executable || !lib.find_debuginfo || !lib.set_user_data ||
+	    !lib.get_user_data || !lib.set_progressfn || !lib.get_url) {
+		snprintf(why, cap, "%s lacks functions zt calls (an elfutils before 0.179?)",
+			 LIBDEBUGINFOD);
+		return why;
+	}
+	*(void **)&lib.begin = dlsym(h, "debuginfod_begin");
+	if (!lib.begin) {
+		snprintf(why, cap, "%s has no debuginfod_begin", LIBDEBUGINFOD);
+		return why;
+	}
+	return NULL;
+}
 
 struct answer {
 	int state;
@@ -65,7 +120,8 @@ static char *shown_url(const char *url, size_t len, int cut)
 		len = (size_t)(b - url);
 	host = scheme ? scheme + 3 : url;
 	slash = memchr(host, '/', len - (size_t)(host - url));
-	at = memchr(host, '@', (size_t)((slash ? slash : url + len) - host));
+	/* The last '@' of the authority: a password may hold one too. */
+	at = memrchr(host, '@', (size_t)((slash ? slash : url + len) - host));
 	if (!at)
 		return zt_strndup(url, len);
 	out = zt_malloc(len + 1);
@@ -125,7 +181,7 @@ void zt_debuginfod_free(struct zt_debuginfod *df)
 	free(df->asks);
 	free(df->urls);
 	if (df->client)
-		debuginfod_end(df->client);
+		lib.end(df->client);
 	free(df);
 }
 
@@ -155,7 +211,7 @@ static struct ask *ask_for(struct zt_debuginfod *df, const char *buildid, const 
 /* libdebuginfod's progress callback: a transfer under way, on a terminal. */
 static int progress(debuginfod_client *c, long a, long b)
 {
-	struct zt_debuginfod *df = debuginfod_get_user_data(c);
+	struct zt_debuginfod *df = lib.get_user_data(c);
 
 	if (!zt_progress_due())
 		return 0;
@@ -200,21 +256,24 @@ static void ask(struct zt_debuginfod *df, struct ask *k, enum zt_debuginfod_kind
 	if (!df->client) {
 		/* One attempt a question: a dead server costs one time-out,
 		 * not three (libdebuginfod retries twice by default). */
+		char why[512];
+		const char *problem = load_lib(why, sizeof why);
+
 		setenv(DEBUGINFOD_RETRY_LIMIT_ENV_VAR, "0", 0);
-		if (!(df->client = debuginfod_begin())) {
+		if (problem || !(df->client = lib.begin())) {
 			a->state = ASK_FAILED;
-			a->problem = zt_strdup("cannot start libdebuginfod's client");
+			a->problem = zt_strdup(problem ? problem : "cannot start libdebuginfod's client");
 			df->failed = 1;
 			return;
 		}
-		debuginfod_set_user_data(df->client, df);
-		debuginfod_set_progressfn(df->client, progress);
+		lib.set_user_data(df->client, df);
+		lib.set_progressfn(df->client, progress);
 	}
 	df->cur_name = k->name;
 	df->cur_kind = kind_name[kind];
 	fd = kind == ZT_DEBUGINFOD_EXECUTABLE
-		     ? debuginfod_find_executable(df->client, id, 0, &path)
-		     : debuginfod_find_debuginfo(df->client, id, 0, &path);
+		     ? lib.find_executable(df->client, id, 0, &path)
+		     : lib.find_debuginfo(df->client, id, 0, &path);
 	zt_progress_clear();
 	if (fd < 0) {
 		free(path);
@@ -228,7 +287,7 @@ static void ask(struct zt_debuginfod *df, struct ask *k, enum zt_debuginfod_kind
 		return;
 	}
 	close(fd);
-	url = debuginfod_get_url(df->client);
+	url = lib.get_url(df->client);
 	if (url) {
 		char *u = shown_url(url, strlen(url), 1);
 
