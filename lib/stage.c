@@ -66,7 +66,7 @@ struct zt_stage {
 	int started;			/* zt_stage_records was called */
 	int empty;			/* zt_stage_folded: records, but no sample */
 	int lines;			/* a raw dump's source lines were asked for */
-	int timed;			/* zt_stage_timed: a record per sample line */
+	uint64_t bucket_ns;		/* zt_stage_buckets: a record per bucket and stack */
 	struct zt_ps_reader *r;
 	/* A raw dump: */
 	struct zt_raw d;
@@ -346,13 +346,14 @@ int zt_stage_records(struct zt_stage *s, const struct zt_symopts *o, char *err,
 	for (size_t i = 0; i < n; i++)
 		add_warning(s, "%s", w[i]);
 	s->comm = zt_symstream_comm(&s->d);
-	zt_symstream_order(&s->d, !s->timed, &s->order);
+	zt_symstream_order(&s->d, !s->bucket_ns, &s->order);
+	zt_symstream_bucket(&s->d, s->bucket_ns, &s->order);
 	return 0;
 }
 
-void zt_stage_timed(struct zt_stage *s)
+void zt_stage_buckets(struct zt_stage *s, uint64_t bucket_ns)
 {
-	s->timed = 1;
+	s->bucket_ns = bucket_ns;
 }
 
 struct zt_ps_reader *zt_stage_reader(struct zt_stage *s)

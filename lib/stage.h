@@ -67,12 +67,12 @@ int zt_stage_refuse_diff(const struct zt_stage *s, char *err, size_t errlen);
 struct zt_input *zt_stage_input(struct zt_stage *s);
 
 /*
- * A raw dump's records handed out one per sample line, in time order, each
- * with its time (zt-symbolize's stream without --merge), not one per
- * distinct stack: for a reader that puts samples in time buckets
- * (zt-ingest). Before zt_stage_records.
+ * A raw dump's records handed out one per wall-clock bucket of bucket_ns
+ * and stack, each with the time of its bucket's first sample
+ * (zt_symstream_bucket), not one per distinct stack: for a reader that
+ * puts samples in time buckets (zt-ingest). Before zt_stage_records.
  */
-void zt_stage_timed(struct zt_stage *s);
+void zt_stage_buckets(struct zt_stage *s, uint64_t bucket_ns);
 
 /*
  * Get ready to hand out the records of a raw dump or perf script text:

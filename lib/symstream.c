@@ -282,6 +282,41 @@ static int by_time(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : x > y;
 }
 
+void zt_symstream_bucket(struct zt_raw *d, uint64_t bucket_ns, struct zt_symstream_order *o)
+{
+	/* Per stack: its record in the bucket being summed (at), which bucket
+	   that was (seen, 1 + the bucket's number). Lines are in time order,
+	   so a bucket's lines are one run of them; the records are written
+	   over the lines, never ahead of the one being read. */
+	size_t *at, *seen, out = 0, bucket = 0;
+
+	if (!o->timed || !bucket_ns)
+		return;
+	at = zt_calloc(d->nstacks ? d->nstacks : 1, sizeof *at);
+	seen = zt_calloc(d->nstacks ? d->nstacks : 1, sizeof *seen);
+	for (size_t k = 0; k < d->ntimed; k++) {
+		const struct zt_timed t = d->timed[k];
+		struct zt_timed *r = &d->timed[at[t.stack]];
+
+		if (k == 0 || (d->start_time_ns + t.ns) / bucket_ns !=
+			      (d->start_time_ns + d->timed[k - 1].ns) / bucket_ns)
+			bucket++;
+		if (seen[t.stack] == bucket && r->count <= UINT64_MAX - t.count &&
+		    r->weight <= UINT64_MAX - t.weight) {
+			r->count += t.count;
+			r->weight += t.weight;
+		} else {
+			seen[t.stack] = bucket;
+			at[t.stack] = out;
+			d->timed[out++] = t;
+		}
+	}
+	free(at);
+	free(seen);
+	d->ntimed = out;
+	o->n = out;
+}
+
 void zt_symstream_order(struct zt_raw *d, int merge, struct zt_symstream_order *o)
 {
 	/*

@@ -94,6 +94,16 @@ struct zt_symstream_order {
 void zt_symstream_order(struct zt_raw *d, int merge, struct zt_symstream_order *o);
 
 /*
+ * Records of order o (one per timed line, by time) summed per wall-clock
+ * bucket of bucket_ns (from start-time-ns; from the dump's start when it
+ * is unknown) and stack: one record per bucket and stack, by bucket, then
+ * by its first line's time, at that time. For a reader that counts samples
+ * per bucket (zt-ingest): records as many as distinct stacks a bucket,
+ * not as samples. Nothing when o is not timed.
+ */
+void zt_symstream_bucket(struct zt_raw *d, uint64_t bucket_ns, struct zt_symstream_order *o);
+
+/*
  * Record k of order o: its stack (an index into d->stacks), time and
  * period (its samples, or in a wall-clock profile their ns).
  */

@@ -52,6 +52,9 @@ ch_start() {
 	[ "$(curl -s "http://127.0.0.1:$http/?query=SELECT%201" 2> /dev/null)" = 1 ] && return 0
 	clickhouse-server --config-file="$CH_DIR/$n/config.xml" > "$CH_DIR/$n/out" 2>&1 &
 	echo $! > "$CH_DIR/$n/pid"
+	# Not one of the shell's jobs: a bare wait (tests/bench/ratio.inc) does
+	# not wait for it.
+	disown $!
 	for i in $(seq 1 300); do
 		[ "$(curl -s "http://127.0.0.1:$http/?query=SELECT%201" 2> /dev/null)" = 1 ] && return 0
 		sleep 0.1

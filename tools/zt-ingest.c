@@ -8,7 +8,7 @@
  *
  * Each input is read through lib/stage.c as zt-fold reads it (a raw dump
  * symbolized in process, with -d, the archive and debuginfod), a raw
- * dump's records one per sample line with its time. Its samples are folded
+ * dump's records one per time bucket and stack (zt_stage_buckets). They are folded
  * per time bucket, thread and stack by lib/fold.c, with the thread in the
  * root frame (zt-fold --tid); each folded line becomes one row whose stack
  * has the thread's name for root, as zt-fold's root frame is, so that the
@@ -711,7 +711,7 @@ static void ingest(CURL *c, const struct asked *a, const char *path, struct batc
 		rc = folded_rows(st, &d, b, err, sizeof err);
 	} else {
 		if (kind == ZT_STAGE_RAW)
-			zt_stage_timed(st);
+			zt_stage_buckets(st, (uint64_t)a->bucket * 1000000000u);
 		rc = zt_stage_records(st, &a->sym.opts, err, sizeof err);
 		raw = rc == 0 ? zt_stage_raw(st) : NULL;
 		if (raw) {
