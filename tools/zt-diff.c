@@ -174,13 +174,9 @@ static int difffolded(const char *a, const char *b, int normalize,
 	while (h1 >= 0 && h2 >= 0 && (h1 || h2)) {
 		int c = !h1 ? 1 : !h2 ? -1 : zt_folded_cmp(k1, n1, k2, n2);
 
-		if (c <= 0)
-			fwrite(k1, 1, n1, stdout);
-		else
-			fwrite(k2, 1, n2, stdout);
-		printf(" %llu %llu\n",
-		       (unsigned long long)(c <= 0 ? (normalize ? scale(c1, t1, t2) : c1) : 0),
-		       (unsigned long long)(c >= 0 ? c2 : 0));
+		zt_folded_diff_write(stdout, c <= 0 ? k1 : k2, c <= 0 ? n1 : n2,
+				     c <= 0 ? (normalize ? scale(c1, t1, t2) : c1) : 0,
+				     c >= 0 ? c2 : 0);
 		if (c <= 0)
 			h1 = zt_foldsrc_next(s1, &k1, &n1, &c1, err, errlen);
 		if (c >= 0 && h1 >= 0)
@@ -200,38 +196,33 @@ static int load_run(struct zt_compare_runs *m, size_t j, struct zt_stage *sg,
 		    struct zt_input *in, const struct zt_foldsrc_opts *fo, char *err,
 		    size_t errlen)
 {
-	struct zt_weight w = { 0 };
+	struct zt_folded_reader rd;
 	struct zt_folded_item it;
-	uint64_t stacks = 0, div;
+	uint64_t div;
 	const char *problem = NULL;
 	char *buf = NULL;
 	size_t cap = 0;
 	int got;
 
-	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
-		const char *stack = it.stack;
-		size_t len = it.stacklen;
+	zt_folded_reader_init(&rd, in);
+	rd.weighed = 1;
+	while ((got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
+		size_t len;
+		const char *stack = zt_foldsrc_rewrite(fo, it.stack, it.stacklen, &len, &buf, &cap);
 
-		if (it.kind == ZT_FOLDED_COMMENT)
-			problem = zt_weight_comment(&w, it.stack, it.stacklen);
-		if (!problem && it.kind == ZT_FOLDED_STACK)
-			stack = zt_foldsrc_rewrite(fo, it.stack, it.stacklen, &len, &buf, &cap);
-		if (!problem && it.kind == ZT_FOLDED_STACK &&
-		    zt_compare_runs_add(m, j, stack, len, it.count) < 0)
-			problem = "total count does not fit in 64 bits";
-		if (problem) {
-			zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
+		if (zt_compare_runs_add(m, j, stack, len, it.count) < 0) {
+			zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s",
+				  "total count does not fit in 64 bits");
+			got = -1;
 			break;
 		}
-		if (it.kind == ZT_FOLDED_STACK)
-			zt_weight_count(&w, it.count);
 	}
 	free(buf);
-	if (got == 0 && !problem && w.kind == ZT_WEIGHT_WALL)
+	if (got == 0 && rd.w.kind == ZT_WEIGHT_WALL)
 		problem = "a wall-clock profile: its counts are ns of wall-clock time, not samples, "
 			  "and --report tests shares of samples; compare wall-clock profiles "
 			  "without --report";
-	if (got == 0 && !problem && !(problem = zt_weight_samples(&w, &div))) {
+	if (got == 0 && !problem && !(problem = zt_weight_samples(&rd.w, &div))) {
 		zt_compare_runs_divide(m, j, div);
 		if (zt_compare_runs_samples(m, j) == 0)
 			problem = "holds no samples";

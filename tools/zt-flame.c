@@ -29,7 +29,6 @@
 #include "progress.h"
 #include "usage.h"
 #include "util.h"
-#include "weight.h"
 
 /* Long-only options: every code below 256 would also be a short one. */
 enum { OPT_INVERTED = ZT_SYMARGS_NEXT, OPT_NEGATE, OPT_ROOT, OPT_NO_ROOT, OPT_CLOCK };
@@ -127,31 +126,26 @@ static int read_input(struct zt_flame *flame, const char *path, const struct zt_
 	struct zt_stage *sg = zt_stage_open(path, err, errlen);
 	struct zt_input *in = sg ? zt_stage_folded(sg, o, err, errlen) : NULL;
 	const char *const *warn;
+	struct zt_folded_reader rd;
 	struct zt_folded_item it;
-	uint64_t stacks = 0;
 	const char *problem;
 	size_t nwarn;
-	int got = -1;
+	int got = -1, said = 0;
 
 	if (sg) {
 		warn = zt_stage_warnings(sg, &nwarn);
 		for (size_t i = 0; i < nwarn; i++)
 			zt_warn("%s", warn[i]);
 	}
-	int wall = 0, said = 0;
-
 	/* Records with no sample: named with the others' (main). */
 	if (in)
 		zt_stage_empties_add(empties, zt_input_name(in), zt_stage_empty(sg));
 	if (in && zt_stage_empty(sg))
 		in = NULL, got = 0;
-	while (in && (got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
+	zt_folded_reader_init(&rd, in);
+	while (in && (got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
 		/* '# zt weight: ns' comes before the first stack, if at all. */
-		if (it.kind == ZT_FOLDED_COMMENT && zt_weight_declares_ns(it.stack, it.stacklen))
-			wall = 1;
-		if (it.kind != ZT_FOLDED_STACK)
-			continue;
-		if (!said++ && (problem = zt_flame_set_wall(flame, wall))) {
+		if (!said++ && (problem = zt_flame_set_wall(flame, rd.wall))) {
 			zt_errf(err, errlen, "%s: %s", zt_input_name(in), problem);
 			got = -1;
 			break;

@@ -156,12 +156,12 @@ static int from_folded(struct zt_stage *sg, const struct zt_symargs *args, struc
 		       int *empty, char *err, size_t errlen)
 {
 	struct zt_input *in = zt_stage_folded(sg, &args->opts, err, errlen);
+	struct zt_folded_reader rd;
 	struct zt_folded_item it;
-	struct zt_weight w = { 0 };
 	const char *const *warn, *problem = NULL;
-	uint64_t stacks = 0, div = 1;
+	uint64_t div = 1;
 	size_t nwarn, first = zt_pprof_folded_samples(nm->f);
-	int got, said = 0;
+	int got, said = 0, wall;
 
 	warn = zt_stage_warnings(sg, &nwarn);
 	print_warnings(warn, nwarn);
@@ -169,31 +169,28 @@ static int from_folded(struct zt_stage *sg, const struct zt_symargs *args, struc
 		return -1;
 	if ((*empty = zt_stage_empty(sg)))
 		return 0;
-	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
-		if (it.kind == ZT_FOLDED_COMMENT) {
-			if ((problem = zt_weight_comment(&w, it.stack, it.stacklen)))
-				break;
-			continue;
-		}
+	zt_folded_reader_init(&rd, in);
+	rd.weighed = 1;
+	while ((got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
 		/* '# zt weight: ns' comes before the first stack. */
+		wall = rd.w.kind == ZT_WEIGHT_WALL;
 		if (!said++ && nm->wall < 0) {
-			nm->wall = w.kind == ZT_WEIGHT_WALL;
+			nm->wall = wall;
 			if (nm->wall)
 				zt_pprof_folded_wall(nm->f);
-		} else if (said == 1 && nm->wall != (w.kind == ZT_WEIGHT_WALL)) {
-			problem = w.kind == ZT_WEIGHT_WALL
-				  ? "a wall-clock profile ('# zt weight: ns') after CPU profiles: "
-				    "they cannot be added"
-				  : "a CPU profile after a wall-clock profile ('# zt weight: ns'): "
-				    "they cannot be added";
+		} else if (said == 1 && nm->wall != wall) {
+			problem = wall ? "a wall-clock profile ('# zt weight: ns') after CPU profiles: "
+					 "they cannot be added"
+				       : "a CPU profile after a wall-clock profile ('# zt weight: ns'): "
+					 "they cannot be added";
 			break;
 		}
-		zt_weight_count(&w, it.count);
 		zt_pprof_folded_add(nm->f, it.stack, it.stacklen, it.count);
 	}
 	if (problem)
 		zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
-	else if (got == 0 && w.kind != ZT_WEIGHT_WALL && (problem = zt_weight_samples(&w, &div)))
+	else if (got == 0 && rd.w.kind != ZT_WEIGHT_WALL &&
+		 (problem = zt_weight_samples(&rd.w, &div)))
 		zt_err_at(err, errlen, zt_input_name(in), 0, "%s", problem);
 	if (got < 0 || problem)
 		return -1;
