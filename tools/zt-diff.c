@@ -52,9 +52,7 @@ static const struct zt_opt options[] = {
 	{ 'q', "fdr", required_argument, "LEVEL",
 	  "the false discovery rate, between 0 and 1\n(default 0.05)" },
 	{ 't', "top", required_argument, "ROWS", "rows of the report (default 20, 0 for all)" },
-	{ 'h', "help", no_argument, NULL, "print this help" },
-	{ 'V', "version", no_argument, NULL, "print the version" },
-	{ 0 },
+	ZT_USAGE_ROWS,
 };
 
 static const struct zt_usage usage = {
@@ -490,37 +488,23 @@ static int parse_options(int argc, char **argv, struct asked *ask, int *status)
 		case 'n': ask->normalize = 1; break;
 		case 'q':
 			ask->q = strtod(optarg, &end);
-			if (*end || end == optarg || !(ask->q > 0 && ask->q < 1)) {
-				zt_warn("--fdr wants a level between 0 and 1, not '%s'", optarg);
-				zt_usage(&usage, stderr);
-				return -1;
-			}
+			if (*end || end == optarg || !(ask->q > 0 && ask->q < 1))
+				return zt_usage_error(&usage, "--fdr wants a level between 0 and 1, "
+						      "not '%s'", optarg);
 			break;
 		case 'r': ask->report = 1; break;
 		case 's': ask->fo.strip = 1; break;
 		case OPT_ROOT:
 		case OPT_NO_ROOT:
 			if ((problem = zt_folded_root_option(&ask->fo.root,
-							     c == OPT_ROOT ? optarg : NULL))) {
-				zt_warn("%s", problem);
-				zt_usage(&usage, stderr);
-				return -1;
-			}
+							     c == OPT_ROOT ? optarg : NULL)))
+				return zt_usage_error(&usage, "%s", problem);
 			break;
 		case 't':
-			if (zt_usage_rows("--top", optarg, &ask->rows, err, sizeof err) < 0) {
-				zt_warn("%s", err);
-				zt_usage(&usage, stderr);
-				return -1;
-			}
+			if (zt_usage_rows("--top", optarg, &ask->rows, err, sizeof err) < 0)
+				return zt_usage_error(&usage, "%s", err);
 			break;
-		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
-		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
-		default:
-			if (err[0])
-				zt_warn("%s", err);
-			zt_usage(&usage, stderr);
-			return -1;
+		default: return zt_usage_end(&usage, c, err, status);
 		}
 	}
 	*status = ZT_EXIT_OK;

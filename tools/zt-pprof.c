@@ -31,9 +31,7 @@
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
 	{ 'o', "output", required_argument, "FILE", "write the profile to FILE, not stdout" },
-	{ 'h', "help", no_argument, NULL, "print this help" },
-	{ 'V', "version", no_argument, NULL, "print the version" },
-	{ 0 },
+	ZT_USAGE_ROWS,
 };
 
 static const struct zt_usage usage = {
@@ -85,34 +83,22 @@ static int parse_options(int argc, char **argv, struct zt_symargs *args,
 			 const char **output, int *status)
 {
 	char err[ZT_ERR_MAX];
+	const char *problem;
 	int c;
 
 	*status = ZT_EXIT_USAGE;
 	while ((c = zt_symargs_getopt(argc, argv, &usage, args, err, sizeof err)) != -1) {
 		switch (c) {
 		case 'o': *output = optarg; break;
-		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
-		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
-		default:
-			if (err[0])
-				zt_warn("%s", err);
-			zt_usage(&usage, stderr);
-			return -1;
+		default: return zt_usage_end(&usage, c, err, status);
 		}
 	}
-	for (int i = optind; i < argc; i++)
-		for (int j = i + 1; j < argc && strcmp(argv[i], "-") == 0; j++)
-			if (strcmp(argv[j], "-") == 0) {
-				zt_warn("stdin can be read only once");
-				zt_usage(&usage, stderr);
-				return -1;
-			}
+	if ((problem = zt_usage_stdin_once(argv + optind, argc - optind)))
+		return zt_usage_error(&usage, "%s", problem);
 	/* gzip's rule: compressed bytes never go to a terminal. */
-	if (!*output && isatty(STDOUT_FILENO)) {
-		zt_warn("the profile is binary: give -o FILE or redirect stdout");
-		zt_usage(&usage, stderr);
-		return -1;
-	}
+	if (!*output && isatty(STDOUT_FILENO))
+		return zt_usage_error(&usage, "the profile is binary: give -o FILE or redirect "
+				      "stdout");
 	return 0;
 }
 
@@ -261,12 +247,11 @@ static struct zt_pprof *profile(struct zt_stage **sg, char **paths, int n, int r
 	return p;
 }
 
-/* The inputs (none: stdin) as one profile in output; the exit status. */
+/* The n inputs (zt_usage_inputs) as one profile in output; the exit status. */
 static int pprof(char **paths, int n, const struct zt_symargs *args, const char *output)
 {
 	char err_buf[ZT_ERR_MAX];
-	struct zt_stage **sg = zt_calloc(n ? (size_t)n : 1, sizeof *sg);
-	char *in[] = { (char *)"-" };
+	struct zt_stage **sg = zt_calloc((size_t)n, sizeof *sg);
 	struct zt_pprof *p = NULL;
 	unsigned char *buf;
 	size_t len;
@@ -277,9 +262,7 @@ static int pprof(char **paths, int n, const struct zt_symargs *args, const char 
 	 * standard input, which cannot be read again: a file is opened again
 	 * when its turn comes.
 	 */
-	if (!n)
-		paths = in;
-	for (; opened < (n ? n : 1); opened++) {
+	for (; opened < n; opened++) {
 		if (!(sg[opened] = zt_stage_open(paths[opened], err_buf, sizeof err_buf)))
 			break;
 		raw &= zt_stage_kind(sg[opened]) == ZT_STAGE_RAW;
@@ -288,7 +271,7 @@ static int pprof(char **paths, int n, const struct zt_symargs *args, const char 
 			sg[opened] = NULL;
 		}
 	}
-	if (opened == (n ? n : 1))
+	if (opened == n)
 		p = profile(sg, paths, opened, raw, args, err_buf, sizeof err_buf);
 	if (p && p->saturated)
 		zt_warn("%zu value%s past 2^63 - 1 written as 2^63 - 1 (profile.proto's values "
@@ -312,7 +295,8 @@ int main(int argc, char **argv)
 {
 	struct zt_symargs args;
 	const char *output = NULL;
-	int status;
+	char **paths;
+	int status, n;
 
 	zt_setprog(argv[0]);
 	/* On a terminal, long work shows how far it got (lib/progress.h). */
@@ -320,9 +304,9 @@ int main(int argc, char **argv)
 	zt_symargs_init(&args, argc);
 	/* stdout is checked at exit (zt_setprog). */
 	if (parse_options(argc, argv, &args, &output, &status) == 0) {
-		if (optind == argc)
-			zt_stdin_note();
-		status = pprof(argv + optind, argc - optind, &args, output);
+		n = argc - optind;
+		paths = zt_usage_inputs(argv + optind, &n);
+		status = pprof(paths, n, &args, output);
 	}
 	zt_symargs_free(&args);
 	return status;

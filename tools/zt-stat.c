@@ -64,9 +64,7 @@ static const struct zt_opt options[] = {
 	{ OPT_SRCDIR, "source-dir", required_argument, "DIR",
 	  "where --list finds sources the input's paths miss" },
 	{ 'j', "json", no_argument, NULL, "one JSON object instead of text" },
-	{ 'h', "help", no_argument, NULL, "print this help" },
-	{ 'V', "version", no_argument, NULL, "print the version" },
-	{ 0 },
+	ZT_USAGE_ROWS,
 };
 
 static const struct zt_usage usage = {
@@ -798,8 +796,8 @@ static int parse_options(int argc, char **argv, struct run *st, struct asked *as
 				*status = ZT_EXIT_USAGE;
 			break;
 		case OPT_SRCDIR: st->srcdir = optarg; break;
-		case 'h': zt_usage(&usage, stdout); return -1;
-		case 'V': zt_version(); return -1;
+		case 'h':
+		case 'V': return zt_usage_end(&usage, c, NULL, status);
 		default:
 			if (err[0])
 				zt_warn("%s", err);
@@ -845,10 +843,9 @@ int main(int argc, char **argv)
 		zt_profile_track_edges(st.p);
 	if (st.listre)
 		st.lines = zt_profile_new();
-	if (!argc)
-		zt_stdin_note();
-	for (int i = 0; i < (argc ? argc : 1) && status == ZT_EXIT_OK; i++)
-		if (read_input(&st, argc ? argv[i] : "-", &st.sym.opts, err, sizeof err) < 0)
+	argv = zt_usage_inputs(argv, &argc);
+	for (int i = 0; i < argc && status == ZT_EXIT_OK; i++)
+		if (read_input(&st, argv[i], &st.sym.opts, err, sizeof err) < 0)
 			status = ZT_EXIT_DATA;
 	/* Only when every input is empty is it an error. */
 	if (zt_stage_empties_settle(&st.empties, status != ZT_EXIT_OK, err, sizeof err) < 0)
