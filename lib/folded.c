@@ -6,6 +6,7 @@
  */
 #include "folded.h"
 #include "facts.h"
+#include "hex.h"
 #include "input.h"
 #include "util.h"
 #include "weight.h"
@@ -37,12 +38,10 @@ const char *zt_folded_parse(const char *s, size_t len, size_t *stacklen,
 			;
 		return i == digits && digits > 1 ? "negative count" : "count is not a number";
 	}
-	for (i = 0; i < digits && t[i] >= '0' && t[i] <= '9'; i++) {
-		unsigned c = (unsigned)(t[i] - '0');
-		if (v > (UINT64_MAX - c) / 10)
-			return "count does not fit in 64 bits";
-		v = v * 10 + c;
-	}
+	for (i = 0; i < digits && t[i] >= '0' && t[i] <= '9'; i++)
+		;
+	if (i > 0 && !zt_dec(t, t + i, &v))
+		return "count does not fit in 64 bits";
 	if (i < digits) {
 		if (t[i] == '.' && i > 0) {
 			size_t j = i + 1;
