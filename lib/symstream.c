@@ -438,7 +438,8 @@ static struct span body_of(struct writer *w, const struct zt_raw *d, size_t stac
 	const struct zt_stack *st = &d->stacks[stack];
 	struct span *b = &w->body[stack];
 	const char *wait = zt_raw_wait(d, st);
-	size_t need = sizeof FRAME_AT_0 + sizeof ZT_ROOT_DEPTH + sizeof root_end + sizeof own + sizeof own_line + sizeof root_line + 1;
+	size_t need = sizeof FRAME_AT_0 + sizeof ZT_ROOT_DEPTH + sizeof root_end + sizeof own +
+		      sizeof own_line + sizeof root_line + 1;
 
 	if (b->len)
 		return *b;

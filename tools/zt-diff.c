@@ -7,11 +7,11 @@
  * Each side is any stage lib/stage.c reads (a raw dump, a stream, perf
  * script text, folded stacks), folded as zt-fold folds it.
  * By default it writes difffolded.pl's format, `stack before after`, sorted,
- * merge-joining the two inputs (lib/foldsrc.c). --report says which
- * functions' shares changed by more than the runs vary: a score test per
- * function (self and total) whose variance grows with the runs' own
- * spread, with Benjamini–Hochberg control of false discoveries
- * (lib/compare.h).
+ * merge-joining the two inputs (lib/foldsrc.c; its lines: lib/folded.c).
+ * --report says which functions' shares changed by more than the runs
+ * vary: a score test per function (self and total) whose variance grows
+ * with the runs' own spread, with Benjamini–Hochberg control of false
+ * discoveries (lib/compare.h).
  */
 #include <getopt.h>
 #include <math.h>
