@@ -123,6 +123,21 @@ UNIT_TEST(folded_next_gives_items_then_the_end_and_places_errors)
 	zt_input_close(in);
 }
 
+/* The first zt_folded_read of text, without or with none_ok. */
+static int first_read(const char *text, int none_ok, char *err, size_t errlen)
+{
+	struct zt_folded_reader r;
+	struct zt_folded_item it;
+	struct zt_input *in = from_text(text);
+	int got;
+
+	zt_folded_reader_init(&r, in);
+	r.none_ok = none_ok;
+	got = zt_folded_read(&r, &it, err, errlen);
+	zt_input_close(in);
+	return got;
+}
+
 UNIT_TEST(folded_reader_takes_weight_and_fact_lines_and_gives_stacks)
 {
 	struct zt_folded_reader r;
@@ -164,23 +179,13 @@ UNIT_TEST(folded_reader_takes_weight_and_fact_lines_and_gives_stacks)
 	zt_input_close(in);
 
 	/* No stacks: an error, or with none_ok the end. */
-	in = from_text("# only a comment\n");
-	zt_folded_reader_init(&r, in);
-	CHECK(zt_folded_read(&r, &it, err, sizeof err) == -1);
+	CHECK(first_read("# only a comment\n", 0, err, sizeof err) == -1);
 	CHECK_STR(err, "'f': no stacks");
-	zt_input_close(in);
-	in = from_text("# only a comment\n");
-	zt_folded_reader_init(&r, in);
-	r.none_ok = 1;
-	CHECK(zt_folded_read(&r, &it, err, sizeof err) == 0);
-	zt_input_close(in);
+	CHECK(first_read("# only a comment\n", 1, err, sizeof err) == 0);
 
 	/* A '#' line in CRLF is a malformed line, not a comment. */
-	in = from_text("# note\r\na 1\n");
-	zt_folded_reader_init(&r, in);
-	CHECK(zt_folded_read(&r, &it, err, sizeof err) == -1);
+	CHECK(first_read("# note\r\na 1\n", 0, err, sizeof err) == -1);
 	CHECK_STR(err, "'f': line 1: line ends in CR (CRLF line endings are not accepted)");
-	zt_input_close(in);
 }
 
 UNIT_TEST(folded_diff_lines_are_written_and_read_back)
