@@ -149,6 +149,7 @@ UNIT_OBJ = \
 	tests/unit/test-ranges.o \
 	tests/unit/test-perfscript.o \
 	tests/unit/test-folded.o \
+	tests/unit/test-symstream.o \
 	tests/unit/test-stats.o \
 	tests/unit/test-profile.o \
 	tests/unit/test-cfi.o \

@@ -193,16 +193,13 @@ const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
 const char *zt_flame_item(const struct zt_flame *f, const struct zt_folded_item *it,
 			  size_t *len, size_t *stacklen, int *differential, uint64_t *before)
 {
-	const char *problem = "missing count";
+	const char *problem;
 
 	*len = it->stacklen + 1 + strlen(it->stack + it->stacklen + 1);
 	*stacklen = it->stacklen;
 	*differential = 0;
 	*before = 0;
-	/* A differential line's stack ends in its first count. */
-	if (it->stacklen > 0 && it->stack[it->stacklen - 1] >= '0' &&
-	    it->stack[it->stacklen - 1] <= '9')
-		problem = zt_folded_parse(it->stack, it->stacklen, stacklen, before);
+	problem = zt_folded_diff_before(it->stack, it->stacklen, stacklen, before);
 	if (problem && zt_flame_differential(f) && strcmp(problem, "missing count") != 0)
 		return problem;
 	if (problem) {

@@ -59,11 +59,11 @@ const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
 			 uint64_t count);
 
 /*
- * Read one stack item of zt_folded_next (folded.h) for zt_flame_add: a
+ * Read one stack item of zt_folded_read (folded.h) for zt_flame_add: a
  * folded line, or a differential one ("stack before after": its stack
- * ends in a count). Sets the line's length, its stack's, whether it is
- * differential and its count before. NULL, or what is wrong with the
- * first count of a differential line.
+ * ends in a count, zt_folded_diff_before). Sets the line's length, its
+ * stack's, whether it is differential and its count before. NULL, or what
+ * is wrong with the first count of a differential line.
  */
 struct zt_folded_item;
 const char *zt_flame_item(const struct zt_flame *f, const struct zt_folded_item *it,

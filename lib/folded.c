@@ -1,11 +1,15 @@
 /*
- * folded.c — the folded-stack line parser and reader, and the one order of
+ * folded.c — the folded-stack line parser and reader (with the '#' lines'
+ * weight declarations), zt-diff's differential lines, and the one order of
  * stacks. The count is the digits after the last space or tab; everything
  * before that one separator is the stack.
  */
 #include "folded.h"
+#include "facts.h"
+#include "hex.h"
 #include "input.h"
 #include "util.h"
+#include "weight.h"
 
 #include <string.h>
 
@@ -34,12 +38,10 @@ const char *zt_folded_parse(const char *s, size_t len, size_t *stacklen,
 			;
 		return i == digits && digits > 1 ? "negative count" : "count is not a number";
 	}
-	for (i = 0; i < digits && t[i] >= '0' && t[i] <= '9'; i++) {
-		unsigned c = (unsigned)(t[i] - '0');
-		if (v > (UINT64_MAX - c) / 10)
-			return "count does not fit in 64 bits";
-		v = v * 10 + c;
-	}
+	for (i = 0; i < digits && t[i] >= '0' && t[i] <= '9'; i++)
+		;
+	if (i > 0 && !zt_dec(t, t + i, &v))
+		return "count does not fit in 64 bits";
 	if (i < digits) {
 		if (t[i] == '.' && i > 0) {
 			size_t j = i + 1;
@@ -59,8 +61,9 @@ const char *zt_folded_parse(const char *s, size_t len, size_t *stacklen,
 	return NULL;
 }
 
-int zt_folded_next(struct zt_input *in, struct zt_folded_item *it, uint64_t *stacks,
-		   char *err, size_t errlen)
+/* zt_folded_next; with none_ok an input without stacks is no error. */
+static int next(struct zt_input *in, struct zt_folded_item *it, uint64_t *stacks, int none_ok,
+		char *err, size_t errlen)
 {
 	size_t len;
 	char *s = zt_input_line(in, &len);
@@ -72,7 +75,7 @@ int zt_folded_next(struct zt_input *in, struct zt_folded_item *it, uint64_t *sta
 			zt_errf(err, errlen, "%s", zt_input_error(in));
 			return -1;
 		}
-		if (it->lineno == 0 || *stacks == 0) {
+		if (!none_ok && (it->lineno == 0 || *stacks == 0)) {
 			/* About the file, not a line. */
 			zt_err_at(err, errlen, zt_input_name(in), 0, "%s",
 				  it->lineno == 0 ? "empty file" : "no stacks");
@@ -94,6 +97,65 @@ int zt_folded_next(struct zt_input *in, struct zt_folded_item *it, uint64_t *sta
 	it->kind = ZT_FOLDED_STACK;
 	(*stacks)++;
 	return 1;
+}
+
+int zt_folded_next(struct zt_input *in, struct zt_folded_item *it, uint64_t *stacks,
+		   char *err, size_t errlen)
+{
+	return next(in, it, stacks, 0, err, errlen);
+}
+
+void zt_folded_reader_init(struct zt_folded_reader *r, struct zt_input *in)
+{
+	memset(r, 0, sizeof *r);
+	r->in = in;
+}
+
+/* A '#' line (n bytes, with its '#'): NULL, or what is wrong with it. */
+static const char *comment(struct zt_folded_reader *r, const char *s, size_t n)
+{
+	const char *problem = NULL;
+
+	r->wall |= zt_weight_declares_ns(s, n);
+	if (r->facts)
+		problem = zt_facts_line(r->facts, s, n);
+	if (!problem && r->weighed)
+		problem = zt_weight_comment(&r->w, s, n);
+	return problem;
+}
+
+int zt_folded_read(struct zt_folded_reader *r, struct zt_folded_item *it, char *err,
+		   size_t errlen)
+{
+	const char *problem;
+	int got;
+
+	while ((got = next(r->in, it, &r->stacks, r->none_ok, err, errlen)) > 0) {
+		if (it->kind == ZT_FOLDED_STACK) {
+			zt_weight_count(&r->w, it->count);
+			return 1;
+		}
+		if ((problem = comment(r, it->stack, it->stacklen))) {
+			zt_err_at(err, errlen, zt_input_name(r->in), it->lineno, "%s", problem);
+			return -1;
+		}
+	}
+	return got;
+}
+
+void zt_folded_diff_write(FILE *out, const char *stack, size_t n, uint64_t before,
+			  uint64_t after)
+{
+	fwrite(stack, 1, n, out);
+	fprintf(out, " %llu %llu\n", (unsigned long long)before, (unsigned long long)after);
+}
+
+const char *zt_folded_diff_before(const char *s, size_t n, size_t *stacklen,
+				  uint64_t *before)
+{
+	if (n == 0 || s[n - 1] < '0' || s[n - 1] > '9')
+		return "missing count";
+	return zt_folded_parse(s, n, stacklen, before);
 }
 
 int zt_folded_cmp(const char *a, size_t na, const char *b, size_t nb)

@@ -1,8 +1,10 @@
 /*
  * folded.h — reading folded stacks (formats/folded.md): `frame;frame count`.
  *
- * One line reader for every tool that takes folded input (zt-fold, zt-stat,
- * zt-diff, zt-flame, zt-pprof, through foldsrc.c and stage.c), strict where the format's readers
+ * One reader for every tool that takes folded input (zt-fold, zt-stat,
+ * zt-diff, zt-flame, zt-pprof, through foldsrc.c and stage.c), with the
+ * weight declarations of its '#' lines, and the writer and reader of
+ * zt-diff's differential layout; strict where the format's readers
  * disagree: it names the line and the problem (a missing, negative,
  * fractional or non-numeric count, CRLF, a NUL byte, an empty line, an
  * empty file) instead of guessing.
@@ -12,7 +14,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "weight.h"
+
+struct zt_facts;
 struct zt_input;
 
 /*
@@ -46,6 +52,51 @@ struct zt_folded_item {
  */
 int zt_folded_next(struct zt_input *in, struct zt_folded_item *it, uint64_t *stacks,
 		   char *err, size_t errlen);
+
+/*
+ * One folded input read stack by stack, its '#' lines taken here and
+ * nowhere else: a weight declaration (weight.h) goes to w, and with facts
+ * set every '#' line also to zt_facts_line (facts.h). Set in, the flags and
+ * facts, zero the rest (zt_folded_reader_init); the caller owns in and
+ * facts.
+ */
+struct zt_folded_reader {
+	struct zt_input *in;
+	int weighed;		/* a malformed weight declaration is an error */
+	int none_ok;		/* an input without stacks ends as any other */
+	struct zt_facts *facts;	/* not NULL: '#' lines are facts too */
+	struct zt_weight w;	/* weighed: its declaration; always: its counts */
+	int wall;		/* a '# zt weight: ns' line was read */
+	uint64_t stacks;	/* the stacks read so far */
+};
+
+void zt_folded_reader_init(struct zt_folded_reader *r, struct zt_input *in);
+
+/*
+ * The next stack of r->in, its '#' lines before it taken as said above: 1
+ * when *it was filled (always a ZT_FOLDED_STACK), 0 at the end, -1 on bad
+ * input with the message in err, as zt_folded_next says it ("'f': line 3:
+ * ..."); unless none_ok, an input without stacks is "'f': no stacks".
+ */
+int zt_folded_read(struct zt_folded_reader *r, struct zt_folded_item *it, char *err,
+		   size_t errlen);
+
+/*
+ * The differential layout (formats/diff.md), difffolded.pl's: `stack
+ * before after`. zt_folded_diff_write writes one line; zt-diff writes them
+ * sorted, and a wall-clock profile's after a ZT_WEIGHT_NS_LINE.
+ */
+void zt_folded_diff_write(FILE *out, const char *stack, size_t n, uint64_t before,
+			  uint64_t after);
+
+/*
+ * Read back: the stack s (n bytes) of a folded line, whose count is after,
+ * is a differential line's when it ends in a count of its own. Returns
+ * NULL with *stacklen and *before then; otherwise what is wrong with that
+ * first count, "missing count" when there is none (a folded line).
+ */
+const char *zt_folded_diff_before(const char *s, size_t n, size_t *stacklen,
+				  uint64_t *before);
 
 /*
  * The byte order of stacks (memcmp, then the shorter first), as sort(1)

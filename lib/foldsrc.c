@@ -7,14 +7,12 @@
 #include "input.h"
 #include "strtab.h"
 #include "util.h"
-#include "weight.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 struct zt_foldsrc {
-	struct zt_input *in;		/* streaming */
-	uint64_t stacks;
+	struct zt_folded_reader rd;	/* streaming: rd.in */
 	struct zt_strtab *tab;		/* in memory */
 	uint64_t *counts;
 	size_t countcap;		/* counts' room, kept across inputs */
@@ -22,12 +20,6 @@ struct zt_foldsrc {
 	uint32_t next, n;
 	int wall;			/* the input declared '# zt weight: ns' */
 };
-
-/* Whether a folded comment is a wall-clock profile's weight line. */
-static int wall_line(const struct zt_folded_item *it)
-{
-	return it->kind == ZT_FOLDED_COMMENT && zt_weight_declares_ns(it->stack, it->stacklen);
-}
 
 size_t zt_foldsrc_strip_hex(const char *s, size_t n, char *out)
 {
@@ -94,23 +86,21 @@ static int rewrites(const struct zt_foldsrc_opts *o)
 static int load(struct zt_foldsrc *s, struct zt_input *in, const struct zt_foldsrc_opts *o,
 		int *wall, char *err, size_t errlen)
 {
+	struct zt_folded_reader rd;
 	struct zt_folded_item it;
-	uint64_t stacks = 0;
 	char *buf = NULL;
 	size_t cap = 0;
 	int got;
 
 	if (!s->tab)
 		s->tab = zt_strtab_new();
-	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
-		const char *key = it.stack;
-		size_t klen = it.stacklen;
+	zt_folded_reader_init(&rd, in);
+	while ((got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
+		const char *key;
+		size_t klen;
 		int isnew;
 		uint32_t id;
 
-		*wall |= wall_line(&it);
-		if (it.kind != ZT_FOLDED_STACK)
-			continue;
 		key = zt_foldsrc_rewrite(o, it.stack, it.stacklen, &klen, &buf, &cap);
 		id = zt_strtab_intern(s->tab, key, klen, &isnew);
 		zt_grow(&s->counts, &s->countcap, (size_t)id + 1, sizeof *s->counts);
@@ -125,6 +115,7 @@ static int load(struct zt_foldsrc *s, struct zt_input *in, const struct zt_folds
 		s->counts[id] += it.count;
 	}
 	free(buf);
+	*wall |= rd.wall;
 	return got < 0 ? -1 : 0;
 }
 
@@ -155,17 +146,15 @@ static int sort_loaded(struct zt_foldsrc *s, const char *name, uint64_t *total, 
 static int check(struct zt_input *in, uint64_t *total, int *sorted, int *wall, char *err,
 		 size_t errlen)
 {
+	struct zt_folded_reader rd;
 	struct zt_folded_item it;
 	char *prev = NULL;
 	size_t prevlen = 0, prevcap = 0;
-	uint64_t stacks = 0;
 	int got;
 
 	*sorted = 1;
-	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
-		*wall |= wall_line(&it);
-		if (it.kind != ZT_FOLDED_STACK)
-			continue;
+	zt_folded_reader_init(&rd, in);
+	while ((got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
 		if (*total > UINT64_MAX - it.count) {
 			zt_err_at(err, errlen, zt_input_name(in), it.lineno,
 				  "total count does not fit in 64 bits");
@@ -182,6 +171,7 @@ static int check(struct zt_input *in, uint64_t *total, int *sorted, int *wall, c
 		}
 	}
 	free(prev);
+	*wall |= rd.wall;
 	return got;
 }
 
@@ -205,7 +195,7 @@ struct zt_foldsrc *zt_foldsrc_from(struct zt_input *in, const char *reopen,
 	if (!(again = zt_input_open(reopen, err, errlen)))
 		goto fail;
 	if (sorted) {
-		s->in = again;
+		zt_folded_reader_init(&s->rd, again);
 		return s;
 	}
 	if (load(s, again, NULL, &sorted, err, errlen) < 0 ||
@@ -271,11 +261,8 @@ int zt_foldsrc_next(struct zt_foldsrc *s, const char **stack, size_t *len,
 	struct zt_folded_item it;
 	int got;
 
-	if (s->in) {
-		while ((got = zt_folded_next(s->in, &it, &s->stacks, err, errlen)) > 0)
-			if (it.kind == ZT_FOLDED_STACK)
-				break;
-		if (got <= 0)
+	if (s->rd.in) {
+		if ((got = zt_folded_read(&s->rd, &it, err, errlen)) <= 0)
 			return got;
 		*stack = it.stack;
 		*len = it.stacklen;
@@ -299,7 +286,7 @@ void zt_foldsrc_close(struct zt_foldsrc *s)
 {
 	if (!s)
 		return;
-	zt_input_close(s->in);
+	zt_input_close(s->rd.in);
 	zt_strtab_free(s->tab);
 	free(s->counts);
 	free(s->order);

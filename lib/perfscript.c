@@ -8,6 +8,7 @@
 #include "perfscript.h"
 #include "critbit.h"
 #include "hash.h"
+#include "hex.h"
 #include "input.h"
 #include "util.h"
 
@@ -349,12 +350,8 @@ int zt_ps_parse_header(const char *s, size_t len, struct zt_ps_header *h)
 		h->event = ev;
 		if (dg.n == 0 || (dg.n == 1 && dg.p[0] == '0'))
 			break;		/* Perl: `$period = 1 if not $period` */
-		for (size_t k = 0; k < dg.n; k++) {
-			unsigned digit = (unsigned)(dg.p[k] - '0');
-			if (v > (UINT64_MAX - digit) / 10)
-				return -1;
-			v = v * 10 + digit;
-		}
+		if (zt_dec(dg.p, dg.p + dg.n, &v) != dg.p + dg.n)
+			return -1;
 		h->period = v;
 		break;
 	}

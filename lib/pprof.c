@@ -232,7 +232,7 @@ static uint64_t root_location(struct builder *b, const struct zt_stack *st)
 	if (*id)
 		return *id;
 	*id = new_location(b, 0, 1, SIZE_MAX);
-	add_line(b, depth ? ZT_ROOT_DEPTH : ZT_ROOT_TRUNCATED, NULL, 0);
+	add_line(b, zt_symstream_root_name(st->partial), NULL, 0);
 	loc = &b->p->locations[*id - 1];
 	loc->nlines = b->p->nlines - loc->first_line;
 	return *id;
@@ -257,15 +257,15 @@ static uint64_t wait_location(struct builder *b, const struct zt_stack *st)
 {
 	struct zt_pprof_location *loc;
 	uint64_t *id = &b->waitloc[st->wait - 1];
-	char *name;
+	struct zt_out name = { 0 };
 
 	if (*id)
 		return *id;
 	*id = new_location(b, 0, 1, SIZE_MAX);
-	name = zt_malloc(strlen(zt_raw_wait(b->d, st)) + 3);
-	sprintf(name, "[%s]", zt_raw_wait(b->d, st));
-	add_line(b, name, NULL, 0);
-	free(name);
+	zt_symstream_wait_name(&name, zt_raw_wait(b->d, st), NULL);
+	zt_out_byte(&name, '\0');
+	add_line(b, name.buf, NULL, 0);
+	zt_out_free(&name);
 	loc = &b->p->locations[*id - 1];
 	loc->nlines = b->p->nlines - loc->first_line;
 	return *id;

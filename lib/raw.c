@@ -116,25 +116,16 @@ static int parse_hex(const char *t, uint64_t *v)
  */
 static const char *dec_digits(const char *s, uint64_t *v)
 {
-	const char *start = s;
-	uint64_t x = 0;
-	unsigned c;
-	size_t n = 0;
+	const char *end = s;
 
-	/* 19 digits always fit: no check until past them, then each is checked. */
-	while (n < 19 && (c = (unsigned)(unsigned char)s[n] - '0') < 10) {
-		x = x * 10 + c;
-		n++;
-	}
-	for (s += n; (c = (unsigned)(unsigned char)*s - '0') < 10; s++) {
-		if (x > (UINT64_MAX - c) / 10)
-			return NULL;
-		x = x * 10 + c;
-	}
-	if (s == start || (*s && *s != ' ' && *s != '\t'))
+	/* The digits alone: not the rest of a long line. */
+	while ((unsigned)(unsigned char)*end - '0' < 10)
+		end++;
+	end = zt_dec(s, end, v);
+
+	if (!end || (*end && *end != ' ' && *end != '\t'))
 		return NULL;
-	*v = x;
-	return s;
+	return end;
 }
 
 static int parse_dec(const char *t, uint64_t *v)

@@ -245,8 +245,7 @@ static int decide(const char *p, size_t n, int at_end)
 			return ZT_STAGE_SCRIPT;
 	}
 	/* "stack before after": the stack before the last count ends in one. */
-	if (stacklen > 0 && s[stacklen - 1] >= '0' && s[stacklen - 1] <= '9' &&
-	    zt_folded_parse(s, stacklen, &sl, &count) == NULL)
+	if (zt_folded_diff_before(s, stacklen, &sl, &count) == NULL)
 		return ZT_STAGE_DIFF;
 	return ZT_STAGE_FOLDED;
 }

@@ -62,7 +62,7 @@ int zt_stage_refuse_diff(const struct zt_stage *s, char *err, size_t errlen);
 
 /*
  * The input itself, not yet read, for folded and differential stacks
- * (zt_folded_next, lib/folded.h). s keeps owning it.
+ * (zt_folded_read, lib/folded.h). s keeps owning it.
  */
 struct zt_input *zt_stage_input(struct zt_stage *s);
 
@@ -131,9 +131,10 @@ char *zt_stage_events_end(struct zt_stage_events *ev);
  * options, one sample a record (--weight=count: perf's periods are not
  * counts), into the bytes `zt-fold --weight=count` would write, read back
  * through a temporary file; records that hold no sample give an input with
- * no stacks (the caller names it: zt_stage_empties_add). Returns the input to read with zt_folded_next (s keeps
- * owning it), or NULL with the message in err. Whether the stacks were
- * folded here: zt_stage_kind is then still the input's.
+ * no stacks (the caller names it: zt_stage_empties_add). Returns the input
+ * to read with zt_folded_read (s keeps owning it), or NULL with the
+ * message in err. Whether the stacks were folded here: zt_stage_kind is
+ * then still the input's.
  */
 struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
 				 char *err, size_t errlen);

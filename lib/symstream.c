@@ -208,26 +208,40 @@ static void format_time(struct zt_out *o, uint64_t ns, uint64_t period, int wall
 		zt_out_str(o, " " ZT_EVENT_SAMPLES ":\n");
 }
 
-/* An off-CPU stack's leaf: its wait in brackets, at address 0, as perf
- * script prints a frame; a ';' in it would split the folded stack. */
+void zt_symstream_wait_name(struct zt_out *o, const char *wait, const char *esc)
+{
+	zt_out_byte(o, '[');
+	if (esc)
+		zt_escape_out(o, wait, esc);
+	else
+		zt_out_str(o, wait);
+	zt_out_byte(o, ']');
+}
+
+/* A pseudo-frame's line up to its name: at address 0, as perf script prints
+ * a frame. */
+#define FRAME_AT_0 "\t               0 "
+
+/* An off-CPU stack's leaf: its wait's frame at address 0, as perf script
+ * prints a frame; a ';' in it would split the folded stack. */
 static void format_wait(struct zt_out *o, const char *wait, int lines)
 {
-	zt_out_str(o, "\t               0 [");
-	zt_escape_out(o, wait, ";");
-	zt_out_str(o, "] (" ZT_WAIT_MODULE ")\n");
+	zt_out_str(o, FRAME_AT_0);
+	zt_symstream_wait_name(o, wait, ";");
+	zt_out_str(o, " (" ZT_WAIT_MODULE ")\n");
 	if (lines)
 		zt_out_str(o, "  " ZT_WAIT_MODULE "[0]\n");
 }
 
 /* The collector's own work, cut from its stack (raw.c's own_frames): one
  * leaf frame, at address 0, as perf script prints a frame. */
-static const char own[] = "\t               0 " ZT_OWN_FRAME " (" ZT_OWN_FRAME ")\n";
+static const char own[] = FRAME_AT_0 ZT_OWN_FRAME " (" ZT_OWN_FRAME ")\n";
 static const char own_line[] = "  " ZT_OWN_FRAME "[0]\n";
 
 /* The unwinder stopped short, or the collector kept only max-depth frames:
- * say so at the root, never pass the stack off as whole. */
-static const char truncated[] = "\t               0 " ZT_ROOT_TRUNCATED " ([unknown])\n";
-static const char depth[] = "\t               0 " ZT_ROOT_DEPTH " ([unknown])\n";
+ * say so at the root (zt_symstream_root_name), never pass the stack off as
+ * whole. */
+static const char root_end[] = " ([unknown])\n";
 static const char root_line[] = "  [unknown][0]\n";
 
 /* zt_symstream_own's lines. */
@@ -261,12 +275,16 @@ void zt_symstream_own(struct zt_out *o, int lines)
 	format_own(o, lines);
 }
 
+const char *zt_symstream_root_name(int partial)
+{
+	return partial == ZT_STACK_DEPTH ? ZT_ROOT_DEPTH : ZT_ROOT_TRUNCATED;
+}
+
 void zt_symstream_root(struct zt_out *o, int partial, int lines)
 {
-	if (partial == ZT_STACK_DEPTH)
-		zt_out_write(o, depth, sizeof depth - 1);
-	else
-		zt_out_write(o, truncated, sizeof truncated - 1);
+	zt_out_str(o, FRAME_AT_0);
+	zt_out_str(o, zt_symstream_root_name(partial));
+	zt_out_write(o, root_end, sizeof root_end - 1);
 	if (lines)
 		zt_out_write(o, root_line, sizeof root_line - 1);
 }
@@ -455,7 +473,8 @@ static struct span body_of(struct writer *w, const struct zt_raw *d, size_t stac
 	const struct zt_stack *st = &d->stacks[stack];
 	struct span *b = &w->body[stack];
 	const char *wait = zt_raw_wait(d, st);
-	size_t need = sizeof truncated + sizeof own + sizeof own_line + sizeof root_line + 1;
+	size_t need = sizeof FRAME_AT_0 + sizeof ZT_ROOT_DEPTH + sizeof root_end + sizeof own +
+		      sizeof own_line + sizeof root_line + 1;
 
 	if (b->len)
 		return *b;

@@ -81,6 +81,16 @@ void zt_symstream_own(struct zt_out *o, int lines);
 void zt_symstream_root(struct zt_out *o, int partial, int lines);
 
 /*
+ * The names of those frames, for every writer of them (the stream here,
+ * lib/pprof.c's locations): a partial stack's root, ZT_ROOT_DEPTH or
+ * ZT_ROOT_TRUNCATED as partial says; an off-CPU stack's wait in brackets,
+ * "[futex]", into o, with the bytes of esc escaped (zt_escape_out; NULL:
+ * none).
+ */
+const char *zt_symstream_root_name(int partial);
+void zt_symstream_wait_name(struct zt_out *o, const char *wait, const char *esc);
+
+/*
  * The order of the records. Without merge, when every sample line has its
  * time, one record per sample line in time order (d's timed lines are
  * sorted here); otherwise one record per distinct stack, time 0, in the

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,4 +131,53 @@ int zt_usage_rows(const char *opt, const char *s, long *rows, char *err, size_t 
 	}
 	*rows = v;
 	return 0;
+}
+
+int zt_usage_end(const struct zt_usage *u, int c, const char *err, int *status)
+{
+	if (c == 'h' || c == 'V') {
+		if (c == 'h')
+			zt_usage(u, stdout);
+		else
+			zt_version();
+		*status = ZT_EXIT_OK;
+		return -1;
+	}
+	if (err && err[0])
+		zt_warn("%s", err);
+	zt_usage(u, stderr);
+	*status = ZT_EXIT_USAGE;
+	return -1;
+}
+
+int zt_usage_error(const struct zt_usage *u, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	zt_vwarn(fmt, ap);
+	va_end(ap);
+	zt_usage(u, stderr);
+	return -1;
+}
+
+const char *zt_usage_stdin_once(char *const *operands, int n)
+{
+	int seen = 0;
+
+	for (int i = 0; i < n; i++)
+		if (strcmp(operands[i], "-") == 0 && seen++)
+			return "stdin can be read only once";
+	return NULL;
+}
+
+char **zt_usage_inputs(char **operands, int *n)
+{
+	static char *stdin_only[] = { (char *)"-", NULL };
+
+	if (*n > 0)
+		return operands;
+	zt_stdin_note();
+	*n = 1;
+	return stdin_only;
 }

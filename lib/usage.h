@@ -9,12 +9,11 @@
  *	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1)
  *		switch (c) {
  *		...
- *		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
- *		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
- *		default: zt_usage(&usage, stderr); return -1;
+ *		default: return zt_usage_end(&usage, c, NULL, status);
  *		}
  *
- * then reads its inputs and writes its output (tools/zt-archive.c is the
+ * (--help and --version are taken there), then reads its inputs
+ * (zt_usage_inputs) and writes its output (tools/zt-archive.c is the
  * shortest). Exit statuses everywhere: 0 done, 1 the input or the system
  * failed, 2 the command line was wrong (util.h).
  */
@@ -37,6 +36,12 @@ struct zt_usage {
 	const struct zt_opt *opts;	/* ends with an entry whose name is NULL */
 	const char *notes;	/* printed with --help after the options, or NULL */
 };
+
+/* The last rows of every tool's table: --help, --version, and its end. */
+#define ZT_USAGE_ROWS \
+	{ 'h', "help", no_argument, NULL, "print this help" }, \
+	{ 'V', "version", no_argument, NULL, "print the version" }, \
+	{ 0 }
 
 /*
  * getopt_long over the table: the option's val (optarg set as getopt
@@ -68,5 +73,33 @@ void zt_usage_write(const struct zt_usage *u, FILE *f, int full);
  * ("-n wants a number of rows, not 'many'").
  */
 int zt_usage_rows(const char *opt, const char *s, long *rows, char *err, size_t errlen);
+
+/*
+ * The end of parse_options's switch, for every c the tool does not take
+ * itself: --help ('h') prints the help on stdout and --version ('V') the
+ * version, with *status ZT_EXIT_OK; anything else is bad usage, said by
+ * err when it holds a message (NULL or "": getopt has said it), then the
+ * usage on stderr, with *status ZT_EXIT_USAGE. Returns -1: main is to end.
+ */
+int zt_usage_end(const struct zt_usage *u, int c, const char *err, int *status);
+
+/*
+ * Bad usage a tool found: its message (zt_warn's), then the usage on
+ * stderr. Returns -1, as parse_options does then.
+ */
+int zt_usage_error(const struct zt_usage *u, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The n operands as a tool's inputs: "stdin can be read only once" when
+ * two are "-", else NULL.
+ */
+const char *zt_usage_stdin_once(char *const *operands, int n);
+
+/*
+ * The inputs the *n operands name: the operands themselves, or with none
+ * "-" (standard input) alone, after zt_stdin_note, and *n becomes 1.
+ */
+char **zt_usage_inputs(char **operands, int *n);
 
 #endif

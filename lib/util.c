@@ -57,7 +57,7 @@ void zt_setprog(const char *argv0)
  * no input reaches the terminal raw (as escape.c writes them); backslashes
  * stay as they are.
  */
-static void vwarn(const char *fmt, va_list ap)
+void zt_vwarn(const char *fmt, va_list ap)
 {
 	int saved = errno;
 	size_t len = strlen(fmt), n;
@@ -98,7 +98,7 @@ void zt_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vwarn(fmt, ap);
+	zt_vwarn(fmt, ap);
 	va_end(ap);
 }
 
@@ -114,7 +114,7 @@ void zt_die(int status, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vwarn(fmt, ap);
+	zt_vwarn(fmt, ap);
 	va_end(ap);
 	exit(status);
 }

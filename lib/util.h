@@ -32,6 +32,8 @@ void zt_setprog(const char *argv0);
  * is appended, as in sbase's eprintf.
  */
 void zt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same with a va_list. */
+void zt_vwarn(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /*
  * A function zt_warn calls before it writes (NULL: none): progress.c
  * registers the one that clears its line, so that a message gets a line of

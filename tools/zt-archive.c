@@ -25,9 +25,7 @@ static const struct zt_opt options[] = {
 	{ OPT_SYSROOT, "sysroot", required_argument, "ROOT",
 	  "look for the dump's files under ROOT (another machine's\n"
 	  "root file system, mounted here)" },
-	{ 'h', "help", no_argument, NULL, "print this help" },
-	{ 'V', "version", no_argument, NULL, "print the version" },
-	{ 0 },
+	ZT_USAGE_ROWS,
 };
 
 static const struct zt_usage usage = {
@@ -60,9 +58,7 @@ static int parse_options(int argc, char **argv, const char **dir, const char **s
 			}
 			*sysroot = optarg;
 			break;
-		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
-		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
-		default: zt_usage(&usage, stderr); return -1;
+		default: return zt_usage_end(&usage, c, NULL, status);
 		}
 	}
 	if (argc - optind > 1 || !*dir || !**dir) {
@@ -88,9 +84,8 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	if (!argc)
-		zt_stdin_note();
-	if (zt_raw_load(argc ? argv[0] : NULL, &d, err, sizeof err) < 0 ||
+	argv = zt_usage_inputs(argv, &argc);
+	if (zt_raw_load(argv[0], &d, err, sizeof err) < 0 ||
 	    zt_archive(&d, dir, sysroot, &a, &n, err, sizeof err) < 0) {
 		zt_warn("%s", err);
 		zt_raw_free(&d);

@@ -23,9 +23,7 @@
 #include <string.h>
 
 static const struct zt_opt options[] = {
-	{ 'h', "help", no_argument, NULL, "print this help" },
-	{ 'V', "version", no_argument, NULL, "print the version" },
-	{ 0 },
+	ZT_USAGE_ROWS,
 };
 
 static const struct zt_usage usage = {
@@ -47,9 +45,7 @@ static int parse_options(int argc, char **argv, int *status)
 	*status = ZT_EXIT_USAGE;
 	while ((c = zt_usage_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
-		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
-		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
-		default: zt_usage(&usage, stderr); return -1;
+		default: return zt_usage_end(&usage, c, NULL, status);
 		}
 	}
 	*status = ZT_EXIT_OK;
@@ -69,18 +65,16 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	if (argc != 2) {
-		zt_warn("%s", argc < 2 ? "a PID and a request are needed" : "too many arguments");
-		zt_usage(&usage, stderr);
+		zt_usage_error(&usage, "%s", argc < 2 ? "a PID and a request are needed"
+							 : "too many arguments");
 		return ZT_EXIT_USAGE;
 	}
 	if (zt_parse_u64(argv[0], 10, &pid) || pid < 1 || pid > 0x3fffffff) {
-		zt_warn("'%s' is not a process id", argv[0]);
-		zt_usage(&usage, stderr);
+		zt_usage_error(&usage, "'%s' is not a process id", argv[0]);
 		return ZT_EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "start") && strcmp(argv[1], "stop") && strcmp(argv[1], "snapshot")) {
-		zt_warn("'%s' is not start, stop or snapshot", argv[1]);
-		zt_usage(&usage, stderr);
+		zt_usage_error(&usage, "'%s' is not start, stop or snapshot", argv[1]);
 		return ZT_EXIT_USAGE;
 	}
 	n = zt_ctl_targets((pid_t)pid, &targets, err, sizeof err);

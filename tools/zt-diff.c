@@ -7,11 +7,11 @@
  * Each side is any stage lib/stage.c reads (a raw dump, a stream, perf
  * script text, folded stacks), folded as zt-fold folds it.
  * By default it writes difffolded.pl's format, `stack before after`, sorted,
- * merge-joining the two inputs (lib/foldsrc.c). --report says which
- * functions' shares changed by more than the runs vary: a score test per
- * function (self and total) whose variance grows with the runs' own
- * spread, with Benjamini–Hochberg control of false discoveries
- * (lib/compare.h).
+ * merge-joining the two inputs (lib/foldsrc.c; its lines: lib/folded.c).
+ * --report says which functions' shares changed by more than the runs
+ * vary: a score test per function (self and total) whose variance grows
+ * with the runs' own spread, with Benjamini–Hochberg control of false
+ * discoveries (lib/compare.h).
  */
 #include <getopt.h>
 #include <math.h>
@@ -52,9 +52,7 @@ static const struct zt_opt options[] = {
 	{ 'q', "fdr", required_argument, "LEVEL",
 	  "the false discovery rate, between 0 and 1\n(default 0.05)" },
 	{ 't', "top", required_argument, "ROWS", "rows of the report (default 20, 0 for all)" },
-	{ 'h', "help", no_argument, NULL, "print this help" },
-	{ 'V', "version", no_argument, NULL, "print the version" },
-	{ 0 },
+	ZT_USAGE_ROWS,
 };
 
 static const struct zt_usage usage = {
@@ -175,13 +173,9 @@ static int difffolded(const char *a, const char *b, int normalize,
 	while (h1 >= 0 && h2 >= 0 && (h1 || h2)) {
 		int c = !h1 ? 1 : !h2 ? -1 : zt_folded_cmp(k1, n1, k2, n2);
 
-		if (c <= 0)
-			fwrite(k1, 1, n1, stdout);
-		else
-			fwrite(k2, 1, n2, stdout);
-		printf(" %llu %llu\n",
-		       (unsigned long long)(c <= 0 ? (normalize ? scale(c1, t1, t2) : c1) : 0),
-		       (unsigned long long)(c >= 0 ? c2 : 0));
+		zt_folded_diff_write(stdout, c <= 0 ? k1 : k2, c <= 0 ? n1 : n2,
+				     c <= 0 ? (normalize ? scale(c1, t1, t2) : c1) : 0,
+				     c >= 0 ? c2 : 0);
 		if (c <= 0)
 			h1 = zt_foldsrc_next(s1, &k1, &n1, &c1, err, errlen);
 		if (c >= 0 && h1 >= 0)
@@ -201,38 +195,33 @@ static int load_run(struct zt_compare_runs *m, size_t j, struct zt_stage *sg,
 		    struct zt_input *in, const struct zt_foldsrc_opts *fo, char *err,
 		    size_t errlen)
 {
-	struct zt_weight w = { 0 };
+	struct zt_folded_reader rd;
 	struct zt_folded_item it;
-	uint64_t stacks = 0, div;
+	uint64_t div;
 	const char *problem = NULL;
 	char *buf = NULL;
 	size_t cap = 0;
 	int got;
 
-	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
-		const char *stack = it.stack;
-		size_t len = it.stacklen;
+	zt_folded_reader_init(&rd, in);
+	rd.weighed = 1;
+	while ((got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
+		size_t len;
+		const char *stack = zt_foldsrc_rewrite(fo, it.stack, it.stacklen, &len, &buf, &cap);
 
-		if (it.kind == ZT_FOLDED_COMMENT)
-			problem = zt_weight_comment(&w, it.stack, it.stacklen);
-		if (!problem && it.kind == ZT_FOLDED_STACK)
-			stack = zt_foldsrc_rewrite(fo, it.stack, it.stacklen, &len, &buf, &cap);
-		if (!problem && it.kind == ZT_FOLDED_STACK &&
-		    zt_compare_runs_add(m, j, stack, len, it.count) < 0)
-			problem = "total count does not fit in 64 bits";
-		if (problem) {
-			zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
+		if (zt_compare_runs_add(m, j, stack, len, it.count) < 0) {
+			zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s",
+				  "total count does not fit in 64 bits");
+			got = -1;
 			break;
 		}
-		if (it.kind == ZT_FOLDED_STACK)
-			zt_weight_count(&w, it.count);
 	}
 	free(buf);
-	if (got == 0 && !problem && w.kind == ZT_WEIGHT_WALL)
+	if (got == 0 && rd.w.kind == ZT_WEIGHT_WALL)
 		problem = "a wall-clock profile: its counts are ns of wall-clock time, not samples, "
 			  "and --report tests shares of samples; compare wall-clock profiles "
 			  "without --report";
-	if (got == 0 && !problem && !(problem = zt_weight_samples(&w, &div))) {
+	if (got == 0 && !problem && !(problem = zt_weight_samples(&rd.w, &div))) {
 		zt_compare_runs_divide(m, j, div);
 		if (zt_compare_runs_samples(m, j) == 0)
 			problem = "holds no samples";
@@ -492,37 +481,23 @@ static int parse_options(int argc, char **argv, struct asked *ask, int *status)
 		case 'n': ask->normalize = 1; break;
 		case 'q':
 			ask->q = strtod(optarg, &end);
-			if (*end || end == optarg || !(ask->q > 0 && ask->q < 1)) {
-				zt_warn("--fdr wants a level between 0 and 1, not '%s'", optarg);
-				zt_usage(&usage, stderr);
-				return -1;
-			}
+			if (*end || end == optarg || !(ask->q > 0 && ask->q < 1))
+				return zt_usage_error(&usage, "--fdr wants a level between 0 and 1, "
+						      "not '%s'", optarg);
 			break;
 		case 'r': ask->report = 1; break;
 		case 's': ask->fo.strip = 1; break;
 		case OPT_ROOT:
 		case OPT_NO_ROOT:
 			if ((problem = zt_folded_root_option(&ask->fo.root,
-							     c == OPT_ROOT ? optarg : NULL))) {
-				zt_warn("%s", problem);
-				zt_usage(&usage, stderr);
-				return -1;
-			}
+							     c == OPT_ROOT ? optarg : NULL)))
+				return zt_usage_error(&usage, "%s", problem);
 			break;
 		case 't':
-			if (zt_usage_rows("--top", optarg, &ask->rows, err, sizeof err) < 0) {
-				zt_warn("%s", err);
-				zt_usage(&usage, stderr);
-				return -1;
-			}
+			if (zt_usage_rows("--top", optarg, &ask->rows, err, sizeof err) < 0)
+				return zt_usage_error(&usage, "%s", err);
 			break;
-		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
-		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
-		default:
-			if (err[0])
-				zt_warn("%s", err);
-			zt_usage(&usage, stderr);
-			return -1;
+		default: return zt_usage_end(&usage, c, err, status);
 		}
 	}
 	*status = ZT_EXIT_OK;

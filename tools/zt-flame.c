@@ -29,7 +29,6 @@
 #include "progress.h"
 #include "usage.h"
 #include "util.h"
-#include "weight.h"
 
 /* Long-only options: every code below 256 would also be a short one. */
 enum { OPT_INVERTED = ZT_SYMARGS_NEXT, OPT_NEGATE, OPT_ROOT, OPT_NO_ROOT, OPT_CLOCK };
@@ -52,9 +51,7 @@ static const struct zt_opt options[] = {
 	{ OPT_CLOCK, "clock", required_argument, "CLOCK",
 	  "of a wall-clock profile, draw only its on-CPU\n"
 	  "(cpu) or its off-CPU (off) stacks" },
-	{ 'h', "help", no_argument, NULL, "print this help" },
-	{ 'V', "version", no_argument, NULL, "print the version" },
-	{ 0 },
+	ZT_USAGE_ROWS,
 };
 
 static const struct zt_usage usage = {
@@ -129,31 +126,26 @@ static int read_input(struct zt_flame *flame, const char *path, const struct zt_
 	struct zt_stage *sg = zt_stage_open(path, err, errlen);
 	struct zt_input *in = sg ? zt_stage_folded(sg, o, err, errlen) : NULL;
 	const char *const *warn;
+	struct zt_folded_reader rd;
 	struct zt_folded_item it;
-	uint64_t stacks = 0;
 	const char *problem;
 	size_t nwarn;
-	int got = -1;
+	int got = -1, said = 0;
 
 	if (sg) {
 		warn = zt_stage_warnings(sg, &nwarn);
 		for (size_t i = 0; i < nwarn; i++)
 			zt_warn("%s", warn[i]);
 	}
-	int wall = 0, said = 0;
-
 	/* Records with no sample: named with the others' (main). */
 	if (in)
 		zt_stage_empties_add(empties, zt_input_name(in), zt_stage_empty(sg));
 	if (in && zt_stage_empty(sg))
 		in = NULL, got = 0;
-	while (in && (got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
+	zt_folded_reader_init(&rd, in);
+	while (in && (got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
 		/* '# zt weight: ns' comes before the first stack, if at all. */
-		if (it.kind == ZT_FOLDED_COMMENT && zt_weight_declares_ns(it.stack, it.stacklen))
-			wall = 1;
-		if (it.kind != ZT_FOLDED_STACK)
-			continue;
-		if (!said++ && (problem = zt_flame_set_wall(flame, wall))) {
+		if (!said++ && (problem = zt_flame_set_wall(flame, rd.wall))) {
 			zt_errf(err, errlen, "%s: %s", zt_input_name(in), problem);
 			got = -1;
 			break;
@@ -190,20 +182,15 @@ static int parse_options(int argc, char **argv, struct zt_flame_opts *o,
 			o->minwidth = strtod(optarg, &end);
 			o->minwidth_pct = *end == '%';
 			if (end == optarg || *(end + o->minwidth_pct) != '\0' || !(o->minwidth >= 0) ||
-			    (o->minwidth_pct && o->minwidth > 100)) {
-				zt_warn("--minwidth wants pixels or a percentage, not '%s'", optarg);
-				zt_usage(&usage, stderr);
-				return -1;
-			}
+			    (o->minwidth_pct && o->minwidth > 100))
+				return zt_usage_error(&usage, "--minwidth wants pixels or a "
+						      "percentage, not '%s'", optarg);
 			break;
 		case OPT_NEGATE: o->negate = 1; break;
 		case OPT_ROOT:
 		case OPT_NO_ROOT:
-			if ((problem = zt_folded_root_option(root, c == OPT_ROOT ? optarg : NULL))) {
-				zt_warn("%s", problem);
-				zt_usage(&usage, stderr);
-				return -1;
-			}
+			if ((problem = zt_folded_root_option(root, c == OPT_ROOT ? optarg : NULL)))
+				return zt_usage_error(&usage, "%s", problem);
 			break;
 		case OPT_CLOCK:
 			if (strcmp(optarg, "cpu") == 0) {
@@ -211,36 +198,21 @@ static int parse_options(int argc, char **argv, struct zt_flame_opts *o,
 			} else if (strcmp(optarg, "off") == 0) {
 				*clock = ZT_FLAME_CLOCK_OFF;
 			} else {
-				zt_warn("--clock wants cpu or off, not '%s'", optarg);
-				zt_usage(&usage, stderr);
-				return -1;
+				return zt_usage_error(&usage, "--clock wants cpu or off, not '%s'", optarg);
 			}
 			break;
 		case 't': o->title = optarg; break;
 		case 'w':
-			if (zt_parse_u64(optarg, 10, &v) != 0 || v < 100 || v > 1000000) {
-				zt_warn("--width wants pixels from 100 to 1000000, not '%s'", optarg);
-				zt_usage(&usage, stderr);
-				return -1;
-			}
+			if (zt_parse_u64(optarg, 10, &v) != 0 || v < 100 || v > 1000000)
+				return zt_usage_error(&usage, "--width wants pixels from 100 to "
+						      "1000000, not '%s'", optarg);
 			o->width = (unsigned)v;
 			break;
-		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
-		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
-		default:
-			if (err[0])
-				zt_warn("%s", err);
-			zt_usage(&usage, stderr);
-			return -1;
+		default: return zt_usage_end(&usage, c, err, status);
 		}
 	}
-	for (int i = optind; i < argc; i++)
-		for (int j = i + 1; j < argc && strcmp(argv[i], "-") == 0; j++)
-			if (strcmp(argv[j], "-") == 0) {
-				zt_warn("stdin can be read only once");
-				zt_usage(&usage, stderr);
-				return -1;
-			}
+	if ((problem = zt_usage_stdin_once(argv + optind, argc - optind)))
+		return zt_usage_error(&usage, "%s", problem);
 	*status = ZT_EXIT_OK;
 	return 0;
 }
@@ -271,11 +243,9 @@ int main(int argc, char **argv)
 
 	flame = zt_flame_new();
 	zt_flame_set_clock(flame, clock);
-	if (!argc)
-		zt_stdin_note();
-	for (int i = 0; i < (argc ? argc : 1) && status == ZT_EXIT_OK; i++)
-		if (read_input(flame, argc ? argv[i] : NULL, &sym.opts, &rr, &empties, err,
-			       sizeof err) < 0)
+	argv = zt_usage_inputs(argv, &argc);
+	for (int i = 0; i < argc && status == ZT_EXIT_OK; i++)
+		if (read_input(flame, argv[i], &sym.opts, &rr, &empties, err, sizeof err) < 0)
 			status = ZT_EXIT_DATA;
 	/* An input with no samples is named; only all of them empty is an error. */
 	if (zt_stage_empties_settle(&empties, status != ZT_EXIT_OK, err, sizeof err) < 0)

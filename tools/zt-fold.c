@@ -56,9 +56,7 @@ static const struct zt_opt options[] = {
 	{ OPT_IGNORE, "ignore", required_argument, "REGEX",
 	  "drop the stacks through a matching frame" },
 	{ OPT_HIDE, "hide", required_argument, "REGEX", "drop matching frames from the stacks" },
-	{ 'h', "help", no_argument, NULL, "print this help" },
-	{ 'V', "version", no_argument, NULL, "print the version" },
-	{ 0 },
+	ZT_USAGE_ROWS,
 };
 
 static const struct zt_usage usage = {
@@ -141,11 +139,9 @@ static int parse_options(int argc, char **argv, struct asked *ask, int *status)
 		case OPT_SRCLINE: ask->o.srcline = 1; break;
 		case OPT_TID: ask->o.tid = 1; break;
 		case OPT_WEIGHT:
-			if (strcmp(optarg, "count") != 0 && strcmp(optarg, "period") != 0) {
-				zt_warn("--weight wants period or count, not '%s'", optarg);
-				zt_usage(&usage, stderr);
-				return -1;
-			}
+			if (strcmp(optarg, "count") != 0 && strcmp(optarg, "period") != 0)
+				return zt_usage_error(&usage, "--weight wants period or count, "
+						      "not '%s'", optarg);
 			ask->o.count = strcmp(optarg, "count") == 0;
 			ask->declare = 1;
 			break;
@@ -155,28 +151,17 @@ static int parse_options(int argc, char **argv, struct asked *ask, int *status)
 		case OPT_ROOT:
 		case OPT_NO_ROOT:
 			if ((problem = zt_folded_root_option(&ask->o.root,
-							     c == OPT_ROOT ? optarg : NULL))) {
-				zt_warn("%s", problem);
-				zt_usage(&usage, stderr);
-				return -1;
-			}
+							     c == OPT_ROOT ? optarg : NULL)))
+				return zt_usage_error(&usage, "%s", problem);
 			break;
-		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
-		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
-		default:
-			if (err[0])
-				zt_warn("%s", err);
-			zt_usage(&usage, stderr);
-			return -1;
+		default: return zt_usage_end(&usage, c, err, status);
 		}
 	}
-	if (ask->o.root.how != ZT_ROOT_KEEP && (ask->o.pid || ask->o.tid)) {
-		zt_warn("--%s and --%s both say what the root frame is: give one of them",
-			ask->o.root.how == ZT_ROOT_DROP ? "no-root" : "root",
-			ask->o.tid ? "tid" : "pid");
-		zt_usage(&usage, stderr);
-		return -1;
-	}
+	if (ask->o.root.how != ZT_ROOT_KEEP && (ask->o.pid || ask->o.tid))
+		return zt_usage_error(&usage, "--%s and --%s both say what the root frame is: "
+				      "give one of them",
+				      ask->o.root.how == ZT_ROOT_DROP ? "no-root" : "root",
+				      ask->o.tid ? "tid" : "pid");
 	*status = ZT_EXIT_OK;
 	return 0;
 }
@@ -343,11 +328,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	n = argc ? argc : 1;
+	n = argc;
+	paths = zt_usage_inputs(argv, &n);
 	st = zt_calloc((size_t)n, sizeof *st);
-	paths = argc ? argv : (char *[]){ (char *)"-" };
-	if (!argc)
-		zt_stdin_note();
 	/*
 	 * Each input's kind, from its first lines; then it is closed, but
 	 * standard input, which cannot be read again: a file is opened again

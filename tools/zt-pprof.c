@@ -31,9 +31,7 @@
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
 	{ 'o', "output", required_argument, "FILE", "write the profile to FILE, not stdout" },
-	{ 'h', "help", no_argument, NULL, "print this help" },
-	{ 'V', "version", no_argument, NULL, "print the version" },
-	{ 0 },
+	ZT_USAGE_ROWS,
 };
 
 static const struct zt_usage usage = {
@@ -87,34 +85,22 @@ static int parse_options(int argc, char **argv, struct zt_symargs *args,
 			 const char **output, int *status)
 {
 	char err[ZT_ERR_MAX];
+	const char *problem;
 	int c;
 
 	*status = ZT_EXIT_USAGE;
 	while ((c = zt_symargs_getopt(argc, argv, &usage, args, err, sizeof err)) != -1) {
 		switch (c) {
 		case 'o': *output = optarg; break;
-		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
-		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
-		default:
-			if (err[0])
-				zt_warn("%s", err);
-			zt_usage(&usage, stderr);
-			return -1;
+		default: return zt_usage_end(&usage, c, err, status);
 		}
 	}
-	for (int i = optind; i < argc; i++)
-		for (int j = i + 1; j < argc && strcmp(argv[i], "-") == 0; j++)
-			if (strcmp(argv[j], "-") == 0) {
-				zt_warn("stdin can be read only once");
-				zt_usage(&usage, stderr);
-				return -1;
-			}
+	if ((problem = zt_usage_stdin_once(argv + optind, argc - optind)))
+		return zt_usage_error(&usage, "%s", problem);
 	/* gzip's rule: compressed bytes never go to a terminal. */
-	if (!*output && isatty(STDOUT_FILENO)) {
-		zt_warn("the profile is binary: give -o FILE or redirect stdout");
-		zt_usage(&usage, stderr);
-		return -1;
-	}
+	if (!*output && isatty(STDOUT_FILENO))
+		return zt_usage_error(&usage, "the profile is binary: give -o FILE or redirect "
+				      "stdout");
 	return 0;
 }
 
@@ -160,12 +146,12 @@ static int from_folded(struct zt_stage *sg, const struct zt_symargs *args, struc
 		       int *empty, char *err, size_t errlen)
 {
 	struct zt_input *in = zt_stage_folded(sg, &args->opts, err, errlen);
+	struct zt_folded_reader rd;
 	struct zt_folded_item it;
-	struct zt_weight w = { 0 };
 	const char *const *warn, *problem = NULL;
-	uint64_t stacks = 0, div = 1;
+	uint64_t div = 1;
 	size_t nwarn, first = zt_pprof_folded_samples(nm->f);
-	int got, said = 0;
+	int got, said = 0, wall;
 
 	warn = zt_stage_warnings(sg, &nwarn);
 	print_warnings(warn, nwarn);
@@ -173,31 +159,28 @@ static int from_folded(struct zt_stage *sg, const struct zt_symargs *args, struc
 		return -1;
 	if ((*empty = zt_stage_empty(sg)))
 		return 0;
-	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
-		if (it.kind == ZT_FOLDED_COMMENT) {
-			if ((problem = zt_weight_comment(&w, it.stack, it.stacklen)))
-				break;
-			continue;
-		}
+	zt_folded_reader_init(&rd, in);
+	rd.weighed = 1;
+	while ((got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
 		/* '# zt weight: ns' comes before the first stack. */
+		wall = rd.w.kind == ZT_WEIGHT_WALL;
 		if (!said++ && nm->wall < 0) {
-			nm->wall = w.kind == ZT_WEIGHT_WALL;
+			nm->wall = wall;
 			if (nm->wall)
 				zt_pprof_folded_wall(nm->f);
-		} else if (said == 1 && nm->wall != (w.kind == ZT_WEIGHT_WALL)) {
-			problem = w.kind == ZT_WEIGHT_WALL
-				  ? "a wall-clock profile ('# zt weight: ns') after CPU profiles: "
-				    "they cannot be added"
-				  : "a CPU profile after a wall-clock profile ('# zt weight: ns'): "
-				    "they cannot be added";
+		} else if (said == 1 && nm->wall != wall) {
+			problem = wall ? "a wall-clock profile ('# zt weight: ns') after CPU profiles: "
+					 "they cannot be added"
+				       : "a CPU profile after a wall-clock profile ('# zt weight: ns'): "
+					 "they cannot be added";
 			break;
 		}
-		zt_weight_count(&w, it.count);
 		zt_pprof_folded_add(nm->f, it.stack, it.stacklen, it.count);
 	}
 	if (problem)
 		zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
-	else if (got == 0 && w.kind != ZT_WEIGHT_WALL && (problem = zt_weight_samples(&w, &div)))
+	else if (got == 0 && rd.w.kind != ZT_WEIGHT_WALL &&
+		 (problem = zt_weight_samples(&rd.w, &div)))
 		zt_err_at(err, errlen, zt_input_name(in), 0, "%s", problem);
 	if (got < 0 || problem)
 		return -1;
@@ -268,12 +251,11 @@ static struct zt_pprof *profile(struct zt_stage **sg, char **paths, int n, int r
 	return p;
 }
 
-/* The inputs (none: stdin) as one profile in output; the exit status. */
+/* The n inputs (zt_usage_inputs) as one profile in output; the exit status. */
 static int pprof(char **paths, int n, const struct zt_symargs *args, const char *output)
 {
 	char err_buf[ZT_ERR_MAX];
-	struct zt_stage **sg = zt_calloc(n ? (size_t)n : 1, sizeof *sg);
-	char *in[] = { (char *)"-" };
+	struct zt_stage **sg = zt_calloc((size_t)n, sizeof *sg);
 	struct zt_pprof *p = NULL;
 	unsigned char *buf;
 	size_t len;
@@ -284,9 +266,7 @@ static int pprof(char **paths, int n, const struct zt_symargs *args, const char 
 	 * standard input, which cannot be read again: a file is opened again
 	 * when its turn comes.
 	 */
-	if (!n)
-		paths = in;
-	for (; opened < (n ? n : 1); opened++) {
+	for (; opened < n; opened++) {
 		if (!(sg[opened] = zt_stage_open(paths[opened], err_buf, sizeof err_buf)))
 			break;
 		raw &= zt_stage_kind(sg[opened]) == ZT_STAGE_RAW;
@@ -295,7 +275,7 @@ static int pprof(char **paths, int n, const struct zt_symargs *args, const char 
 			sg[opened] = NULL;
 		}
 	}
-	if (opened == (n ? n : 1))
+	if (opened == n)
 		p = profile(sg, paths, opened, raw, args, err_buf, sizeof err_buf);
 	if (p && p->saturated)
 		zt_warn("%zu value%s past 2^63 - 1 written as 2^63 - 1 (profile.proto's values "
@@ -319,7 +299,8 @@ int main(int argc, char **argv)
 {
 	struct zt_symargs args;
 	const char *output = NULL;
-	int status;
+	char **paths;
+	int status, n;
 
 	zt_setprog(argv[0]);
 	/* On a terminal, long work shows how far it got (lib/progress.h). */
@@ -327,9 +308,9 @@ int main(int argc, char **argv)
 	zt_symargs_init(&args, argc);
 	/* stdout is checked at exit (zt_setprog). */
 	if (parse_options(argc, argv, &args, &output, &status) == 0) {
-		if (optind == argc)
-			zt_stdin_note();
-		status = pprof(argv + optind, argc - optind, &args, output);
+		n = argc - optind;
+		paths = zt_usage_inputs(argv + optind, &n);
+		status = pprof(paths, n, &args, output);
 	}
 	zt_symargs_free(&args);
 	return status;

@@ -64,9 +64,7 @@ static const struct zt_opt options[] = {
 	{ OPT_SRCDIR, "source-dir", required_argument, "DIR",
 	  "where --list finds sources the input's paths miss" },
 	{ 'j', "json", no_argument, NULL, "one JSON object instead of text" },
-	{ 'h', "help", no_argument, NULL, "print this help" },
-	{ 'V', "version", no_argument, NULL, "print the version" },
-	{ 0 },
+	ZT_USAGE_ROWS,
 };
 
 static const struct zt_usage usage = {
@@ -176,8 +174,7 @@ static int agree(struct weight *weight, struct zt_weight *w, const char *path, c
  * One folded stack: by function, or by its leaf's state (a wait frame is
  * told by its name, lib/wait.h, only in a file declared '# zt weight: ns').
  */
-static void add_folded(struct run *st, struct reading *rd, const char *s, size_t n,
-		       uint64_t c)
+static void add_folded(struct run *st, int wall, const char *s, size_t n, uint64_t c)
 {
 	const char *leaf = s + n;
 	enum zt_state state = ZT_STATE_ON_CPU;
@@ -187,7 +184,7 @@ static void add_folded(struct run *st, struct reading *rd, const char *s, size_t
 
 	while (leaf > s && leaf[-1] != ';')
 		leaf--;
-	if (rd->w.kind == ZT_WEIGHT_WALL)
+	if (wall)
 		state = zt_wait_state(leaf, (size_t)(s + n - leaf));
 	(void)zt_states_add(st->states, "", 0, "", 0, "", 0, state, c);
 	if (st->by != ZT_BY_STATE) {
@@ -207,10 +204,9 @@ static void add_folded(struct run *st, struct reading *rd, const char *s, size_t
 static int read_folded(struct run *st, struct reading *rd, char *err, size_t errlen)
 {
 	struct zt_input *in = zt_stage_input(rd->sg);
-	const char *problem = NULL;
-	size_t len, sl;
-	uint64_t c;
-	char *s;
+	struct zt_folded_reader fr;
+	struct zt_folded_item it;
+	int got;
 
 	if (st->by != ZT_BY_FUNCTION && st->by != ZT_BY_STATE) {
 		zt_errf(err, errlen, "%s: folded stacks carry no %ss; --by=%s needs perf "
@@ -218,27 +214,23 @@ static int read_folded(struct run *st, struct reading *rd, char *err, size_t err
 			bynames[st->by]);
 		return -1;
 	}
-	while (!problem && (s = zt_input_line(in, &len))) {
-		if (len > 0 && s[0] == '#') {
-			if (!(problem = zt_facts_line(&st->facts, s, len)))
-				problem = zt_weight_comment(&rd->w, s, len);
-		} else if (!(problem = zt_folded_parse(s, len, &sl, &c)) &&
-			   zt_profile_samples(st->p) > UINT64_MAX - c) {
-			problem = "total count does not fit in 64 bits";
-		} else if (!problem) {
-			add_folded(st, rd, s, sl, c);
-			zt_weight_count(&rd->w, c);
-			rd->stacks++;
+	/* Its weight goes on in rd->w; an input without stacks is named (main). */
+	zt_folded_reader_init(&fr, in);
+	fr.weighed = 1;
+	fr.none_ok = 1;
+	fr.facts = &st->facts;
+	while ((got = zt_folded_read(&fr, &it, err, errlen)) > 0) {
+		if (zt_profile_samples(st->p) > UINT64_MAX - it.count) {
+			zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s",
+				  "total count does not fit in 64 bits");
+			return -1;
 		}
+		add_folded(st, fr.w.kind == ZT_WEIGHT_WALL, it.stack, it.stacklen, it.count);
+		rd->stacks++;
 	}
-	if (problem) {
-		zt_err_at(err, errlen, zt_input_name(in), zt_input_lineno(in), "%s", problem);
+	rd->w = fr.w;
+	if (got < 0)
 		return -1;
-	}
-	if (zt_input_error(in)) {
-		zt_errf(err, errlen, "%s", zt_input_error(in));
-		return -1;
-	}
 	if (st->lines) {
 		zt_errf(err, errlen, "%s: folded stacks carry no source lines; --list needs "
 			"perf script -F +srcline or zt-symbolize --lines", zt_input_name(in));
@@ -806,8 +798,8 @@ static int parse_options(int argc, char **argv, struct run *st, struct asked *as
 				*status = ZT_EXIT_USAGE;
 			break;
 		case OPT_SRCDIR: st->srcdir = optarg; break;
-		case 'h': zt_usage(&usage, stdout); return -1;
-		case 'V': zt_version(); return -1;
+		case 'h':
+		case 'V': return zt_usage_end(&usage, c, NULL, status);
 		default:
 			if (err[0])
 				zt_warn("%s", err);
@@ -853,10 +845,9 @@ int main(int argc, char **argv)
 		zt_profile_track_edges(st.p);
 	if (st.listre)
 		st.lines = zt_profile_new();
-	if (!argc)
-		zt_stdin_note();
-	for (int i = 0; i < (argc ? argc : 1) && status == ZT_EXIT_OK; i++)
-		if (read_input(&st, argc ? argv[i] : "-", &st.sym.opts, err, sizeof err) < 0)
+	argv = zt_usage_inputs(argv, &argc);
+	for (int i = 0; i < argc && status == ZT_EXIT_OK; i++)
+		if (read_input(&st, argv[i], &st.sym.opts, err, sizeof err) < 0)
 			status = ZT_EXIT_DATA;
 	/* Only when every input is empty is it an error. */
 	if (zt_stage_empties_settle(&st.empties, status != ZT_EXIT_OK, err, sizeof err) < 0)

@@ -28,9 +28,7 @@ enum { OPT_MERGE = 'm' };
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
 	{ OPT_MERGE, "merge", no_argument, NULL, "one record per distinct stack, its period the count" },
-	{ 'h', "help", no_argument, NULL, "print this help" },
-	{ 'V', "version", no_argument, NULL, "print the version" },
-	{ 0 },
+	ZT_USAGE_ROWS,
 };
 
 static const struct zt_usage usage = {
@@ -58,13 +56,7 @@ static int parse_options(int argc, char **argv, struct zt_symargs *args, int *me
 	while ((c = zt_symargs_getopt(argc, argv, &usage, args, err, sizeof err)) != -1) {
 		switch (c) {
 		case OPT_MERGE: *merge = 1; break;
-		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
-		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
-		default:
-			if (err[0])
-				zt_warn("%s", err);
-			zt_usage(&usage, stderr);
-			return -1;
+		default: return zt_usage_end(&usage, c, err, status);
 		}
 	}
 	if (argc - optind > 1) {
@@ -74,7 +66,7 @@ static int parse_options(int argc, char **argv, struct zt_symargs *args, int *me
 	return 0;
 }
 
-/* The dump at path (NULL: stdin) as perf script text; the exit status. */
+/* The dump at path ("-": stdin) as perf script text; the exit status. */
 static int symbolize(const char *path, const struct zt_symargs *args, int merge)
 {
 	struct zt_raw d = { 0 };
@@ -109,7 +101,7 @@ static int symbolize(const char *path, const struct zt_symargs *args, int merge)
 int main(int argc, char **argv)
 {
 	struct zt_symargs args;
-	int merge = 0, status;
+	int merge = 0, status, n;
 
 	zt_setprog(argv[0]);
 	/* On a terminal, long work shows how far it got (lib/progress.h). */
@@ -117,9 +109,8 @@ int main(int argc, char **argv)
 	zt_symargs_init(&args, argc);
 	/* stdout is checked at exit (zt_setprog). */
 	if (parse_options(argc, argv, &args, &merge, &status) == 0) {
-		if (optind == argc)
-			zt_stdin_note();
-		status = symbolize(optind < argc ? argv[optind] : NULL, &args, merge);
+		n = argc - optind;
+		status = symbolize(zt_usage_inputs(argv + optind, &n)[0], &args, merge);
 	}
 	zt_symargs_free(&args);
 	return status;

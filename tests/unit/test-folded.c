@@ -1,8 +1,11 @@
 /*
  * test-folded.c — the folded line parser: what it accepts and how it names
- * each problem; the reader's items and placed errors; the order of stacks.
+ * each problem; the reader's items and placed errors, and its '#' lines
+ * (weights, facts); the differential layout written and read back; the
+ * order of stacks.
  */
 #include "unit.h"
+#include "facts.h"
 #include "folded.h"
 #include "foldsrc.h"
 #include "input.h"
@@ -118,6 +121,97 @@ UNIT_TEST(folded_next_gives_items_then_the_end_and_places_errors)
 	CHECK(zt_folded_next(in, &it, &stacks, err, sizeof err) == -1);
 	CHECK_STR(err, "'f': no stacks");
 	zt_input_close(in);
+}
+
+/* The first zt_folded_read of text, without or with none_ok. */
+static int first_read(const char *text, int none_ok, char *err, size_t errlen)
+{
+	struct zt_folded_reader r;
+	struct zt_folded_item it;
+	struct zt_input *in = from_text(text);
+	int got;
+
+	zt_folded_reader_init(&r, in);
+	r.none_ok = none_ok;
+	got = zt_folded_read(&r, &it, err, errlen);
+	zt_input_close(in);
+	return got;
+}
+
+UNIT_TEST(folded_reader_takes_weight_and_fact_lines_and_gives_stacks)
+{
+	struct zt_folded_reader r;
+	struct zt_folded_item it;
+	struct zt_facts facts = { 0 };
+	struct zt_input *in = from_text("# zt hz 997\n# zt weight: ns\na;b 3\n# x\nc 1\n");
+	char err[ZT_ERR_MAX] = "";
+
+	zt_folded_reader_init(&r, in);
+	r.weighed = 1;
+	r.facts = &facts;
+	CHECK(zt_folded_read(&r, &it, err, sizeof err) == 1);
+	CHECK(it.kind == ZT_FOLDED_STACK && it.stacklen == 3 && it.count == 3);
+	CHECK_EQ_U(it.lineno, 3);
+	CHECK(r.wall && r.w.kind == ZT_WEIGHT_WALL);
+	CHECK_EQ_U(facts.hz, 997);
+	CHECK(zt_folded_read(&r, &it, err, sizeof err) == 1);
+	CHECK(it.count == 1 && it.lineno == 5);
+	CHECK(zt_folded_read(&r, &it, err, sizeof err) == 0);
+	CHECK_EQ_U(r.stacks, 2);
+	CHECK_EQ_U(r.w.n, 2);
+	CHECK_STR(err, "");
+	zt_input_close(in);
+
+	/* Weighed, a bad declaration is an error at its line; not weighed, it
+	   is a comment, and only 'ns' is noticed. */
+	in = from_text("a;b 3\n# zt weight: ns\nc 1\n");
+	zt_folded_reader_init(&r, in);
+	r.weighed = 1;
+	CHECK(zt_folded_read(&r, &it, err, sizeof err) == 1);
+	CHECK(zt_folded_read(&r, &it, err, sizeof err) == -1);
+	CHECK_STR(err, "'f': line 2: '# zt weight:' after the first stack (it goes before "
+		  "every stack)");
+	zt_input_close(in);
+	in = from_text("# zt weight: grams\n# zt weight:  ns\na 1\n");
+	zt_folded_reader_init(&r, in);
+	CHECK(zt_folded_read(&r, &it, err, sizeof err) == 1);
+	CHECK(r.wall && r.w.kind == ZT_WEIGHT_SAMPLES);
+	zt_input_close(in);
+
+	/* No stacks: an error, or with none_ok the end. */
+	CHECK(first_read("# only a comment\n", 0, err, sizeof err) == -1);
+	CHECK_STR(err, "'f': no stacks");
+	CHECK(first_read("# only a comment\n", 1, err, sizeof err) == 0);
+
+	/* A '#' line in CRLF is a malformed line, not a comment. */
+	CHECK(first_read("# note\r\na 1\n", 0, err, sizeof err) == -1);
+	CHECK_STR(err, "'f': line 1: line ends in CR (CRLF line endings are not accepted)");
+}
+
+UNIT_TEST(folded_diff_lines_are_written_and_read_back)
+{
+	char *text = NULL;
+	size_t textlen = 0, sl = 0, stacklen;
+	uint64_t before = 0, after;
+	FILE *f = open_memstream(&text, &textlen);
+
+	zt_folded_diff_write(f, "a;b 1", 3, 7, 18446744073709551615u);
+	zt_folded_diff_write(f, "c", 1, 0, 2);
+	fclose(f);
+	CHECK_STR(text, "a;b 7 18446744073709551615\nc 0 2\n");
+
+	/* As zt_folded_next gives the line: the stack before the last count. */
+	CHECK(zt_folded_parse(text, 26, &stacklen, &after) == NULL);
+	CHECK(zt_folded_diff_before(text, stacklen, &sl, &before) == NULL);
+	CHECK_EQ_U(sl, 3);
+	CHECK_EQ_U(before, 7);
+	CHECK_EQ_U(after, UINT64_MAX);
+	/* A folded line: no first count. */
+	CHECK_STR(zt_folded_diff_before("a;b", 3, &sl, &before), "missing count");
+	CHECK_STR(zt_folded_diff_before("", 0, &sl, &before), "missing count");
+	CHECK_STR(zt_folded_diff_before("f2", 2, &sl, &before), "missing count");
+	CHECK_STR(zt_folded_diff_before("a -1", 4, &sl, &before), "negative count");
+	free(text);
 }
 
 /* A file to open by path: foldsrc reads a sorted file twice. */

@@ -1,6 +1,7 @@
 /*
  * test-hex.c — the one hex parser (lib/hex.h): where it stops, both cases,
- * and refusing what does not fit in 64 bits or has no digit.
+ * and refusing what does not fit in 64 bits or has no digit; and the one
+ * decimal parser beside it, checked the same way.
  */
 #include "unit.h"
 #include "hex.h"
@@ -42,4 +43,38 @@ UNIT_TEST(hex_refuses_no_digit_and_more_than_16)
 	CHECK(parse("00000000000000000", &v) == NULL);	/* leading zeros count */
 	v = 42;
 	CHECK(parse("g", &v) == NULL && v == 42);	/* untouched on failure */
+}
+
+static const char *dec(const char *s, uint64_t *v)
+{
+	return zt_dec(s, s + strlen(s), v);
+}
+
+UNIT_TEST(dec_parses_up_to_the_first_non_digit_and_to_2_64_minus_1)
+{
+	const char s[] = "12345";
+	uint64_t v = 0;
+	const char *t = "17 x";
+
+	CHECK(dec("0", &v) && v == 0);
+	CHECK(dec("18446744073709551615", &v) && v == UINT64_MAX);
+	CHECK(dec(t, &v) == t + 2 && v == 17);
+	CHECK(zt_dec(s, s + 3, &v) == s + 3 && v == 123);
+	/* Leading zeros do not count: only the value must fit. */
+	CHECK(dec("000000000000000000000000000042", &v) && v == 42);
+	CHECK(dec("9999999999999999999", &v) && v == 9999999999999999999u);
+}
+
+UNIT_TEST(dec_refuses_no_digit_and_what_does_not_fit)
+{
+	uint64_t v = 42;
+
+	CHECK(dec("", &v) == NULL);
+	CHECK(dec("-1", &v) == NULL);
+	CHECK(dec("+1", &v) == NULL);
+	CHECK(dec(" 1", &v) == NULL);
+	CHECK(dec("18446744073709551616", &v) == NULL);
+	CHECK(dec("99999999999999999999", &v) == NULL);
+	CHECK(dec("100000000000000000000", &v) == NULL);
+	CHECK(v == 42);		/* untouched on failure */
 }

@@ -1,7 +1,8 @@
 /*
  * test-usage.c — one option table gives getopt_long's tables and --help:
  * every option parses and is documented, long-only codes are not short
- * options, and row counts are whole numbers.
+ * options, and row counts are whole numbers; the tools' shared endings of
+ * option parsing (--help, --version, bad usage) and their inputs.
  */
 #include "unit.h"
 #include "usage.h"
@@ -9,6 +10,8 @@
 
 #include <getopt.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 enum { OPT_LONG_ONLY = 256 };
 
@@ -123,4 +126,49 @@ UNIT_TEST(usage_rows_are_whole_numbers)
 	CHECK(zt_usage_rows("--top", "+3", &rows, err, sizeof err) == -1);
 	CHECK(zt_usage_rows("--top", "99999999999999999999", &rows, err, sizeof err) == -1);
 	CHECK(rows == 25);
+}
+
+UNIT_TEST(usage_inputs_are_the_operands_or_stdin_read_once)
+{
+	char a[] = "a", dash[] = "-", b[] = "b";
+	char *ops[] = { a, dash, b, dash };
+	char **in;
+	int n = 3;
+
+	CHECK(zt_usage_stdin_once(ops, 3) == NULL);
+	CHECK_STR(zt_usage_stdin_once(ops, 4), "stdin can be read only once");
+	CHECK(zt_usage_stdin_once(ops, 0) == NULL);
+	in = zt_usage_inputs(ops, &n);
+	CHECK(in == ops && n == 3);
+	n = 0;
+	in = zt_usage_inputs(ops, &n);
+	CHECK(n == 1 && strcmp(in[0], "-") == 0);
+}
+
+/* What zt_usage_end and zt_usage_error write to stderr, and their status. */
+UNIT_TEST(usage_end_takes_help_version_and_bad_usage)
+{
+	static const struct zt_opt opts[] = { ZT_USAGE_ROWS };
+	static const struct zt_usage u = { "zt-x [file]", NULL, opts, NULL };
+	char path[] = "/tmp/zt-unit-usage-XXXXXX", text[512];
+	int fd = mkstemp(path), saved = dup(STDERR_FILENO), status = -1;
+	ssize_t n;
+
+	CHECK(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	dup2(fd, STDERR_FILENO);
+	CHECK(zt_usage_end(&u, '?', "", &status) == -1 && status == ZT_EXIT_USAGE);
+	CHECK(zt_usage_end(&u, '?', "'d': not a directory", &status) == -1);
+	CHECK(zt_usage_error(&u, "--x wants %d", 3) == -1);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = pread(fd, text, sizeof text - 1, 0);
+	text[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(path);
+	CHECK(strstr(text, "usage: zt-x [file]\n") == text);
+	CHECK(strstr(text, ": 'd': not a directory\nusage: zt-x [file]\n") != NULL);
+	CHECK(strstr(text, ": --x wants 3\nusage: zt-x [file]\n") != NULL);
+	CHECK(opts[0].val == 'h' && opts[1].val == 'V' && opts[2].name == NULL);
 }
