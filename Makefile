@@ -126,6 +126,12 @@ COLLECT_LO = \
 	collect/control.lo \
 	collect/offcpu.lo \
 
+# zt-collect's own modules beside its launcher (never in the collector):
+# the status pipe read back, and the closing report.
+ZTC_OBJ = \
+	collect/status.o \
+	collect/report.o \
+
 # Unit tests for lib/ and collect/, linked into one runner.
 UNIT_OBJ = \
 	tests/unit/main.o \
@@ -154,8 +160,10 @@ UNIT_OBJ = \
 	tests/unit/test-filter.o \
 	tests/unit/test-facts.o \
 	tests/unit/test-symargs.o \
+	tests/unit/test-status.o \
+	tests/unit/test-report.o \
 
-UNIT_EXTRA = collect/unwind.o collect/cfi.o
+UNIT_EXTRA = collect/unwind.o collect/cfi.o $(ZTC_OBJ)
 
 # Sample programs with known profiles. Frame pointers everywhere, leaves too.
 SAMPLE_CFLAGS = -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
@@ -266,9 +274,9 @@ collect/libzt-prof.so: $(COLLECT_LO)
 	@echo "  LD      $@"
 	$(Q)$(CC) -shared -o $@ $(COLLECT_LO) $(COLLECT_LDFLAGS) -lz -lpthread
 
-collect/zt-collect: collect/zt-collect.c lib/libzt.a lib/*.h
+collect/zt-collect: collect/zt-collect.c $(ZTC_OBJ) lib/libzt.a lib/*.h collect/*.h
 	@echo "  CCLD    $@"
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -o $@ $< lib/libzt.a $(LDLIBS) $(LDFLAGS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -o $@ $< $(ZTC_OBJ) lib/libzt.a $(LDLIBS) $(LDFLAGS)
 
 # Collector sources built as ordinary objects, for the unit tests.
 collect/%.o: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h lib/dwarfpe.h lib/ctl.h
@@ -382,10 +390,17 @@ $(XDIR)/lib/%.o: lib/%.c lib/*.h | $(XSYSROOT)/.done
 	@echo "  CC      $@"
 	$(Q)$(XCC) $(XCPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
 
-$(XDIR)/collect/zt-collect: collect/zt-collect.c $(ZTC_LIB_OBJ:lib/%=$(XDIR)/lib/%) lib/*.h
+$(XDIR)/collect/%.o: collect/%.c collect/*.h lib/*.h | $(XSYSROOT)/.done
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(XCC) $(XCPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+
+$(XDIR)/collect/zt-collect: collect/zt-collect.c $(ZTC_OBJ:collect/%=$(XDIR)/collect/%) \
+			    $(ZTC_LIB_OBJ:lib/%=$(XDIR)/lib/%) lib/*.h collect/*.h
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
-	$(Q)$(XCC) $(XCPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(ZTC_LIB_OBJ:lib/%=$(XDIR)/lib/%) $(XLDFLAGS) -lz
+	$(Q)$(XCC) $(XCPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(ZTC_OBJ:collect/%=$(XDIR)/collect/%) \
+		$(ZTC_LIB_OBJ:lib/%=$(XDIR)/lib/%) $(XLDFLAGS) -lz
 
 $(XDIR)/samples/lib%.so: samples/%.c
 	@mkdir -p $(@D)
