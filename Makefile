@@ -263,7 +263,7 @@ tools/%: tools/%.c lib/libzt.a lib/*.h
 COLLECT_CFLAGS = -O2 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 		 -fno-omit-frame-pointer -fno-stack-protector
 
-collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h lib/dwarfpe.h lib/ctl.h
+collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/launch.h lib/hex.h lib/dwarfpe.h lib/ctl.h
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(COLLECT_CFLAGS) $(WARN) -c -o $@ $<
 # The extent of zt's interposers (section zt_handover: collect/sys.h) is
@@ -279,7 +279,7 @@ collect/zt-collect: collect/zt-collect.c $(ZTC_OBJ) lib/libzt.a lib/*.h collect/
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -o $@ $< $(ZTC_OBJ) lib/libzt.a $(LDLIBS) $(LDFLAGS)
 
 # Collector sources built as ordinary objects, for the unit tests.
-collect/%.o: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h lib/dwarfpe.h lib/ctl.h
+collect/%.o: collect/%.c collect/*.h lib/rawfmt.h lib/launch.h lib/hex.h lib/dwarfpe.h lib/ctl.h
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -c -o $@ $<
 
@@ -376,7 +376,7 @@ $(XSYSROOT)/.done: tests/sysroot.sh
 	$(Q)$(if $(XDEBARCH),sh tests/sysroot.sh $(XDEBARCH) $(XSYSROOT) zlib1g zlib1g-dev,\
 	  echo "make: CROSS=$(CROSS): no Debian architecture known for it (XDEBARCH_$(CROSS) in the Makefile)" >&2; exit 1)
 
-$(XDIR)/collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h lib/dwarfpe.h lib/ctl.h | $(XSYSROOT)/.done
+$(XDIR)/collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/launch.h lib/hex.h lib/dwarfpe.h lib/ctl.h | $(XSYSROOT)/.done
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	$(Q)$(XCC) $(XCPPFLAGS) $(COLLECT_CFLAGS) $(WARN) -c -o $@ $<

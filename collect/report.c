@@ -324,15 +324,17 @@ static void report_notes(const struct zt_raw *d)
 		const char *call = strchr(d->seccomp, ' ');
 
 		call = call ? call + 1 : "";
-		if (strncmp(d->seccomp, "stopped", 7) == 0)
+		if (strncmp(d->seccomp, ZT_RAW_SECCOMP_STOPPED, strlen(ZT_RAW_SECCOMP_STOPPED)) == 0)
 			zt_warn("note: the program installed a seccomp filter that would kill "
 				"zt's %s system call: sampling stopped there, and the dump "
 				"covers the run until then", call);
-		else if (strncmp(d->seccomp, "no-new-threads", 14) == 0)
+		else if (strncmp(d->seccomp, ZT_RAW_SECCOMP_NO_TIMERS,
+				 strlen(ZT_RAW_SECCOMP_NO_TIMERS)) == 0)
 			zt_warn("note: the program installed a seccomp filter that would kill "
 				"zt's %s system call: threads it created after that were not "
 				"sampled", call);
-		else if (strncmp(d->seccomp, "posix-timer", 11) == 0)
+		else if (strncmp(d->seccomp, ZT_RAW_SECCOMP_FALLBACK,
+				 strlen(ZT_RAW_SECCOMP_FALLBACK)) == 0)
 			zt_warn("note: the program runs under a seccomp filter that would kill "
 				"zt's %s system call: zt used the POSIX timer", call);
 		else

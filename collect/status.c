@@ -8,6 +8,8 @@
  * WHAT ERRNO COUNT [NAME]", one line per event of a process's dump.
  */
 #include "status.h"
+#include "launch.h"
+#include "rawfmt.h"
 #include "util.h"
 
 #include <errno.h>
@@ -22,10 +24,10 @@ const char *zt_status_last(const char *status, pid_t pid, char *what, size_t cap
 	const char *found = NULL;
 
 	for (const char *line = status; line && *line;) {
-		char w[65];
+		char w[ZT_STATUS_WORD_MAX + 1];
 		long p;
 
-		if (sscanf(line, "%ld %64s", &p, w) == 2 && p == pid) {
+		if (sscanf(line, "%ld %" ZT_STR(ZT_STATUS_WORD_MAX) "s", &p, w) == 2 && p == pid) {
 			snprintf(what, cap, "%s", w);
 			found = what;
 		}
@@ -38,7 +40,7 @@ const char *zt_status_last(const char *status, pid_t pid, char *what, size_t cap
 
 size_t zt_status_exit_cpu(const char *status, struct zt_exit_cpu **out)
 {
-	static const char word[] = " exit-cpu-ns ";
+	static const char word[] = " " ZT_STATUS_EXIT_CPU_NS " ";
 	struct zt_exit_cpu *v = NULL;
 	size_t n = 0, cap = 0;
 
@@ -49,7 +51,7 @@ size_t zt_status_exit_cpu(const char *status, struct zt_exit_cpu **out)
 		unsigned long long ns;
 
 		if (w && (!nl || w < nl) &&
-		    sscanf(line, "%ld exit-cpu-ns %d %llu", &p, &err, &ns) == 3) {
+		    sscanf(line, "%ld " ZT_STATUS_EXIT_CPU_NS " %d %llu", &p, &err, &ns) == 3) {
 			size_t i = 0;
 
 			while (i < n && v[i].pid != (pid_t)p)
@@ -71,29 +73,29 @@ int zt_status_failure(const char *status, pid_t pid, const char *out)
 	const char *line = status;
 
 	while (line && *line) {
-		char what[65];
+		char what[ZT_STATUS_WORD_MAX + 1];
 		long p;
 		int err;
 		unsigned long long count;
 
-		if (sscanf(line, "%ld %64s %d %llu", &p, what, &err, &count) == 4 && p == pid) {
-			if (strcmp(what, "write-failed") == 0) {
+		if (sscanf(line, "%ld %" ZT_STR(ZT_STATUS_WORD_MAX) "s %d %llu", &p, what, &err, &count) == 4 && p == pid) {
+			if (strcmp(what, ZT_STATUS_WRITE_FAILED) == 0) {
 				zt_warn("cannot write the dump '%s.tmp.%d': %s: no dump was written, "
 					"%llu samples lost", out, (int)pid, strerror(err), count);
 				return 1;
 			}
-			if (strcmp(what, "descriptor-lost") == 0) {
+			if (strcmp(what, ZT_STATUS_DESCRIPTOR_LOST) == 0) {
 				zt_warn("the program closed the dump's descriptor and its file "
 					"'%s.tmp.%d' could not be reopened: no dump was written, "
 					"%llu samples lost", out, (int)pid, count);
 				return 1;
 			}
-			if (strcmp(what, "open-failed") == 0) {
+			if (strcmp(what, ZT_STATUS_OPEN_FAILED) == 0) {
 				zt_warn("cannot create '%s.tmp.%d': %s: the program ran unsampled",
 					out, (int)pid, strerror(err));
 				return 1;
 			}
-			if (strcmp(what, "rename-failed") == 0) {
+			if (strcmp(what, ZT_STATUS_RENAME_FAILED) == 0) {
 				/*
 				 * The dump is whole, but the program could not
 				 * rename it (it dropped root, say, and the
@@ -121,16 +123,16 @@ int zt_status_failure(const char *status, pid_t pid, const char *out)
 					strerror(err), strerror(errno), tmp);
 				return 1;
 			}
-			if (strncmp(what, "seccomp-refuses-", 16) == 0) {
+			if (strncmp(what, ZT_STATUS_SECCOMP_REFUSES, strlen(ZT_STATUS_SECCOMP_REFUSES)) == 0) {
 				zt_warn("the program runs under a seccomp filter that would kill "
 					"zt's %s system call: it ran unsampled, and no dump was "
-					"written", what + 16);
+					"written", what + strlen(ZT_STATUS_SECCOMP_REFUSES));
 				return 1;
 			}
-			if (strcmp(what, "control-failed") == 0)
+			if (strcmp(what, ZT_STATUS_CONTROL_FAILED) == 0)
 				zt_warn("cannot serve zt-ctl in pid %ld: %s: sampling stayed as it "
 					"started", p, strerror(err));
-			if (strcmp(what, "gzip-failed") == 0)
+			if (strcmp(what, ZT_STATUS_GZIP_FAILED) == 0)
 				zt_warn("cannot compress '%s': %s: the dump was kept "
 					"uncompressed", out, strerror(err));
 		}
@@ -143,17 +145,19 @@ int zt_status_failure(const char *status, pid_t pid, const char *out)
 
 int zt_status_descendants_failed(const char *status, pid_t child, const char *out)
 {
-	static const char *const bad[] = { "write-failed", "descriptor-lost", "open-failed",
-					   "rename-failed", "seccomp-refuses-" };
+	static const char *const bad[] = {
+		ZT_STATUS_WRITE_FAILED, ZT_STATUS_DESCRIPTOR_LOST, ZT_STATUS_OPEN_FAILED,
+		ZT_STATUS_RENAME_FAILED, ZT_STATUS_SECCOMP_REFUSES,
+	};
 	pid_t seen[256];
 	int nseen = 0, failed = 0;
 
 	for (const char *line = status; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-		char what[65], path[PATH_MAX + 32];
+		char what[ZT_STATUS_WORD_MAX + 1], path[PATH_MAX + 32];
 		long p;
 		int known = 0, is_bad = 0;
 
-		if (sscanf(line, "%ld %64s", &p, what) != 2 || p == child)
+		if (sscanf(line, "%ld %" ZT_STR(ZT_STATUS_WORD_MAX) "s", &p, what) != 2 || p == child)
 			continue;
 		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 			is_bad |= strncmp(what, bad[i], strlen(bad[i])) == 0;
@@ -174,7 +178,7 @@ const char *zt_status_started_name(const char *line, char *name, size_t cap)
 	unsigned long long c;
 	int at = -1;
 
-	if (sscanf(line, "started %u %llu %n", &e, &c, &at) < 2 || at < 0 || !line[at] ||
+	if (sscanf(line, ZT_STATUS_STARTED " %u %llu %n", &e, &c, &at) < 2 || at < 0 || !line[at] ||
 	    line[at] == '\n')
 		return "?";
 	snprintf(name, cap, "%.*s", (int)strcspn(line + at, " \n"), line + at);
@@ -212,12 +216,12 @@ size_t zt_status_started(const char *status, pid_t except, pid_t **pids)
 	*pids = NULL;
 	for (const char *line = status; *line;) {
 		const char *nl = strchr(line, '\n');
-		char what[65];
+		char what[ZT_STATUS_WORD_MAX + 1];
 		long p;
 		int known = 0;
 
-		if (sscanf(line, "%ld %64s", &p, what) == 2 && p != except &&
-		    strcmp(what, "started") == 0) {
+		if (sscanf(line, "%ld %" ZT_STR(ZT_STATUS_WORD_MAX) "s", &p, what) == 2 && p != except &&
+		    strcmp(what, ZT_STATUS_STARTED) == 0) {
 			for (size_t i = 0; i < n; i++)
 				known |= (*pids)[i] == (pid_t)p;
 			if (!known) {

@@ -17,6 +17,7 @@
 #include "ctl.h"
 #include "elfread.h"
 #include "input.h"
+#include "launch.h"
 #include "raw.h"
 #include "rawfmt.h"
 #include "usage.h"
@@ -74,7 +75,7 @@ static const struct zt_opt options[] = {
 	  "PID: the program's, or zt-collect's own)" },
 	{ OPT_CONTROL, "control", no_argument, NULL,
 	  "serve zt-ctl: sampling on and off, and snapshots\n"
-	  "FILE.1, FILE.2, ... (also ZT_CONTROL=1)" },
+	  "FILE.1, FILE.2, ... (also " ZT_ENV_CONTROL "=" ZT_ENV_ON ")" },
 	{ OPT_CLOCK, "clock", required_argument, "CLOCK",
 	  "cpu (default: samples of CPU time) or wall (also\n"
 	  "where the threads not running waited, off-CPU)" },
@@ -149,8 +150,8 @@ static int parse_options(int argc, char **argv, struct config *cfg)
 			cfg->outarg = optarg;
 			break;
 		case OPT_TIMER:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") &&
-			    strcmp(optarg, "posix"))
+			if (strcmp(optarg, "auto") && strcmp(optarg, ZT_ENV_TIMER_PERF) &&
+			    strcmp(optarg, ZT_ENV_TIMER_POSIX))
 				bad_usage("--timer: '%s' is not auto, perf or posix", optarg);
 			cfg->timer = optarg;
 			break;
@@ -570,7 +571,7 @@ static void remove_partial(const char *out, pid_t pid, const char *status, int s
 	char tmp[PATH_MAX + 64];
 
 	/* A whole dump that could not be renamed is kept (zt_status_failure named it). */
-	if (zt_status_said(status, pid, "rename-failed"))
+	if (zt_status_said(status, pid, ZT_STATUS_RENAME_FAILED))
 		return;
 
 	snprintf(tmp, sizeof tmp, "%s.tmp.%d.maps", out, (int)pid);
@@ -857,51 +858,51 @@ static void run_program(const struct config *cfg, const char *prog, char **argv,
 	struct stat st;
 
 	/* The collector's status pipe, out of the program's way. */
-	pass_fd(status_fd, "ZT_STATUS_FD", "ZT_STATUS_INO");
-	unsetenv("ZT_NAMER_FD");
-	unsetenv("ZT_PIDNS");
+	pass_fd(status_fd, ZT_ENV_STATUS_FD, ZT_ENV_STATUS_INO);
+	unsetenv(ZT_ENV_NAMER_FD);
+	unsetenv(ZT_ENV_PIDNS);
 	if (namer_fd >= 0 && stat("/proc/self/ns/pid", &st) == 0) {
 		char ns[64];
 
-		pass_fd(namer_fd, "ZT_NAMER_FD", "ZT_NAMER_INO");
+		pass_fd(namer_fd, ZT_ENV_NAMER_FD, ZT_ENV_NAMER_INO);
 		snprintf(ns, sizeof ns, "%llu:%llu", (unsigned long long)st.st_dev,
 			 (unsigned long long)st.st_ino);
-		setenv("ZT_PIDNS", ns, 1);
+		setenv(ZT_ENV_PIDNS, ns, 1);
 	}
 	snprintf(hzbuf, sizeof hzbuf, "%u", (unsigned)cfg->hz);
 	snprintf(pidbuf, sizeof pidbuf, "%d", (int)getpid());
 	set_preload(lib, sanitizer_runtime(prog));
-	setenv("ZT_OUT", out, 1);
-	setenv("ZT_HZ", hzbuf, 1);
-	setenv("ZT_PID", pidbuf, 1);
-	setenv("ZT_TIMER", cfg->timer, 1);
-	setenv("ZT_UNWIND", cfg->unwind, 1);
+	setenv(ZT_ENV_OUT, out, 1);
+	setenv(ZT_ENV_HZ, hzbuf, 1);
+	setenv(ZT_ENV_PID, pidbuf, 1);
+	setenv(ZT_ENV_TIMER, cfg->timer, 1);
+	setenv(ZT_ENV_UNWIND, cfg->unwind, 1);
 	snprintf(depthbuf, sizeof depthbuf, "%u", (unsigned)cfg->max_depth);
-	setenv("ZT_MAX_DEPTH", depthbuf, 1);
+	setenv(ZT_ENV_MAX_DEPTH, depthbuf, 1);
 	if (strcmp(cfg->clock, ZT_RAW_PROFILE_WALL) == 0) {
 		char offbuf[16];
 
 		snprintf(offbuf, sizeof offbuf, "%u", (unsigned)cfg->off_cpu_hz);
-		setenv("ZT_CLOCK", ZT_RAW_PROFILE_WALL, 1);
-		setenv("ZT_OFF_CPU_HZ", offbuf, 1);
+		setenv(ZT_ENV_CLOCK, ZT_RAW_PROFILE_WALL, 1);
+		setenv(ZT_ENV_OFF_CPU_HZ, offbuf, 1);
 	} else {
-		unsetenv("ZT_CLOCK");
-		unsetenv("ZT_OFF_CPU_HZ");
+		unsetenv(ZT_ENV_CLOCK);
+		unsetenv(ZT_ENV_OFF_CPU_HZ);
 	}
 	if (cfg->gzip)
-		setenv("ZT_GZIP", "1", 1);
+		setenv(ZT_ENV_GZIP, ZT_ENV_ON, 1);
 	else
-		unsetenv("ZT_GZIP");
+		unsetenv(ZT_ENV_GZIP);
 	if (cfg->follow)
-		setenv("ZT_FOLLOW", "1", 1);
+		setenv(ZT_ENV_FOLLOW, ZT_ENV_ON, 1);
 	else
-		unsetenv("ZT_FOLLOW");
+		unsetenv(ZT_ENV_FOLLOW);
 	if (cfg->paused)
-		setenv("ZT_PAUSED", "1", 1);
+		setenv(ZT_ENV_PAUSED, ZT_ENV_ON, 1);
 	else
-		unsetenv("ZT_PAUSED");
+		unsetenv(ZT_ENV_PAUSED);
 	if (cfg->control)
-		setenv("ZT_CONTROL", "1", 1);
+		setenv(ZT_ENV_CONTROL, ZT_ENV_ON, 1);
 	execv(prog, argv);
 	err = errno;
 	if (write(exec_fd, &err, sizeof err) < 0)
@@ -1165,7 +1166,7 @@ static int descendants_unfinished(const char *out, struct status *st, int gzip)
 			/* Its last line: an end ("ok" or a failure) after its start, or not. */
 			const char *last = zt_status_last_line(st->text, pids[i]);
 
-			if (!last || strncmp(last, "started ", 8) != 0)
+			if (!last || strncmp(last, ZT_STATUS_STARTED " ", sizeof ZT_STATUS_STARTED) != 0)
 				continue;
 			if (pass == 0) {
 				char comm[64];
@@ -1220,9 +1221,9 @@ static int finish_program(const char *out, const char *name, pid_t pid,
 			  const char *status, char *note, size_t cap)
 {
 	struct unfinished u = { 0, 0, cfg->gzip, ru };
-	char what[65], who[PATH_MAX + 96];
+	char what[ZT_STATUS_WORD_MAX + 1], who[PATH_MAX + 96];
 
-	if (!zt_status_last(status, pid, what, sizeof what) || strcmp(what, "started") != 0)
+	if (!zt_status_last(status, pid, what, sizeof what) || strcmp(what, ZT_STATUS_STARTED) != 0)
 		return 0;
 	if (finish_unfinished(out, pid, &u) != 0)
 		return 0;
@@ -1280,11 +1281,11 @@ int main(int argc, char **argv)
 	int finished, channel;
 	struct sink sink;
 	struct zt_report rep;
-	const char *ctl_env = getenv("ZT_CONTROL");
+	const char *ctl_env = getenv(ZT_ENV_CONTROL);
 
 	zt_setprog(argv[0]);
 	argv += parse_options(argc, argv, &cfg);
-	channel = cfg.paused || cfg.control || (ctl_env && strcmp(ctl_env, "1") == 0);
+	channel = cfg.paused || cfg.control || (ctl_env && strcmp(ctl_env, ZT_ENV_ON) == 0);
 
 	/* Whatever can fail without running anything fails first. */
 	if (!sink_of(&cfg, &sink))
