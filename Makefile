@@ -162,8 +162,12 @@ UNIT_OBJ = \
 	tests/unit/test-symargs.o \
 	tests/unit/test-status.o \
 	tests/unit/test-report.o \
+	tests/unit/test-store.o \
 
-UNIT_EXTRA = collect/unwind.o collect/cfi.o $(ZTC_OBJ)
+# The collector's objects the unit tests call (store.o: the sample-line
+# writer, with what it stands on).
+UNIT_EXTRA = collect/unwind.o collect/cfi.o collect/store.o collect/files.o collect/state.o \
+	     collect/fmt.o collect/sys.o $(ZTC_OBJ)
 
 # Sample programs with known profiles. Frame pointers everywhere, leaves too.
 SAMPLE_CFLAGS = -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
