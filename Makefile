@@ -163,6 +163,7 @@ UNIT_OBJ = \
 	tests/unit/test-status.o \
 	tests/unit/test-report.o \
 	tests/unit/test-store.o \
+	tests/unit/test-ehcursor.o \
 
 # The collector's objects the unit tests call (store.o: the sample-line
 # writer, with what it stands on).
@@ -267,7 +268,7 @@ tools/%: tools/%.c lib/libzt.a lib/*.h
 COLLECT_CFLAGS = -O2 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 		 -fno-omit-frame-pointer -fno-stack-protector
 
-collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/launch.h lib/hex.h lib/dwarfpe.h lib/ctl.h
+collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/launch.h lib/hex.h lib/dwarfpe.h lib/ehcursor.h lib/ctl.h
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(COLLECT_CFLAGS) $(WARN) -c -o $@ $<
 # The extent of zt's interposers (section zt_handover: collect/sys.h) is
@@ -283,7 +284,7 @@ collect/zt-collect: collect/zt-collect.c $(ZTC_OBJ) lib/libzt.a lib/*.h collect/
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -o $@ $< $(ZTC_OBJ) lib/libzt.a $(LDLIBS) $(LDFLAGS)
 
 # Collector sources built as ordinary objects, for the unit tests.
-collect/%.o: collect/%.c collect/*.h lib/rawfmt.h lib/launch.h lib/hex.h lib/dwarfpe.h lib/ctl.h
+collect/%.o: collect/%.c collect/*.h lib/rawfmt.h lib/launch.h lib/hex.h lib/dwarfpe.h lib/ehcursor.h lib/ctl.h
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -c -o $@ $<
 
@@ -303,7 +304,7 @@ tests/noperf: tests/noperf.c
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
 
-tests/cfidump: tests/cfidump.c collect/cfi.c collect/cfi.h collect/arch*.h
+tests/cfidump: tests/cfidump.c collect/cfi.c collect/cfi.h collect/arch*.h lib/ehcursor.h lib/dwarfpe.h
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(CPPFLAGS) -Icollect $(CFLAGS) $(WARN) $(SANFLAGS) -o $@ $< collect/cfi.c
 
@@ -380,7 +381,7 @@ $(XSYSROOT)/.done: tests/sysroot.sh
 	$(Q)$(if $(XDEBARCH),sh tests/sysroot.sh $(XDEBARCH) $(XSYSROOT) zlib1g zlib1g-dev,\
 	  echo "make: CROSS=$(CROSS): no Debian architecture known for it (XDEBARCH_$(CROSS) in the Makefile)" >&2; exit 1)
 
-$(XDIR)/collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/launch.h lib/hex.h lib/dwarfpe.h lib/ctl.h | $(XSYSROOT)/.done
+$(XDIR)/collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/launch.h lib/hex.h lib/dwarfpe.h lib/ehcursor.h lib/ctl.h | $(XSYSROOT)/.done
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	$(Q)$(XCC) $(XCPPFLAGS) $(COLLECT_CFLAGS) $(WARN) -c -o $@ $<
@@ -442,7 +443,7 @@ tests/fuzz/bin/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(LIB_OBJ:.o=.c) lib/*.h
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -o $@ $< $(LIB_OBJ:.o=.c) $(LDLIBS)
 
 # The CFI compiler is the collector's, not the library's.
-tests/fuzz/bin/fuzz-cfi: tests/fuzz/fuzz-cfi.c tests/fuzz/fuzz.h collect/cfi.c collect/cfi.h collect/arch*.h
+tests/fuzz/bin/fuzz-cfi: tests/fuzz/fuzz-cfi.c tests/fuzz/fuzz.h collect/cfi.c collect/cfi.h collect/arch*.h lib/ehcursor.h
 	@mkdir -p tests/fuzz/bin
 	@echo "  FUZZ    $@"
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) -Icollect $(FUZZ_FLAGS) -o $@ $< collect/cfi.c
