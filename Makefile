@@ -127,9 +127,10 @@ COLLECT_LO = \
 	collect/offcpu.lo \
 
 # zt-collect's own modules beside its launcher (never in the collector):
-# the status pipe read back, and the closing report.
+# the status pipe read back, the dumps it finishes, and the closing report.
 ZTC_OBJ = \
 	collect/status.o \
+	collect/finish.o \
 	collect/report.o \
 
 # Unit tests for lib/ and collect/, linked into one runner.
@@ -162,6 +163,7 @@ UNIT_OBJ = \
 	tests/unit/test-symargs.o \
 	tests/unit/test-status.o \
 	tests/unit/test-report.o \
+	tests/unit/test-finish.o \
 	tests/unit/test-store.o \
 	tests/unit/test-ehcursor.o \
 

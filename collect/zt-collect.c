@@ -11,14 +11,13 @@
  * to the program too) so that zt-collect outlives it and can report, and
  * SIGTERM and SIGHUP are passed on. The exit status is the program's.
  */
+#include "finish.h"
 #include "report.h"
 #include "status.h"
 
 #include "ctl.h"
 #include "elfread.h"
-#include "input.h"
 #include "launch.h"
-#include "raw.h"
 #include "rawfmt.h"
 #include "usage.h"
 #include "util.h"
@@ -28,7 +27,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <glob.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -43,7 +41,6 @@
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 enum { EXIT_CANNOT_RUN = 127 };
 
@@ -371,215 +368,6 @@ static char *output_path(const char *file)
 	sprintf(slash, "%s/%s", strcmp(abs, "/") ? abs : "", base);
 	free(abs);
 	return slash;
-}
-
-/*
- * The dump of a process that ended without the collector's end: SIGKILL, a
- * raw exit_group (Go's runtime), glibc's internal _exit (daemon()), a
- * crash handler that re-raised its signal at SIG_DFL (SA_RESETHAND), a
- * stack overflow with no stack left for a handler. Its collector wrote the
- * header and the samples to FILE.tmp.PID as it ran (each thread's buffer
- * at least once a second), and the maps snapshots and build-ids to
- * FILE.tmp.PID.maps as it found them. zt-collect finishes the dump from
- * what reached the files (formats/raw.md, "Finished by zt-collect"): the
- * whole lines of the samples, the side file's whole lines, a summary that
- * says "finished zt-collect" (with the process's CPU time from wait4 when
- * ru is given), "end"; then publishes it as out. What could not be
- * counted: each thread's last buffer, at most one a thread.
- */
-struct unfinished {
-	uint64_t samples;	/* the samples in the file (counts summed) */
-	size_t threads;		/* the threads those came from */
-	int gzip;		/* publish it compressed */
-	const struct rusage *ru;	/* the process's own, or NULL */
-};
-
-/* The tmp file's whole lines: samples and their threads into u; the bytes to keep, or -1. */
-static off_t unfinished_samples(const char *tmp, struct unfinished *u)
-{
-	char err[512];
-	struct zt_input *in = zt_input_open(tmp, err, sizeof err);
-	unsigned long *tids = NULL;
-	size_t cap = 0;
-	off_t keep = 0;
-	int in_samples = 0, first = 1;
-	char *line;
-	size_t len;
-
-	if (!in)
-		return -1;
-	while ((line = zt_input_line(in, &len))) {
-		unsigned long tid;
-		unsigned long long count;
-		int known = 0;
-
-		if (zt_input_unended(in))
-			break;	/* cut inside the line: left out */
-		keep += (off_t)len + 1;
-		if (first && strncmp(line, ZT_RAW_MAGIC " ", sizeof ZT_RAW_MAGIC) != 0)
-			break;
-		first = 0;
-		if (!in_samples) {
-			in_samples = strcmp(line, ZT_RAW_SAMPLES) == 0;
-			continue;
-		}
-		if (sscanf(line, "%lu %llu", &tid, &count) != 2)
-			continue;
-		u->samples += count;
-		for (size_t i = 0; i < u->threads && !known; i++)
-			known = tids[i] == tid;
-		if (!known) {
-			zt_grow(&tids, &cap, u->threads + 1, sizeof *tids);
-			tids[u->threads++] = tid;
-		}
-	}
-	zt_input_close(in);
-	free(tids);
-	return in_samples ? keep : -1;
-}
-
-/* Append src's whole lines to fd; -1 on a failed write. */
-static int append_lines(int fd, const char *src)
-{
-	char buf[65536];
-	off_t total = 0, keep = 0;
-	ssize_t n;
-	int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (in < 0)
-		return 0;
-	while ((n = read(in, buf, sizeof buf)) > 0) {
-		for (ssize_t i = n; i > 0; i--)
-			if (buf[i - 1] == '\n') {
-				keep = total + i;
-				break;
-			}
-		total += n;
-	}
-	for (off_t off = 0; off < keep; off += n) {
-		size_t want = keep - off > (off_t)sizeof buf ? sizeof buf : (size_t)(keep - off);
-
-		n = pread(in, buf, want, off);
-		if (n <= 0 || write(fd, buf, (size_t)n) != n) {
-			close(in);
-			return -1;
-		}
-	}
-	close(in);
-	return 0;
-}
-
-/* Compress the file at from into to (a new file); 0 or -1. */
-static int gzip_file(const char *from, const char *to)
-{
-	char buf[65536];
-	ssize_t n;
-	int in = open(from, O_RDONLY | O_CLOEXEC), out, ok = 1;
-	gzFile z;
-
-	if (in < 0)
-		return -1;
-	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (out < 0 || !(z = gzdopen(out, "wb6"))) {
-		if (out >= 0)
-			close(out);
-		close(in);
-		return -1;
-	}
-	while (ok && (n = read(in, buf, sizeof buf)) > 0)
-		ok = gzwrite(z, buf, (unsigned)n) == (int)n;
-	close(in);
-	if (gzclose(z) != Z_OK || !ok) {
-		unlink(to);
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Finish and publish the dump process pid left at out.tmp.PID, as above.
- * 0 when published; -1 (and a warning) when nothing usable was there (the
- * process died before its header was whole) or it could not be written; 1
- * when there was no such file.
- */
-static int finish_unfinished(const char *out, pid_t pid, struct unfinished *u)
-{
-	char tmp[PATH_MAX + 64], side[PATH_MAX + 80], gz[PATH_MAX + 80];
-	off_t keep;
-	FILE *f;
-	int fd, bad;
-
-	snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)pid);
-	snprintf(side, sizeof side, "%s.maps", tmp);
-	fd = open(tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		unlink(side);
-		return 1;
-	}
-	keep = unfinished_samples(tmp, u);
-	if (keep < 0 || ftruncate(fd, keep) < 0 || lseek(fd, 0, SEEK_END) != keep) {
-		zt_warn("cannot finish the dump '%s' of pid %d: %s; removed", tmp, (int)pid,
-			keep < 0 ? "it ended before the dump's header was whole" : strerror(errno));
-		close(fd);
-		unlink(tmp);
-		unlink(side);
-		return -1;
-	}
-	bad = append_lines(fd, side) < 0;
-	f = fdopen(fd, "a");
-	if (!f) {
-		close(fd);
-		bad = 1;
-	} else {
-		fprintf(f, ZT_RAW_SUMMARY "\n" ZT_RAW_FINISHED " " ZT_RAW_FINISHED_LAUNCHER "\n"
-			ZT_RAW_NSAMPLES " %" PRIu64 "\n", u->samples);
-		if (u->ru) {
-			uint64_t user = (uint64_t)u->ru->ru_utime.tv_sec * 1000000000u +
-					(uint64_t)u->ru->ru_utime.tv_usec * 1000u;
-			uint64_t sys = (uint64_t)u->ru->ru_stime.tv_sec * 1000000000u +
-				       (uint64_t)u->ru->ru_stime.tv_usec * 1000u;
-
-			fprintf(f, ZT_RAW_CPU_NS " %" PRIu64 "\n" ZT_RAW_CPU_USER_START_NS " 0\n"
-				ZT_RAW_CPU_SYS_START_NS " 0\n" ZT_RAW_CPU_USER_NS " %" PRIu64 "\n"
-				ZT_RAW_CPU_SYS_NS " %" PRIu64 "\n", user + sys, user, sys);
-		}
-		fputs(ZT_RAW_END "\n", f);
-		bad |= fflush(f) != 0 || fsync(fileno(f)) < 0;
-		bad |= fclose(f) != 0;
-	}
-	unlink(side);
-	snprintf(gz, sizeof gz, "%s.gz", tmp);
-	if (!bad && u->gzip && gzip_file(tmp, gz) == 0 && rename(gz, out) == 0) {
-		unlink(tmp);
-		return 0;
-	}
-	if (!bad && rename(tmp, out) == 0)
-		return 0;
-	zt_warn("cannot finish the dump '%s' of pid %d: %s; removed", tmp, (int)pid,
-		strerror(errno ? errno : EIO));
-	unlink(tmp);
-	unlink(gz);
-	return -1;
-}
-
-/*
- * A program killed by SIGKILL leaves its unfinished dump, FILE.tmp.PID, with
- * samples but no maps: useless, so it is removed.
- */
-static void remove_partial(const char *out, pid_t pid, const char *status, int say)
-{
-	char tmp[PATH_MAX + 64];
-
-	/* A whole dump that could not be renamed is kept (zt_status_failure named it). */
-	if (zt_status_said(status, pid, ZT_STATUS_RENAME_FAILED))
-		return;
-
-	snprintf(tmp, sizeof tmp, "%s.tmp.%d.maps", out, (int)pid);
-	unlink(tmp);
-	snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)pid);
-	if (unlink(tmp) == 0 && say)
-		zt_warn("removed the unfinished dump '%s': the program ended before "
-			"it could be completed", tmp);
 }
 
 /* The program has ended (a zombie, or reaped): signals are no longer passed on. */
@@ -1182,11 +970,11 @@ static int descendants_unfinished(const char *out, struct status *st, int gzip)
 			}
 			{
 				char path[PATH_MAX + 32], who[128];
-				struct unfinished u = { 0, 0, gzip, NULL };
+				struct zt_finish u = { 0, 0, gzip, NULL };
 				int done;
 
 				snprintf(path, sizeof path, "%s.%d", out, (int)pids[i]);
-				done = finish_unfinished(path, pids[i], &u);
+				done = zt_finish_dump(path, pids[i], &u);
 				if (done == 0) {
 					char note[PATH_MAX + 512];
 
@@ -1202,7 +990,7 @@ static int descendants_unfinished(const char *out, struct status *st, int gzip)
 					"(SIGKILL, or a raw exit system call): no dump '%s' was "
 					"written", (int)pids[i], zt_status_started_name(last, who, sizeof who),
 					path);
-				remove_partial(path, pids[i], st->text, 0);
+				zt_finish_remove(path, pids[i], st->text, 0);
 			}
 			lost++;
 		}
@@ -1220,12 +1008,12 @@ static int finish_program(const char *out, const char *name, pid_t pid,
 			  const struct config *cfg, const struct rusage *ru, int rc,
 			  const char *status, char *note, size_t cap)
 {
-	struct unfinished u = { 0, 0, cfg->gzip, ru };
+	struct zt_finish u = { 0, 0, cfg->gzip, ru };
 	char what[ZT_STATUS_WORD_MAX + 1], who[PATH_MAX + 96];
 
 	if (!zt_status_last(status, pid, what, sizeof what) || strcmp(what, ZT_STATUS_STARTED) != 0)
 		return 0;
-	if (finish_unfinished(out, pid, &u) != 0)
+	if (zt_finish_dump(out, pid, &u) != 0)
 		return 0;
 	if (rc > 128)
 		snprintf(who, sizeof who, "'%s' (pid %d, killed by SIG%s)", name, (int)pid,
@@ -1356,7 +1144,7 @@ int main(int argc, char **argv)
 	zt_report_program(&rep, argv[0], prog);
 	if (finished)
 		fprintf(stderr, "%s\n", note);
-	remove_partial(out, child, st.text, 1);
+	zt_finish_remove(out, child, st.text, 1);
 	if (cfg.follow) {
 		status_settle(&st);
 		zt_status_descendants_failed(st.text, child, out);
