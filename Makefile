@@ -130,6 +130,13 @@ COLLECT_LO = \
 	collect/control.lo \
 	collect/offcpu.lo \
 
+# zt-collect's own modules beside its launcher (never in the collector):
+# the status pipe read back, the dumps it finishes, and the closing report.
+ZTC_OBJ = \
+	collect/status.o \
+	collect/finish.o \
+	collect/report.o \
+
 # Unit tests for lib/ and collect/, linked into one runner.
 UNIT_OBJ = \
 	tests/unit/main.o \
@@ -161,8 +168,16 @@ UNIT_OBJ = \
 	tests/unit/test-facts.o \
 	tests/unit/test-symargs.o \
 	tests/unit/test-debuginfod.o \
+	tests/unit/test-status.o \
+	tests/unit/test-report.o \
+	tests/unit/test-finish.o \
+	tests/unit/test-store.o \
+	tests/unit/test-ehcursor.o \
 
-UNIT_EXTRA = collect/unwind.o collect/cfi.o
+# The collector's objects the unit tests call (store.o: the sample-line
+# writer, with what it stands on).
+UNIT_EXTRA = collect/unwind.o collect/cfi.o collect/store.o collect/files.o collect/state.o \
+	     collect/fmt.o collect/sys.o $(ZTC_OBJ)
 
 # Sample programs with known profiles. Frame pointers everywhere, leaves too.
 SAMPLE_CFLAGS = -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
@@ -265,7 +280,7 @@ tools/%: tools/%.c lib/libzt.a lib/*.h
 COLLECT_CFLAGS = -O2 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 		 -fno-omit-frame-pointer -fno-stack-protector
 
-collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h lib/dwarfpe.h lib/ctl.h
+collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/launch.h lib/hex.h lib/dwarfpe.h lib/ehcursor.h lib/ctl.h
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(COLLECT_CFLAGS) $(WARN) -c -o $@ $<
 # The extent of zt's interposers (section zt_handover: collect/sys.h) is
@@ -276,12 +291,12 @@ collect/libzt-prof.so: $(COLLECT_LO)
 	@echo "  LD      $@"
 	$(Q)$(CC) -shared -o $@ $(COLLECT_LO) $(COLLECT_LDFLAGS) -lz -lpthread
 
-collect/zt-collect: collect/zt-collect.c lib/libzt.a lib/*.h
+collect/zt-collect: collect/zt-collect.c $(ZTC_OBJ) lib/libzt.a lib/*.h collect/*.h
 	@echo "  CCLD    $@"
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -o $@ $< lib/libzt.a $(LDLIBS) $(LDFLAGS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -o $@ $< $(ZTC_OBJ) lib/libzt.a $(LDLIBS) $(LDFLAGS)
 
 # Collector sources built as ordinary objects, for the unit tests.
-collect/%.o: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h lib/dwarfpe.h lib/ctl.h
+collect/%.o: collect/%.c collect/*.h lib/rawfmt.h lib/launch.h lib/hex.h lib/dwarfpe.h lib/ehcursor.h lib/ctl.h
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(SANFLAGS) -c -o $@ $<
 
@@ -301,7 +316,7 @@ tests/noperf: tests/noperf.c
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CFLAGS) $(WARN) -o $@ $<
 
-tests/cfidump: tests/cfidump.c collect/cfi.c collect/cfi.h collect/arch*.h
+tests/cfidump: tests/cfidump.c collect/cfi.c collect/cfi.h collect/arch*.h lib/ehcursor.h lib/dwarfpe.h
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(CPPFLAGS) -Icollect $(CFLAGS) $(WARN) $(SANFLAGS) -o $@ $< collect/cfi.c
 
@@ -378,7 +393,7 @@ $(XSYSROOT)/.done: tests/sysroot.sh
 	$(Q)$(if $(XDEBARCH),sh tests/sysroot.sh $(XDEBARCH) $(XSYSROOT) zlib1g zlib1g-dev,\
 	  echo "make: CROSS=$(CROSS): no Debian architecture known for it (XDEBARCH_$(CROSS) in the Makefile)" >&2; exit 1)
 
-$(XDIR)/collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/hex.h lib/dwarfpe.h lib/ctl.h | $(XSYSROOT)/.done
+$(XDIR)/collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/launch.h lib/hex.h lib/dwarfpe.h lib/ehcursor.h lib/ctl.h | $(XSYSROOT)/.done
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	$(Q)$(XCC) $(XCPPFLAGS) $(COLLECT_CFLAGS) $(WARN) -c -o $@ $<
@@ -392,10 +407,17 @@ $(XDIR)/lib/%.o: lib/%.c lib/*.h | $(XSYSROOT)/.done
 	@echo "  CC      $@"
 	$(Q)$(XCC) $(XCPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
 
-$(XDIR)/collect/zt-collect: collect/zt-collect.c $(ZTC_LIB_OBJ:lib/%=$(XDIR)/lib/%) lib/*.h
+$(XDIR)/collect/%.o: collect/%.c collect/*.h lib/*.h | $(XSYSROOT)/.done
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(XCC) $(XCPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+
+$(XDIR)/collect/zt-collect: collect/zt-collect.c $(ZTC_OBJ:collect/%=$(XDIR)/collect/%) \
+			    $(ZTC_LIB_OBJ:lib/%=$(XDIR)/lib/%) lib/*.h collect/*.h
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
-	$(Q)$(XCC) $(XCPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(ZTC_LIB_OBJ:lib/%=$(XDIR)/lib/%) $(XLDFLAGS) -lz
+	$(Q)$(XCC) $(XCPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(ZTC_OBJ:collect/%=$(XDIR)/collect/%) \
+		$(ZTC_LIB_OBJ:lib/%=$(XDIR)/lib/%) $(XLDFLAGS) -lz
 
 $(XDIR)/samples/lib%.so: samples/%.c
 	@mkdir -p $(@D)
@@ -433,7 +455,7 @@ tests/fuzz/bin/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(LIB_OBJ:.o=.c) lib/*.h
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -o $@ $< $(LIB_OBJ:.o=.c) $(LDLIBS)
 
 # The CFI compiler is the collector's, not the library's.
-tests/fuzz/bin/fuzz-cfi: tests/fuzz/fuzz-cfi.c tests/fuzz/fuzz.h collect/cfi.c collect/cfi.h collect/arch*.h
+tests/fuzz/bin/fuzz-cfi: tests/fuzz/fuzz-cfi.c tests/fuzz/fuzz.h collect/cfi.c collect/cfi.h collect/arch*.h lib/ehcursor.h
 	@mkdir -p tests/fuzz/bin
 	@echo "  FUZZ    $@"
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) -Icollect $(FUZZ_FLAGS) -o $@ $< collect/cfi.c

@@ -9,13 +9,14 @@
  * no row and fall back to frame pointers. zt_cfi_build allocates and is
  * never called from a signal handler; a lazy table's zt_cfi_lookup runs
  * the same programs there, one FDE at a time, so everything it reaches
- * (the cursor, read_cie, run, read_fde) calls nothing, not even libc's
- * string functions, and keeps its state on the stack.
+ * (the cursor, lib/ehcursor.h, which lib/ehframe.c reads .eh_frame with
+ * too; read_cie, run, read_fde) calls nothing, not even libc's string
+ * functions, and keeps its state on the stack.
  */
 #include "cfi.h"
 #include "arch.h"
 #include "sys.h"
-#include "dwarfpe.h"
+#include "ehcursor.h"
 
 #include <link.h>
 #include <stdlib.h>
@@ -28,77 +29,18 @@ enum {
 	MAX_ROWS = 1 << 24,	/* rows per object: far above any real one */
 };
 
-/* A bounded cursor over the image. */
-struct cur {
-	const unsigned char *p, *end;
-	const struct zt_cfi_image *img;
-	int bad;
-};
-
-static uint64_t u8(struct cur *c)
+/* A cursor over [p, end) of img (lib/ehcursor.h), its pointers relative to img's addresses. */
+static struct zt_ehcursor cursor(const struct zt_cfi_image *img, const unsigned char *p,
+				 const unsigned char *end)
 {
-	if (c->p >= c->end) {
-		c->bad = 1;
-		return 0;
-	}
-	return *c->p++;
-}
-
-static uint64_t fixed(struct cur *c, int n)
-{
-	uint64_t v = 0;
-
-	if (c->end - c->p < n) {
-		c->bad = 1;
-		c->p = c->end;
-		return 0;
-	}
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | c->p[i];
-	c->p += n;
-	return v;
-}
-
-static uint64_t uleb(struct cur *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	for (;;) {
-		uint64_t b = u8(c);
-
-		if (c->bad)
-			return 0;
-		if (shift < 64)
-			v |= (b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-}
-
-static int64_t sleb(struct cur *c)
-{
-	uint64_t v = 0, b;
-	unsigned shift = 0;
-
-	do {
-		b = u8(c);
-		if (c->bad)
-			return 0;
-		if (shift < 64)
-			v |= (b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~(uint64_t)0 << shift;
-	return (int64_t)v;
+	return (struct zt_ehcursor){ .p = p, .end = end, .mem = img->mem, .addr = img->addr,
+				     .datarel = img->hdr, .datarel_ok = 1 };
 }
 
 /* A ULEB128 operand that must fit int64_t. */
-static int64_t uoperand(struct cur *c)
+static int64_t uoperand(struct zt_ehcursor *c)
 {
-	uint64_t v = uleb(c);
+	uint64_t v = zt_ehcursor_uleb(c);
 
 	if (v > INT64_MAX) {
 		c->bad = 1;
@@ -108,7 +50,7 @@ static int64_t uoperand(struct cur *c)
 }
 
 /* A factored operand times the CIE's alignment; malformed if it overflows. */
-static int64_t scaled(struct cur *c, int64_t v, int64_t align)
+static int64_t scaled(struct zt_ehcursor *c, int64_t v, int64_t align)
 {
 	int64_t r;
 
@@ -117,44 +59,6 @@ static int64_t scaled(struct cur *c, int64_t v, int64_t align)
 		return 0;
 	}
 	return r;
-}
-
-/* The run-time address of the cursor. */
-static uintptr_t here(const struct cur *c)
-{
-	return c->img->addr + (uintptr_t)(c->p - c->img->mem);
-}
-
-/*
- * A pointer in encoding enc. Indirect pointers (personality routines) are
- * not followed: their value is not needed, only their size.
- */
-static uint64_t pointer(struct cur *c, unsigned enc)
-{
-	uintptr_t at = here(c);
-	uint64_t v;
-
-	if (enc == PE_OMIT)
-		return 0;
-	switch (enc & 0x0f) {
-	case PE_ABSPTR: v = fixed(c, 8); break;
-	case PE_ULEB128: v = uleb(c); break;
-	case PE_UDATA2: v = fixed(c, 2); break;
-	case PE_UDATA4: v = fixed(c, 4); break;
-	case PE_UDATA8: v = fixed(c, 8); break;
-	case PE_SLEB128: v = (uint64_t)sleb(c); break;
-	case PE_SDATA2: v = (uint64_t)(int64_t)(int16_t)fixed(c, 2); break;
-	case PE_SDATA4: v = (uint64_t)(int64_t)(int32_t)fixed(c, 4); break;
-	case PE_SDATA8: v = fixed(c, 8); break;
-	default: c->bad = 1; return 0;
-	}
-	switch (enc & 0x70) {
-	case 0: break;
-	case PE_PCREL: v += at; break;
-	case PE_DATAREL: v += c->img->hdr; break;
-	default: c->bad = 1; return 0;	/* textrel, funcrel, aligned: not on x86-64 */
-	}
-	return v;
 }
 
 /* Where the return address is, as the rules so far say. */
@@ -187,17 +91,17 @@ struct cie {
 /* Read the CIE at p (its length field). 0 on success. */
 static int read_cie(const struct zt_cfi_image *img, const unsigned char *p, struct cie *ci)
 {
-	struct cur c = { p, img->mem + img->len, img, 0 };
-	uint64_t len = fixed(&c, 4), ra, version;
+	struct zt_ehcursor c = cursor(img, p, img->mem + img->len);
+	uint64_t len = zt_ehcursor_fixed(&c, 4), ra, version;
 	const char *aug;
 	size_t auglen;
 
 	if (c.bad || len == 0 || len == 0xffffffff || len > (uint64_t)(c.end - c.p))
 		return -1;
 	c.end = c.p + len;
-	if (fixed(&c, 4) != 0)	/* a CIE's id is 0 in .eh_frame */
+	if (zt_ehcursor_fixed(&c, 4) != 0)	/* a CIE's id is 0 in .eh_frame */
 		return -1;
-	version = u8(&c);
+	version = zt_ehcursor_u8(&c);
 	if (version != 1 && version != 3)
 		return -1;
 	aug = (const char *)c.p;
@@ -209,13 +113,13 @@ static int read_cie(const struct zt_cfi_image *img, const unsigned char *p, stru
 	c.p += auglen + 1;
 	*ci = (struct cie){ 0 };
 	ci->fde_enc = PE_ABSPTR;
-	ci->code_align = uleb(&c);
-	ci->data_align = sleb(&c);
-	ra = version == 1 ? u8(&c) : uleb(&c);
+	ci->code_align = zt_ehcursor_uleb(&c);
+	ci->data_align = zt_ehcursor_sleb(&c);
+	ra = version == 1 ? zt_ehcursor_u8(&c) : zt_ehcursor_uleb(&c);
 	if (c.bad || ra != ZT_ARCH_DWARF_RA || ci->code_align == 0)
 		return -1;
 	if (aug[0] == 'z') {
-		uint64_t n = uleb(&c);
+		uint64_t n = zt_ehcursor_uleb(&c);
 		const unsigned char *after;
 
 		if (c.bad || n > (uint64_t)(c.end - c.p))
@@ -224,15 +128,15 @@ static int read_cie(const struct zt_cfi_image *img, const unsigned char *p, stru
 		ci->has_z = 1;
 		for (const char *a = aug + 1; *a && !c.bad; a++) {
 			if (*a == 'R') {
-				ci->fde_enc = (unsigned)u8(&c);
+				ci->fde_enc = (unsigned)zt_ehcursor_u8(&c);
 				if (ci->fde_enc & PE_INDIRECT)
 					return -1;	/* an FDE's pc is never indirect */
 			} else if (*a == 'P') {
-				unsigned enc = (unsigned)u8(&c);
+				unsigned enc = (unsigned)zt_ehcursor_u8(&c);
 
-				pointer(&c, enc & (unsigned)~PE_INDIRECT);
+				zt_ehcursor_pointer(&c, enc & (unsigned)~PE_INDIRECT);
 			} else if (*a == 'L') {
-				u8(&c);
+				zt_ehcursor_u8(&c);
 			} else if (*a == 'S') {
 				ci->sigframe = 1;
 			} else if (*a != 'B') {
@@ -416,12 +320,12 @@ static int run(const struct zt_cfi_image *img, const struct cie *ci,
 	       const struct state *init, uintptr_t *loc, uintptr_t limit,
 	       struct sink *k)
 {
-	struct cur c = { p, end, img, 0 };
+	struct zt_ehcursor c = cursor(img, p, end);
 	struct state saved[MAX_STATES];
 	int nsaved = 0;
 
 	while (c.p < c.end && !c.bad) {
-		unsigned op = (unsigned)u8(&c);
+		unsigned op = (unsigned)zt_ehcursor_u8(&c);
 		uint64_t reg = 0, delta = 0, n;
 		int64_t off = 0, thr;
 		enum rule rule = RULE_NONE;
@@ -442,62 +346,62 @@ static int run(const struct zt_cfi_image *img, const struct cie *ci,
 		case DW_CFA_nop:
 			break;
 		case DW_CFA_set_loc: {
-			uint64_t to = pointer(&c, ci->fde_enc);
+			uint64_t to = zt_ehcursor_pointer(&c, ci->fde_enc);
 
 			if (to < *loc)
 				return -1;
 			delta = (to - *loc) / ci->code_align;
 			goto advance;
 		}
-		case DW_CFA_advance_loc1: delta = fixed(&c, 1); goto advance;
-		case DW_CFA_advance_loc2: delta = fixed(&c, 2); goto advance;
-		case DW_CFA_advance_loc4: delta = fixed(&c, 4); goto advance;
+		case DW_CFA_advance_loc1: delta = zt_ehcursor_fixed(&c, 1); goto advance;
+		case DW_CFA_advance_loc2: delta = zt_ehcursor_fixed(&c, 2); goto advance;
+		case DW_CFA_advance_loc4: delta = zt_ehcursor_fixed(&c, 4); goto advance;
 		case DW_CFA_offset_extended:
-			reg = uleb(&c);
+			reg = zt_ehcursor_uleb(&c);
 			off = scaled(&c, uoperand(&c), ci->data_align);
 			rule = RULE_OFFSET;
 			break;
 		case DW_CFA_offset_extended_sf:
-			reg = uleb(&c);
-			off = scaled(&c, sleb(&c), ci->data_align);
+			reg = zt_ehcursor_uleb(&c);
+			off = scaled(&c, zt_ehcursor_sleb(&c), ci->data_align);
 			rule = RULE_OFFSET;
 			break;
 		case DW_CFA_GNU_negative_offset_extended:
-			reg = uleb(&c);
+			reg = zt_ehcursor_uleb(&c);
 			off = scaled(&c, -uoperand(&c), ci->data_align);
 			rule = RULE_OFFSET;
 			break;
 		case DW_CFA_restore_extended:
-			reg = uleb(&c);
+			reg = zt_ehcursor_uleb(&c);
 			rule = RULE_RESTORE;
 			break;
 		case DW_CFA_undefined:
-			reg = uleb(&c);
+			reg = zt_ehcursor_uleb(&c);
 			rule = RULE_UNDEFINED;
 			break;
 		case DW_CFA_same_value:
-			reg = uleb(&c);
+			reg = zt_ehcursor_uleb(&c);
 			rule = RULE_SAME;
 			break;
 		case DW_CFA_register:
-			reg = uleb(&c);
-			uleb(&c);
+			reg = zt_ehcursor_uleb(&c);
+			zt_ehcursor_uleb(&c);
 			rule = RULE_LOST;
 			break;
 		case DW_CFA_val_offset:
-			reg = uleb(&c);
-			uleb(&c);
+			reg = zt_ehcursor_uleb(&c);
+			zt_ehcursor_uleb(&c);
 			rule = RULE_LOST;
 			break;
 		case DW_CFA_val_offset_sf:
-			reg = uleb(&c);
-			sleb(&c);
+			reg = zt_ehcursor_uleb(&c);
+			zt_ehcursor_sleb(&c);
 			rule = RULE_LOST;
 			break;
 		case DW_CFA_expression:
 		case DW_CFA_val_expression:
-			reg = uleb(&c);
-			n = uleb(&c);
+			reg = zt_ehcursor_uleb(&c);
+			n = zt_ehcursor_uleb(&c);
 			if (c.bad || n > (uint64_t)(c.end - c.p))
 				return -1;
 			c.p += n;
@@ -515,17 +419,17 @@ static int run(const struct zt_cfi_image *img, const struct cie *ci,
 			*s = saved[--nsaved];
 			break;
 		case DW_CFA_def_cfa:
-			reg = uleb(&c);
+			reg = zt_ehcursor_uleb(&c);
 			s->cfa_off = uoperand(&c);
 			s->cfa = cfa_reg(reg);
 			break;
 		case DW_CFA_def_cfa_sf:
-			reg = uleb(&c);
-			s->cfa_off = scaled(&c, sleb(&c), ci->data_align);
+			reg = zt_ehcursor_uleb(&c);
+			s->cfa_off = scaled(&c, zt_ehcursor_sleb(&c), ci->data_align);
 			s->cfa = cfa_reg(reg);
 			break;
 		case DW_CFA_def_cfa_register:
-			reg = uleb(&c);
+			reg = zt_ehcursor_uleb(&c);
 			if (s->cfa == ZT_CFA_PLT)
 				s->cfa = ZT_CFA_BAD;	/* no offset to keep */
 			else if (s->cfa != ZT_CFA_BAD || cfa_reg(reg) != ZT_CFA_BAD)
@@ -534,12 +438,12 @@ static int run(const struct zt_cfi_image *img, const struct cie *ci,
 		case DW_CFA_def_cfa_offset:
 		case DW_CFA_def_cfa_offset_sf:
 			s->cfa_off = op == DW_CFA_def_cfa_offset ? uoperand(&c) :
-				     scaled(&c, sleb(&c), ci->data_align);
+				     scaled(&c, zt_ehcursor_sleb(&c), ci->data_align);
 			if (s->cfa == ZT_CFA_PLT)
 				s->cfa = ZT_CFA_BAD;	/* the expression stays, as in libgcc */
 			break;
 		case DW_CFA_def_cfa_expression:
-			n = uleb(&c);
+			n = zt_ehcursor_uleb(&c);
 			if (c.bad || n > (uint64_t)(c.end - c.p))
 				return -1;
 			if (zt_arch_plt_expression(c.p, c.p + n, &off, &thr)) {
@@ -552,7 +456,7 @@ static int run(const struct zt_cfi_image *img, const struct cie *ci,
 			c.p += n;
 			break;
 		case DW_CFA_GNU_args_size:
-			uleb(&c);
+			zt_ehcursor_uleb(&c);
 			break;
 		case DW_CFA_AARCH64_negate_ra_state:
 			/* The return address is signed from here (or no longer):
@@ -617,24 +521,21 @@ struct hdr {
 /* Read img's .eh_frame_hdr. 0, or -1 if unreadable. */
 static int read_hdr(const struct zt_cfi_image *img, struct hdr *h)
 {
-	struct cur c;
+	struct zt_ehcursor c;
 	uint64_t at, n;
 	unsigned enc, count_enc, table_enc;
 
 	if (img->hdr < img->addr || img->hdr - img->addr >= img->len)
 		return -1;
-	c.p = img->mem + (img->hdr - img->addr);
-	c.end = img->mem + img->len;
-	c.img = img;
-	c.bad = 0;
-	if (u8(&c) != 1)	/* version */
+	c = cursor(img, img->mem + (img->hdr - img->addr), img->mem + img->len);
+	if (zt_ehcursor_u8(&c) != 1)	/* version */
 		return -1;
-	enc = (unsigned)u8(&c);
-	count_enc = (unsigned)u8(&c);
-	table_enc = (unsigned)u8(&c);
+	enc = (unsigned)zt_ehcursor_u8(&c);
+	count_enc = (unsigned)zt_ehcursor_u8(&c);
+	table_enc = (unsigned)zt_ehcursor_u8(&c);
 	if (c.bad || enc == PE_OMIT || (enc & PE_INDIRECT))
 		return -1;
-	at = pointer(&c, enc);
+	at = zt_ehcursor_pointer(&c, enc);
 	if (c.bad || at < img->addr || at - img->addr >= img->len)
 		return -1;
 	h->eh_frame = img->mem + (at - img->addr);
@@ -642,7 +543,7 @@ static int read_hdr(const struct zt_cfi_image *img, struct hdr *h)
 	h->nfdes = 0;
 	if (count_enc == PE_OMIT || (count_enc & PE_INDIRECT) || table_enc != (PE_DATAREL | PE_SDATA4))
 		return 0;
-	n = pointer(&c, count_enc);
+	n = zt_ehcursor_pointer(&c, count_enc);
 	if (c.bad || n > UINT32_MAX || n > (uint64_t)(c.end - c.p) / 8)
 		return 0;
 	h->search = c.p;
@@ -697,11 +598,11 @@ static enum rec read_fde(const struct zt_cfi_image *img, const unsigned char *p,
 			 const unsigned char *end, struct fde *x, struct cie *ci,
 			 const unsigned char **next, uint32_t *skipped)
 {
-	struct cur c = { p, end, img, 0 };
+	struct zt_ehcursor c = cursor(img, p, end);
 	uint64_t len, id;
 	const unsigned char *start;
 
-	if (end - p < 4 || (len = fixed(&c, 4)) == 0)
+	if (end - p < 4 || (len = zt_ehcursor_fixed(&c, 4)) == 0)
 		return REC_STOP;
 	if (len == 0xffffffff || len > (uint64_t)(end - c.p)) {
 		++*skipped;	/* 64-bit DWARF is not used in .eh_frame */
@@ -710,7 +611,7 @@ static enum rec read_fde(const struct zt_cfi_image *img, const unsigned char *p,
 	start = c.p;
 	*next = c.p + len;
 	c.end = *next;
-	id = fixed(&c, 4);
+	id = zt_ehcursor_fixed(&c, 4);
 	if (c.bad || id > (uint64_t)(start - img->mem)) {	/* too short for an id, or a CIE before the image */
 		++*skipped;
 		return REC_SKIP;
@@ -722,10 +623,10 @@ static enum rec read_fde(const struct zt_cfi_image *img, const unsigned char *p,
 		++*skipped;
 		return REC_SKIP;
 	}
-	x->begin = pointer(&c, ci->fde_enc);
-	x->end = x->begin + pointer(&c, ci->fde_enc & 0x0f);
+	x->begin = zt_ehcursor_pointer(&c, ci->fde_enc);
+	x->end = x->begin + zt_ehcursor_pointer(&c, ci->fde_enc & 0x0f);
 	if (ci->has_z) {
-		uint64_t alen = uleb(&c);
+		uint64_t alen = zt_ehcursor_uleb(&c);
 
 		if (!c.bad && alen <= (uint64_t)(c.end - c.p))
 			c.p += alen;

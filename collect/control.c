@@ -40,6 +40,7 @@
 #include "store.h"
 #include "offcpu.h"
 #include "ctl.h"
+#include "launch.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -136,11 +137,11 @@ static void window_close(void)
 void zt_control_begin(void)
 {
 	if (!parsed) {
-		const char *p = getenv("ZT_PAUSED"), *c = getenv("ZT_CONTROL");
+		const char *p = getenv(ZT_ENV_PAUSED), *c = getenv(ZT_ENV_CONTROL);
 
 		parsed = 1;
-		zt_state.start_paused = p && strcmp(p, "1") == 0;
-		want_channel = zt_state.start_paused || (c && strcmp(c, "1") == 0);
+		zt_state.start_paused = p && strcmp(p, ZT_ENV_ON) == 0;
+		want_channel = zt_state.start_paused || (c && strcmp(c, ZT_ENV_ON) == 0);
 		if (want_channel)
 			zt_state.control = 1;
 	}
@@ -535,7 +536,7 @@ static void channel_start(void)
 	if (!real_create)
 		*(void **)&real_create = dlsym(RTLD_NEXT, "pthread_create");
 	if (!real_create || listen_socket() < 0) {
-		zt_files_status("control-failed", errno, 0);
+		zt_files_status(ZT_STATUS_CONTROL_FAILED, errno, 0);
 		return;
 	}
 	/*
@@ -554,7 +555,7 @@ static void channel_start(void)
 		zt_files_close(&zt_state.control_fd);
 		if (zt_files_ok(&dir))
 			unlinkat(dir.fd, sock_name, 0);
-		zt_files_status("control-failed", EAGAIN, 0);
+		zt_files_status(ZT_STATUS_CONTROL_FAILED, EAGAIN, 0);
 	} else {
 		pthread_setname_np(server, "zt-control");
 		pthread_detach(server);

@@ -22,6 +22,7 @@
 #include "snapshot.h"
 #include "unwind.h"
 #include "vdso.h"
+#include "launch.h"
 #include "rawfmt.h"
 #include "labels.h"
 
@@ -172,7 +173,7 @@ static int open_dump(int keep)
 						     O_EXCL | O_APPEND, 0644));
 	zt_files_watch(dfd);
 	if (dfd < 0) {
-		zt_files_status("open-failed", errno, 0);
+		zt_files_status(ZT_STATUS_OPEN_FAILED, errno, 0);
 		return -1;
 	}
 	zt_state.write_errno = 0;
@@ -824,13 +825,13 @@ static int publish(const char *to, int report)
 			if (zt_files_rename_in_dir(gz, to) == 0) {
 				zt_files_unlink_in_dir(zt_state.tmp);
 				if (report)
-					zt_files_status("ok", 0, zt_state.samples);
+					zt_files_status(ZT_STATUS_OK, 0, zt_state.samples);
 				return 0;
 			}
 		} else {
 			/* Keep the whole dump uncompressed rather than lose it. */
 			if (report)
-				zt_files_status("gzip-failed", err, 0);
+				zt_files_status(ZT_STATUS_GZIP_FAILED, err, 0);
 			if (out >= 0)
 				zt_sys_close(out);
 		}
@@ -840,11 +841,11 @@ static int publish(const char *to, int report)
 		int err = errno;
 
 		if (report)
-			zt_files_status("rename-failed", err, zt_state.samples);
+			zt_files_status(ZT_STATUS_RENAME_FAILED, err, zt_state.samples);
 		return err ? err : EIO;
 	}
 	if (report)
-		zt_files_status("ok", 0, zt_state.samples);
+		zt_files_status(ZT_STATUS_OK, 0, zt_state.samples);
 	return 0;
 }
 
@@ -859,7 +860,7 @@ void zt_dump_finish(void)
 	int fd = zt_files_dump_fd(), ok;
 
 	if (fd < 0) {
-		zt_files_status("descriptor-lost", 0, all_samples());
+		zt_files_status(ZT_STATUS_DESCRIPTOR_LOST, 0, all_samples());
 		zt_files_close(&zt_state.maps);
 		zt_files_close(&zt_state.maps_now);
 		zt_state.dump.fd = -1;	/* it is not ours: never closed */
@@ -870,7 +871,7 @@ void zt_dump_finish(void)
 	zt_files_close(&zt_state.dump);
 	if (!ok) {
 		/* The file holds what a full disk let through: not a dump. */
-		zt_files_status("write-failed", zt_state.write_errno, all_samples());
+		zt_files_status(ZT_STATUS_WRITE_FAILED, zt_state.write_errno, all_samples());
 		zt_files_unlink_in_dir(zt_state.tmp);
 		return;
 	}
@@ -882,7 +883,7 @@ void zt_dump_finish(void)
 	if (zt_state.summary_cpu) {
 		int64_t now = zt_sys_cpu_ns();
 
-		zt_files_status("exit-cpu-ns", 0, now > zt_state.summary_cpu ?
+		zt_files_status(ZT_STATUS_EXIT_CPU_NS, 0, now > zt_state.summary_cpu ?
 				(uint64_t)(now - zt_state.summary_cpu) : 0);
 	}
 }

@@ -18,6 +18,7 @@
  */
 #include "files.h"
 #include "fmt.h"
+#include "launch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -307,11 +308,11 @@ static void take_passed(struct zt_owned *o, const char *fd_name, const char *ino
  */
 void zt_files_status_init(void)
 {
-	const char *ns = getenv("ZT_PIDNS");
+	const char *ns = getenv(ZT_ENV_PIDNS);
 	unsigned long long dev, ino;
 
-	take_passed(&zt_state.status, "ZT_STATUS_FD", "ZT_STATUS_INO", 0);
-	take_passed(&zt_state.namer, "ZT_NAMER_FD", "ZT_NAMER_INO", 1);
+	take_passed(&zt_state.status, ZT_ENV_STATUS_FD, ZT_ENV_STATUS_INO, 0);
+	take_passed(&zt_state.namer, ZT_ENV_NAMER_FD, ZT_ENV_NAMER_INO, 1);
 	zt_state.pidns_dev = zt_state.pidns_ino = 0;
 	if (ns && sscanf(ns, "%llu:%llu", &dev, &ino) == 2) {
 		zt_state.pidns_dev = dev;
@@ -444,7 +445,7 @@ static void status_line(const char *what, int err, uint64_t count, const char *n
 	char buf[192], *p = buf;
 	size_t n = strlen(what);
 
-	if (!zt_files_ok(&zt_state.status) || n > 64)
+	if (!zt_files_ok(&zt_state.status) || n > ZT_STATUS_WORD_MAX)
 		return;
 	p = zt_fmt_u64(p, (uint64_t)zt_files_status_pid(), 10);
 	*p++ = ' ';
@@ -478,7 +479,7 @@ void zt_files_status_started(void)
 	char name[17] = "";
 
 	prctl(PR_GET_NAME, name, 0, 0, 0);
-	status_line("started", 0, 0, name);
+	status_line(ZT_STATUS_STARTED, 0, 0, name);
 }
 
 /* The dump's descriptor while its header or its end is written (dump.c). */

@@ -4,6 +4,7 @@
  */
 #include "labels.h"
 #include "files.h"
+#include "launch.h"
 #include "rawfmt.h"
 
 #include <stdlib.h>
@@ -17,7 +18,7 @@ static char host[ZT_LABEL_VALUE_MAX + 1];
 
 void zt_labels_init(void)
 {
-	const char *env = getenv(ZT_LABELS_ENV), *p, *end, *eq;
+	const char *env = getenv(ZT_ENV_LABELS), *p, *end, *eq;
 	struct utsname u;
 	size_t len = 0, n = 0;
 

@@ -11,7 +11,7 @@
 #include "state.h"
 
 /*
- * Read the host name and ZT_LABELS_ENV (rawfmt.h), once, in the constructor (the program
+ * Read the host name and ZT_ENV_LABELS (lib/launch.h), once, in the constructor (the program
  * may change its environment later). A pair that breaks the label rules
  * (rawfmt.h) is left out: a dump never holds a line a reader refuses.
  */

@@ -487,35 +487,14 @@ static void flush(void)
 static void emit_line(pid_t tid, uint64_t when, uint64_t count, uint64_t weight,
 		      const char *wait, const uint64_t *addr, uint32_t n, int partial)
 {
-	char *p;
+	/* Its first address is the thread's pc as the kernel gave it: exact, and said so. */
+	struct zt_store_line l = { .tid = tid, .count = count, .when = when, .weighed = 1,
+				   .weight = weight, .wait = wait, .addr = addr, .n = n,
+				   .mark_first = 1, .end = partial };
 
 	if (S->len + zt_state.line_max + ZT_LINE_WALL > zt_state.buf_size)
 		flush();
-	p = S->buf + S->len;
-	p = zt_fmt_u64(p, (uint64_t)tid, 10);
-	*p++ = ' ';
-	p = zt_fmt_u64(p, count, 10);
-	*p++ = ' ';
-	*p++ = ZT_RAW_TIME_MARK;
-	p = zt_fmt_u64(p, when > zt_state.start_ns ? when - zt_state.start_ns : 0, 10);
-	*p++ = ' ';
-	*p++ = ZT_RAW_WEIGHT_MARK;
-	p = zt_fmt_u64(p, weight, 10);
-	*p++ = ' ';
-	*p++ = ZT_RAW_WAIT_MARK;
-	p = put(p, wait);
-	for (uint32_t i = 0; i < n; i++) {
-		*p++ = ' ';
-		if (addr[i] & ZT_UNWIND_EXACT)
-			*p++ = ZT_RAW_EXACT_MARK;
-		p = zt_fmt_u64(p, addr[i] & ~ZT_UNWIND_EXACT, 16);
-	}
-	if (partial) {
-		*p++ = ' ';
-		*p++ = (char)partial;	/* '-' or '+' */
-	}
-	*p++ = '\n';
-	S->len = (size_t)(p - S->buf);
+	S->len = (size_t)(zt_store_line(S->buf + S->len, &l) - S->buf);
 	__atomic_fetch_add(&nsamples, count, __ATOMIC_RELAXED);
 }
 

@@ -26,6 +26,7 @@
 #include "thread.h"
 #include "timer.h"
 #include "unwind.h"
+#include "launch.h"
 #include "rawfmt.h"
 
 #include <dlfcn.h>
@@ -611,23 +612,23 @@ __attribute__((constructor)) static void zt_prof_start(void)
 {
 	int64_t entry = zt_sys_cpu_ns();	/* zt's own set-up is said apart */
 	uint64_t faults = zt_sys_minflt();	/* and so are its page faults */
-	const char *out = getenv("ZT_OUT");
-	const char *pid = getenv("ZT_PID");
-	const char *timer = getenv("ZT_TIMER");
-	const char *follow = getenv("ZT_FOLLOW");
-	const char *gz = getenv("ZT_GZIP");
-	const char *unwind = getenv("ZT_UNWIND");
-	const char *clock = getenv("ZT_CLOCK");
+	const char *out = getenv(ZT_ENV_OUT);
+	const char *pid = getenv(ZT_ENV_PID);
+	const char *timer = getenv(ZT_ENV_TIMER);
+	const char *follow = getenv(ZT_ENV_FOLLOW);
+	const char *gz = getenv(ZT_ENV_GZIP);
+	const char *unwind = getenv(ZT_ENV_UNWIND);
+	const char *clock = getenv(ZT_ENV_CLOCK);
 
 	if (!out || !pid || strlen(out) >= sizeof zt_state.base - 32)
 		return;
-	zt_state.follow = follow && strcmp(follow, "1") == 0;
+	zt_state.follow = follow && strcmp(follow, ZT_ENV_ON) == 0;
 	/* Kept now: the program may clear its environment before it forks. */
 	zt_state.root_pid = (pid_t)strtol(pid, NULL, 10);
 	if (zt_state.root_pid != getpid() && !zt_state.follow)
 		return;
-	zt_state.hz = parse_hz(getenv("ZT_HZ"));
-	if (!zt_state.hz || depth_init(getenv("ZT_MAX_DEPTH")) < 0)
+	zt_state.hz = parse_hz(getenv(ZT_ENV_HZ));
+	if (!zt_state.hz || depth_init(getenv(ZT_ENV_MAX_DEPTH)) < 0)
 		return;
 	zt_state.period_ns = 1000000000ull / zt_state.hz;
 	/*
@@ -637,7 +638,7 @@ __attribute__((constructor)) static void zt_prof_start(void)
 	 */
 	zt_state.deferring = __tsan_init != NULL;
 	if (clock && strcmp(clock, ZT_RAW_PROFILE_WALL) == 0) {
-		const char *hz = getenv("ZT_OFF_CPU_HZ");
+		const char *hz = getenv(ZT_ENV_OFF_CPU_HZ);
 		char *end;
 		unsigned long v = hz && *hz ? strtoul(hz, &end, 10) : ZT_OFF_CPU_HZ_DEFAULT;
 
@@ -647,15 +648,15 @@ __attribute__((constructor)) static void zt_prof_start(void)
 		zt_state.off_cpu_hz = (unsigned)v;
 		zt_offcpu_init();
 	}
-	zt_state.gzip = gz && strcmp(gz, "1") == 0;
+	zt_state.gzip = gz && strcmp(gz, ZT_ENV_ON) == 0;
 	zt_labels_init();
-	if (timer && strcmp(timer, "perf") == 0)
+	if (timer && strcmp(timer, ZT_ENV_TIMER_PERF) == 0)
 		zt_state.want_timer = 1;
-	else if (timer && strcmp(timer, "posix") == 0)
+	else if (timer && strcmp(timer, ZT_ENV_TIMER_POSIX) == 0)
 		zt_state.want_timer = 2;
-	if (unwind && strcmp(unwind, "fp") == 0)
+	if (unwind && strcmp(unwind, ZT_RAW_UNWIND_FP) == 0)
 		zt_state.unwind = ZT_UNWIND_FP;
-	else if (unwind && strcmp(unwind, "cfi") == 0)
+	else if (unwind && strcmp(unwind, ZT_RAW_UNWIND_CFI) == 0)
 		zt_state.unwind = ZT_UNWIND_CFI;
 	strcpy(zt_state.base, out);
 	zt_files_status_init();

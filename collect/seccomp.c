@@ -30,6 +30,7 @@
 #include "prof.h"
 #include "control.h"
 #include "offcpu.h"
+#include "launch.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -360,7 +361,7 @@ int zt_seccomp_start(void)
 	if (zt_state.seccomp == ZT_SECCOMP_NO_TIMERS)
 		zt_state.seccomp = ZT_SECCOMP_STOPPED;
 	if (zt_state.seccomp == ZT_SECCOMP_STOPPED) {
-		char what[96] = "seccomp-refuses-";
+		char what[96] = ZT_STATUS_SECCOMP_REFUSES;
 
 		strcat(what, zt_state.seccomp_refused);
 		zt_files_status(what, 0, 0);

@@ -68,47 +68,55 @@ int zt_store_end_mark(enum zt_unwind_end end)
 	       end == ZT_UNWIND_DEPTH ? ZT_RAW_DEPTH_MARK : ZT_RAW_PARTIAL_MARK;
 }
 
+char *zt_store_line(char *p, const struct zt_store_line *l)
+{
+	p = zt_fmt_u64(p, (uint64_t)l->tid, 10);
+	*p++ = ' ';
+	p = zt_fmt_u64(p, l->count, 10);
+	*p++ = ' ';
+	*p++ = ZT_RAW_TIME_MARK;
+	p = zt_fmt_u64(p, l->when > zt_state.start_ns ? l->when - zt_state.start_ns : 0, 10);
+	if (l->weighed) {
+		*p++ = ' ';
+		*p++ = ZT_RAW_WEIGHT_MARK;
+		p = zt_fmt_u64(p, l->weight, 10);
+	}
+	if (l->wait) {
+		*p++ = ' ';
+		*p++ = ZT_RAW_WAIT_MARK;
+		for (const char *w = l->wait; *w; w++)
+			*p++ = *w;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		*p++ = ' ';
+		if ((i > 0 || l->mark_first) && (l->addr[i] & ZT_UNWIND_EXACT))
+			*p++ = ZT_RAW_EXACT_MARK;
+		p = zt_fmt_u64(p, l->addr[i] & ~ZT_UNWIND_EXACT, 16);
+	}
+	if (l->end) {
+		*p++ = ' ';
+		*p++ = (char)l->end;
+	}
+	*p++ = '\n';
+	return p;
+}
+
 /*
- * Appends "TID COUNT @WHEN ADDR ADDR...\n" ("TID COUNT @WHEN ^PERIOD ADDR..."
- * in a wall dump) (COUNT: the periods the sample
- * stands for, 1 but for a POSIX-timer fallback), WHEN in nanoseconds since the dump
- * started (CLOCK_MONOTONIC): an exact pc after the first is written
- * "=ADDR", and a stack that did not reach the thread's entry ends in end's
- * mark (zt_store_end_mark): " -", or " +" when it was cut at max-depth.
- * Runs in the handler of thread t only.
+ * Appends thread t's sample line (zt_store_line: COUNT is the periods the
+ * sample stands for, 1 but for a POSIX-timer fallback; a wall dump weighs
+ * it by its period). Runs in the handler of thread t only.
  */
 void zt_store_sample(struct zt_thread *t, uint64_t when, uint64_t count, const uint64_t *addr, size_t n,
 		     int end)
 {
-	char *p;
+	/* A wall dump weighs every sample: a CPU sample stands for its period. */
+	struct zt_store_line l = { .tid = t->tid, .count = count, .when = when,
+				   .weighed = zt_state.wall, .weight = zt_state.period_ns,
+				   .addr = addr, .n = n, .end = end };
 
 	if (t->len + zt_state.line_max + (zt_state.wall ? ZT_LINE_WALL : 0) > zt_state.buf_size)
 		zt_store_flush(t);
-	p = t->buf + t->len;
-	p = zt_fmt_u64(p, (uint64_t)t->tid, 10);
-	*p++ = ' ';
-	p = zt_fmt_u64(p, count, 10);
-	*p++ = ' ';
-	*p++ = ZT_RAW_TIME_MARK;
-	p = zt_fmt_u64(p, when > zt_state.start_ns ? when - zt_state.start_ns : 0, 10);
-	if (zt_state.wall) {
-		/* A wall dump weighs every sample: a CPU sample stands for its period. */
-		*p++ = ' ';
-		*p++ = ZT_RAW_WEIGHT_MARK;
-		p = zt_fmt_u64(p, zt_state.period_ns, 10);
-	}
-	for (size_t i = 0; i < n; i++) {
-		*p++ = ' ';
-		if (i > 0 && (addr[i] & ZT_UNWIND_EXACT))
-			*p++ = ZT_RAW_EXACT_MARK;
-		p = zt_fmt_u64(p, addr[i] & ~ZT_UNWIND_EXACT, 16);
-	}
-	if (end) {
-		*p++ = ' ';
-		*p++ = (char)end;
-	}
-	*p++ = '\n';
-	t->len = (size_t)(p - t->buf);
+	t->len = (size_t)(zt_store_line(t->buf + t->len, &l) - t->buf);
 	__atomic_fetch_add(&zt_state.samples, count, __ATOMIC_RELAXED);
 	/* By time too: one compare of the time the handler read anyway. A
 	 * buffer's first sample sets when it is due. */

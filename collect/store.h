@@ -21,6 +21,38 @@
 #define ZT_FLUSH_NS 1000000000ull
 
 /*
+ * One sample line of the raw dump (formats/raw.md, "samples"), the one
+ * grammar of both samplers (the handler's CPU samples, offcpu.c's
+ * off-CPU ones):
+ *
+ *   TID COUNT @WHEN [^WEIGHT] [%WAIT] ADDR [=ADDR ...] [END]
+ *
+ * WHEN in nanoseconds since the dump started (CLOCK_MONOTONIC); an exact
+ * pc (ZT_UNWIND_EXACT) after the first is written "=ADDR", and the first
+ * too with mark_first; a stack that did not reach the thread's entry ends
+ * in END (zt_store_end_mark). The caller owns everything it points to.
+ */
+struct zt_store_line {
+	pid_t tid;
+	uint64_t count;		/* the samples the line stands for */
+	uint64_t when;		/* CLOCK_MONOTONIC ns */
+	int weighed;		/* write ^WEIGHT: ns each sample weighs (a wall dump) */
+	uint64_t weight;
+	const char *wait;	/* %WAIT, already escaped (no space), or NULL */
+	const uint64_t *addr;	/* leaf first, ZT_UNWIND_EXACT on exact pcs */
+	size_t n;
+	int mark_first;		/* write addr[0]'s exactness too (an off-CPU line's pc) */
+	int end;		/* END, or 0 for a whole stack */
+};
+
+/*
+ * Write l at p, which has room for zt_state.line_max bytes (and ZT_LINE_WALL,
+ * its weight and wait, more in a wall dump); returns the line's end. No
+ * allocation, no lock, no libc: safe in the handler.
+ */
+ZT_HIDDEN char *zt_store_line(char *p, const struct zt_store_line *l);
+
+/*
  * Append one sample line of addr[0..n) to t's buffer; end is the line's
  * last mark (zt_store_end_mark), 0 for a whole stack. In t's handler only.
  */

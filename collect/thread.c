@@ -16,6 +16,7 @@
 #include "store.h"
 #include "timer.h"
 #include "hex.h"
+#include "launch.h"
 #include "offcpu.h"
 
 #include <dirent.h>
@@ -656,10 +657,10 @@ static __attribute__((section(ZT_HANDOVER_SECTION))) void *trampoline(void *p)
  */
 static int will_sample(void)
 {
-	const char *pid = getenv("ZT_PID"), *follow = getenv("ZT_FOLLOW");
+	const char *pid = getenv(ZT_ENV_PID), *follow = getenv(ZT_ENV_FOLLOW);
 
-	return getenv("ZT_OUT") && pid &&
-	       ((pid_t)strtol(pid, NULL, 10) == getpid() || (follow && strcmp(follow, "1") == 0));
+	return getenv(ZT_ENV_OUT) && pid &&
+	       ((pid_t)strtol(pid, NULL, 10) == getpid() || (follow && strcmp(follow, ZT_ENV_ON) == 0));
 }
 
 ZT_INTERPOSE int pthread_create(pthread_t *th, const pthread_attr_t *attr,

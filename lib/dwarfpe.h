@@ -2,7 +2,8 @@
  * dwarfpe.h — the DWARF pointer encodings of .eh_frame and .eh_frame_hdr
  * (DW_EH_PE_*), shared by the collector's CFI compiler (collect/cfi.c) and
  * the symbolizer's FDE reader (lib/ehframe.c), and the call-frame
- * instructions (DW_CFA_*) that collect/cfi.c interprets. libdwarf's dwarf.h
+ * instructions (DW_CFA_*) that collect/cfi.c interprets. Both read the
+ * bytes through one cursor, lib/ehcursor.h. libdwarf's dwarf.h
  * defines DW_CFA_* as macros: a file that includes it does not include
  * this one.
  */

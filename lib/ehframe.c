@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarfpe.h"
+#include "ehcursor.h"
 
 /* A section's bytes and its link-time address. */
 struct sect {
@@ -27,74 +27,11 @@ struct sect {
 	uint64_t size, addr;
 };
 
-/* A bounded cursor in a section. */
-struct cur {
-	const struct sect *s;
-	uint64_t off, end;	/* end <= s->size */
-	uint64_t datarel;	/* DW_EH_PE_datarel's base, or 0: not allowed */
-	int bad;
-};
-
-static uint64_t fixed(struct cur *c, unsigned n)
+/* A cursor over s from off to its end (lib/ehcursor.h); datarel 0: not allowed. */
+static struct zt_ehcursor cursor(const struct sect *s, uint64_t off, uint64_t datarel)
 {
-	uint64_t v = 0;
-
-	if (c->bad || c->end - c->off < n) {
-		c->bad = 1;
-		return 0;
-	}
-	for (unsigned i = n; i-- > 0;)
-		v = v << 8 | c->s->p[c->off + i];
-	c->off += n;
-	return v;
-}
-
-static uint64_t leb(struct cur *c, int is_signed)
-{
-	uint64_t v = 0, b;
-	unsigned shift = 0;
-
-	do {
-		b = fixed(c, 1);
-		if (c->bad)
-			return 0;
-		if (shift < 64)
-			v |= (b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (is_signed && shift < 64 && (b & 0x40))
-		v |= ~(uint64_t)0 << shift;
-	return v;
-}
-
-/* A pointer in encoding enc, its relative base applied. */
-static uint64_t pointer(struct cur *c, unsigned enc)
-{
-	uint64_t at = c->s->addr + c->off, v;
-
-	switch (enc & 0x0f) {
-	case PE_ABSPTR: v = fixed(c, 8); break;
-	case PE_ULEB128: v = leb(c, 0); break;
-	case PE_UDATA2: v = fixed(c, 2); break;
-	case PE_UDATA4: v = fixed(c, 4); break;
-	case PE_UDATA8: v = fixed(c, 8); break;
-	case PE_SLEB128: v = leb(c, 1); break;
-	case PE_SDATA2: v = (uint64_t)(int64_t)(int16_t)fixed(c, 2); break;
-	case PE_SDATA4: v = (uint64_t)(int64_t)(int32_t)fixed(c, 4); break;
-	case PE_SDATA8: v = fixed(c, 8); break;
-	default: c->bad = 1; return 0;
-	}
-	switch (enc & 0x70) {
-	case 0: break;
-	case PE_PCREL: v += at; break;
-	case PE_DATAREL:
-		if (!c->datarel)
-			c->bad = 1;
-		v += c->datarel;
-		break;
-	default: c->bad = 1; break;	/* textrel, funcrel, aligned: not on x86-64 */
-	}
-	return v;
+	return (struct zt_ehcursor){ .p = s->p + off, .end = s->p + s->size, .mem = s->p,
+				     .addr = s->addr, .datarel = datarel, .datarel_ok = datarel != 0 };
 }
 
 /*
@@ -102,79 +39,78 @@ static uint64_t pointer(struct cur *c, unsigned enc)
  * its end. *idlen is the size of the id (4, or 8 in 64-bit DWARF). Returns
  * -1 for the zero terminator or a record that runs off the section.
  */
-static int record(const struct sect *s, uint64_t off, struct cur *c, unsigned *idlen)
+static int record(const struct sect *s, uint64_t off, struct zt_ehcursor *c, unsigned *idlen)
 {
 	uint64_t len;
 
-	memset(c, 0, sizeof *c);
-	c->s = s;
-	c->off = off;
-	c->end = s->size;
 	if (off > s->size)
 		return -1;
-	len = fixed(c, 4);
+	*c = cursor(s, off, 0);
+	len = zt_ehcursor_fixed(c, 4);
 	*idlen = 4;
 	if (len == 0xffffffff) {
-		len = fixed(c, 8);
+		len = zt_ehcursor_fixed(c, 8);
 		*idlen = 8;
 	}
-	if (c->bad || len == 0 || len > s->size - c->off)
+	if (c->bad || len == 0 || len > (uint64_t)(c->end - c->p))
 		return -1;
-	c->end = c->off + len;
+	c->end = c->p + len;
 	return 0;
 }
 
 /* The pointer encoding of the FDEs of the CIE at off, or -1. */
 static int cie_encoding(const struct sect *s, uint64_t off)
 {
-	struct cur c;
+	struct zt_ehcursor c;
 	unsigned idlen, enc = PE_ABSPTR;
-	uint64_t version, aug, auglen, after;
+	uint64_t version, auglen;
+	const unsigned char *aug;
 
-	if (record(s, off, &c, &idlen) < 0 || fixed(&c, idlen) != 0)
+	if (record(s, off, &c, &idlen) < 0 || zt_ehcursor_fixed(&c, idlen) != 0)
 		return -1;
-	version = fixed(&c, 1);
+	version = zt_ehcursor_fixed(&c, 1);
 	if (version != 1 && version != 3 && version != 4)
 		return -1;
-	aug = c.off;
-	while (!c.bad && fixed(&c, 1) != 0)
+	aug = c.p;
+	while (!c.bad && zt_ehcursor_fixed(&c, 1) != 0)
 		;
 	if (c.bad)
 		return -1;
 	if (version == 4)
-		fixed(&c, 2);	/* address_size, segment_selector_size */
-	leb(&c, 0);		/* code alignment */
-	leb(&c, 1);		/* data alignment */
+		zt_ehcursor_fixed(&c, 2);	/* address_size, segment_selector_size */
+	zt_ehcursor_uleb(&c);		/* code alignment */
+	zt_ehcursor_sleb(&c);		/* data alignment */
 	if (version == 1)
-		fixed(&c, 1);	/* return address register */
+		zt_ehcursor_fixed(&c, 1);	/* return address register */
 	else
-		leb(&c, 0);
+		zt_ehcursor_uleb(&c);
 	if (c.bad)
 		return -1;
-	if (s->p[aug] == '\0')
+	if (aug[0] == '\0')
 		return PE_ABSPTR;
-	if (s->p[aug] != 'z')
+	if (aug[0] != 'z')
 		return -1;	/* an augmentation without 'z' cannot be skipped */
-	auglen = leb(&c, 0);
-	if (c.bad || auglen > c.end - c.off)
+	auglen = zt_ehcursor_uleb(&c);
+	if (c.bad || auglen > (uint64_t)(c.end - c.p))
 		return -1;
-	after = c.off + auglen;
-	c.end = after;
-	for (uint64_t a = aug + 1; s->p[a] && !c.bad; a++) {
-		if (s->p[a] == 'R') {
-			enc = (unsigned)fixed(&c, 1);
-		} else if (s->p[a] == 'P') {
-			unsigned penc = (unsigned)fixed(&c, 1);
+	c.end = c.p + auglen;
+	for (const unsigned char *a = aug + 1; *a && !c.bad; a++) {
+		if (*a == 'R') {
+			enc = (unsigned)zt_ehcursor_fixed(&c, 1);
+		} else if (*a == 'P') {
+			unsigned penc = (unsigned)zt_ehcursor_fixed(&c, 1);
 
 			if (penc == PE_OMIT)
 				continue;
 			/* A personality pointer may be datarel; only its size matters. */
 			c.datarel = 1;
-			pointer(&c, penc & (unsigned)~PE_INDIRECT);
+			c.datarel_ok = 1;
+			zt_ehcursor_pointer(&c, penc & (unsigned)~PE_INDIRECT);
 			c.datarel = 0;
-		} else if (s->p[a] == 'L') {
-			fixed(&c, 1);
-		} else if (s->p[a] != 'S' && s->p[a] != 'B' && s->p[a] != 'G') {
+			c.datarel_ok = 0;
+		} else if (*a == 'L') {
+			zt_ehcursor_fixed(&c, 1);
+		} else if (*a != 'S' && *a != 'B' && *a != 'G') {
 			break;	/* unknown: the length skips the rest */
 		}
 	}
@@ -186,22 +122,22 @@ static int cie_encoding(const struct sect *s, uint64_t off)
 /* The FDE at off into *f; -1 if it is a CIE, the terminator or malformed. */
 static int read_fde(const struct sect *s, uint64_t off, struct zt_fde *f)
 {
-	struct cur c;
+	struct zt_ehcursor c;
 	unsigned idlen;
 	uint64_t idpos, id;
 	int enc;
 
 	if (record(s, off, &c, &idlen) < 0)
 		return -1;
-	idpos = c.off;
-	id = fixed(&c, idlen);
+	idpos = (uint64_t)(c.p - s->p);
+	id = zt_ehcursor_fixed(&c, idlen);
 	if (c.bad || id == 0 || id > idpos)
 		return -1;
 	enc = cie_encoding(s, idpos - id);
 	if (enc < 0)
 		return -1;
-	f->start = pointer(&c, (unsigned)enc);
-	f->size = pointer(&c, (unsigned)enc & 0x0f);
+	f->start = zt_ehcursor_pointer(&c, (unsigned)enc);
+	f->size = zt_ehcursor_pointer(&c, (unsigned)enc & 0x0f);
 	f->up = 0;
 	return c.bad ? -1 : 0;
 }
@@ -237,38 +173,38 @@ static void problem(struct zt_ehframe *t, const char *fmt, ...)
  */
 static int from_hdr(struct zt_ehframe *t, const struct sect *hdr, const struct sect *eh)
 {
-	struct cur c = { hdr, 0, hdr->size, hdr->addr, 0 };
+	struct zt_ehcursor c = cursor(hdr, 0, hdr->addr);
 	unsigned penc, cenc, tenc;
 	uint64_t count, prev = 0;
 	size_t cap = 0;
 
-	if (fixed(&c, 1) != 1 || c.bad) {
+	if (zt_ehcursor_fixed(&c, 1) != 1 || c.bad) {
 		problem(t, "version is not 1");
 		return -1;
 	}
-	penc = (unsigned)fixed(&c, 1);
-	cenc = (unsigned)fixed(&c, 1);
-	tenc = (unsigned)fixed(&c, 1);
-	if (penc == PE_OMIT || (pointer(&c, penc) != eh->addr && !c.bad)) {
+	penc = (unsigned)zt_ehcursor_fixed(&c, 1);
+	cenc = (unsigned)zt_ehcursor_fixed(&c, 1);
+	tenc = (unsigned)zt_ehcursor_fixed(&c, 1);
+	if (penc == PE_OMIT || (zt_ehcursor_pointer(&c, penc) != eh->addr && !c.bad)) {
 		problem(t, "its .eh_frame pointer is not .eh_frame's address");
 		return -1;
 	}
 	if (cenc == PE_OMIT || tenc == PE_OMIT)
 		return -1;	/* no table: legal, walk .eh_frame */
-	count = pointer(&c, cenc);
+	count = zt_ehcursor_pointer(&c, cenc);
 	if (c.bad) {
 		problem(t, "truncated header");
 		return -1;
 	}
 	/* Each entry takes at least 2 bytes: a count past that is a lie. */
-	if (count > (hdr->size - c.off) / 2) {
+	if (count > (uint64_t)(c.end - c.p) / 2) {
 		problem(t, "its table of %llu entries runs past its end",
 			(unsigned long long)count);
 		return -1;
 	}
 	for (uint64_t i = 0; i < count; i++) {
 		struct zt_fde f;
-		uint64_t loc = pointer(&c, tenc), fde = pointer(&c, tenc);
+		uint64_t loc = zt_ehcursor_pointer(&c, tenc), fde = zt_ehcursor_pointer(&c, tenc);
 
 		if (c.bad) {
 			problem(t, "entry %llu: not readable", (unsigned long long)i);
@@ -316,7 +252,7 @@ static void walk(struct zt_ehframe *t, const struct sect *eh)
 	uint64_t off = 0;
 
 	while (off < eh->size) {
-		struct cur c;
+		struct zt_ehcursor c;
 		struct zt_fde f;
 		unsigned idlen;
 
@@ -324,7 +260,7 @@ static void walk(struct zt_ehframe *t, const struct sect *eh)
 			break;	/* the terminator, or the rest cannot be read */
 		if (read_fde(eh, off, &f) == 0)
 			add(t, &cap, &f);
-		off = c.end;
+		off = (uint64_t)(c.end - eh->p);
 	}
 	if (t->n > 1)
 		qsort(t->fdes, t->n, sizeof *t->fdes, cmp_fde);

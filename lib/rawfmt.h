@@ -77,9 +77,6 @@
 #define ZT_LABEL_KEY_MAX 64
 #define ZT_LABEL_VALUE_MAX 256
 #define ZT_LABELS_MAX 32
-/* The environment variable zt-collect passes them to the collector in:
-   "KEY=VALUE" pairs joined by '\n' (no value holds one). */
-#define ZT_LABELS_ENV "ZT_LABELS"
 
 static inline int zt_label_key_ok(const char *k, unsigned long n)
 {

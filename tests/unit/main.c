@@ -4,6 +4,7 @@
  */
 #include "unit.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -64,6 +65,34 @@ int unit_make(const char *name, const char *text, const char *cmd)
 	fclose(f);
 	snprintf(line, sizeof line, "cd '%s' && %s", dir, cmd);
 	return system(line) == 0 ? 0 : -1;
+}
+
+void unit_stderr(void (*fn)(void *), void *arg, char *buf, size_t cap)
+{
+	char path[256];
+	int fd, saved;
+	ssize_t n = -1;
+
+	buf[0] = '\0';
+	if (!unit_dir())
+		return;
+	snprintf(path, sizeof path, "%s/stderr", dir);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (saved < 0 || fd < 0 || dup2(fd, 2) < 0) {
+		fn(arg);
+	} else {
+		fn(arg);
+		fflush(stderr);
+		dup2(saved, 2);
+		n = pread(fd, buf, cap - 1, 0);
+	}
+	if (saved >= 0)
+		close(saved);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
 }
 
 int main(int argc, char **argv)

@@ -25,6 +25,12 @@ const char *unit_dir(void);
  */
 int unit_make(const char *name, const char *text, const char *cmd);
 
+/*
+ * Run fn(arg) with stderr going to a file, and put what it wrote there into
+ * buf (NUL-ended, cut at cap - 1 bytes): for messages checked word for word.
+ */
+void unit_stderr(void (*fn)(void *), void *arg, char *buf, size_t cap);
+
 #define UNIT_TEST(name) \
 	static void name(void); \
 	__attribute__((constructor)) static void name##_register(void) \

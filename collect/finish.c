@@ -1,0 +1,206 @@
+/*
+ * finish.c — zt-collect's finishing of a dump its process could not end:
+ * the process ended without the collector's exit path (SIGKILL, a raw
+ * exit_group, glibc's internal _exit, a crash handler that re-raised its
+ * signal at SIG_DFL, a stack overflow), leaving FILE.tmp.PID and its side
+ * file FILE.tmp.PID.maps. It owns the "Finished by zt-collect" part of the
+ * raw format (formats/raw.md): which lines of those files are kept, the
+ * summary written after them, and the publishing (compressed or not); and
+ * the removal of what cannot be finished. zt-collect.c decides when;
+ * report.c says what the finished dump holds.
+ */
+#include "finish.h"
+#include "status.h"
+
+#include "input.h"
+#include "launch.h"
+#include "rawfmt.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* The tmp file's whole lines: samples and their threads into u; the bytes to keep, or -1. */
+static off_t unfinished_samples(const char *tmp, struct zt_finish *u)
+{
+	char err[512];
+	struct zt_input *in = zt_input_open(tmp, err, sizeof err);
+	unsigned long *tids = NULL;
+	size_t cap = 0;
+	off_t keep = 0;
+	int in_samples = 0, first = 1;
+	char *line;
+	size_t len;
+
+	if (!in)
+		return -1;
+	while ((line = zt_input_line(in, &len))) {
+		unsigned long tid;
+		unsigned long long count;
+		int known = 0;
+
+		if (zt_input_unended(in))
+			break;	/* cut inside the line: left out */
+		keep += (off_t)len + 1;
+		if (first && strncmp(line, ZT_RAW_MAGIC " ", sizeof ZT_RAW_MAGIC) != 0)
+			break;
+		first = 0;
+		if (!in_samples) {
+			in_samples = strcmp(line, ZT_RAW_SAMPLES) == 0;
+			continue;
+		}
+		if (sscanf(line, "%lu %llu", &tid, &count) != 2)
+			continue;
+		u->samples += count;
+		for (size_t i = 0; i < u->threads && !known; i++)
+			known = tids[i] == tid;
+		if (!known) {
+			zt_grow(&tids, &cap, u->threads + 1, sizeof *tids);
+			tids[u->threads++] = tid;
+		}
+	}
+	zt_input_close(in);
+	free(tids);
+	return in_samples ? keep : -1;
+}
+
+/* Append src's whole lines to fd; -1 on a failed write. */
+static int append_lines(int fd, const char *src)
+{
+	char buf[65536];
+	off_t total = 0, keep = 0;
+	ssize_t n;
+	int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (in < 0)
+		return 0;
+	while ((n = read(in, buf, sizeof buf)) > 0) {
+		for (ssize_t i = n; i > 0; i--)
+			if (buf[i - 1] == '\n') {
+				keep = total + i;
+				break;
+			}
+		total += n;
+	}
+	for (off_t off = 0; off < keep; off += n) {
+		size_t want = keep - off > (off_t)sizeof buf ? sizeof buf : (size_t)(keep - off);
+
+		n = pread(in, buf, want, off);
+		if (n <= 0 || write(fd, buf, (size_t)n) != n) {
+			close(in);
+			return -1;
+		}
+	}
+	close(in);
+	return 0;
+}
+
+/* Compress the file at from into to (a new file); 0 or -1. */
+static int gzip_file(const char *from, const char *to)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open(from, O_RDONLY | O_CLOEXEC), out, ok = 1;
+	gzFile z;
+
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0 || !(z = gzdopen(out, "wb6"))) {
+		if (out >= 0)
+			close(out);
+		close(in);
+		return -1;
+	}
+	while (ok && (n = read(in, buf, sizeof buf)) > 0)
+		ok = gzwrite(z, buf, (unsigned)n) == (int)n;
+	close(in);
+	if (gzclose(z) != Z_OK || !ok) {
+		unlink(to);
+		return -1;
+	}
+	return 0;
+}
+
+int zt_finish_dump(const char *out, pid_t pid, struct zt_finish *u)
+{
+	char tmp[PATH_MAX + 64], side[PATH_MAX + 80], gz[PATH_MAX + 80];
+	off_t keep;
+	FILE *f;
+	int fd, bad;
+
+	snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)pid);
+	snprintf(side, sizeof side, "%s.maps", tmp);
+	fd = open(tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		unlink(side);
+		return 1;
+	}
+	keep = unfinished_samples(tmp, u);
+	if (keep < 0 || ftruncate(fd, keep) < 0 || lseek(fd, 0, SEEK_END) != keep) {
+		zt_warn("cannot finish the dump '%s' of pid %d: %s; removed", tmp, (int)pid,
+			keep < 0 ? "it ended before the dump's header was whole" : strerror(errno));
+		close(fd);
+		unlink(tmp);
+		unlink(side);
+		return -1;
+	}
+	bad = append_lines(fd, side) < 0;
+	f = fdopen(fd, "a");
+	if (!f) {
+		close(fd);
+		bad = 1;
+	} else {
+		fprintf(f, ZT_RAW_SUMMARY "\n" ZT_RAW_FINISHED " " ZT_RAW_FINISHED_LAUNCHER "\n"
+			ZT_RAW_NSAMPLES " %" PRIu64 "\n", u->samples);
+		if (u->ru) {
+			uint64_t user = (uint64_t)u->ru->ru_utime.tv_sec * 1000000000u +
+					(uint64_t)u->ru->ru_utime.tv_usec * 1000u;
+			uint64_t sys = (uint64_t)u->ru->ru_stime.tv_sec * 1000000000u +
+				       (uint64_t)u->ru->ru_stime.tv_usec * 1000u;
+
+			fprintf(f, ZT_RAW_CPU_NS " %" PRIu64 "\n" ZT_RAW_CPU_USER_START_NS " 0\n"
+				ZT_RAW_CPU_SYS_START_NS " 0\n" ZT_RAW_CPU_USER_NS " %" PRIu64 "\n"
+				ZT_RAW_CPU_SYS_NS " %" PRIu64 "\n", user + sys, user, sys);
+		}
+		fputs(ZT_RAW_END "\n", f);
+		bad |= fflush(f) != 0 || fsync(fileno(f)) < 0;
+		bad |= fclose(f) != 0;
+	}
+	unlink(side);
+	snprintf(gz, sizeof gz, "%s.gz", tmp);
+	if (!bad && u->gzip && gzip_file(tmp, gz) == 0 && rename(gz, out) == 0) {
+		unlink(tmp);
+		return 0;
+	}
+	if (!bad && rename(tmp, out) == 0)
+		return 0;
+	zt_warn("cannot finish the dump '%s' of pid %d: %s; removed", tmp, (int)pid,
+		strerror(errno ? errno : EIO));
+	unlink(tmp);
+	unlink(gz);
+	return -1;
+}
+
+void zt_finish_remove(const char *out, pid_t pid, const char *status, int say)
+{
+	char tmp[PATH_MAX + 64];
+
+	/* A whole dump that could not be renamed is kept (zt_status_failure named it). */
+	if (zt_status_said(status, pid, ZT_STATUS_RENAME_FAILED))
+		return;
+
+	snprintf(tmp, sizeof tmp, "%s.tmp.%d.maps", out, (int)pid);
+	unlink(tmp);
+	snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)pid);
+	if (unlink(tmp) == 0 && say)
+		zt_warn("removed the unfinished dump '%s': the program ended before "
+			"it could be completed", tmp);
+}
