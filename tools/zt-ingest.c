@@ -65,9 +65,7 @@ static const struct zt_opt options[] = {
 	  "the most one request may take (default 30)" },
 	{ OPT_INSECURE, "insecure", no_argument, NULL,
 	  "https without checking the server's certificate" },
-	{ 'h', "help", no_argument, NULL, "print this help" },
-	{ 'V', "version", no_argument, NULL, "print the version" },
-	{ 0 },
+	ZT_USAGE_ROWS,
 };
 
 static const struct zt_usage usage = {
@@ -507,27 +505,20 @@ static int record_rows(struct zt_stage *st, struct dump *d, const struct asked *
 static int folded_rows(struct zt_stage *st, struct dump *d, struct batch *b, char *err,
 		       size_t errlen)
 {
-	struct zt_input *in = zt_stage_input(st);
-	struct zt_weight w = { 0 };
+	struct zt_folded_reader r;
 	struct zt_folded_item it;
-	uint64_t stacks = 0;
-	const char *problem;
 	int got;
 
+	zt_folded_reader_init(&r, zt_stage_input(st));
+	r.weighed = 1;
+	r.none_ok = 1;
 	snprintf(d->event, sizeof d->event, "folded");
-	snprintf(d->unit, sizeof d->unit, "samples");
-	while ((got = zt_folded_next(in, &it, &stacks, err, errlen)) > 0) {
-		if (it.kind == ZT_FOLDED_COMMENT) {
-			if ((problem = zt_weight_comment(&w, it.stack, it.stacklen))) {
-				zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
-				return -1;
-			}
-			snprintf(d->unit, sizeof d->unit, "%s", w.kind == ZT_WEIGHT_WALL ? "ns" :
-				 w.kind == ZT_WEIGHT_PERIOD ? zt_weight_unit(&w) : "samples");
-			continue;
-		}
+	while ((got = zt_folded_read(&r, &it, err, errlen)) > 0) {
+		/* The declaration comes before the stacks it weighs. */
+		snprintf(d->unit, sizeof d->unit, "%s", r.wall ? "ns" :
+			 r.w.kind == ZT_WEIGHT_PERIOD ? zt_weight_unit(&r.w) : "samples");
 		add_row(b, d, 0, 0, 0, "", 0, it.stack, it.stacklen, it.count);
-		if (w.kind == ZT_WEIGHT_SAMPLES)
+		if (strcmp(d->unit, "samples") == 0)
 			b->samples += it.count;
 	}
 	return got < 0 ? -1 : 0;
@@ -757,11 +748,9 @@ static int seconds(const char *name, const char *arg, long lo, long hi, long *v)
 
 	errno = 0;
 	*v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || *v < lo || *v > hi) {
-		zt_warn("--%s wants a whole number of seconds from %ld to %ld, not '%s'", name,
-			lo, hi, arg);
-		return -1;
-	}
+	if (errno || end == arg || *end || *v < lo || *v > hi)
+		return zt_usage_error(&usage, "--%s wants a whole number of seconds from %ld "
+				      "to %ld, not '%s'", name, lo, hi, arg);
 	return 0;
 }
 
@@ -796,49 +785,34 @@ static int parse_options(int argc, char **argv, struct asked *a, int *status)
 		case OPT_TABLE: a->table = optarg; break;
 		case OPT_BUCKET:
 			if (seconds("bucket", optarg, 1, 366L * 86400, &a->bucket) < 0)
-				goto usage;
+				return -1;
 			break;
 		case OPT_TIMEOUT:
 			if (seconds("timeout", optarg, 1, 3600, &a->timeout) < 0)
-				goto usage;
+				return -1;
 			break;
 		case OPT_INSECURE: a->insecure = 1; break;
-		case 'h': zt_usage(&usage, stdout); *status = ZT_EXIT_OK; return -1;
-		case 'V': zt_version(); *status = ZT_EXIT_OK; return -1;
-		default:
-			if (err[0])
-				zt_warn("%s", err);
-			goto usage;
+		default: return zt_usage_end(&usage, c, err, status);
 		}
 	}
-	if (!a->url) {
-		zt_warn("--url names the server: http://HOST:8123");
-		goto usage;
-	}
+	if (!a->url)
+		return zt_usage_error(&usage, "--url names the server: http://HOST:8123");
 	if (strncmp(a->url, "http://", 7) != 0 && strncmp(a->url, "https://", 8) != 0) {
 		a->shown = shown_url(a->url);
-		zt_warn("--url wants http://HOST:PORT or https://HOST:PORT, not '%s'", a->shown);
-		goto usage;
+		return zt_usage_error(&usage, "--url wants http://HOST:PORT or https://HOST:PORT, "
+				      "not '%s'", a->shown);
 	}
-	if (!table_ok(a->table)) {
-		zt_warn("--table wants DB.TABLE, letters, digits and '_', not '%s'", a->table);
-		goto usage;
-	}
-	if (optind == argc) {
-		zt_warn("no files: a dump's id is a hash of its text, read before it is stored, "
-			"so standard input is not taken");
-		goto usage;
-	}
+	if (!table_ok(a->table))
+		return zt_usage_error(&usage, "--table wants DB.TABLE, letters, digits and '_', "
+				      "not '%s'", a->table);
+	if (optind == argc)
+		return zt_usage_error(&usage, "no files: a dump's id is a hash of its text, read "
+				      "before it is stored, so standard input is not taken");
 	for (int i = optind; i < argc; i++)
-		if (strcmp(argv[i], "-") == 0) {
-			zt_warn("'-': standard input is not taken; give files");
-			goto usage;
-		}
+		if (strcmp(argv[i], "-") == 0)
+			return zt_usage_error(&usage, "'-': standard input is not taken; give files");
 	*status = ZT_EXIT_OK;
 	return 0;
-usage:
-	zt_usage(&usage, stderr);
-	return -1;
 }
 
 int main(int argc, char **argv)
