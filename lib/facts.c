@@ -252,3 +252,27 @@ int zt_facts_before_worth_saying(uint64_t before_ns, uint64_t sampled_ns)
 {
 	return before_ns >= 20000000 && (double)before_ns >= 0.1 * (double)sampled_ns;
 }
+
+int zt_facts_label(const char *s, size_t n, const char **key, size_t *kn, const char **value,
+		   size_t *vn)
+{
+	static const char label[] = ZT_FACT_PREFIX ZT_FACT_LABEL " ";
+	static const char host[] = ZT_FACT_PREFIX ZT_FACT_HOST " ";
+	const char *sp;
+
+	if (n > sizeof host - 1 && memcmp(s, host, sizeof host - 1) == 0) {
+		*key = ZT_FACT_HOST;
+		*kn = sizeof ZT_FACT_HOST - 1;
+		*value = s + sizeof host - 1;
+		*vn = n - (sizeof host - 1);
+		return 1;
+	}
+	if (n <= sizeof label - 1 || memcmp(s, label, sizeof label - 1) != 0)
+		return 0;
+	*key = s + sizeof label - 1;
+	sp = memchr(*key, ' ', n - (sizeof label - 1));
+	*kn = sp ? (size_t)(sp - *key) : n - (sizeof label - 1);
+	*value = sp ? sp + 1 : s + n;
+	*vn = (size_t)(s + n - *value);
+	return 1;
+}

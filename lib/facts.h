@@ -70,4 +70,12 @@ int zt_facts_before_worth_saying(uint64_t before_ns, uint64_t sampled_ns);
  */
 void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, size_t nwarn);
 
+/*
+ * Whether the line s (n bytes) is a label fact: "# zt label KEY VALUE",
+ * or "# zt host NAME", taken as the label "host". Sets its key and value
+ * (pointers into s) when it is: 1; 0 when it is another line.
+ */
+int zt_facts_label(const char *s, size_t n, const char **key, size_t *kn, const char **value,
+		   size_t *vn);
+
 #endif

@@ -7,7 +7,9 @@
  * array of name ids, leaf first, interned in a second table with its count.
  */
 #include "fold.h"
+#include "facts.h"
 #include "filter.h"
+#include "rawfmt.h"
 #include "folded.h"
 #include "weight.h"
 #include "hash.h"
@@ -25,6 +27,8 @@ struct cached {
 
 struct zt_fold {
 	struct zt_collapse_opts o;
+	/* --root=label:NAME: the input's root frame (its value of NAME). */
+	char label[ZT_LABEL_VALUE_MAX + ZT_LABEL_KEY_MAX + 8];
 	struct zt_weight weight;	/* what the records' periods are */
 	struct zt_strtab *names;
 	struct zt_strtab *frames[2];	/* [java] raw frame text -> cached */
@@ -263,6 +267,35 @@ count:
 	return NULL;
 }
 
+void zt_fold_next_input(struct zt_fold *f)
+{
+	if (f->o.root.how != ZT_ROOT_LABEL)
+		return;
+	snprintf(f->label, sizeof f->label, "[no %s]", f->o.root.name);
+	f->lastn[0] = 0;	/* the root is made again */
+}
+
+/* A "# zt label" fact of the input's: its value of --root=label:NAME's NAME. */
+static void label_fact(struct zt_fold *f, const struct zt_ps_item *it)
+{
+	const char *k, *v;
+	size_t kn, vn;
+
+	if (f->o.root.how != ZT_ROOT_LABEL ||
+	    !zt_facts_label(it->text.p, it->text.n, &k, &kn, &v, &vn) ||
+	    kn != strlen(f->o.root.name) || memcmp(k, f->o.root.name, kn) != 0)
+		return;
+	if (vn > ZT_LABEL_VALUE_MAX)
+		vn = ZT_LABEL_VALUE_MAX;
+	/* One frame: its spaces and ';' made '_', as a command's spaces are. */
+	for (size_t i = 0; i < vn; i++)
+		f->label[i] = v[i] == ' ' || v[i] == ';' ? '_' : v[i];
+	f->label[vn ? vn : 0] = '\0';
+	if (!vn)
+		snprintf(f->label, sizeof f->label, "[empty %s]", f->o.root.name);
+	f->lastn[0] = 0;
+}
+
 /*
  * Whether a header has the command, pid and tid of the last root's
  * (all that zt_collapse_root reads of it): then it has the same root.
@@ -283,7 +316,9 @@ const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
 
 	switch (it->kind) {
 	case ZT_PS_EOF:
+		break;
 	case ZT_PS_COMMENT:
+		label_fact(f, it);
 		break;
 	case ZT_PS_HEADER:
 		/* Java's names are tidied by the command, whatever --root says. */
@@ -293,7 +328,16 @@ const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
 			const struct zt_ps_header *h = &it->header;
 
 			f->tmp.len = 0;
-			zt_collapse_root(h, &f->o, &f->tmp);
+			if (f->o.root.how == ZT_ROOT_LABEL) {
+				struct zt_collapse_opts o = f->o;
+
+				if (!f->label[0])
+					zt_fold_next_input(f);
+				o.root = (struct zt_reroot){ ZT_ROOT_RENAME, f->label };
+				zt_collapse_root(h, &o, &f->tmp);
+			} else {
+				zt_collapse_root(h, &f->o, &f->tmp);
+			}
 			f->root = zt_strtab_intern(f->names, f->tmp.buf, f->tmp.len, NULL);
 			f->lastids.len = 0;
 			zt_collapse_buf_add(&f->lastids, h->comm.p, h->comm.n);

@@ -22,6 +22,12 @@ struct zt_fold;
 
 /* A new fold with options o (copied). Free it with zt_fold_free. */
 struct zt_fold *zt_fold_new(const struct zt_collapse_opts *o);
+
+/*
+ * The next records are another input's: with --root=label:NAME, its root
+ * is its own value of NAME, "[no NAME]" until its facts say one.
+ */
+void zt_fold_next_input(struct zt_fold *f);
 void zt_fold_free(struct zt_fold *f);
 
 /*

@@ -170,7 +170,8 @@ size_t zt_folded_reroot(const struct zt_reroot *r, const char *s, size_t n, char
 	const char *semi = memchr(s, ';', n);
 	size_t rest, k;
 
-	if (!r || r->how == ZT_ROOT_KEEP || (r->how == ZT_ROOT_DROP && !semi)) {
+	if (!r || r->how == ZT_ROOT_KEEP || r->how == ZT_ROOT_LABEL ||
+	    (r->how == ZT_ROOT_DROP && !semi)) {
 		memcpy(out, s, n);
 		return n;
 	}

@@ -112,11 +112,14 @@ int zt_folded_cmp(const char *a, size_t na, const char *b, size_t nb);
  * to name (the tools' --no-root and --root=NAME), so that profiles of
  * programs with other names, or run by other paths, line up.
  */
-enum zt_root_how { ZT_ROOT_KEEP, ZT_ROOT_DROP, ZT_ROOT_RENAME };
+enum zt_root_how { ZT_ROOT_KEEP, ZT_ROOT_DROP, ZT_ROOT_RENAME, ZT_ROOT_LABEL };
 
+/* ZT_ROOT_LABEL (zt-fold --root=label:NAME): the root is the input's value
+   of label name (its "# zt label" facts, lib/fold.c), records only; folded
+   stacks carry no labels, and keep their root. */
 struct zt_reroot {
 	enum zt_root_how how;
-	const char *name;	/* ZT_ROOT_RENAME: the new root */
+	const char *name;	/* ZT_ROOT_RENAME: the new root; ZT_ROOT_LABEL: the label */
 };
 
 /*

@@ -27,7 +27,7 @@ struct zt_psprof {
 	int java;
 	int saw_lines;
 	long lineslot;		/* key a source line would replace, or -1 */
-	struct zt_collapse_buf tmp, thread;
+	struct zt_collapse_buf tmp, thread;	/* thread: ZT_BY_THREAD's key, or ZT_BY_LABEL's */
 	/* Per record number (zt_ps_item.body): the keys its frames gave. */
 	size_t *bodyoff;
 	uint32_t *bodyn;
@@ -61,6 +61,12 @@ struct zt_psprof *zt_psprof_new(struct zt_profile *p, enum zt_by by)
 	pp->by = by;
 	pp->lineslot = -1;
 	return pp;
+}
+
+void zt_psprof_set_key(struct zt_psprof *pp, const char *key, size_t n)
+{
+	pp->thread.len = 0;
+	zt_collapse_buf_add(&pp->thread, key, n);
 }
 
 void zt_psprof_free(struct zt_psprof *pp)
@@ -212,7 +218,7 @@ static void frame(struct zt_psprof *pp, const struct zt_ps_frame *f)
 
 	pp->lineslot = -1;
 	leaf_state(pp, f);
-	if (pp->by == ZT_BY_THREAD || pp->by == ZT_BY_STATE)
+	if (pp->by == ZT_BY_THREAD || pp->by == ZT_BY_STATE || pp->by == ZT_BY_LABEL)
 		return;
 	if (pp->by == ZT_BY_MODULE) {
 		if ((slash = memrchr(m, '/', mn))) {
@@ -355,7 +361,8 @@ const char *zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 	case ZT_PS_END:
 		body_keys(pp, it);
 		body_state(pp, it);
-		if (pp->by == ZT_BY_THREAD)
+		/* The record's thread, or the label's value (both in thread). */
+		if (pp->by == ZT_BY_THREAD || pp->by == ZT_BY_LABEL)
 			push(pp, pp->thread.buf, pp->thread.len);
 		if (pp->by == ZT_BY_STATE && pp->nids == 0)
 			push(pp, "on-CPU", 6);

@@ -18,8 +18,11 @@
 #include "profile.h"
 
 /* ZT_BY_STATE: a wall-clock profile's thread states, "on-CPU", "off-CPU
-   [futex]" (one key per wait), "waiting for a CPU" (lib/wait.h). */
-enum zt_by { ZT_BY_FUNCTION, ZT_BY_MODULE, ZT_BY_LINE, ZT_BY_THREAD, ZT_BY_STATE };
+   [futex]" (one key per wait), "waiting for a CPU" (lib/wait.h).
+   ZT_BY_LABEL: every record under one key the caller sets
+   (zt_psprof_set_key): its input's value of a label. */
+enum zt_by { ZT_BY_FUNCTION, ZT_BY_MODULE, ZT_BY_LINE, ZT_BY_THREAD, ZT_BY_STATE,
+	     ZT_BY_LABEL };
 
 struct zt_states;
 
@@ -28,6 +31,9 @@ struct zt_psprof;
 /* Feed p (still the caller's) with records, keyed by by. */
 struct zt_psprof *zt_psprof_new(struct zt_profile *p, enum zt_by by);
 void zt_psprof_free(struct zt_psprof *pp);
+
+/* ZT_BY_LABEL: the key of the records from now on (copied). */
+void zt_psprof_set_key(struct zt_psprof *pp, const char *key, size_t n);
 
 /*
  * Take one item from a perf script reader: headers, frames, source lines

@@ -67,3 +67,67 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
 	assert_failure 1
 	assert_output --partial "label k: given twice"
 }
+
+# Four dumps: service web (versions 1 and 2), db, and one without labels.
+labelled() {
+	zt-collect --label service=web --label version=1 -o a.raw "$SAMPLES/spin" 1 > /dev/null 2>&1
+	zt-collect --label service=web --label version=2 -o b.raw "$SAMPLES/spin" 1 > /dev/null 2>&1
+	zt-collect --label service=db -o c.raw "$SAMPLES/spin" 1 > /dev/null 2>&1
+	zt-collect -o d.raw "$SAMPLES/spin" 1 > /dev/null 2>&1
+}
+
+# The samples of dump $1.
+n_of() { sed -n 's/^samples \([0-9]*\)$/\1/p' "$1"; }
+
+@test "zt-stat --by=label:NAME counts each input's samples under its label's value, [no NAME] without" {
+	labelled
+	run --separate-stderr zt-stat -n 0 --by=label:service a.raw b.raw c.raw d.raw
+	echo "status $status; stderr: $stderr"
+	assert_success
+	assert_line --regexp "^ +$(( $(n_of a.raw) + $(n_of b.raw) )) .*  web$"
+	assert_line --regexp "^ +$(n_of c.raw) .*  db$"
+	assert_line --regexp "^ +$(n_of d.raw) .*  \[no service\]$"
+	assert_line --regexp "  label:service$"
+	run zt-stat --by=label:host a.raw d.raw
+	assert_line --regexp "^ +$(( $(n_of a.raw) + $(n_of d.raw) )) .*  $(uname -n)$"
+}
+
+@test "zt-stat --label NAME=VALUE reads only the inputs that have it, facts too, and names the others" {
+	labelled
+	run --separate-stderr zt-stat --label service=web a.raw b.raw c.raw d.raw
+	echo "status $status; stderr: $stderr"
+	assert_success
+	assert_line --regexp "^samples: $(( $(n_of a.raw) + $(n_of b.raw) )) "
+	[[ "$stderr" == *"--label: left out 2 of 4 inputs, whose labels differ: 'c.raw', 'd.raw'"* ]]
+	# The CPU time is the kept inputs' alone.
+	want=$(zt-stat a.raw b.raw | sed -n 's/^cpu time: \([0-9.]*\) s.*/\1/p')
+	assert_line --regexp "^cpu time: $want s"
+	# A stream carries the labels as facts; all must match.
+	zt-symbolize b.raw > b.txt
+	run --separate-stderr zt-stat --label service=web --label version=2 a.raw b.txt
+	assert_success
+	assert_line --regexp "^samples: $(n_of b.raw) "
+	run --separate-stderr zt-stat --label service=none a.raw b.raw
+	assert_failure 1
+	[[ "$stderr" == *"--label: no input has the labels asked for (2 left out: 'a.raw', 'b.raw')"* ]]
+	run zt-stat --label 'bad key=1' a.raw
+	assert_failure 2
+	run zt-stat --by=label:'x y' a.raw
+	assert_failure 2
+}
+
+@test "zt-fold --root=label:NAME puts each input's value of its label in the root frame" {
+	labelled
+	run --separate-stderr zt-fold --root=label:service a.raw b.raw c.raw d.raw
+	echo "status $status; stderr: $stderr"
+	assert_success
+	roots=$(printf '%s\n' "${lines[@]}" | cut -d';' -f1 | sort -u | tr '\n' ' ')
+	[ "$roots" = "[no service] db web " ]
+	# The counts are the inputs' own.
+	[ "$(printf '%s\n' "${lines[@]}" | awk '/^web;/ { s += $NF } END { print s }')" -eq $(( $(n_of a.raw) + $(n_of b.raw) )) ]
+	zt-symbolize c.raw | zt-fold --root=label:service | grep -q '^db;'
+	zt-fold a.raw > a.folded
+	run zt-fold --root=label:service a.folded
+	assert_failure 1
+	assert_output --partial "folded stacks carry no labels"
+}

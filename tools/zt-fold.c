@@ -26,6 +26,7 @@
 #include "stage.h"
 #include "symargs.h"
 #include "progress.h"
+#include "rawfmt.h"
 #include "usage.h"
 #include "util.h"
 #include "weight.h"
@@ -40,7 +41,8 @@ static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
 	{ OPT_PID, "pid", no_argument, NULL, "root frame comm-PID" },
 	{ OPT_TID, "tid", no_argument, NULL, "root frame comm-PID/TID" },
-	{ OPT_ROOT, "root", required_argument, "NAME", "root frame NAME, whatever the command" },
+	{ OPT_ROOT, "root", required_argument, "NAME", "root frame NAME, whatever the command;\n"
+	  "label:KEY: the input's label KEY (host too)" },
 	{ OPT_NO_ROOT, "no-root", no_argument, NULL,
 	  "no root frame: stacks start at the thread's entry" },
 	{ OPT_KERNEL, "kernel", no_argument, NULL, "_[k] after kernel frames" },
@@ -149,6 +151,18 @@ static int parse_options(int argc, char **argv, struct asked *ask, int *status)
 		case OPT_IGNORE: ask->re[ZT_IGNORE] = optarg; break;
 		case OPT_HIDE: ask->re[ZT_HIDE] = optarg; break;
 		case OPT_ROOT:
+			/* label:NAME: each input's value of its label NAME. */
+			if (strncmp(optarg, "label:", 6) == 0) {
+				if (ask->o.root.how != ZT_ROOT_KEEP)
+					return zt_usage_error(&usage, "--root and --no-root are one "
+							      "choice: give one of them, once");
+				if (!zt_label_key_ok(optarg + 6, strlen(optarg + 6)))
+					return zt_usage_error(&usage, "--root=label:NAME wants a "
+							      "label's name, not '%s'", optarg + 6);
+				ask->o.root = (struct zt_reroot){ ZT_ROOT_LABEL, optarg + 6 };
+				break;
+			}
+			/* fall through */
 		case OPT_NO_ROOT:
 			if ((problem = zt_folded_root_option(&ask->o.root,
 							     c == OPT_ROOT ? optarg : NULL)))
@@ -209,6 +223,7 @@ static int fold_records(struct zt_stage **st, char **paths, int n, const struct 
 		}
 		before = zt_fold_records(fold);
 		rc = zt_stage_records(st[i], &ask->sym.opts, err, errlen);
+		zt_fold_next_input(fold);
 		if (rc == 0)
 			rc = zt_stage_fold(st[i], fold, &ev, err, errlen);
 		if (rc == 0)
@@ -352,6 +367,11 @@ int main(int argc, char **argv)
 		}
 	}
 	/* Folded stacks are names already: what names records cannot apply. */
+	if (status == ZT_EXIT_OK && folded >= 0 && ask.o.root.how == ZT_ROOT_LABEL) {
+		zt_errf(err, sizeof err, "%s: folded stacks carry no labels; --root=label:%s "
+			"needs perf script text or a raw dump", folded_name, ask.o.root.name);
+		status = ZT_EXIT_DATA;
+	}
 	if (status == ZT_EXIT_OK && folded >= 0 && ask.naming) {
 		zt_errf(err, sizeof err, "%s: folded stacks have no records to name again; --%s "
 			"needs perf script text or a raw dump", folded_name, ask.naming);

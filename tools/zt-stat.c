@@ -40,14 +40,20 @@
 #include "wait.h"
 
 /* Long-only options: every code below 256 would also be a short one. */
-enum { OPT_FOCUS = ZT_SYMARGS_NEXT, OPT_IGNORE, OPT_HIDE, OPT_PEEK, OPT_LIST, OPT_SRCDIR };
+enum { OPT_FOCUS = ZT_SYMARGS_NEXT, OPT_IGNORE, OPT_HIDE, OPT_PEEK, OPT_LIST, OPT_SRCDIR,
+       OPT_LABEL };
 
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
 	{ 'n', "nodes", required_argument, "N", "rows of the table (default 20, 0 for all)" },
-	{ 'b', "by", required_argument, "KEY", "function, module, line, thread or state\n"
-	  "(state: on-CPU, off-CPU by wait, waiting for a\n"
-	  "CPU, of a wall-clock profile)" },
+	{ 'b', "by", required_argument, "KEY", "function, module, line, thread, state or\n"
+	  "label:NAME (state: on-CPU, off-CPU by wait,\n"
+	  "waiting for a CPU, of a wall-clock profile;\n"
+	  "label:NAME: each input's label NAME, host too)" },
+	{ OPT_LABEL, "label", required_argument, "NAME=VALUE",
+	  "only the inputs whose label NAME is VALUE\n"
+	  "(zt-collect --label; host=H: taken on host H);\n"
+	  "repeatable: all of them" },
 	{ 's', "sort", required_argument, "ORDER", "flat (default) or cum" },
 	{ OPT_FOCUS, "focus", required_argument, "REGEX",
 	  "keep the stacks through a matching frame" },
@@ -68,7 +74,8 @@ static const struct zt_opt options[] = {
 };
 
 static const struct zt_usage usage = {
-	"zt-stat [-n rows] [--by=function|module|line|thread|state] [--sort=flat|cum]\n"
+	"zt-stat [-n rows] [--by=function|module|line|thread|state|label:NAME]\n"
+	"               [--label NAME=VALUE]... [--sort=flat|cum]\n"
 	"               [--focus=REGEX] [--ignore=REGEX] [--hide=REGEX]\n"
 	"               [--peek=REGEX] [--list=REGEX [--source-dir=DIR]] [--json]\n"
 	"               [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] [--no-debuginfod]\n"
@@ -83,7 +90,9 @@ static const struct zt_usage usage = {
 	"here are fetched from its servers.",
 };
 
-static const char *const bynames[] = { "function", "module", "line", "thread", "state" };
+/* By enum zt_by; "label" stands for --by=label:NAME (by_name). */
+static const char *const bynames[] = { "function", "module", "line", "thread", "state",
+				       "label" };
 #define NBY (sizeof bynames / sizeof *bynames)
 
 /* What the counts weigh, agreed by every input. */
@@ -99,8 +108,21 @@ struct weight {
 };
 
 /* A run: its options and what its inputs add up to. */
+/* --label NAME=VALUE: an input is read only when it has each. */
+struct want {
+	const char *key, *value;
+	size_t kn;
+};
+
 struct run {
 	enum zt_by by;
+	const char *bylabel;		/* --by=label:NAME: NAME */
+	char byname[80];		/* "label:NAME" */
+	struct want want[ZT_LABELS_MAX];
+	int nwant;
+	unsigned long inputs, leftout;	/* inputs read, and left out by --label */
+	char *leftnames;		/* "'a', 'b'" */
+	size_t leftlen, leftcap;
 	struct zt_profile *p;
 	struct zt_profile *lines;	/* --list: per source line */
 	struct zt_filter *filter, *peekre, *listre;
@@ -115,6 +137,13 @@ struct run {
 /* One input as it is read, and what it added. */
 struct reading {
 	struct zt_stage *sg;
+	/* Its labels ("# zt label", "# zt host"), until its first record. */
+	char *labels[ZT_LABELS_MAX + 1];	/* "NAME VALUE" */
+	int nlabels;
+	int decided;			/* its labels were judged */
+	int leftout;			/* by --label */
+	/* Its '#' lines before its first record, counted once it is kept. */
+	struct zt_out pending;		/* the lines, each after its line number */
 	int raw;			/* a raw dump, symbolized here */
 	struct zt_psprof *pp;		/* records */
 	struct zt_weight w;
@@ -200,6 +229,78 @@ static void add_folded(struct run *st, int wall, const char *s, size_t n, uint64
 	zt_profile_add(st->p, &id, NULL, 1, c);
 }
 
+/* The name of what the table is by: "function", ..., "label:NAME". */
+static const char *by_name(const struct run *st)
+{
+	return st->by == ZT_BY_LABEL ? st->byname : bynames[st->by];
+}
+
+/* The input's value of label key (kn bytes), or NULL. */
+static const char *label_of(const struct reading *rd, const char *key, size_t kn)
+{
+	for (int i = 0; i < rd->nlabels; i++)
+		if (strncmp(rd->labels[i], key, kn) == 0 && rd->labels[i][kn] == ' ')
+			return rd->labels[i] + kn + 1;
+	return NULL;
+}
+
+/* Keep a "# zt label" or "# zt host" line's label of the input. */
+static void take_label(struct reading *rd, const char *s, size_t n)
+{
+	const char *k, *v;
+	size_t kn, vn;
+
+	if (rd->decided || rd->nlabels > ZT_LABELS_MAX || !zt_facts_label(s, n, &k, &kn, &v, &vn))
+		return;
+	rd->labels[rd->nlabels] = zt_malloc(kn + vn + 2);
+	snprintf(rd->labels[rd->nlabels++], kn + vn + 2, "%.*s %.*s", (int)kn, k, (int)vn, v);
+}
+
+/*
+ * Judge the input by its labels, once, before its first record: left out
+ * when --label asks for one it lacks; with --by=label:NAME, its records'
+ * key is its value of NAME ("[no NAME]" when it has none).
+ */
+static void decide(const struct run *st, struct reading *rd)
+{
+	const char *v;
+	char none[ZT_LABEL_KEY_MAX + 8];
+
+	if (rd->decided)
+		return;
+	rd->decided = 1;
+	for (int i = 0; i < st->nwant; i++)
+		if (!(v = label_of(rd, st->want[i].key, st->want[i].kn)) ||
+		    strcmp(v, st->want[i].value) != 0)
+			rd->leftout = 1;
+	if (st->by == ZT_BY_LABEL && rd->pp) {
+		v = label_of(rd, st->bylabel, strlen(st->bylabel));
+		if (!v)
+			snprintf(none, sizeof none, "[no %s]", st->bylabel);
+		zt_psprof_set_key(rd->pp, v ? v : none, strlen(v ? v : none));
+	}
+}
+
+/*
+ * The facts of an input's '#' lines held until it was judged by its labels
+ * (kept): NULL, or what is wrong with one, its line number in *lineno.
+ */
+static const char *count_pending(struct run *st, struct reading *rd, unsigned long *lineno)
+{
+	const char *p = rd->pending.buf, *end = p + rd->pending.len, *problem = NULL;
+	size_t n;
+
+	while (!problem && p < end) {
+		memcpy(lineno, p, sizeof *lineno);
+		memcpy(&n, p + sizeof *lineno, sizeof n);
+		p += sizeof *lineno + sizeof n;
+		problem = zt_facts_line(&st->facts, p, n);
+		p += n;
+	}
+	rd->pending.len = 0;
+	return problem;
+}
+
 /* Count the folded stacks of the input; -1 with the message in err. */
 static int read_folded(struct run *st, struct reading *rd, char *err, size_t errlen)
 {
@@ -211,9 +312,13 @@ static int read_folded(struct run *st, struct reading *rd, char *err, size_t err
 	if (st->by != ZT_BY_FUNCTION && st->by != ZT_BY_STATE) {
 		zt_errf(err, errlen, "%s: folded stacks carry no %ss; --by=%s needs perf "
 			"script input or a raw dump", zt_input_name(in), bynames[st->by],
-			bynames[st->by]);
+			by_name(st));
 		return -1;
 	}
+	/* Folded stacks carry no labels: --label leaves them out. */
+	decide(st, rd);
+	if (rd->leftout)
+		return 0;
 	/* Its weight goes on in rd->w; an input without stacks is named (main). */
 	zt_folded_reader_init(&fr, in);
 	fr.weighed = 1;
@@ -261,6 +366,21 @@ static int read_records(struct run *st, struct reading *rd, const struct zt_symo
 	/* zt_psprof_item keeps what a record gave: repeats need not be read again. */
 	zt_ps_reader_set_repeats(zt_stage_reader(rd->sg), 1);
 	while (!problem && (got = zt_stage_next(rd->sg, &it, err, errlen)) > 0) {
+		/* The facts wait for the labels' verdict at the first record. */
+		if (it.kind == ZT_PS_COMMENT && !rd->decided) {
+			take_label(rd, it.text.p, it.text.n);
+			zt_out_write(&rd->pending, &it.lineno, sizeof it.lineno);
+			zt_out_write(&rd->pending, &it.text.n, sizeof it.text.n);
+			zt_out_write(&rd->pending, it.text.p, it.text.n);
+			continue;
+		}
+		if (it.kind == ZT_PS_HEADER && !rd->decided) {
+			decide(st, rd);
+			if (rd->leftout)
+				break;
+			if ((problem = count_pending(st, rd, &it.lineno)))
+				break;
+		}
 		if (it.kind == ZT_PS_COMMENT)
 			problem = zt_facts_line(&st->facts, it.text.p, it.text.n);
 		if (it.kind == ZT_PS_END)
@@ -275,6 +395,17 @@ static int read_records(struct run *st, struct reading *rd, const struct zt_symo
 		zt_err_at(err, errlen, name, it.lineno, "%s", problem);
 		return -1;
 	}
+	if (!problem && !rd->decided) {
+		decide(st, rd);
+		if (!rd->leftout)
+			problem = count_pending(st, rd, &it.lineno);
+	}
+	if (problem) {
+		zt_err_at(err, errlen, name, it.lineno, "%s", problem);
+		return -1;
+	}
+	if (rd->leftout)
+		return 0;
 	warn = zt_stage_warnings(rd->sg, &nwarn);
 	for (size_t i = 0; i < nwarn; i++)
 		zt_warn("%s", warn[i]);
@@ -308,10 +439,23 @@ static int read_input(struct run *st, const char *path, const struct zt_symopts 
 	if (rc == 0)
 		rc = zt_stage_kind(rd.sg) == ZT_STAGE_FOLDED ? read_folded(st, &rd, err, errlen)
 							     : read_records(st, &rd, o, err, errlen);
+	st->inputs++;
+	if (rc == 0 && rd.leftout) {
+		/* Named in one line with the others left out (main). */
+		const char *name = zt_stage_name(rd.sg);
+		size_t n = strlen(name);
+
+		st->leftout++;
+		zt_grow(&st->leftnames, &st->leftcap, st->leftlen + n + 3, 1);
+		st->leftlen += (size_t)snprintf(st->leftnames + st->leftlen, n + 3, "%s%s",
+						st->leftlen ? ", " : "", name);
+	}
 	/* An input with no samples is named with the others' (main). */
 	empty = rd.stacks == 0 && rd.records == 0;
-	if (rc == 0)
+	if (rc == 0 && !rd.leftout)
 		zt_stage_empties_add(&st->empties, zt_stage_name(rd.sg), empty);
+	if (rd.leftout)
+		empty = 1;
 	if (rc == 0 && !empty)
 		rc = agree(&st->weight, &rd.w, path, err, errlen);
 	if (rc == 0 && !empty && st->by == ZT_BY_STATE && !st->weight.wall) {
@@ -322,6 +466,9 @@ static int read_input(struct run *st, const char *path, const struct zt_symopts 
 	}
 	zt_psprof_free(rd.pp);
 	zt_stage_close(rd.sg);
+	for (int i = 0; i < rd.nlabels; i++)
+		free(rd.labels[i]);
+	zt_out_free(&rd.pending);
 	return rc;
 }
 
@@ -637,7 +784,7 @@ static void json(const struct run *st, const uint32_t *ids, uint32_t k,
 	}
 	if (st->weight.wall)
 		json_wall(st);
-	printf(", \"by\": \"%s\", \"functions\": [", bynames[st->by]);
+	printf(", \"by\": \"%s\", \"functions\": [", by_name(st));
 	for (uint32_t i = 0; i < k; i++) {
 		size_t nl;
 		const char *name = zt_profile_name(p, ids[i], &nl);
@@ -668,7 +815,7 @@ static void table(const struct run *st, const uint32_t *ids, uint32_t k, long ro
 	char b1[32], b2[32];
 
 	printf("\n%10s %7s %7s %10s %7s  %s\n", "flat", "flat%", "sum%", "cum", "cum%",
-	       bynames[st->by]);
+	       by_name(st));
 	for (uint32_t i = 0; i < k && (rows == 0 || i < rows); i++) {
 		uint64_t self = zt_profile_self(p, ids[i]), total = zt_profile_total(p, ids[i]);
 		size_t nl;
@@ -726,7 +873,7 @@ static void report(const struct run *st, long rows, int asjson, int cum)
 		if (st->peekre || st->listre) {
 			putchar('\n');
 			if (st->peekre && !zt_views_peek(stdout, &view, st->peekre, ids, nids))
-				zt_warn("--peek: no %s matches", bynames[st->by]);
+				zt_warn("--peek: no %s matches", by_name(st));
 			if (st->listre &&
 			    !zt_views_list(stdout, &view, st->listre, st->lines, st->srcdir))
 				zt_warn("--list: no function with source lines matches");
@@ -758,14 +905,43 @@ static int parse_options(int argc, char **argv, struct run *st, struct asked *as
 	       (c = zt_symargs_getopt(argc, argv, &usage, &st->sym, err, sizeof err)) != -1) {
 		switch (c) {
 		case 'b':
-			for (st->by = 0; st->by < NBY && strcmp(optarg, bynames[st->by]) != 0; st->by++)
+			if (strncmp(optarg, "label:", 6) == 0) {
+				st->by = ZT_BY_LABEL;
+				st->bylabel = optarg + 6;
+				snprintf(st->byname, sizeof st->byname, "label:%.64s", st->bylabel);
+				if (!zt_label_key_ok(st->bylabel, strlen(st->bylabel))) {
+					zt_warn("--by=label:NAME wants a label's name, not '%s'",
+						st->bylabel);
+					*status = ZT_EXIT_USAGE;
+				}
+				break;
+			}
+			for (st->by = 0; st->by < ZT_BY_LABEL && strcmp(optarg, bynames[st->by]) != 0;
+			     st->by++)
 				;
-			if (st->by == NBY) {
-				zt_warn("--by wants function, module, line, thread or state, not '%s'",
-					optarg);
+			if (st->by == ZT_BY_LABEL) {
+				zt_warn("--by wants function, module, line, thread, state or "
+					"label:NAME, not '%s'", optarg);
 				*status = ZT_EXIT_USAGE;
 			}
 			break;
+		case OPT_LABEL: {
+			const char *eq = strchr(optarg, '=');
+
+			if (!eq || !zt_label_key_ok(optarg, (size_t)(eq - optarg)) ||
+			    !zt_label_value_ok(eq + 1, strlen(eq + 1))) {
+				zt_warn("--label wants NAME=VALUE, by zt-collect --label's rules, "
+					"not '%s'", optarg);
+				*status = ZT_EXIT_USAGE;
+			} else if (st->nwant == ZT_LABELS_MAX) {
+				zt_warn("--label: more than %d labels", ZT_LABELS_MAX);
+				*status = ZT_EXIT_USAGE;
+			} else {
+				st->want[st->nwant++] = (struct want){ optarg, eq + 1,
+								       (size_t)(eq - optarg) };
+			}
+			break;
+		}
 		case 'j': ask->json = 1; break;
 		case 'n':
 			if (zt_usage_rows("-n", optarg, &ask->rows, err, sizeof err) < 0) {
@@ -808,7 +984,7 @@ static int parse_options(int argc, char **argv, struct run *st, struct asked *as
 		}
 	}
 	if (*status == ZT_EXIT_OK && st->listre && st->by != ZT_BY_FUNCTION) {
-		zt_warn("--list shows functions; it cannot go with --by=%s", bynames[st->by]);
+		zt_warn("--list shows functions; it cannot go with --by=%s", by_name(st));
 		*status = ZT_EXIT_USAGE;
 	}
 	if (*status == ZT_EXIT_OK && st->srcdir && !st->listre) {
@@ -849,6 +1025,15 @@ int main(int argc, char **argv)
 	for (int i = 0; i < argc && status == ZT_EXIT_OK; i++)
 		if (read_input(&st, argv[i], &st.sym.opts, err, sizeof err) < 0)
 			status = ZT_EXIT_DATA;
+	/* --label: what was left out is named; nothing kept is an error. */
+	if (status == ZT_EXIT_OK && st.leftout == st.inputs) {
+		zt_errf(err, sizeof err, "--label: no input has the labels asked for (%lu "
+			"left out: %s)", st.leftout, st.leftnames);
+		status = ZT_EXIT_DATA;
+	} else if (status == ZT_EXIT_OK && st.leftout) {
+		zt_warn("--label: left out %lu of %lu inputs, whose labels differ: %s",
+			st.leftout, st.inputs, st.leftnames);
+	}
 	/* Only when every input is empty is it an error. */
 	if (zt_stage_empties_settle(&st.empties, status != ZT_EXIT_OK, err, sizeof err) < 0)
 		status = ZT_EXIT_DATA;
@@ -864,6 +1049,7 @@ int main(int argc, char **argv)
 		zt_warn("%s", err);
 	}
 out:
+	free(st.leftnames);
 	zt_filter_free(st.filter);
 	zt_filter_free(st.peekre);
 	zt_filter_free(st.listre);
