@@ -201,3 +201,25 @@ http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$po
 	diff <(zt-fold lab.raw | sort) <(q "SELECT arrayStringConcat(stack, ';') AS s, sum(weight) FROM zt.samples_all
 		WHERE label_values[indexOf(label_keys, 'service')] = 'web' GROUP BY s" | tr '\t' ' ' | sort)
 }
+
+@test "https checks the server's certificate; --insecure does not, and says so" {
+	command -v openssl > /dev/null || skip "openssl is not installed (make deps)"
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout k.pem -out c.pem -days 2 \
+		-subj "/CN=127.0.0.1" 2> /dev/null
+	port=$(free_ports 1)
+	openssl s_server -accept "127.0.0.1:$port" -cert c.pem -key k.pem -www -quiet > /dev/null 2>&1 &
+	srv=$!
+	for i in $(seq 1 50); do curl -sk "https://127.0.0.1:$port/" > /dev/null && break; sleep 0.1; done
+	run --separate-stderr zt-ingest --url "https://127.0.0.1:$port" --timeout 3 spin1.raw
+	echo "status $status; stderr: $stderr"
+	assert_failure 1
+	[[ "$stderr" == *"certificate"* ]]
+	[[ "$stderr" != *"--insecure"* ]]
+	run --separate-stderr zt-ingest --insecure --url "https://127.0.0.1:$port" --timeout 3 spin1.raw
+	kill "$srv"
+	echo "status $status; stderr: $stderr"
+	# openssl's test server takes the connection and never answers a POST.
+	assert_failure 1
+	[[ "$stderr" == *"--insecure: the server's certificate is not checked"* ]]
+	[[ "$stderr" != *"certificate problem"* ]]
+}

@@ -227,8 +227,13 @@ static int post(CURL *c, const struct asked *a, const char *query, const char *b
 	curl_slist_free_all(hdr);
 	free(url);
 	if (rc != CURLE_OK) {
-		/* curl's message may hold the URL: say ours, without its password. */
-		zt_errf(err, errlen, "%s: %s", a->shown, curl_easy_strerror(rc));
+		/* Say our URL, without its password; curl's own detail ("SSL
+		   certificate problem: self-signed certificate") unless it could
+		   hold a user's part of a URL. */
+		if (cerr[0] && !strchr(cerr, '@'))
+			zt_errf(err, errlen, "%s: %s (%s)", a->shown, curl_easy_strerror(rc), cerr);
+		else
+			zt_errf(err, errlen, "%s: %s", a->shown, curl_easy_strerror(rc));
 		return -1;
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
