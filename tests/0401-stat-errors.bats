@@ -10,8 +10,8 @@ setup() {
 @test "stat with an unknown --by exits 2 and prints usage" {
 	run -2 --separate-stderr zt-stat --by=colour
 	assert_output ""
-	assert_equal "${stderr_lines[0]}" "zt-stat: --by wants function, module, line, thread or state, not 'colour'"
-	assert_equal "${stderr_lines[1]}" "usage: zt-stat [-n rows] [--by=function|module|line|thread|state] [--sort=flat|cum]"
+	assert_equal "${stderr_lines[0]}" "zt-stat: --by wants function, module, line, thread, state or label:NAME, not 'colour'"
+	assert_equal "${stderr_lines[1]}" "usage: zt-stat [-n rows] [--by=function|module|line|thread|state|label:NAME]"
 }
 
 @test "stat with a bad -n exits 2" {
@@ -22,9 +22,9 @@ setup() {
 @test "stat --help prints usage to stdout" {
 	run zt-stat --help
 	assert_success
-	assert_line --index 0 "usage: zt-stat [-n rows] [--by=function|module|line|thread|state] [--sort=flat|cum]"
+	assert_line --index 0 "usage: zt-stat [-n rows] [--by=function|module|line|thread|state|label:NAME]"
 	# Every long option is documented.
-	for o in nodes by sort focus ignore hide peek list source-dir json help version; do
+	for o in nodes by label sort focus ignore hide peek list source-dir json help version; do
 		assert_output --partial -- "--$o"
 	done
 }

@@ -83,5 +83,5 @@ ns_of() {
 	run -1 --separate-stderr zt-stat c.raw w.raw
 	assert_equal "$stderr" "zt-stat: 'c.raw' weighs its stacks in samples, 'w.raw' in ns of wall-clock time: they cannot be added; read them one at a time"
 	run -2 --separate-stderr zt-stat --by=colour c.raw
-	assert_equal "${stderr%%$'\n'*}" "zt-stat: --by wants function, module, line, thread or state, not 'colour'"
+	assert_equal "${stderr%%$'\n'*}" "zt-stat: --by wants function, module, line, thread, state or label:NAME, not 'colour'"
 }
