@@ -17,6 +17,7 @@
 # so that each is a dump of its own (its id is a hash of its text).
 #
 #   bash tests/bench/ingest.sh        # DUMPS=1000 ROUNDS=3 by default
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"	# make bench runs it with sh
 set -eu
 cd "$(dirname "$0")/../.."
 top=$PWD
@@ -69,8 +70,20 @@ echo
 query="SELECT arrayStringConcat(stack, ';') AS s, sum(weight) FROM zt.samples_all GROUP BY s"
 echo "## the flame graph's stacks: a query over both shards against zt-fold locally (wall time)"
 echo
-farm-bench -n "$ROUNDS" --timeout 1200 --vs "sh -c '$top/tools/zt-fold $tmp/d/*.raw.gz'" -- \
-	clickhouse-client --port "$CH_TCP_1" --query "$query" 2>&1 | grep -E "wall|ratio|^A |^B " || true
+# Wall time (the servers' work is not the client's CPU time), in
+# alternating pairs after a warm-up of each; the median of the ratios.
+wall() { local t0; t0=$(date +%s%N); "$@" > /dev/null; echo $(( $(date +%s%N) - t0 )); }
+wall q "$query" > /dev/null; wall tools/zt-fold "$tmp"/d/*.raw.gz > /dev/null
+for ((i = 0; i < ROUNDS; i++)); do
+	a=$(wall q "$query")
+	b=$(wall tools/zt-fold "$tmp"/d/*.raw.gz)
+	echo "$a $b" | awk '{ printf "%.6f %.3f %.3f\n", $1 / $2, $1 / 1e9, $2 / 1e9 }'
+done | sort -n > "$tmp/pairs"
+awk '{ r[NR] = $1 } END { m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2
+	printf "query over both shards vs zt-fold of the same dumps: median %.3f, min %.3f, max %.3f\n",
+		m, r[1], r[NR] }' "$tmp/pairs"
+echo "(each pair: ratio, query s, zt-fold s)"
+cat "$tmp/pairs"
 # The same stacks, whichever way.
 diff <(q "$query" | tr '\t' ' ' | LC_ALL=C sort) <(tools/zt-fold "$tmp"/d/*.raw.gz | LC_ALL=C sort) > /dev/null &&
 	echo "the query's stacks are zt-fold's, byte for byte"
