@@ -127,7 +127,8 @@ rows_on() {
 	run --separate-stderr zt-ingest --url "http://127.0.0.1:$CH_HTTP_1/?database=zt" spin1.raw
 	echo "status $status; stderr: $stderr"
 	assert_success
-	zt-collect -o empty.raw true 2> /dev/null
+	# Sampling never started (--paused): a whole dump without samples.
+	zt-collect --paused -o empty.raw true 2> /dev/null
 	run --separate-stderr zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" empty.raw spin2.raw
 	echo "status $status; stderr: $stderr"
 	assert_success
