@@ -47,7 +47,9 @@ C
 	zt-symbolize leaf.raw | zt-fold > leaf.folded
 	cat cut.folded leaf.folded
 	grep -q '^groot;runtime\.mstart;leaf [0-9]*$' cut.folded
-	run ! grep -q 'truncated' cut.folded
+	# (Samples elsewhere, in zt's own work at the end, cut at two frames,
+	# are [truncated] as they should be: seen in a sanitized build.)
+	run ! grep -q 'truncated\];leaf ' cut.folded
 	grep -q '^groot;\[truncated\];leaf [0-9]*$' leaf.folded
 	# The same from the dump itself, through every tool's one reader.
 	zt-fold cut.raw > direct.folded
