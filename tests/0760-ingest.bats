@@ -44,9 +44,16 @@ rows_on() {
 	[[ "$stderr" == *"5 dumps stored, 0 stored before, 0 failed, 0 not read"* ]]
 	diff <(zt-fold spin1.raw spin2.raw spin3.raw spin4.raw | sort) <(stacks zt-samples)
 	diff <(zt-fold wall.raw | grep -v '^#' | sort) <(stacks zt-wall-ns)
-	# Both shards hold rows: each dump goes whole to one, by its id.
-	echo "rows: shard 1 $(rows_on 1), shard 2 $(rows_on 2)"
-	[ "$(rows_on 1)" -gt 0 ] && [ "$(rows_on 2)" -gt 0 ]
+	# Each dump goes whole to one shard, the one its id hashes to (shard
+	# 1 for an even cityHash64, 2 for an odd one); with 5 dumps both may
+	# by chance land on one shard, so the test checks where each went.
+	for i in 1 2; do
+		echo "shard $i: $(rows_on "$i") rows; hash parities:" \
+			$(clickhouse-client --port "$(eval echo \$CH_TCP_$i)" --query "SELECT DISTINCT cityHash64(dump_id) % 2 FROM zt.samples")
+	done
+	[ "$(clickhouse-client --port "$CH_TCP_1" --query "SELECT count() FROM zt.samples WHERE cityHash64(dump_id) % 2 != 0")" -eq 0 ]
+	[ "$(clickhouse-client --port "$CH_TCP_2" --query "SELECT count() FROM zt.samples WHERE cityHash64(dump_id) % 2 != 1")" -eq 0 ]
+	[ $(($(rows_on 1) + $(rows_on 2))) -eq "$(q "SELECT count() FROM zt.samples_all")" ]
 	[ "$(q "SELECT count() FROM (SELECT dump_id FROM zt.samples_all GROUP BY dump_id)")" -eq 5 ]
 	# Each row's thread, process and time are the dump's.
 	pid=$(sed -n 's/^pid //p' spin1.raw)
