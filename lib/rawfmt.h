@@ -32,8 +32,9 @@
 /* The first line: "zt-prof N". The collector writes ZT_RAW_VERSION. */
 #define ZT_RAW_MAGIC "zt-prof"
 #define ZT_RAW_VERSION 4
-#define ZT_RAW_VERSION_MAX 5	/* readers read 1 to this */
+#define ZT_RAW_VERSION_MAX 6	/* readers read 1 to this */
 #define ZT_RAW_VERSION_WALL 5	/* what --clock=wall writes: weights and waits (issue 20) */
+#define ZT_RAW_VERSION_ALLOC 6	/* what --alloc writes: allocation samples (issue 31) */
 
 /* Sections: a line holding only the name starts one. */
 #define ZT_RAW_SAMPLES "samples"
@@ -58,6 +59,10 @@
 #define ZT_RAW_SAME_MARK '='	/* a maps section's only line "= @ns": the maps of that snapshot (v4) */
 #define ZT_RAW_WEIGHT_MARK '^'	/* before the ns each of the line's samples stands for (v5) */
 #define ZT_RAW_WAIT_MARK '!'	/* before an off-CPU sample's wait, escaped text (v5) */
+#define ZT_RAW_ALLOC_MARK '$'	/* before an allocation sample's kind and size (v6) */
+#define ZT_RAW_ALLOC_NEW 'a'	/* "$aSIZE": an allocation sampled when it was made */
+#define ZT_RAW_ALLOC_INUSE 'i'	/* "$iSIZE": a sampled block live when the dump was written */
+#define ZT_RAW_ALLOC_PEAK 'p'	/* "$pSIZE": a sampled block live at the peak */
 
 /*
  * The root frame zt-symbolize gives a partial stack (formats/symbolized.md):
@@ -124,6 +129,7 @@ static inline int zt_label_value_ok(const char *v, unsigned long n)
 #define ZT_RAW_ARCH "arch"		/* the machine's architecture; absent: x86_64 */
 #define ZT_RAW_PROFILE_CLOCK "profile-clock"	/* "cpu" (or absent) or "wall" (v5) */
 #define ZT_RAW_OFF_CPU_HZ "off-cpu-hz"	/* the wall-clock sampler's rate (v5) */
+#define ZT_RAW_ALLOC_RATE "alloc-rate"	/* v6: mean bytes between allocation samples */
 #define ZT_RAW_ZT_CODE "zt-code"	/* "START-END", hex: libzt-prof.so's own extent */
 #define ZT_RAW_ZT_HANDOVER "zt-handover"	/* "START-END": its interposers (zt_handover) */
 
@@ -168,6 +174,18 @@ static inline int zt_label_value_ok(const char *v, unsigned long n)
 #define ZT_RAW_SAMPLER_CPU_NS "sampler-cpu-ns"
 #define ZT_RAW_WALL_NS "wall-ns"
 #define ZT_RAW_CPU_NS "cpu-ns"
+/* v6, zt-collect --alloc: the allocation calls zt saw and their bytes
+   (exact), the sampled ones, the estimated bytes live at the peak of
+   sampled live bytes and when, and at the end; sampled blocks the table
+   of live ones had no room for, and samples not recorded. */
+#define ZT_RAW_ALLOC_CALLS "alloc-calls"
+#define ZT_RAW_ALLOC_BYTES "alloc-bytes"
+#define ZT_RAW_ALLOC_SAMPLES "alloc-samples"
+#define ZT_RAW_ALLOC_PEAK_BYTES "alloc-peak-bytes"
+#define ZT_RAW_ALLOC_PEAK_NS "alloc-peak-ns"
+#define ZT_RAW_ALLOC_INUSE_BYTES "alloc-inuse-bytes"
+#define ZT_RAW_ALLOC_UNTRACKED "alloc-untracked"
+#define ZT_RAW_ALLOC_LOST "alloc-lost"
 /* Sampling windows (zt-collect --paused, zt-ctl, zt_start/zt_stop): windows
    opened in this dump, their wall-clock time; a snapshot's number N (its file
    is FILE.N), or in the end's dump the snapshots written before it. */
