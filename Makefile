@@ -129,6 +129,7 @@ COLLECT_LO = \
 	collect/seccomp.lo \
 	collect/control.lo \
 	collect/offcpu.lo \
+	collect/alloc.lo \
 
 # zt-collect's own modules beside its launcher (never in the collector):
 # the status pipe read back, the dumps it finishes, and the closing report.
@@ -289,7 +290,7 @@ COLLECT_LDFLAGS = -Wl,-z,nodelete -Wl,--no-undefined -Wl,-z,start-stop-visibilit
 
 collect/libzt-prof.so: $(COLLECT_LO)
 	@echo "  LD      $@"
-	$(Q)$(CC) -shared -o $@ $(COLLECT_LO) $(COLLECT_LDFLAGS) -lz -lpthread
+	$(Q)$(CC) -shared -o $@ $(COLLECT_LO) $(COLLECT_LDFLAGS) -lz -lpthread -lm
 
 collect/zt-collect: collect/zt-collect.c $(ZTC_OBJ) lib/libzt.a lib/*.h collect/*.h
 	@echo "  CCLD    $@"

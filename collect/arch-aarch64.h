@@ -63,6 +63,16 @@ static inline void zt_arch_ucontext_regs(const void *ucv, uintptr_t *pc, uintptr
 	*x = (uintptr_t)uc->uc_mcontext.regs[30];
 }
 
+/*
+ * The registers of the code this expands in, as zt_arch_ucontext_regs gives
+ * a signal's: a pc inside it and the stack pointer, frame pointer and x
+ * there, for a walk that starts here (alloc.c). x is read first, fp and
+ * sp before pc, so that no output register clobbers one still to be read.
+ */
+#define ZT_ARCH_HERE(pc, sp, fp, x)						\
+	__asm__ volatile("mov %3, x30\n\tmov %2, x29\n\tmov %1, sp\n\tadr %0, ."	\
+			 : "=r"(pc), "=r"(sp), "=r"(fp), "=r"(x))
+
 /* A return address without its pointer-authentication code: xpaclri (hint #7). */
 static inline uintptr_t zt_arch_strip(uintptr_t ra)
 {

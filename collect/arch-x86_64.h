@@ -51,6 +51,16 @@ static inline void zt_arch_ucontext_regs(const void *ucv, uintptr_t *pc, uintptr
 	*x = (uintptr_t)uc->uc_mcontext.gregs[REG_RBX];
 }
 
+/*
+ * The registers of the code this expands in, as zt_arch_ucontext_regs gives
+ * a signal's: a pc inside it and the stack pointer, frame pointer and x
+ * there, for a walk that starts here (alloc.c). x is read first, fp and
+ * sp before pc, so that no output register clobbers one still to be read.
+ */
+#define ZT_ARCH_HERE(pc, sp, fp, x)						\
+	__asm__ volatile("mov %%rbx, %3\n\tmov %%rbp, %2\n\tmov %%rsp, %1\n\t"	\
+			 "lea 0(%%rip), %0" : "=r"(pc), "=r"(sp), "=r"(fp), "=r"(x))
+
 /* A return address as it is stored: x86-64 signs none. */
 static inline uintptr_t zt_arch_strip(uintptr_t ra)
 {

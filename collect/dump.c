@@ -47,11 +47,14 @@ static const char *const loss_names[ZT_NLOSS] = {
 
 /* The dump's descriptor while the header or the end is written. */
 static int dfd = -1;
-static const struct zt_dump_part *part;	/* zt_dump_register's, set before any dump */
+/* zt_dump_register's, set before any dump. */
+static const struct zt_dump_part *parts[ZT_DUMP_PARTS];
+static int nparts;
 
 void zt_dump_register(const struct zt_dump_part *p)
 {
-	part = p;
+	if (nparts < ZT_DUMP_PARTS)
+		parts[nparts++] = p;
 }
 
 static void open_maps_now(void);
@@ -102,13 +105,15 @@ static void put_range(int fd, const char *key, uintptr_t lo, uintptr_t hi)
 	zt_files_write_all(fd, buf, (size_t)(p - buf));
 }
 
-static void put_own_code(int fd)
+int zt_dump_own_code(uintptr_t *lo, uintptr_t *hi)
 {
 	const ElfW(Ehdr) *eh = &__ehdr_start;
 	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
-	uintptr_t lo = UINTPTR_MAX, hi = 0, bias = 0;
+	uintptr_t bias = 0;
 	int have_bias = 0;
 
+	*lo = UINTPTR_MAX;
+	*hi = 0;
 	/* The PT_LOAD at file offset 0 holds the ELF header: the load bias. */
 	for (int i = 0; i < eh->e_phnum; i++)
 		if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0 && !have_bias) {
@@ -118,12 +123,19 @@ static void put_own_code(int fd)
 	for (int i = 0; have_bias && i < eh->e_phnum; i++) {
 		if (ph[i].p_type != PT_LOAD)
 			continue;
-		if (bias + ph[i].p_vaddr < lo)
-			lo = bias + ph[i].p_vaddr;
-		if (bias + ph[i].p_vaddr + ph[i].p_memsz > hi)
-			hi = bias + ph[i].p_vaddr + ph[i].p_memsz;
+		if (bias + ph[i].p_vaddr < *lo)
+			*lo = bias + ph[i].p_vaddr;
+		if (bias + ph[i].p_vaddr + ph[i].p_memsz > *hi)
+			*hi = bias + ph[i].p_vaddr + ph[i].p_memsz;
 	}
-	if (have_bias && lo < hi)
+	return have_bias && *lo < *hi;
+}
+
+static void put_own_code(int fd)
+{
+	uintptr_t lo, hi;
+
+	if (zt_dump_own_code(&lo, &hi))
 		put_range(fd, ZT_RAW_ZT_CODE, lo, hi);
 	if ((uintptr_t)__start_zt_handover < (uintptr_t)__stop_zt_handover)
 		put_range(fd, ZT_RAW_ZT_HANDOVER, (uintptr_t)__start_zt_handover,
@@ -154,6 +166,7 @@ static int open_dump(int keep)
 	ssize_t n;
 	size_t len = strlen(zt_state.out);
 	char *p;
+	int version;
 
 	if (len + 24 > sizeof zt_state.tmp)
 		return -1;
@@ -178,8 +191,11 @@ static int open_dump(int keep)
 	}
 	zt_state.write_errno = 0;
 	zt_state.fd_lost = 0;
-	zt_files_puts(dfd, zt_state.wall ? ZT_RAW_MAGIC " " ZT_STR(ZT_RAW_VERSION_WALL) "\n" :
-		     ZT_RAW_MAGIC " " ZT_STR(ZT_RAW_VERSION) "\n");
+	version = zt_state.wall ? ZT_RAW_VERSION_WALL : ZT_RAW_VERSION;
+	for (int i = 0; i < nparts; i++)
+		if (parts[i]->version > version)
+			version = parts[i]->version;
+	put_key(dfd, ZT_RAW_MAGIC, (uint64_t)version);
 	put_key(dfd, ZT_RAW_PID, (uint64_t)zt_state.pid);
 	zt_files_puts(dfd, ZT_RAW_ARCH " " ZT_ARCH_RAW_NAME "\n");
 	zt_labels_put(dfd);
@@ -212,6 +228,9 @@ static int open_dump(int keep)
 		zt_files_puts(dfd, ZT_RAW_PROFILE_CLOCK " " ZT_RAW_PROFILE_WALL "\n");
 		put_key(dfd, ZT_RAW_OFF_CPU_HZ, zt_state.off_cpu_hz);
 	}
+	for (int i = 0; i < nparts; i++)
+		if (parts[i]->put_header)
+			parts[i]->put_header(dfd);
 	/* Before the samples: in the file zt-collect finishes when the
 	   process dies without its end, and skipped by older readers. */
 	zt_vdso_put(dfd);
@@ -549,7 +568,11 @@ static void put_summary(void)
 		/* With windows the timers count paused time too, and running
 		 * threads' counts are summed only at their end: left out. The
 		 * off-CPU sampler thread's time is zt's. */
-		uint64_t none, own = part && part->own_cpu_ns ? part->own_cpu_ns() : 0;
+		uint64_t none, own = 0;
+
+		for (int i = 0; i < nparts; i++)
+			if (parts[i]->own_cpu_ns)
+				own += parts[i]->own_cpu_ns();
 
 		cpu = cpu > own ? cpu - own : 0;
 		none = zt_state.unsampled_cpu_ns + (!zt_state.control && cpu > seen ? cpu - seen : 0);
@@ -689,8 +712,9 @@ static void put_summary(void)
 		if (n > ZT_REAPED_MAX)
 			put_key(dfd, ZT_RAW_REAPED_UNRECORDED, n - ZT_REAPED_MAX);
 	}
-	if (part && part->put_summary)
-		part->put_summary(dfd);
+	for (int i = 0; i < nparts; i++)
+		if (parts[i]->put_summary)
+			parts[i]->put_summary(dfd);
 }
 
 /*
@@ -790,6 +814,9 @@ static uint64_t all_samples(void)
 static int put_end(int fd)
 {
 	zt_files_watch(dfd = fd);
+	for (int i = 0; i < nparts; i++)
+		if (parts[i]->put_samples)
+			parts[i]->put_samples(fd);
 	zt_snap_finish(fd);
 	zt_files_close(&zt_state.maps_now);
 	zt_perfmap_put(fd);

@@ -58,7 +58,9 @@ static off_t unfinished_samples(const char *tmp, struct zt_finish *u)
 		}
 		if (sscanf(line, "%lu %llu", &tid, &count) != 2)
 			continue;
-		u->samples += count;
+		/* An allocation sample's line is not a CPU sample (formats/raw.md, v6). */
+		if (!strchr(line, ZT_RAW_ALLOC_MARK))
+			u->samples += count;
 		for (size_t i = 0; i < u->threads && !known; i++)
 			known = tids[i] == tid;
 		if (!known) {

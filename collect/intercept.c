@@ -7,7 +7,8 @@
  *                        that every sample is named after what was mapped
  *                        when it was taken
  *   mmap, munmap,        the same around changes to executable mappings
- *   mprotect             (JIT code); cheap otherwise
+ *   mprotect             (JIT code); cheap otherwise; the program's large
+ *                        anonymous mappings are allocations (alloc.c)
  *   execve, execv,       finish the dump before the image is replaced (exec
  *   execvp, execvpe      skips destructors); restart it if the exec fails
  *   sigaction, signal    for the signals whose default kills, zt's handler
@@ -27,6 +28,7 @@
  * Each passes through to the next definition (RTLD_NEXT).
  */
 #include "intercept.h"
+#include "alloc.h"
 #include "dump.h"
 #include "files.h"
 #include "prof.h"
@@ -360,7 +362,9 @@ static void *sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 }
 
-ZT_INTERPOSE void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+/* mmap for the code that caller returns to (alloc.c counts the program's anonymous ones). */
+static void *mapped(void *addr, size_t len, int prot, int flags, int fd, off_t off,
+		    const void *caller)
 {
 	int replaces, saved;
 	void *p;
@@ -371,6 +375,8 @@ ZT_INTERPOSE void *mmap(void *addr, size_t len, int prot, int flags, int fd, off
 	if (!replaces && !(prot & PROT_EXEC)) {
 		p = sys_mmap(addr, len, prot, flags, fd, off);
 		saved = errno;
+		if (flags & MAP_ANONYMOUS)
+			zt_alloc_mapped(p, len, caller);
 		zt_snap_if_stale();
 		errno = saved;
 		return p;
@@ -386,9 +392,14 @@ ZT_INTERPOSE void *mmap(void *addr, size_t len, int prot, int flags, int fd, off
 	return p;
 }
 
+ZT_INTERPOSE void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return mapped(addr, len, prot, flags, fd, off, __builtin_return_address(0));
+}
+
 ZT_INTERPOSE void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	return mmap(addr, len, prot, flags, fd, off);
+	return mapped(addr, len, prot, flags, fd, off, __builtin_return_address(0));
 }
 
 ZT_INTERPOSE int munmap(void *addr, size_t len)
@@ -397,6 +408,7 @@ ZT_INTERPOSE int munmap(void *addr, size_t len)
 
 	if (!real_munmap || !zt_state_owner())
 		return real_munmap ? real_munmap(addr, len) : (int)syscall(SYS_munmap, addr, len);
+	zt_alloc_unmapped(addr, len);
 	if (!zt_snap_overlaps_exec((uintptr_t)addr, len)) {
 		rc = real_munmap(addr, len);
 		saved = errno;

@@ -1736,7 +1736,8 @@ static void put_summary(int fd)
 
 void zt_offcpu_init(void)
 {
-	static const struct zt_dump_part part = { own_cpu_ns, put_summary };
+	static const struct zt_dump_part part = { .own_cpu_ns = own_cpu_ns,
+						  .put_summary = put_summary };
 
 	zt_dump_register(&part);
 }

@@ -10,6 +10,7 @@
  * the environment are left alone unless ZT_FOLLOW is set.
  */
 #include "prof.h"
+#include "alloc.h"
 #include "arch.h"
 #include "control.h"
 #include "offcpu.h"
@@ -76,7 +77,7 @@ int zt_prof_fatal_is_ours(int sig)
  * faulting; its frames are unwound as far as the copy goes, and back into
  * the thread's stack if they lead there.
  */
-static void stacks_of(struct zt_thread *t, struct zt_regs *r)
+void zt_prof_stacks_of(struct zt_thread *t, struct zt_regs *r)
 {
 	struct iovec local = { t->window, ZT_WINDOW }, remote[ZT_WINDOW / 4096 + 1];
 	uintptr_t a = r->sp & ~(uintptr_t)7, to = a + ZT_WINDOW;
@@ -271,7 +272,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	r.sigreturn = sigreturn_at;
 	if (t->adopted && !t->stack_hi)
 		zt_thread_find_stack(t, r.sp);
-	stacks_of(t, &r);
+	zt_prof_stacks_of(t, &r);
 	set = zt_tables_enter();
 	r.no_code = !zt_tables_code_readable();
 	n = zt_unwind(&r, set, zt_state.unwind, addr, zt_state.max_depth, &end);
@@ -648,6 +649,8 @@ __attribute__((constructor)) static void zt_prof_start(void)
 		zt_state.off_cpu_hz = (unsigned)v;
 		zt_offcpu_init();
 	}
+	if (zt_alloc_init() < 0)
+		return;
 	zt_state.gzip = gz && strcmp(gz, ZT_ENV_ON) == 0;
 	zt_labels_init();
 	if (timer && strcmp(timer, ZT_ENV_TIMER_PERF) == 0)

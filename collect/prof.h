@@ -18,6 +18,16 @@
 
 #include "state.h"
 
+struct zt_regs;
+struct zt_thread;
+/*
+ * The stacks a walk from r (its sp set) may read on thread t: t's own from
+ * sp up, zt's alternate stack, and a copy of the bytes above an sp outside
+ * both (a stack zt does not know: a coroutine's, the program's alternate
+ * signal stack), in t's window.
+ */
+ZT_HIDDEN void zt_prof_stacks_of(struct zt_thread *t, struct zt_regs *r);
+
 /* Set while a signal's handler is ending the program. */
 extern volatile int zt_prof_fatal_depth ZT_HIDDEN;
 

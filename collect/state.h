@@ -96,6 +96,11 @@ struct zt_thread {
 	 */
 	char *buf;
 	uint64_t *addr;
+	/* alloc.c's: its own max_depth frames (mapped after addr), kept apart
+	   from the handler's; the allocation calls the thread made and their
+	   bytes, while sampling was on (kept when the slot is reused). */
+	uint64_t *alloc_addr;
+	uint64_t alloc_calls, alloc_bytes;
 	unsigned char window[ZT_WINDOW];	/* a copy of a stack zt does not know */
 };
 

@@ -87,6 +87,12 @@ char *zt_store_line(char *p, const struct zt_store_line *l)
 		for (const char *w = l->wait; *w; w++)
 			*p++ = *w;
 	}
+	if (l->alloc) {
+		*p++ = ' ';
+		*p++ = ZT_RAW_ALLOC_MARK;
+		*p++ = l->alloc;
+		p = zt_fmt_u64(p, l->size, 10);
+	}
 	for (size_t i = 0; i < l->n; i++) {
 		*p++ = ' ';
 		if ((i > 0 || l->mark_first) && (l->addr[i] & ZT_UNWIND_EXACT))
@@ -123,5 +129,16 @@ void zt_store_sample(struct zt_thread *t, uint64_t when, uint64_t count, const u
 	if (!t->flush_ns)
 		t->flush_ns = when + ZT_FLUSH_NS;
 	else if (when >= t->flush_ns)
+		zt_store_flush(t);
+}
+
+void zt_store_alloc(struct zt_thread *t, const struct zt_store_line *l)
+{
+	if (t->len + zt_state.line_max + ZT_LINE_WALL > zt_state.buf_size)
+		zt_store_flush(t);
+	t->len = (size_t)(zt_store_line(t->buf + t->len, l) - t->buf);
+	if (!t->flush_ns)
+		t->flush_ns = l->when + ZT_FLUSH_NS;
+	else if (l->when >= t->flush_ns)
 		zt_store_flush(t);
 }

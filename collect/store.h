@@ -25,7 +25,7 @@
  * grammar of both samplers (the handler's CPU samples, offcpu.c's
  * off-CPU ones):
  *
- *   TID COUNT @WHEN [^WEIGHT] [%WAIT] ADDR [=ADDR ...] [END]
+ *   TID COUNT @WHEN [^WEIGHT] [!WAIT] [$KIND SIZE] ADDR [=ADDR ...] [END]
  *
  * WHEN in nanoseconds since the dump started (CLOCK_MONOTONIC); an exact
  * pc (ZT_UNWIND_EXACT) after the first is written "=ADDR", and the first
@@ -41,6 +41,8 @@ struct zt_store_line {
 	const char *wait;	/* %WAIT, already escaped (no space), or NULL */
 	const uint64_t *addr;	/* leaf first, ZT_UNWIND_EXACT on exact pcs */
 	size_t n;
+	char alloc;		/* $KIND SIZE (ZT_RAW_ALLOC_NEW...), or 0 */
+	uint64_t size;		/* the allocation's bytes */
 	int mark_first;		/* write addr[0]'s exactness too (an off-CPU line's pc) */
 	int end;		/* END, or 0 for a whole stack */
 };
@@ -58,6 +60,13 @@ ZT_HIDDEN char *zt_store_line(char *p, const struct zt_store_line *l);
  */
 ZT_HIDDEN void zt_store_sample(struct zt_thread *t, uint64_t when, uint64_t count,
 			       const uint64_t *addr, size_t n, int end);
+/*
+ * Append an allocation sample (alloc.c): l's kind, size, weight and
+ * stack, for thread t. Outside signal handlers, with t->busy set and every
+ * signal blocked (alloc.c), so that neither its handler nor the end's
+ * flush runs into it.
+ */
+ZT_HIDDEN void zt_store_alloc(struct zt_thread *t, const struct zt_store_line *l);
 /*
  * The mark that ends a sample line of a walk that ended so (formats/raw.md):
  * 0 for a whole stack, ZT_RAW_PARTIAL_MARK for one the unwinder could not

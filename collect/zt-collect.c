@@ -3,7 +3,8 @@
  * was sampled.
  *
  *   zt-collect [-fz] [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--unwind=auto|cfi|fp]
- *              [--paused] [--control] [--clock=cpu|wall] [--off-cpu-hz=HZ] [--] PROGRAM [ARG...]
+ *              [--paused] [--control] [--clock=cpu|wall] [--off-cpu-hz=HZ] [--alloc[=BYTES]]
+ *              [--] PROGRAM [ARG...]
  *
  * The checks that can fail without running anything (the frequency, the
  * output's directory, the program, static linking) are done first. While the
@@ -45,7 +46,7 @@
 enum { EXIT_CANNOT_RUN = 127 };
 
 enum { OPT_TIMER = 256, OPT_UNWIND, OPT_PAUSED, OPT_CONTROL, OPT_CLOCK, OPT_OFF_CPU_HZ,
-       OPT_MAX_DEPTH, OPT_LABEL };
+       OPT_MAX_DEPTH, OPT_LABEL, OPT_ALLOC };
 
 static const struct zt_opt options[] = {
 	{ 'F', "freq", required_argument, "HZ",
@@ -79,6 +80,10 @@ static const struct zt_opt options[] = {
 	{ OPT_OFF_CPU_HZ, "off-cpu-hz", required_argument, "HZ",
 	  "with --clock=wall: off-CPU ticks per second, 1 to\n"
 	  ZT_STR(ZT_OFF_CPU_HZ_MAX) " (default " ZT_STR(ZT_OFF_CPU_HZ_DEFAULT) ")" },
+	{ OPT_ALLOC, "alloc", optional_argument, "BYTES",
+	  "also sample allocations: one sample a mean BYTES\n"
+	  "allocated (default " ZT_STR(ZT_ALLOC_RATE_DEFAULT) "; K, M, G suffixes), with what\n"
+	  "is live at the end and at the peak" },
 	{ OPT_LABEL, "label", required_argument, "KEY=VALUE",
 	  "a label of the run, written in the dump beside\n"
 	  "the host name (repeatable: service, version, ...)" },
@@ -90,7 +95,7 @@ static const struct zt_opt options[] = {
 static const struct zt_usage usage = {
 	"zt-collect [-fz] [-F HZ] [-o FILE] [--timer=auto|perf|posix] [--unwind=auto|cfi|fp]\n"
 	"       [--max-depth=N] [--paused] [--control] [--clock=cpu|wall] [--off-cpu-hz=HZ]\n"
-	"       [--label KEY=VALUE]... [--] PROGRAM [ARG...]",
+	"       [--alloc[=BYTES]] [--label KEY=VALUE]... [--] PROGRAM [ARG...]",
 	"Run PROGRAM with the zt sampler preloaded and write a raw dump.",
 	options,
 	NULL,
@@ -100,6 +105,7 @@ static const struct zt_usage usage = {
 struct config {
 	const char *outarg, *timer, *unwind, *clock;
 	uint64_t hz, off_cpu_hz, max_depth;
+	uint64_t alloc;		/* mean bytes between allocation samples; 0: off */
 	int gzip, follow, paused, control;
 	char labels[ZT_LABELS_MAX * (ZT_LABEL_KEY_MAX + ZT_LABEL_VALUE_MAX + 2)];
 	unsigned nlabels;	/* "KEY=VALUE" pairs in labels, joined by '\n' */
@@ -124,6 +130,29 @@ static void bad_usage(const char *fmt, ...)
 	}
 	zt_usage(&usage, stderr);
 	exit(ZT_EXIT_USAGE);
+}
+
+/* "N", "NK", "NM" or "NG" (binary units) into *v, 1 to ZT_ALLOC_RATE_MAX; -1 if not one. */
+static int parse_bytes(const char *s, uint64_t *v)
+{
+	char num[32];
+	size_t n = strlen(s);
+	unsigned shift = 0;
+
+	if (n == 0 || n >= sizeof num)
+		return -1;
+	memcpy(num, s, n + 1);
+	switch (num[n - 1]) {
+	case 'k': case 'K': shift = 10; break;
+	case 'm': case 'M': shift = 20; break;
+	case 'g': case 'G': shift = 30; break;
+	}
+	if (shift)
+		num[--n] = '\0';
+	if (zt_parse_u64(num, 10, v) || *v < 1 || *v > ZT_ALLOC_RATE_MAX >> shift)
+		return -1;
+	*v <<= shift;
+	return 0;
 }
 
 /* --label KEY=VALUE into cfg, by the label rules (rawfmt.h), or a usage error. */
@@ -204,6 +233,12 @@ static int parse_options(int argc, char **argv, struct config *cfg)
 			if (strcmp(optarg, ZT_RAW_PROFILE_CPU) && strcmp(optarg, ZT_RAW_PROFILE_WALL))
 				bad_usage("--clock: '%s' is not cpu or wall", optarg);
 			cfg->clock = optarg;
+			break;
+		case OPT_ALLOC:
+			cfg->alloc = ZT_ALLOC_RATE_DEFAULT;
+			if (optarg && parse_bytes(optarg, &cfg->alloc))
+				bad_usage("--alloc: '%s' is not a size from 1 to %llu (1T)", optarg,
+					  (unsigned long long)ZT_ALLOC_RATE_MAX);
 			break;
 		case OPT_OFF_CPU_HZ:
 			if (zt_parse_u64(optarg, 10, &cfg->off_cpu_hz) || cfg->off_cpu_hz < 1 ||
@@ -706,6 +741,14 @@ static void run_program(const struct config *cfg, const char *prog, char **argv,
 	} else {
 		unsetenv(ZT_ENV_CLOCK);
 		unsetenv(ZT_ENV_OFF_CPU_HZ);
+	}
+	if (cfg->alloc) {
+		char allocbuf[24];
+
+		snprintf(allocbuf, sizeof allocbuf, "%llu", (unsigned long long)cfg->alloc);
+		setenv(ZT_ENV_ALLOC, allocbuf, 1);
+	} else {
+		unsetenv(ZT_ENV_ALLOC);
 	}
 	if (cfg->nlabels)
 		setenv(ZT_ENV_LABELS, cfg->labels, 1);

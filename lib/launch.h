@@ -24,6 +24,7 @@
 #define ZT_ENV_MAX_DEPTH "ZT_MAX_DEPTH"	/* frames kept per sample (--max-depth) */
 #define ZT_ENV_CLOCK "ZT_CLOCK"		/* ZT_RAW_PROFILE_WALL, or unset for cpu (--clock) */
 #define ZT_ENV_OFF_CPU_HZ "ZT_OFF_CPU_HZ"	/* off-CPU ticks per second (--off-cpu-hz) */
+#define ZT_ENV_ALLOC "ZT_ALLOC"		/* mean bytes between allocation samples (--alloc) */
 /* A switch is on when its value is ZT_ENV_ON, and off when unset. */
 #define ZT_ENV_ON "1"
 #define ZT_ENV_GZIP "ZT_GZIP"		/* "1": compress the dump (-z) */

@@ -24,6 +24,9 @@
 /* The off-CPU sampler's wall-clock ticks per second (--off-cpu-hz, "off-cpu-hz", v5). */
 #define ZT_OFF_CPU_HZ_DEFAULT 97	/* prime, like ZT_HZ_DEFAULT */
 #define ZT_OFF_CPU_HZ_MAX 1000
+/* Mean bytes between allocation samples (zt-collect --alloc, "alloc-rate"). */
+#define ZT_ALLOC_RATE_DEFAULT 524288
+#define ZT_ALLOC_RATE_MAX (1ull << 40)
 /* Frames kept per sample (zt-collect --max-depth, ZT_MAX_DEPTH, "max-depth"). */
 #define ZT_DEPTH_DEFAULT 128
 #define ZT_DEPTH_MIN 16
