@@ -221,6 +221,7 @@ SAMPLES = \
 	samples/deeprec \
 	samples/evloop \
 	samples/bigcopy \
+	samples/allocs \
 
 # libFuzzer targets (make fuzz; never part of check), one per line.
 FUZZERS = \
@@ -250,7 +251,7 @@ endif
 .PHONY: all check check-busy testbuild unit bats install uninstall clean deps demo bench fuzz cross
 .DELETE_ON_ERROR:
 
-all: lib/libzt.a $(TOOLS) collect/libzt-prof.so collect/zt-collect $(SAMPLES) tests/unit/run tests/cputime tests/noperf tests/cfidump tests/patchfde
+all: lib/libzt.a $(TOOLS) collect/libzt-prof.so collect/libzt-alloc.so collect/zt-collect $(SAMPLES) tests/unit/run tests/cputime tests/noperf tests/cfidump tests/patchfde
 
 lib/%.o: lib/%.c lib/*.h
 	@echo "  CC      $@"
@@ -291,6 +292,12 @@ COLLECT_LDFLAGS = -Wl,-z,nodelete -Wl,--no-undefined -Wl,-z,start-stop-visibilit
 collect/libzt-prof.so: $(COLLECT_LO)
 	@echo "  LD      $@"
 	$(Q)$(CC) -shared -o $@ $(COLLECT_LO) $(COLLECT_LDFLAGS) -lz -lpthread -lm
+
+# The allocator's interposers, preloaded only under zt-collect --alloc
+# (collect/allocshim.c); they reach libzt-prof.so by weak references.
+collect/libzt-alloc.so: collect/allocshim.lo
+	@echo "  LD      $@"
+	$(Q)$(CC) -shared -o $@ $< -Wl,-z,nodelete -ldl
 
 collect/zt-collect: collect/zt-collect.c $(ZTC_OBJ) lib/libzt.a lib/*.h collect/*.h
 	@echo "  CCLD    $@"
@@ -500,7 +507,7 @@ bench: deps
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
 	install -m 755 $(TOOLS) collect/zt-collect $(DESTDIR)$(BINDIR)/
-	install -m 755 collect/libzt-prof.so $(DESTDIR)$(LIBDIR)/
+	install -m 755 collect/libzt-prof.so collect/libzt-alloc.so $(DESTDIR)$(LIBDIR)/
 	install -d $(DESTDIR)$(INCDIR)
 	install -m 644 collect/zt.h $(DESTDIR)$(INCDIR)/
 	for m in $(MAN); do \
@@ -509,13 +516,13 @@ install: all
 
 uninstall:
 	for t in $(TOOLS) collect/zt-collect; do rm -f $(DESTDIR)$(BINDIR)/$${t##*/}; done
-	rm -f $(DESTDIR)$(LIBDIR)/libzt-prof.so $(DESTDIR)$(INCDIR)/zt.h
+	rm -f $(DESTDIR)$(LIBDIR)/libzt-prof.so $(DESTDIR)$(LIBDIR)/libzt-alloc.so $(DESTDIR)$(INCDIR)/zt.h
 	-rmdir $(DESTDIR)$(LIBDIR)
 	for m in $(MAN); do \
 		case $$m in *.1) d=man1;; *.5) d=man5;; esac; \
 		rm -f $(DESTDIR)$(MANDIR)/$$d/$${m##*/}; done
 
 clean:
-	rm -f lib/*.o lib/libzt.a lib/flamescript.c collect/*.lo collect/*.o collect/libzt-prof.so \
+	rm -f lib/*.o lib/libzt.a lib/flamescript.c collect/*.lo collect/*.o collect/libzt-prof.so collect/libzt-alloc.so \
 	      collect/zt-collect $(TOOLS) $(SAMPLES) tests/unit/*.o tests/unit/run tests/cputime tests/noperf tests/cfidump tests/patchfde
 	rm -rf tests/fuzz/bin build

@@ -33,6 +33,7 @@
  * touched only where used.
  */
 #include "alloc.h"
+#include "allochook.h"
 #include "arch.h"
 #include "dump.h"
 #include "files.h"
@@ -68,10 +69,7 @@ enum {
 #define TOMB ((uintptr_t)1)	/* a slot whose block was freed */
 
 /* A sampled block. */
-struct block {
-	uint64_t size, when, seq;
-	uint32_t tid, stack;	/* stack: an index in stacks[], or STACKS when none was kept */
-};
+#define block zt_alloc_block	/* allochook.h: stack is an index in stacks[], or STACKS */
 
 struct stack {
 	uint32_t at, n;		/* words[at..at+n) */
@@ -85,7 +83,7 @@ static struct {
 	volatile unsigned version;	/* odd while a rebuild moves entries */
 	uintptr_t *keys;		/* SLOTS: 0 empty, TOMB, or a block's address */
 	struct block *blocks;		/* SLOTS */
-	uint32_t used, live;		/* slots not empty; slots holding a block */
+	uint32_t used;			/* slots not empty (zt_alloc_nlive: holding a block) */
 	uint64_t live_bytes, seq;	/* estimated bytes live; sampled blocks so far */
 	uint64_t peak_bytes, peak_seq, peak_ns;	/* the peak: blocks of seq <= peak_seq then */
 	struct block *grave;		/* GRAVE: live at the peak, freed since */
@@ -95,102 +93,17 @@ static struct {
 	uint32_t *stack_index;		/* 2 * STACKS: 1 + an index in stacks[], or 0 */
 	uint64_t *words;		/* STACK_WORDS */
 	uint32_t nstacks, nwords;
-	uint64_t samples, untracked, lost, unrecorded_calls, unrecorded_bytes;
+	uint64_t samples, untracked, lost;
 } tab;
 
-static uintptr_t own_lo, own_hi;	/* libzt-prof.so: frames dropped from a walk */
+/* libzt-prof.so and libzt-alloc.so: their frames are dropped from a walk. */
+static uintptr_t own_lo, own_hi, shim_lo, shim_hi;
 
-/* Per thread: bytes to the next sample point, the random state, and a sample under way. */
-static __thread int64_t left __attribute__((tls_model("initial-exec")));
-static __thread uint64_t rng __attribute__((tls_model("initial-exec")));
+ZT_EXPORT volatile uint32_t zt_alloc_nlive;
+
+/* Per thread: a sample under way, and the countdown of the mmap calls (intercept.c). */
 static __thread int inside __attribute__((tls_model("initial-exec")));
-
-static void *(*real_malloc)(size_t);
-static void *(*real_calloc)(size_t, size_t);
-static void *(*real_realloc)(void *, size_t);
-static void *(*real_reallocarray)(void *, size_t, size_t);
-static void (*real_free)(void *);
-static int (*real_posix_memalign)(void **, size_t, size_t);
-static void *(*real_aligned_alloc)(size_t, size_t);
-static void *(*real_memalign)(size_t, size_t);
-static void *(*real_valloc)(size_t);
-static void *(*real_pvalloc)(size_t);
-static size_t (*real_malloc_usable_size)(void *);
-
-/*
- * Calls made while dlsym finds the real functions (dlsym may allocate):
- * served from a static arena, each block after a 16-byte header holding
- * its size; never freed.
- */
-static unsigned char boot[BOOT] __attribute__((aligned(16)));
-static size_t boot_used;
-static __thread int resolving __attribute__((tls_model("initial-exec")));
-
-static int in_boot(const void *p)
-{
-	return (const unsigned char *)p >= boot && (const unsigned char *)p < boot + BOOT;
-}
-
-static void *boot_alloc(size_t n, size_t align)
-{
-	size_t at, start;
-
-	if (align < 16)
-		align = 16;
-	if (n > BOOT || (align & (align - 1)))
-		return NULL;
-	do {
-		at = __atomic_load_n(&boot_used, __ATOMIC_RELAXED);
-		start = (at + 16 + align - 1) & ~(align - 1);
-		if (start + n > BOOT)
-			return NULL;
-	} while (!__atomic_compare_exchange_n(&boot_used, &at, start + n, 0, __ATOMIC_SEQ_CST,
-					      __ATOMIC_SEQ_CST));
-	memcpy(boot + start - 16, &n, sizeof n);
-	return boot + start;
-}
-
-static size_t boot_size(const void *p)
-{
-	size_t n;
-
-	memcpy(&n, (const unsigned char *)p - 16, sizeof n);
-	return n;
-}
-
-#define RESOLVE(name) (*(void **)&real_##name = dlsym(RTLD_NEXT, #name))
-
-/* Find the next definitions; 0 when this thread is finding them already. */
-static int resolve(void)
-{
-	static volatile int state;	/* 0 not yet, 1 under way, 2 done */
-	int zero = 0;
-
-	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == 2)
-		return 1;
-	if (resolving)
-		return 0;
-	if (!__atomic_compare_exchange_n(&state, &zero, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-		while (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 2)
-			zt_arch_pause();
-		return 1;
-	}
-	resolving = 1;
-	RESOLVE(calloc);
-	RESOLVE(free);
-	RESOLVE(realloc);
-	RESOLVE(reallocarray);
-	RESOLVE(posix_memalign);
-	RESOLVE(aligned_alloc);
-	RESOLVE(memalign);
-	RESOLVE(valloc);
-	RESOLVE(pvalloc);
-	RESOLVE(malloc_usable_size);
-	RESOLVE(malloc);	/* last: the others test it */
-	resolving = 0;
-	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
-	return real_malloc != NULL;
-}
+static __thread struct zt_alloc_tls mapped_tl __attribute__((tls_model("initial-exec")));
 
 /* Block every signal: zt's handler must not run into a line being
    written, nor a handler that frees into the lock. */
@@ -244,18 +157,18 @@ static uint64_t weight_of(uint64_t size)
 }
 
 /* The next sample point, in bytes from here: exponential, of mean rate. */
-static int64_t draw(void)
+static int64_t draw(struct zt_alloc_tls *tl)
 {
-	uint64_t x = rng;
+	uint64_t x = tl->rng;
 	double u, d;
 
 	if (!x)
 		x = (uint64_t)zt_sys_gettid() * 0x9E3779B97F4A7C15ull ^
-		    zt_sys_clock_ns(CLOCK_MONOTONIC) ^ (uintptr_t)&left;
+		    zt_sys_clock_ns(CLOCK_MONOTONIC) ^ (uintptr_t)tl;
 	x ^= x >> 12;
 	x ^= x << 25;
 	x ^= x >> 27;
-	rng = x ? x : 1;
+	tl->rng = x ? x : 1;
 	u = (double)(((x * 0x2545F4914F6CDD1Dull) >> 11) + 1) * 0x1p-53;	/* (0, 1] */
 	d = -log(u) * (double)rate;
 	return d >= 9e18 ? INT64_MAX : (int64_t)d + 1;
@@ -282,7 +195,7 @@ static int maybe_tracked(uintptr_t p)
 	unsigned v;
 	int found = 0;
 
-	if (!__atomic_load_n(&tab.live, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&zt_alloc_nlive, __ATOMIC_RELAXED))
 		return 0;
 	v = __atomic_load_n(&tab.version, __ATOMIC_ACQUIRE);
 	if (v & 1)
@@ -313,7 +226,7 @@ static void *map(size_t bytes)
 /* Entries move: a reader that overlaps this looks again under the lock. */
 static void rebuild(void)
 {
-	size_t bytes = (size_t)tab.live * (sizeof(uintptr_t) + sizeof(struct block));
+	size_t bytes = (size_t)zt_alloc_nlive * (sizeof(uintptr_t) + sizeof(struct block));
 	uintptr_t *keys;
 	struct block *blocks;
 	uint32_t n = 0;
@@ -323,7 +236,7 @@ static void rebuild(void)
 	keys = map(bytes);
 	if (!keys)
 		return;
-	blocks = (struct block *)(keys + tab.live);
+	blocks = (struct block *)(keys + zt_alloc_nlive);
 	for (uint32_t i = 0; i < SLOTS; i++)
 		if (tab.keys[i] > TOMB) {
 			keys[n] = tab.keys[i];
@@ -352,7 +265,7 @@ static void retire(uint32_t i)
 	struct block *b = &tab.blocks[i];
 
 	__atomic_store_n(&tab.keys[i], TOMB, __ATOMIC_RELEASE);
-	tab.live--;
+	zt_alloc_nlive--;
 	tab.live_bytes -= weight_of(b->size);
 	if (b->seq <= tab.peak_seq) {
 		if (tab.ngrave < GRAVE)
@@ -406,7 +319,7 @@ static void track(uintptr_t p, const struct block *b)
 	int tomb = -1;
 	uint32_t i = slot_of(p);
 
-	if (tab.live >= SLOTS / 2) {
+	if (zt_alloc_nlive >= SLOTS / 2) {
 		tab.untracked++;
 		return;
 	}
@@ -429,7 +342,7 @@ static void track(uintptr_t p, const struct block *b)
 		tab.used++;
 	tab.blocks[i] = *b;
 	__atomic_store_n(&tab.keys[i], p, __ATOMIC_RELEASE);
-	__atomic_store_n(&tab.live, tab.live + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&zt_alloc_nlive, zt_alloc_nlive + 1, __ATOMIC_RELAXED);
 	tab.live_bytes += weight_of(b->size);
 	if (tab.live_bytes > tab.peak_bytes) {
 		tab.peak_bytes = tab.live_bytes;
@@ -438,6 +351,17 @@ static void track(uintptr_t p, const struct block *b)
 		tab.ngrave = 0;
 		tab.peak_short = 0;
 	}
+}
+
+static int zt_own(uintptr_t a)
+{
+	return (a >= own_lo && a < own_hi) || (a >= shim_lo && a < shim_hi);
+}
+
+ZT_EXPORT void zt_alloc_shim(uintptr_t lo, uintptr_t hi)
+{
+	shim_lo = lo;
+	shim_hi = hi;
 }
 
 /*
@@ -462,7 +386,7 @@ static __attribute__((noinline)) size_t walk(struct zt_thread *t, int *endmark)
 	r.no_code = !zt_tables_code_readable();
 	n = zt_unwind(&r, set, zt_state.unwind, a, zt_state.max_depth, &end);
 	zt_tables_leave();
-	while (k < n && (a[k] & ~ZT_UNWIND_EXACT) >= own_lo && (a[k] & ~ZT_UNWIND_EXACT) < own_hi)
+	while (k < n && zt_own(a[k] & ~ZT_UNWIND_EXACT))
 		k++;
 	if (k == n)
 		return 0;
@@ -520,92 +444,51 @@ static __attribute__((noinline)) void sampled(void *p, size_t size, struct zt_th
 	inside = 0;
 }
 
-/* An allocation of size bytes at p: counted, and sampled when its bytes hold a sample point. */
-static inline void account(void *p, size_t size)
+/*
+ * A thread's first call, or a sample point in size bytes at p: sampled when
+ * sampling is on. The thread's counts are found through its record from now
+ * on (zt_alloc_thread_end folds them in as it ends).
+ */
+static void took(void *p, size_t size, struct zt_alloc_tls *tl)
 {
 	struct zt_thread *t;
+	int first = !tl->rng;
 
-	if (!rate || !p || !__atomic_load_n(&zt_state.active, __ATOMIC_RELAXED) ||
+	if (!rate) {
+		/* Before the constructor (or in a process zt leaves alone): asked again later. */
+		tl->left = 65536;
+		return;
+	}
+	t = zt_thread_self();
+	if (t && t->alloc_tl != tl && tl != &mapped_tl)
+		t->alloc_tl = tl;
+	tl->left = draw(tl);
+	if (first) {
+		/* Its countdown starts now: this block holds a point with the
+		   probability of any other. */
+		tl->left -= (int64_t)(size < INT64_MAX ? size : INT64_MAX);
+		if (tl->left > 0)
+			return;
+		tl->left = draw(tl);
+	}
+	if (!p || !__atomic_load_n(&zt_state.active, __ATOMIC_RELAXED) ||
 	    __atomic_load_n(&zt_state.paused, __ATOMIC_RELAXED))
 		return;
-	t = zt_thread_self();
-	if (!t) {
-		__atomic_fetch_add(&tab.unrecorded_calls, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&tab.unrecorded_bytes, size, __ATOMIC_RELAXED);
-		return;
-	}
-	t->alloc_calls++;
-	t->alloc_bytes += size;
-	if (__builtin_expect((left -= (int64_t)(size < INT64_MAX ? size : INT64_MAX)) > 0, 1))
-		return;
-	if (!rng) {
-		/* This thread's first: its countdown starts now. */
-		left = draw() - (int64_t)(size < INT64_MAX ? size : INT64_MAX);
-		if (left > 0)
-			return;
-	}
-	left = draw();
-	sampled(p, size, t);
+	if (t)
+		sampled(p, size, t);
 }
 
-ZT_INTERPOSE void *malloc(size_t n)
+ZT_EXPORT void zt_alloc_took(void *p, size_t size, struct zt_alloc_tls *tl)
 {
-	void *p;
-
-	if (__builtin_expect(!real_malloc, 0) && !resolve())
-		return boot_alloc(n, 16);
-	p = real_malloc(n);
-	account(p, n);
-	return p;
+	took(p, size, tl);
 }
 
-ZT_INTERPOSE void *calloc(size_t n, size_t size)
+ZT_EXPORT void zt_alloc_freed(void *p)
 {
-	void *p;
-
-	if (__builtin_expect(!real_malloc, 0) && !resolve()) {
-		/* The arena is zeroed and never reused. */
-		if (size && n > SIZE_MAX / size)
-			return NULL;
-		return boot_alloc(n * size, 16);
-	}
-	p = real_calloc(n, size);
-	if (p)
-		account(p, n * size);
-	return p;
-}
-
-ZT_INTERPOSE void free(void *p)
-{
-	if (!p || in_boot(p))
-		return;
-	if (__builtin_expect(!real_malloc, 0) && !resolve())
-		return;	/* no free can be found yet: the block stays */
 	forget(p);
-	real_free(p);
 }
 
-/*
- * After realloc moved old (its record, had, taken out by unhook) to p of
- * size bytes: a failure (p NULL for a size that is not 0) left old where
- * it was, so its record comes back; a success is an allocation of size.
- */
-static void *moved(void *old, size_t size, void *p, const struct block *had, int was_tracked)
-{
-	sigset_t set;
-
-	if (!p && size && was_tracked) {
-		lock(&set);
-		track((uintptr_t)old, had);
-		unlock(&set);
-	}
-	if (p && size)
-		account(p, size);
-	return p;
-}
-
-/* Take old out of the table before it can be freed; its record in *had. */
-static int unhook(void *old, struct block *had)
+ZT_EXPORT int zt_alloc_unhook(void *old, struct zt_alloc_block *had)
 {
 	sigset_t set;
 	int i = -1;
@@ -622,110 +505,27 @@ static int unhook(void *old, struct block *had)
 	return i >= 0;
 }
 
-ZT_INTERPOSE void *realloc(void *old, size_t n)
+ZT_EXPORT void zt_alloc_rehook(void *old, const struct zt_alloc_block *had)
 {
-	struct block had;
-	int was;
+	sigset_t set;
 
-	if (in_boot(old)) {
-		void *p = malloc(n);
-		size_t m = boot_size(old);
-
-		if (p)
-			memcpy(p, old, m < n ? m : n);
-		return p;
-	}
-	if (__builtin_expect(!real_malloc, 0) && !resolve())
-		return boot_alloc(n, 16);
-	was = unhook(old, &had);
-	return moved(old, n, real_realloc(old, n), &had, was);
+	if (!tab.keys)
+		return;
+	lock(&set);
+	track((uintptr_t)old, had);
+	unlock(&set);
 }
 
-ZT_INTERPOSE void *reallocarray(void *old, size_t n, size_t size)
+void zt_alloc_thread_end(struct zt_thread *t)
 {
-	struct block had;
-	int was;
+	struct zt_alloc_tls *tl = t->alloc_tl;
 
-	if (in_boot(old) || (__builtin_expect(!real_malloc, 0) && !resolve()) ||
-	    !real_reallocarray) {
-		if (size && n > SIZE_MAX / size) {
-			errno = ENOMEM;
-			return NULL;
-		}
-		return realloc(old, n * size);
-	}
-	if (size && n > SIZE_MAX / size)
-		return real_reallocarray(old, n, size);	/* ENOMEM: old stays */
-	was = unhook(old, &had);
-	return moved(old, n * size, real_reallocarray(old, n, size), &had, was);
-}
-
-ZT_INTERPOSE int posix_memalign(void **out, size_t align, size_t n)
-{
-	int r;
-
-	if (__builtin_expect(!real_malloc, 0) && !resolve()) {
-		*out = boot_alloc(n, align);
-		return *out ? 0 : ENOMEM;
-	}
-	r = real_posix_memalign(out, align, n);
-	if (r == 0)
-		account(*out, n);
-	return r;
-}
-
-ZT_INTERPOSE void *aligned_alloc(size_t align, size_t n)
-{
-	void *p;
-
-	if (__builtin_expect(!real_malloc, 0) && !resolve())
-		return boot_alloc(n, align);
-	p = real_aligned_alloc(align, n);
-	account(p, n);
-	return p;
-}
-
-ZT_INTERPOSE void *memalign(size_t align, size_t n)
-{
-	void *p;
-
-	if (__builtin_expect(!real_malloc, 0) && !resolve())
-		return boot_alloc(n, align);
-	p = real_memalign(align, n);
-	account(p, n);
-	return p;
-}
-
-ZT_INTERPOSE void *valloc(size_t n)
-{
-	void *p;
-
-	if (__builtin_expect(!real_malloc, 0) && !resolve())
-		return boot_alloc(n, 4096);
-	p = real_valloc(n);
-	account(p, n);
-	return p;
-}
-
-ZT_INTERPOSE void *pvalloc(size_t n)
-{
-	void *p;
-	size_t page = 4096;
-
-	if (__builtin_expect(!real_malloc, 0) && !resolve())
-		return boot_alloc((n + page - 1) & ~(page - 1), page);
-	p = real_pvalloc(n);
-	account(p, n);
-	return p;
-}
-
-ZT_INTERPOSE size_t malloc_usable_size(void *p)
-{
-	if (in_boot(p))
-		return boot_size(p);
-	if (__builtin_expect(!real_malloc, 0) && !resolve())
-		return 0;
-	return real_malloc_usable_size ? real_malloc_usable_size(p) : 0;
+	if (!tl)
+		return;
+	t->alloc_calls += tl->calls;
+	t->alloc_bytes += tl->bytes;
+	tl->calls = tl->bytes = 0;
+	t->alloc_tl = NULL;
 }
 
 /* glibc's default M_MMAP_THRESHOLD: a mapping this large is what malloc would have mapped. */
@@ -733,10 +533,18 @@ enum { MMAP_THRESHOLD = 128 * 1024 };
 
 void zt_alloc_mapped(void *p, size_t len, const void *caller)
 {
+	struct zt_thread *t;
+
 	/* zt's own mappings (its threads' records) are not the program's. */
-	if (len >= MMAP_THRESHOLD && p != MAP_FAILED &&
-	    ((uintptr_t)caller < own_lo || (uintptr_t)caller >= own_hi))
-		account(p, len);
+	if (!rate || len < MMAP_THRESHOLD || p == MAP_FAILED || zt_own((uintptr_t)caller))
+		return;
+	t = zt_thread_self();
+	if (t) {
+		t->alloc_calls++;
+		t->alloc_bytes += len;
+	}
+	if ((mapped_tl.left -= (int64_t)(len < INT64_MAX ? len : INT64_MAX)) <= 0)
+		took(p, len, &mapped_tl);
 }
 
 void zt_alloc_unmapped(void *p, size_t len)
@@ -814,27 +622,41 @@ static void put_key(int fd, const char *key, uint64_t v)
 	zt_files_write_all(fd, buf, (size_t)(p - buf));
 }
 
+/* The calls and bytes of every thread so far: ended ones' and live ones'. */
+static void totals(uint64_t *calls, uint64_t *bytes)
+{
+	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
+
+	*calls = *bytes = 0;
+	for (int i = 0; i < n; i++) {
+		const struct zt_thread *t = zt_state.threads[i];
+		const struct zt_alloc_tls *tl = t ? t->alloc_tl : NULL;
+
+		if (t) {
+			*calls += t->alloc_calls + (tl ? tl->calls : 0);
+			*bytes += t->alloc_bytes + (tl ? tl->bytes : 0);
+		}
+	}
+}
+
+/* This dump's start: its counts are from here (a snapshot's successor starts anew). */
+static uint64_t base_calls, base_bytes, base_samples;
+
 static void put_header(int fd)
 {
+	totals(&base_calls, &base_bytes);
+	base_samples = tab.samples;
 	put_key(fd, ZT_RAW_ALLOC_RATE, rate);
 }
 
 static void put_summary(int fd)
 {
-	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
-	uint64_t calls = tab.unrecorded_calls, bytes = tab.unrecorded_bytes;
+	uint64_t calls, bytes;
 
-	for (int i = 0; i < n; i++) {
-		const struct zt_thread *t = zt_state.threads[i];
-
-		if (t) {
-			calls += t->alloc_calls;
-			bytes += t->alloc_bytes;
-		}
-	}
-	put_key(fd, ZT_RAW_ALLOC_CALLS, calls);
-	put_key(fd, ZT_RAW_ALLOC_BYTES, bytes);
-	put_key(fd, ZT_RAW_ALLOC_SAMPLES, tab.samples);
+	totals(&calls, &bytes);
+	put_key(fd, ZT_RAW_ALLOC_CALLS, calls - base_calls);
+	put_key(fd, ZT_RAW_ALLOC_BYTES, bytes - base_bytes);
+	put_key(fd, ZT_RAW_ALLOC_SAMPLES, tab.samples - base_samples);
 	if (end_written) {
 		put_key(fd, ZT_RAW_ALLOC_PEAK_BYTES, tab.peak_bytes);
 		put_key(fd, ZT_RAW_ALLOC_PEAK_NS, tab.peak_ns > zt_state.start_ns ?
@@ -869,14 +691,20 @@ static void fork_child(void)
 	if (!tab.keys)
 		return;
 	memset(tab.keys, 0, SLOTS * sizeof *tab.keys);
-	tab.used = tab.live = tab.ngrave = 0;
+	tab.used = zt_alloc_nlive = tab.ngrave = 0;
 	tab.live_bytes = tab.peak_bytes = tab.peak_seq = tab.peak_ns = 0;
 	tab.samples = tab.untracked = tab.lost = 0;
-	tab.unrecorded_calls = tab.unrecorded_bytes = 0;
 	tab.peak_short = 0;
-	for (int i = 0; i < n; i++)
-		if (zt_state.threads[i])
-			zt_state.threads[i]->alloc_calls = zt_state.threads[i]->alloc_bytes = 0;
+	for (int i = 0; i < n; i++) {
+		struct zt_thread *t = zt_state.threads[i];
+
+		if (t) {
+			t->alloc_calls = t->alloc_bytes = 0;
+			t->alloc_tl = NULL;
+		}
+	}
+	/* The forking thread's own counts go on in its storage: from 0. */
+	base_calls = base_bytes = base_samples = 0;
 	unlock(&fork_mask);
 }
 
@@ -914,7 +742,6 @@ int zt_alloc_init(void)
 		tab.keys = NULL;
 		return -1;
 	}
-	resolve();
 	pthread_atfork(fork_lock, fork_parent, fork_child);
 	zt_dump_register(&part);
 	__atomic_store_n(&rate, (uint64_t)r, __ATOMIC_RELEASE);

@@ -27,4 +27,7 @@ ZT_HIDDEN uint64_t zt_alloc_rate(void);
 ZT_HIDDEN void zt_alloc_mapped(void *p, size_t len, const void *caller);
 ZT_HIDDEN void zt_alloc_unmapped(void *p, size_t len);
 
+/* The calling thread, t, ends: its counts go into its slot. */
+ZT_HIDDEN void zt_alloc_thread_end(struct zt_thread *t);
+
 #endif

@@ -55,6 +55,8 @@ enum zt_seccomp {
 /* The timer actually running; written to the dump as "timer NAME". */
 enum zt_timer_kind { ZT_TIMER_NONE, ZT_TIMER_PERF, ZT_TIMER_POSIX };
 
+struct zt_alloc_tls;
+
 /* One sampled thread. Mapped outside signal context; reused after exit. */
 struct zt_thread {
 	volatile int live;	/* claimed by a running thread */
@@ -97,9 +99,11 @@ struct zt_thread {
 	char *buf;
 	uint64_t *addr;
 	/* alloc.c's: its own max_depth frames (mapped after addr), kept apart
-	   from the handler's; the allocation calls the thread made and their
-	   bytes, while sampling was on (kept when the slot is reused). */
+	   from the handler's; the counts of the allocator's interposers in the
+	   thread's storage (allochook.h), NULL until its first sample point;
+	   the counts of threads that ended in this slot, and its mmap calls. */
 	uint64_t *alloc_addr;
+	struct zt_alloc_tls *alloc_tl;
 	uint64_t alloc_calls, alloc_bytes;
 	unsigned char window[ZT_WINDOW];	/* a copy of a stack zt does not know */
 };

@@ -7,6 +7,7 @@
  * dump of its own.
  */
 #include "thread.h"
+#include "alloc.h"
 #include "files.h"
 #include "fmt.h"
 #include "intercept.h"
@@ -237,6 +238,7 @@ static struct zt_thread *claim_slot(void)
 	t->stack_lo = t->stack_hi = 0;
 	t->end_ns = 0;
 	t->cpu_n = 0;
+	t->alloc_tl = NULL;
 	return t;
 }
 
@@ -574,6 +576,7 @@ void zt_thread_close(struct zt_thread *t)
 		zt_store_flush(t);
 	}
 	if (self == t) {
+		zt_alloc_thread_end(t);
 		alt_remove(t);
 		self = NULL;
 	}

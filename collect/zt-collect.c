@@ -724,7 +724,23 @@ static void run_program(const struct config *cfg, const char *prog, char **argv,
 	}
 	snprintf(hzbuf, sizeof hzbuf, "%u", (unsigned)cfg->hz);
 	snprintf(pidbuf, sizeof pidbuf, "%d", (int)getpid());
-	set_preload(lib, sanitizer_runtime(prog));
+	if (cfg->alloc) {
+		/* The allocator's interposers, beside the collector, after it. */
+		size_t n = strlen(lib);
+		char *both = zt_malloc(2 * n + 16), *slash;
+
+		memcpy(both, lib, n + 1);
+		both[n] = ':';
+		memcpy(both + n + 1, lib, n + 1);
+		slash = strrchr(both + n + 1, '/');
+		strcpy(slash ? slash + 1 : both + n + 1, "libzt-alloc.so");
+		if (access(both + n + 1, R_OK) != 0)
+			zt_die(1, "--alloc: cannot read '%s':", both + n + 1);
+		set_preload(both, sanitizer_runtime(prog));
+		free(both);
+	} else {
+		set_preload(lib, sanitizer_runtime(prog));
+	}
 	setenv(ZT_ENV_OUT, out, 1);
 	setenv(ZT_ENV_HZ, hzbuf, 1);
 	setenv(ZT_ENV_PID, pidbuf, 1);

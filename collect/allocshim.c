@@ -1,0 +1,367 @@
+/*
+ * allocshim.c — libzt-alloc.so, the allocator's interposers, preloaded
+ * beside libzt-prof.so only under zt-collect --alloc, so that a run
+ * without it keeps the allocator's calls as they are.
+ *
+ * malloc, calloc, realloc, reallocarray, free, posix_memalign,
+ * aligned_alloc, memalign, valloc, pvalloc and malloc_usable_size pass
+ * to the next definition (RTLD_NEXT: glibc's, or an allocator preloaded
+ * after zt); C++'s operator new and delete reach them through libstdc++.
+ * What an unsampled call adds is a thread-local count, a countdown and a
+ * compare (allochook.h); a sample point, and a free while a sampled block
+ * lives, go to libzt-prof.so (alloc.c).
+ */
+#include "allochook.h"
+#include "arch.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ZT_INTERPOSE __attribute__((visibility("default")))
+
+/* libzt-prof.so's, weak: without it every call passes through. */
+#pragma weak zt_alloc_nlive
+#pragma weak zt_alloc_took
+#pragma weak zt_alloc_freed
+#pragma weak zt_alloc_unhook
+#pragma weak zt_alloc_rehook
+#pragma weak zt_alloc_shim
+
+enum { BOOT = 64 * 1024 };	/* memory for calls made while the real functions are found */
+
+/*
+ * Interposers under way on this thread: glibc's reallocarray calls realloc,
+ * and its other functions may call one another, through the PLT, so through
+ * zt's: only the outermost call is the program's, and is counted.
+ */
+static __thread int depth __attribute__((tls_model("initial-exec")));
+
+/* The real call, made as the outermost interposer under way. */
+#define OUTER(call) __extension__({ __typeof__(call) r_; depth++; r_ = (call); depth--; r_; })
+
+static void *(*real_malloc)(size_t);
+static void *(*real_calloc)(size_t, size_t);
+static void *(*real_realloc)(void *, size_t);
+static void *(*real_reallocarray)(void *, size_t, size_t);
+static void (*real_free)(void *);
+static int (*real_posix_memalign)(void **, size_t, size_t);
+static void *(*real_aligned_alloc)(size_t, size_t);
+static void *(*real_memalign)(size_t, size_t);
+static void *(*real_valloc)(size_t);
+static void *(*real_pvalloc)(size_t);
+static size_t (*real_malloc_usable_size)(void *);
+
+/*
+ * Calls made while dlsym finds the real functions (dlsym may allocate):
+ * served from a static arena, each block after a 16-byte header holding
+ * its size; never freed.
+ */
+static unsigned char boot[BOOT] __attribute__((aligned(16)));
+static size_t boot_used;
+static __thread int resolving __attribute__((tls_model("initial-exec")));
+
+static int in_boot(const void *p)
+{
+	return (const unsigned char *)p >= boot && (const unsigned char *)p < boot + BOOT;
+}
+
+static void *boot_alloc(size_t n, size_t align)
+{
+	size_t at, start;
+
+	if (align < 16)
+		align = 16;
+	if (n > BOOT || (align & (align - 1)))
+		return NULL;
+	do {
+		at = __atomic_load_n(&boot_used, __ATOMIC_RELAXED);
+		start = (at + 16 + align - 1) & ~(align - 1);
+		if (start + n > BOOT)
+			return NULL;
+	} while (!__atomic_compare_exchange_n(&boot_used, &at, start + n, 0, __ATOMIC_SEQ_CST,
+					      __ATOMIC_SEQ_CST));
+	memcpy(boot + start - 16, &n, sizeof n);
+	return boot + start;
+}
+
+static size_t boot_size(const void *p)
+{
+	size_t n;
+
+	memcpy(&n, (const unsigned char *)p - 16, sizeof n);
+	return n;
+}
+
+#define RESOLVE(name) (*(void **)&real_##name = dlsym(RTLD_NEXT, #name))
+
+/* Find the next definitions; 0 when this thread is finding them already. */
+static int resolve(void)
+{
+	static volatile int state;	/* 0 not yet, 1 under way, 2 done */
+	int zero = 0;
+
+	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == 2)
+		return 1;
+	if (resolving)
+		return 0;
+	if (!__atomic_compare_exchange_n(&state, &zero, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		while (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 2)
+			zt_arch_pause();
+		return 1;
+	}
+	resolving = 1;
+	RESOLVE(calloc);
+	RESOLVE(free);
+	RESOLVE(realloc);
+	RESOLVE(reallocarray);
+	RESOLVE(posix_memalign);
+	RESOLVE(aligned_alloc);
+	RESOLVE(memalign);
+	RESOLVE(valloc);
+	RESOLVE(pvalloc);
+	RESOLVE(malloc_usable_size);
+	RESOLVE(malloc);	/* last: the others test it */
+	resolving = 0;
+	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+	return real_malloc != NULL;
+}
+
+/* The calling thread's countdown and counts (allochook.h). */
+static __thread struct zt_alloc_tls tl __attribute__((tls_model("initial-exec")));
+
+/* An allocation of size bytes at p: counted, and sampled when its bytes hold a sample point. */
+static inline void account(void *p, size_t size)
+{
+	if (!p)
+		return;
+	tl.calls++;
+	tl.bytes += size;
+	if (__builtin_expect((tl.left -= (int64_t)(size < INT64_MAX ? size : INT64_MAX)) > 0, 1))
+		return;
+	if (zt_alloc_took)
+		zt_alloc_took(p, size, &tl);
+	else
+		tl.left = INT64_MAX;
+}
+
+/* p is freed: libzt-prof.so is asked only while some sampled block lives. */
+static inline void freed(void *p)
+{
+	if (&zt_alloc_nlive && zt_alloc_nlive && zt_alloc_freed)
+		zt_alloc_freed(p);
+}
+
+ZT_INTERPOSE void *malloc(size_t n)
+{
+	void *p;
+
+	if (__builtin_expect(!real_malloc, 0) && !resolve())
+		return boot_alloc(n, 16);
+	if (depth)
+		return real_malloc(n);
+	p = OUTER(real_malloc(n));
+	account(p, n);
+	return p;
+}
+
+ZT_INTERPOSE void *calloc(size_t n, size_t size)
+{
+	void *p;
+
+	if (__builtin_expect(!real_malloc, 0) && !resolve()) {
+		/* The arena is zeroed and never reused. */
+		if (size && n > SIZE_MAX / size)
+			return NULL;
+		return boot_alloc(n * size, 16);
+	}
+	if (depth)
+		return real_calloc(n, size);
+	p = OUTER(real_calloc(n, size));
+	if (p)
+		account(p, n * size);
+	return p;
+}
+
+ZT_INTERPOSE void free(void *p)
+{
+	if (!p || in_boot(p))
+		return;
+	if (__builtin_expect(!real_malloc, 0) && !resolve())
+		return;	/* no free can be found yet: the block stays */
+	if (!depth)
+		freed(p);
+	real_free(p);
+}
+
+/*
+ * After realloc moved old (its record, had, taken out by hooked) to p of
+ * size bytes: a failure (p NULL for a size that is not 0) left old where
+ * it was, so its record comes back; a success is an allocation of size.
+ */
+static void *moved(void *old, size_t size, void *p, const struct zt_alloc_block *had, int was)
+{
+	if (!p && size && was && zt_alloc_rehook)
+		zt_alloc_rehook(old, had);
+	if (p && size)
+		account(p, size);
+	return p;
+}
+
+/* Take old's record out before it can be freed (1 if it was sampled). */
+static int hooked(void *old, struct zt_alloc_block *had)
+{
+	return old && &zt_alloc_nlive && zt_alloc_nlive && zt_alloc_unhook &&
+	       zt_alloc_unhook(old, had);
+}
+
+ZT_INTERPOSE void *realloc(void *old, size_t n)
+{
+	struct zt_alloc_block had;
+	int was;
+
+	if (in_boot(old)) {
+		void *p = malloc(n);
+		size_t m = boot_size(old);
+
+		if (p)
+			memcpy(p, old, m < n ? m : n);
+		return p;
+	}
+	if (__builtin_expect(!real_malloc, 0) && !resolve())
+		return boot_alloc(n, 16);
+	if (depth)
+		return real_realloc(old, n);
+	was = hooked(old, &had);
+	return moved(old, n, OUTER(real_realloc(old, n)), &had, was);
+}
+
+ZT_INTERPOSE void *reallocarray(void *old, size_t n, size_t size)
+{
+	struct zt_alloc_block had;
+	int was;
+
+	if (in_boot(old) || (__builtin_expect(!real_malloc, 0) && !resolve()) ||
+	    !real_reallocarray) {
+		if (size && n > SIZE_MAX / size) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		return realloc(old, n * size);
+	}
+	if (depth || (size && n > SIZE_MAX / size))
+		return real_reallocarray(old, n, size);	/* nested; or ENOMEM, old stays */
+	was = hooked(old, &had);
+	return moved(old, n * size, OUTER(real_reallocarray(old, n, size)), &had, was);
+}
+
+ZT_INTERPOSE int posix_memalign(void **out, size_t align, size_t n)
+{
+	int r;
+
+	if (__builtin_expect(!real_malloc, 0) && !resolve()) {
+		*out = boot_alloc(n, align);
+		return *out ? 0 : ENOMEM;
+	}
+	if (depth)
+		return real_posix_memalign(out, align, n);
+	r = OUTER(real_posix_memalign(out, align, n));
+	if (r == 0)
+		account(*out, n);
+	return r;
+}
+
+ZT_INTERPOSE void *aligned_alloc(size_t align, size_t n)
+{
+	void *p;
+
+	if (__builtin_expect(!real_malloc, 0) && !resolve())
+		return boot_alloc(n, align);
+	if (depth)
+		return real_aligned_alloc(align, n);
+	p = OUTER(real_aligned_alloc(align, n));
+	account(p, n);
+	return p;
+}
+
+ZT_INTERPOSE void *memalign(size_t align, size_t n)
+{
+	void *p;
+
+	if (__builtin_expect(!real_malloc, 0) && !resolve())
+		return boot_alloc(n, align);
+	if (depth)
+		return real_memalign(align, n);
+	p = OUTER(real_memalign(align, n));
+	account(p, n);
+	return p;
+}
+
+ZT_INTERPOSE void *valloc(size_t n)
+{
+	void *p;
+
+	if (__builtin_expect(!real_malloc, 0) && !resolve())
+		return boot_alloc(n, 4096);
+	if (depth)
+		return real_valloc(n);
+	p = OUTER(real_valloc(n));
+	account(p, n);
+	return p;
+}
+
+ZT_INTERPOSE void *pvalloc(size_t n)
+{
+	void *p;
+	size_t page = 4096;
+
+	if (__builtin_expect(!real_malloc, 0) && !resolve())
+		return boot_alloc((n + page - 1) & ~(page - 1), page);
+	if (depth)
+		return real_pvalloc(n);
+	p = OUTER(real_pvalloc(n));
+	account(p, n);
+	return p;
+}
+
+ZT_INTERPOSE size_t malloc_usable_size(void *p)
+{
+	if (in_boot(p))
+		return boot_size(p);
+	if (__builtin_expect(!real_malloc, 0) && !resolve())
+		return 0;
+	return real_malloc_usable_size ? real_malloc_usable_size(p) : 0;
+}
+
+
+extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+
+/* Tell libzt-prof.so where this library is, so that its frames are left out. */
+__attribute__((constructor)) static void shim_start(void)
+{
+	const ElfW(Ehdr) *eh = &__ehdr_start;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+	uintptr_t lo = UINTPTR_MAX, hi = 0, bias = 0;
+	int have_bias = 0;
+
+	for (int i = 0; i < eh->e_phnum && !have_bias; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0) {
+			bias = (uintptr_t)eh - (uintptr_t)ph[i].p_vaddr;
+			have_bias = 1;
+		}
+	for (int i = 0; have_bias && i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		if (bias + ph[i].p_vaddr < lo)
+			lo = bias + ph[i].p_vaddr;
+		if (bias + ph[i].p_vaddr + ph[i].p_memsz > hi)
+			hi = bias + ph[i].p_vaddr + ph[i].p_memsz;
+	}
+	if (have_bias && lo < hi && zt_alloc_shim)
+		zt_alloc_shim(lo, hi);
+}
