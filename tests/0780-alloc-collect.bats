@@ -1,0 +1,168 @@
+# 0780-alloc-collect.bats — zt-collect --alloc (issue 31, items 1, 3 and 4):
+# the raw dump's allocation samples against programs of known behaviour
+# (samples/allocs.c), read straight from the dump's lines (formats/raw.md,
+# "Version 6"), and the program unchanged.
+load helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# The weights of the "$KIND" lines ($1: a, i or p) of dump $2, summed by size: "SIZE BYTES LINES".
+by_size() {
+	awk -v k="\$$1" '$0 ~ " \\" k { w = 0; s = 0
+		for (i = 3; i <= NF; i++) {
+			if (substr($i, 1, 1) == "^") w = substr($i, 2)
+			if (substr($i, 1, 2) == k) s = substr($i, 3) }
+		W[s] += w; N[s]++ }
+		END { for (s in W) printf "%s %.0f %d\n", s, W[s], N[s] }' "$2" | sort -n
+}
+
+# Summary key $1 of dump $2.
+key() {
+	sed -n "s/^$1 //p" "$2" | tail -1
+}
+
+@test "four sites in known byte proportions, 16 B to 1 MiB, 4 threads, 4 GiB: alloc_space within 2 points of each" {
+	run zt-collect --alloc -o sites.raw "$SAMPLES/allocs" sites 4096
+	assert_success
+	assert_line "allocated 4096 MiB"
+	[ "$(head -1 sites.raw)" = "zt-prof 6" ]
+	[ "$(key alloc-rate sites.raw)" = 524288 ]
+	by_size a sites.raw > sizes
+	cat sizes
+	awk 'BEGIN { want[16] = 10; want[1000] = 20; want[65536] = 30; want[1048576] = 40 }
+	     { w[$1] = $2; t += $2 }
+	     END { bad = 0
+		for (s in want) { share = 100 * w[s] / t; d = share - want[s]; if (d < 0) d = -d
+			printf "size %s: %.2f%% of the bytes, truth %d%%\n", s, share, want[s]
+			if (d > 2) bad = 1 }
+		exit bad }' sizes
+	# The exact count of the bytes asked for, and the samples' estimate of it.
+	bytes=$(key alloc-bytes sites.raw)
+	estimate=$(awk '{ t += $2 } END { printf "%.0f", t }' sizes)
+	echo "alloc-bytes $bytes, estimated $estimate, alloc-samples $(key alloc-samples sites.raw)"
+	[ "$bytes" -ge $((4096 * 1048576 - 4 * 1048576)) ] && [ "$bytes" -le $((4096 * 1048576 + 1048576)) ]
+	awk -v b="$bytes" -v e="$estimate" 'BEGIN { d = e - b; if (d < 0) d = -d; exit !(d <= 0.03 * b) }' 
+}
+
+@test "a sample's stack starts at the allocator's caller: the site's own function, then its thread's" {
+	zt-collect --alloc=64K -o sites.raw "$SAMPLES/allocs" sites 256 > /dev/null
+	exe=$(readlink -f "$SAMPLES/allocs")
+	base=$(awk -v e="$exe" '$1 == "maps" { m = 1; next } m && $NF == e { split($1, r, "-"); print r[1]; exit }' sites.raw)
+	for size in 16 1000 65536 1048576; do
+		line=$(grep -m1 " \\\$a$size " sites.raw)
+		leaf=$(echo "$line" | awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^[0-9a-f]+$/) { print $i; exit } }')
+		caller=$(echo "$line" | awk '{ n = 0; for (i = 3; i <= NF; i++) if ($i ~ /^[0-9a-f]+$/ && ++n == 2) { print $i; exit } }')
+		names=$(addr2line -f -e "$exe" $(printf '%x %x' $((0x$leaf - 0x$base)) $((0x$caller - 0x$base - 1))) | sed -n '1p;3p' | tr '\n' ' ')
+		echo "size $size: $line -> $names"
+		[ "$names" = "site$( [ $size = 65536 ] && echo 64k || { [ $size = 1048576 ] && echo 1m || echo $size; })	sites_worker " ] ||
+			[ "$names" = "site$( [ $size = 65536 ] && echo 64k || { [ $size = 1048576 ] && echo 1m || echo $size; }) sites_worker " ]
+	done
+}
+
+@test "blocks leaked at three sites are in use at exit, each within 10% of its bytes" {
+	run zt-collect --alloc=16K -o leaks.raw "$SAMPLES/allocs" leaks
+	assert_success
+	by_size i leaks.raw > sizes
+	cat sizes
+	for s in 32 4096 1048576; do
+		awk -v s=$s '$1 == s { d = $2 - 33554432; if (d < 0) d = -d
+			printf "%s-byte blocks: %.1f MiB in use, truth 32 MiB\n", s, $2 / 1048576
+			found = 1; exit !(d <= 3355443) } END { if (!found) exit 1 }' sizes
+	done
+	# The churn of 512-byte blocks freed at once is not in use.
+	[ "$(grep -c ' \$i512 ' leaks.raw)" = 0 ]
+	inuse=$(key alloc-inuse-bytes leaks.raw)
+	echo "alloc-inuse-bytes $inuse"
+	near "$((inuse / 1048576))" 96 10
+}
+
+@test "realloc growth, calloc, reallocarray and the aligned allocators are each counted once" {
+	run zt-collect --alloc -o exact.raw "$SAMPLES/allocs" exact
+	assert_success
+	asked=$(echo "$output" | sed -n 's/^asked //p')
+	bytes=$(key alloc-bytes exact.raw)
+	calls=$(key alloc-calls exact.raw)
+	echo "asked $asked, alloc-bytes $bytes, alloc-calls $calls"
+	# stdio's own buffer is the only allocation besides the program's.
+	[ "$bytes" -ge "$asked" ] && [ "$bytes" -le $((asked + 65536)) ]
+	[ "$calls" -ge 8024 ] && [ "$calls" -le 8030 ]
+}
+
+@test "the peak: the blocks held then, found at the right moment, and what is live at exit after it" {
+	run zt-collect --alloc -o peak.raw "$SAMPLES/allocs" peak
+	assert_success
+	read -r from to <<< "$(echo "$output" | sed -n 's/^peak //p')"
+	start=$(sed -n 's/^start-ns //p' peak.raw)
+	at=$(( start + $(key alloc-peak-ns peak.raw) ))
+	echo "first phase $from to $to, peak at $at"
+	[ "$at" -ge "$from" ] && [ "$at" -le "$to" ]
+	by_size p peak.raw > sizes
+	by_size i peak.raw > live
+	cat sizes live
+	awk '$1 == 1048577 { d = $2 - 209715400; if (d < 0) d = -d; exit !(d <= 0.1 * 209715400) }' sizes
+	[ "$(grep -c '^4096 ' sizes)" = 0 ]
+	awk '$1 == 4096 { d = $2 - 52428800; if (d < 0) d = -d; exit !(d <= 0.25 * 52428800) }' live
+	[ "$(grep -c '^1048577 ' live)" = 0 ]
+}
+
+@test "the program is unchanged: what the allocator says back, double frees, fork beside threads, a handler's allocations" {
+	for m in behave forks double; do
+		"$SAMPLES/allocs" $m > bare.out 2> bare.err && s1=0 || s1=$?
+		zt-collect --alloc -o $m.raw "$SAMPLES/allocs" $m > zt.out 2> zt.err && s2=0 || s2=$?
+		echo "$m: status $s1 bare, $s2 under zt"
+		diff bare.out zt.out
+		[ "$s1" = "$s2" ]
+		grep -v '^zt-collect' zt.err | diff bare.err -
+		grep -q '^alloc-calls ' $m.raw
+	done
+	grep -q 'double free' bare.err
+}
+
+@test "--alloc with --clock=wall: one dump, version 6, wall-clock and allocation samples" {
+	run zt-collect --alloc --clock=wall -o both.raw "$SAMPLES/allocs" forks
+	assert_success
+	[ "$(head -1 both.raw)" = "zt-prof 6" ]
+	grep -qx 'profile-clock wall' both.raw
+	grep -q ' !' both.raw
+	grep -q ' \$a' both.raw
+	[ "$(key alloc-samples both.raw)" -gt 0 ]
+}
+
+@test "without --alloc nothing of it is loaded: no libzt-alloc.so, a version 4 dump" {
+	run zt-collect -o plain.raw sh -c 'echo "$LD_PRELOAD"'
+	assert_success
+	refute_output --partial libzt-alloc.so
+	[ "$(head -1 plain.raw)" = "zt-prof 4" ]
+	[ "$(grep -c ' \$' plain.raw)" = 0 ]
+	run zt-collect --alloc -o with.raw sh -c 'echo "$LD_PRELOAD"'
+	assert_output --partial libzt-alloc.so
+}
+
+@test "--alloc's bad sizes are usage errors" {
+	for v in 0 abc 2T 12Q -5 ''; do
+		run zt-collect --alloc="$v" -o x.raw true
+		echo "--alloc=$v: $status $output"
+		assert_failure 2
+		assert_output --partial "--alloc: '$v' is not a size"
+	done
+	run zt-collect --alloc=1M -o x.raw true
+	assert_success
+	[ "$(sed -n 's/^alloc-rate //p' x.raw)" = 1048576 ]
+}
+
+@test "a SIGKILLed run under --alloc: zt-collect finishes the dump; its samples key counts no allocation line" {
+	zt-collect --alloc=4K -o killed.raw "$SAMPLES/allocs" sites 100000 > /dev/null 2>&1 &
+	pid=$!
+	sleep 1.5
+	# The program, zt-collect's child: zt-collect itself waits for it.
+	pkill -KILL -P $pid
+	wait $pid || true
+	grep -qx 'finished zt-collect' killed.raw
+	cpu=$(awk '/^samples$/ { s = 1; next } s && /^[0-9]/ && !/ \$/ { n += $2 } END { print n + 0 }' killed.raw)
+	echo "samples key $(key samples killed.raw), CPU sample lines $cpu, allocation lines $(grep -c ' \$a' killed.raw)"
+	[ "$(key samples killed.raw)" = "$cpu" ]
+	grep -q ' \$a' killed.raw
+	[ "$(grep -c ' \$i' killed.raw)" = 0 ]
+}
