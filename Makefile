@@ -35,7 +35,8 @@ BUILD_DEBS = libdwarf-dev libdebuginfod-dev libdeflate-dev zlib1g-dev libiberty-
 TEST_DEBS = bats bats-assert bats-support linux-perf procps util-linux python3-minimal clang \
 	    perl xz-utils gzip libc6-dbg llvm chromium libxml2-utils golang-go \
 	    gawk gdb g++ gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
-	    libgoogle-perftools-dev strace groff-base debuginfod clickhouse-server clickhouse-client openssl
+	    libgoogle-perftools-dev strace groff-base debuginfod clickhouse-server clickhouse-client openssl \
+	    libjemalloc2 heaptrack
 DEBS = $(BUILD_DEBS) $(TEST_DEBS)
 # Only for `make bench`: the collectors and the encoder zt is compared with,
 # and the real programs of tests/bench/realprograms.sh (rustc is taken from

@@ -47,6 +47,7 @@
 #include "unwind.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <malloc.h>
 #include <math.h>
@@ -100,6 +101,9 @@ static struct {
 static uintptr_t own_lo, own_hi, shim_lo, shim_hi;
 
 ZT_EXPORT volatile uint32_t zt_alloc_nlive;
+
+/* The code of the object that serves the allocations: its own mmap calls are its business. */
+static uintptr_t next_lo, next_hi, next_base;
 
 /* Per thread: a sample under way, and the countdown of the mmap calls (intercept.c). */
 static __thread int inside __attribute__((tls_model("initial-exec")));
@@ -535,8 +539,10 @@ void zt_alloc_mapped(void *p, size_t len, const void *caller)
 {
 	struct zt_thread *t;
 
-	/* zt's own mappings (its threads' records) are not the program's. */
-	if (!rate || len < MMAP_THRESHOLD || p == MAP_FAILED || zt_own((uintptr_t)caller))
+	/* zt's own mappings (its threads' records) are not the program's, nor
+	   the allocator's (jemalloc maps its extents through the PLT). */
+	if (!rate || len < MMAP_THRESHOLD || p == MAP_FAILED || zt_own((uintptr_t)caller) ||
+	    ((uintptr_t)caller >= next_lo && (uintptr_t)caller < next_hi))
 		return;
 	t = zt_thread_self();
 	if (t) {
@@ -642,11 +648,76 @@ static void totals(uint64_t *calls, uint64_t *bytes)
 /* This dump's start: its counts are from here (a snapshot's successor starts anew). */
 static uint64_t base_calls, base_bytes, base_samples;
 
+static void allocator_named(void);
+
+/*
+ * The object whose malloc the program's calls reach, when it is not zt's
+ * interposer (libzt-alloc.so): an ASan build's runtime, preloaded before
+ * zt; an allocator linked into the executable; "" when zt's is reached.
+ */
+static char allocator[256];
+
+
+static int next_extent(struct dl_phdr_info *info, size_t size, void *unused)
+{
+	(void)size;
+	(void)unused;
+	if (info->dlpi_addr != next_base)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (!next_hi || lo < next_lo)
+			next_lo = lo;
+		if (lo + ph->p_memsz > next_hi)
+			next_hi = lo + ph->p_memsz;
+	}
+	return 1;
+}
+
+static void allocator_find(void)
+{
+	void *(*next)(void) = (void *(*)(void))dlsym(RTLD_DEFAULT, "zt_alloc_next_malloc");
+	void *served = next ? next() : NULL;
+	Dl_info where;
+
+	if (served && dladdr(served, &where) && where.dli_fbase) {
+		next_base = (uintptr_t)where.dli_fbase;
+		dl_iterate_phdr(next_extent, NULL);
+	}
+	allocator_named();
+}
+
+static void allocator_named(void)
+{
+	void *reached = dlsym(RTLD_DEFAULT, "malloc"), *shim = dlsym(RTLD_DEFAULT, "zt_alloc_shim_malloc");
+	Dl_info info;
+	const char *name = "?";
+
+	if (reached && reached == shim)
+		return;
+	if (!shim)
+		name = "libzt-alloc.so not loaded";
+	else if (reached && dladdr(reached, &info) && info.dli_fname && info.dli_fname[0])
+		name = info.dli_fname;
+	else if (reached)
+		name = "the executable";
+	strncpy(allocator, name, sizeof allocator - 1);
+}
+
 static void put_header(int fd)
 {
 	totals(&base_calls, &base_bytes);
 	base_samples = tab.samples;
 	put_key(fd, ZT_RAW_ALLOC_RATE, rate);
+	if (allocator[0]) {
+		zt_files_puts(fd, ZT_RAW_ALLOC_ALLOCATOR " ");
+		zt_files_put_text(fd, allocator, strlen(allocator));
+		zt_files_puts(fd, "\n");
+	}
 }
 
 static void put_summary(int fd)
@@ -742,6 +813,7 @@ int zt_alloc_init(void)
 		tab.keys = NULL;
 		return -1;
 	}
+	allocator_find();
 	pthread_atfork(fork_lock, fork_parent, fork_child);
 	zt_dump_register(&part);
 	__atomic_store_n(&rate, (uint64_t)r, __ATOMIC_RELEASE);

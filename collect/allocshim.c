@@ -163,10 +163,10 @@ ZT_INTERPOSE void *malloc(size_t n)
 
 	if (__builtin_expect(!real_malloc, 0) && !resolve())
 		return boot_alloc(n, 16);
-	if (depth)
-		return real_malloc(n);
-	p = OUTER(real_malloc(n));
-	account(p, n);
+	/* malloc, calloc and free call no other interposer: no depth of their own. */
+	p = real_malloc(n);
+	if (!depth)
+		account(p, n);
 	return p;
 }
 
@@ -180,10 +180,8 @@ ZT_INTERPOSE void *calloc(size_t n, size_t size)
 			return NULL;
 		return boot_alloc(n * size, 16);
 	}
-	if (depth)
-		return real_calloc(n, size);
-	p = OUTER(real_calloc(n, size));
-	if (p)
+	p = real_calloc(n, size);
+	if (!depth)
 		account(p, n * size);
 	return p;
 }
@@ -338,6 +336,18 @@ ZT_INTERPOSE size_t malloc_usable_size(void *p)
 	return real_malloc_usable_size ? real_malloc_usable_size(p) : 0;
 }
 
+
+/* This malloc, by a name of its own: libzt-prof.so compares it with the one the program reaches. */
+extern __typeof(malloc) zt_alloc_shim_malloc
+	__attribute__((alias("malloc"), visibility("default"), copy(malloc)));
+
+/* The malloc this one passes to, for libzt-prof.so: its object's own mmap calls are not the program's. */
+__attribute__((visibility("default"))) void *zt_alloc_next_malloc(void);
+
+void *zt_alloc_next_malloc(void)
+{
+	return real_malloc || resolve() ? (void *)real_malloc : NULL;
+}
 
 extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
 

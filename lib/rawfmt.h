@@ -133,6 +133,8 @@ static inline int zt_label_value_ok(const char *v, unsigned long n)
 #define ZT_RAW_PROFILE_CLOCK "profile-clock"	/* "cpu" (or absent) or "wall" (v5) */
 #define ZT_RAW_OFF_CPU_HZ "off-cpu-hz"	/* the wall-clock sampler's rate (v5) */
 #define ZT_RAW_ALLOC_RATE "alloc-rate"	/* v6: mean bytes between allocation samples */
+/* v6: the object whose malloc the program reaches when it is not zt's (escaped text) */
+#define ZT_RAW_ALLOC_ALLOCATOR "alloc-allocator"
 #define ZT_RAW_ZT_CODE "zt-code"	/* "START-END", hex: libzt-prof.so's own extent */
 #define ZT_RAW_ZT_HANDOVER "zt-handover"	/* "START-END": its interposers (zt_handover) */
 
