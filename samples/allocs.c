@@ -21,6 +21,8 @@
  *                       a signal handler that allocates (raised between
  *                       two allocations: malloc is not async-signal-safe)
  *   allocs double       frees a block twice (glibc aborts)
+ *   allocs live N       keeps N 16-byte blocks live to the end (default 10
+ *                       million)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -260,7 +262,7 @@ int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "sites";
 
-	if (argc > 2)
+	if (argc > 2 && strcmp(what, "sites") == 0)
 		total_mib = atoll(argv[2]);
 	if (strcmp(what, "sites") == 0)
 		return sites();
@@ -274,6 +276,14 @@ int main(int argc, char **argv)
 		return behave();
 	if (strcmp(what, "forks") == 0)
 		return forks();
+	if (strcmp(what, "live") == 0) {
+		long long n = argc > 2 ? atoll(argv[2]) : 10000000;
+
+		for (long long i = 0; i < n; i++)
+			sink = *(volatile char *)malloc(16);
+		printf("live %lld\n", n);
+		return 0;
+	}
 	if (strcmp(what, "double") == 0) {
 		void *p = malloc(64);
 

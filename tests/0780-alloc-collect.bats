@@ -221,3 +221,13 @@ SRC
 	[ "$(grep -c ' \$a1048576 ' snap.raw)" = 0 ]
 	[ "$(grep -c ' \$a1048576 ' snap.raw.1)" = 100 ]
 }
+
+@test "10 million live blocks: the collector's memory, CPU and allocation sampling together, stays under 8 MiB" {
+	"$ZT_TOP/tests/cputime" "$SAMPLES/allocs" live 10000000 > /dev/null 2> bare.err
+	"$ZT_TOP/tests/cputime" zt-collect --alloc -o live.raw "$SAMPLES/allocs" live 10000000 > /dev/null 2> zt.err
+	bare=$(tail -1 bare.err | awk '{ print $3 }')
+	zt=$(tail -1 zt.err | awk '{ print $3 }')
+	echo "peak resident: bare $bare KiB, under zt-collect --alloc $zt KiB, $((zt - bare)) KiB more"
+	[ "$(key alloc-calls live.raw)" -ge 10000000 ]
+	[ $((zt - bare)) -lt 8192 ]
+}
