@@ -98,8 +98,8 @@ struct zt_thread {
 	 */
 	char *buf;
 	uint64_t *addr;
-	/* alloc.c's: its own max_depth frames (mapped after addr), kept apart
-	   from the handler's; the counts of the allocator's interposers in the
+	/* alloc.c's: its own max_depth frames (mapped after addr with --alloc,
+	   else addr itself, unused), kept apart from the handler's; the counts of the allocator's interposers in the
 	   thread's storage (allochook.h), NULL until its first sample point;
 	   the counts of threads that ended in this slot, and its mmap calls. */
 	uint64_t *alloc_addr;

@@ -177,7 +177,7 @@ static unsigned char *alt_map(void)
 
 /*
  * The bytes of one thread's mapping: the record, its zt_state.max_depth
- * frames twice (the handler's, alloc.c's) and its buffer of zt_state.buf_size (state.h). One size for the
+ * frames (twice with --alloc: the handler's, alloc.c's) and its buffer of zt_state.buf_size (state.h). One size for the
  * whole run, since max_depth never changes after start: a slot is reused
  * as it is.
  */
@@ -185,7 +185,8 @@ static size_t record_size(void)
 {
 	size_t head = (sizeof(struct zt_thread) + 63) & ~(size_t)63;
 
-	return head + 2 * (size_t)zt_state.max_depth * sizeof(uint64_t) + zt_state.buf_size;
+	return head + (zt_alloc_rate() ? 2 : 1) * (size_t)zt_state.max_depth * sizeof(uint64_t) +
+	       zt_state.buf_size;
 }
 
 /* A free slot, reused or newly mapped; NULL when all are taken. */
@@ -220,8 +221,8 @@ static struct zt_thread *claim_slot(void)
 		}
 		/* The frames first: 8-byte aligned after the record, then the buffer. */
 		t->addr = (uint64_t *)((char *)t + head);
-		t->alloc_addr = t->addr + zt_state.max_depth;
-		t->buf = (char *)(t->alloc_addr + zt_state.max_depth);
+		t->alloc_addr = zt_alloc_rate() ? t->addr + zt_state.max_depth : t->addr;
+		t->buf = (char *)(t->alloc_addr + (zt_alloc_rate() ? zt_state.max_depth : 0));
 		t->live = 1;
 		__atomic_store_n(&zt_state.threads[slot], t, __ATOMIC_RELEASE);
 	}
