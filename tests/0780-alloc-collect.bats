@@ -231,3 +231,38 @@ SRC
 	[ "$(key alloc-calls live.raw)" -ge 10000000 ]
 	[ $((zt - bare)) -lt 8192 ]
 }
+
+@test "C++: operator new reaches malloc through libstdc++; the stack goes on to the function that called new" {
+	command -v g++ > /dev/null || skip "g++ is not installed"
+	cat > news.cc <<'SRC'
+#include <cstdio>
+#include <vector>
+__attribute__((noinline)) int *make_block() { return new int[4096]; }
+int main()
+{
+	long n = 0;
+	for (int i = 0; i < 20000; i++) { int *p = make_block(); p[0] = i; n += p[0]; delete[] p; }
+	std::printf("%ld\n", n > 0 ? 1L : 0L);
+	return 0;
+}
+SRC
+	g++ -O1 -g -fno-omit-frame-pointer -o news news.cc
+	run zt-collect --alloc -o news.raw ./news
+	assert_success
+	assert_line 1
+	line=$(grep -m1 ' \$a16384 ' news.raw)
+	echo "$line"
+	exe=$(readlink -f news)
+	base=$(awk -v e="$exe" '$1 == "maps" { m = 1; next } m && $NF == e { split($1, r, "-"); print r[1]; exit }' news.raw)
+	# The first address is in libstdc++ (operator new); one of the next is make_block's call.
+	found=
+	for a in $(echo "$line" | awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^=?[0-9a-f]+$/) { sub(/^=/, "", $i); print $i } }'); do
+		off=$((0x$a - 0x$base - 1))
+		[ "$off" -ge 0 ] && [ "$off" -lt 1048576 ] || continue
+		f=$(addr2line -f -e "$exe" "$(printf '%x' "$off")" | head -1)
+		echo "$a: $f"
+		case $f in *make_block*) found=1 ;; esac
+	done
+	[ -n "$found" ]
+	[ "$(key alloc-calls news.raw)" -ge 20000 ]
+}
