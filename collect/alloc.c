@@ -770,11 +770,14 @@ static void fork_child(void)
 		struct zt_thread *t = zt_state.threads[i];
 
 		if (t) {
+			/* The forking thread's storage is the child's now, the
+			   others' copies are no thread's: none count the parent's. */
+			if (t->alloc_tl)
+				t->alloc_tl->calls = t->alloc_tl->bytes = 0;
 			t->alloc_calls = t->alloc_bytes = 0;
 			t->alloc_tl = NULL;
 		}
 	}
-	/* The forking thread's own counts go on in its storage: from 0. */
 	base_calls = base_bytes = base_samples = 0;
 	unlock(&fork_mask);
 }
