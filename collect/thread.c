@@ -222,7 +222,7 @@ static struct zt_thread *claim_slot(void)
 		/* The frames first: 8-byte aligned after the record, then the buffer. */
 		t->addr = (uint64_t *)((char *)t + head);
 		t->alloc_addr = zt_alloc_rate() ? t->addr + zt_state.max_depth : t->addr;
-		t->buf = (char *)(t->alloc_addr + (zt_alloc_rate() ? zt_state.max_depth : 0));
+		t->buf = (char *)(t->addr + (zt_alloc_rate() ? 2 : 1) * (size_t)zt_state.max_depth);
 		t->live = 1;
 		__atomic_store_n(&zt_state.threads[slot], t, __ATOMIC_RELEASE);
 	}
