@@ -409,7 +409,7 @@ $(XDIR)/collect/%.lo: collect/%.c collect/*.h lib/rawfmt.h lib/launch.h lib/hex.
 
 $(XDIR)/collect/libzt-prof.so: $(COLLECT_LO:collect/%=$(XDIR)/collect/%)
 	@echo "  LD      $@"
-	$(Q)$(XCC) -shared -o $@ $^ $(COLLECT_LDFLAGS) $(XLDFLAGS) -lz -lpthread
+	$(Q)$(XCC) -shared -o $@ $^ $(COLLECT_LDFLAGS) $(XLDFLAGS) -lz -lpthread -lm
 
 $(XDIR)/lib/%.o: lib/%.c lib/*.h | $(XSYSROOT)/.done
 	@mkdir -p $(@D)
