@@ -105,6 +105,7 @@ LIB_OBJ = \
 	lib/pprof.o \
 	lib/usage.o \
 	lib/symargs.o \
+	lib/event.o \
 
 # The collector: libzt-prof.so (preloaded) and zt-collect (the launcher).
 COLLECT_LO = \

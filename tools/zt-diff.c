@@ -26,6 +26,7 @@
 #include "input.h"
 #include "stage.h"
 #include "symargs.h"
+#include "event.h"
 #include "json.h"
 #include "compare.h"
 #include "progress.h"
@@ -38,6 +39,7 @@ enum { OPT_ROOT = ZT_SYMARGS_NEXT, OPT_NO_ROOT };
 
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
+	ZT_EVENT_ROW,
 	{ 'n', "normalize", no_argument, NULL,
 	  "scale before's counts to after's total (difffolded.pl -n)" },
 	{ 's', "strip-hex", no_argument, NULL,
@@ -56,7 +58,7 @@ static const struct zt_opt options[] = {
 };
 
 static const struct zt_usage usage = {
-	"zt-diff [-n] [-s] [--root=NAME | --no-root] before after\n"
+	"zt-diff [-n] [-s] [--root=NAME | --no-root] [--event=NAME] before after\n"
 	"       zt-diff --report [--json] [-s] [--root=NAME | --no-root] [-q level]\n"
 	"               [-t rows] before after\n"
 	"       zt-diff --report [options] before... -- after...",

@@ -17,6 +17,7 @@
 #include "raw.h"
 #include "stage.h"
 #include "symargs.h"
+#include "event.h"
 #include "symbolize.h"
 #include "progress.h"
 #include "usage.h"
@@ -30,13 +31,14 @@
 
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
+	ZT_EVENT_ROW,
 	{ 'o', "output", required_argument, "FILE", "write the profile to FILE, not stdout" },
 	ZT_USAGE_ROWS,
 };
 
 static const struct zt_usage usage = {
 	"zt-pprof [-l] [--no-demangle] [-d DIR]... [--sysroot=DIR] [--no-debuginfod]\n"
-	"                [-o FILE] [FILE ...]",
+	"                [--event=NAME] [-o FILE] [FILE ...]",
 	"Turn a zt raw dump (FILE or stdin, plain or gzip) into a gzipped pprof\n"
 	"profile (profile.proto), for go tool pprof; or zt-symbolize's stream,\n"
 	"perf script output or folded stacks (told apart by their content) into\n"

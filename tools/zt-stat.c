@@ -24,6 +24,7 @@
 #include "input.h"
 #include "stage.h"
 #include "symargs.h"
+#include "event.h"
 #include "json.h"
 #include "perfscript.h"
 #include "profile.h"
@@ -45,6 +46,7 @@ enum { OPT_FOCUS = ZT_SYMARGS_NEXT, OPT_IGNORE, OPT_HIDE, OPT_PEEK, OPT_LIST, OP
 
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
+	ZT_EVENT_ROW,
 	{ 'n', "nodes", required_argument, "N", "rows of the table (default 20, 0 for all)" },
 	{ 'b', "by", required_argument, "KEY", "function, module, line, thread, state or\n"
 	  "label:NAME (state: on-CPU, off-CPU by wait,\n"
@@ -78,6 +80,7 @@ static const struct zt_usage usage = {
 	"               [--label NAME=VALUE]... [--sort=flat|cum]\n"
 	"               [--focus=REGEX] [--ignore=REGEX] [--hide=REGEX]\n"
 	"               [--peek=REGEX] [--list=REGEX [--source-dir=DIR]] [--json]\n"
+	"               [--event=NAME]\n"
 	"               [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] [--no-debuginfod]\n"
 	"               [file ...]",
 	"Where the time went, as a table like pprof -top, from the files or stdin:\n"
