@@ -147,7 +147,8 @@ static int read_input(struct zt_flame *flame, const char *path, const struct zt_
 	zt_folded_reader_init(&rd, in);
 	while (in && (got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
 		/* '# zt weight: ns' comes before the first stack, if at all. */
-		if (!said++ && (problem = zt_flame_set_wall(flame, rd.wall))) {
+		if (!said++ && ((problem = zt_flame_set_wall(flame, rd.wall)) ||
+				(problem = zt_flame_set_alloc(flame, rd.alloc)))) {
 			zt_errf(err, errlen, "%s: %s", zt_input_name(in), problem);
 			got = -1;
 			break;
