@@ -310,6 +310,13 @@ static int sum_folded(struct zt_stage **st, char **paths, int n, const struct as
 		setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 		if (zt_foldsrc_wall(src))
 			printf(ZT_WEIGHT_NS_LINE "\n");
+		if (zt_foldsrc_alloc(src)) {
+			char wline[160];
+
+			zt_weight_alloc_line(zt_foldsrc_alloc(src), zt_foldsrc_rate(src), wline,
+					     sizeof wline);
+			printf("%s\n", wline);
+		}
 		while ((got = zt_foldsrc_next(src, &stack, &len, &count, err, errlen)) > 0) {
 			fwrite(stack, 1, len, stdout);
 			printf(" %llu\n", (unsigned long long)count);
