@@ -124,7 +124,7 @@ static struct zt_pprof *from_raw(struct zt_stage *sg, const struct zt_symargs *a
 	if (zt_stage_records(sg, &args->opts, err, errlen) < 0)
 		return NULL;
 	s = zt_stage_symbolizer(sg);
-	p = zt_pprof_build(zt_stage_raw(sg), s, args->opts.lines);
+	p = zt_pprof_build_view(zt_stage_raw(sg), s, args->opts.lines, args->opts.view);
 	warn = zt_symbolizer_warnings(s, &nwarn);
 	if (zt_symbolizer_debuginfod_note(s))
 		zt_warn("%s", zt_symbolizer_debuginfod_note(s));
@@ -132,10 +132,18 @@ static struct zt_pprof *from_raw(struct zt_stage *sg, const struct zt_symargs *a
 	return p;
 }
 
+/* Whether dump d has samples for its profile: allocation samples for a
+   heap profile (zt_pprof_build_view), else CPU ones. */
+static int has_samples(const struct zt_raw *d, int view)
+{
+	return zt_raw_has_alloc(d) && view != ZT_VIEW_TIME ? 1 : d->nsamples != 0;
+}
+
 /* The profile of names that every input is added to, unless all are raw dumps. */
 struct names {
 	struct zt_pprof_folded *f;
 	int wall;		/* -1 until an input with stacks said */
+	int alloc;		/* its ZT_WEIGHT_BYTES or _OBJECTS, 0 for other stacks */
 };
 
 /*
@@ -153,7 +161,7 @@ static int from_folded(struct zt_stage *sg, const struct zt_symargs *args, struc
 	const char *const *warn, *problem = NULL;
 	uint64_t div = 1;
 	size_t nwarn, first = zt_pprof_folded_samples(nm->f);
-	int got, said = 0, wall;
+	int got, said = 0, wall, alloc;
 
 	warn = zt_stage_warnings(sg, &nwarn);
 	print_warnings(warn, nwarn);
@@ -166,10 +174,20 @@ static int from_folded(struct zt_stage *sg, const struct zt_symargs *args, struc
 	while ((got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
 		/* '# zt weight: ns' comes before the first stack. */
 		wall = rd.w.kind == ZT_WEIGHT_WALL;
+		alloc = zt_weight_alloc_unit(rd.w.kind) ? (int)rd.w.kind : 0;
 		if (!said++ && nm->wall < 0) {
 			nm->wall = wall;
+			nm->alloc = alloc;
 			if (nm->wall)
 				zt_pprof_folded_wall(nm->f);
+			if (alloc)
+				zt_pprof_folded_alloc(nm->f, alloc == ZT_WEIGHT_OBJECTS);
+		} else if (said == 1 && nm->alloc != alloc) {
+			problem = alloc ? "an allocation profile ('# zt weight: bytes' or 'objects') "
+					  "after other stacks: they cannot be added"
+					: "stacks that are not an allocation profile's after one: "
+					  "they cannot be added";
+			break;
 		} else if (said == 1 && nm->wall != wall) {
 			problem = wall ? "a wall-clock profile ('# zt weight: ns') after CPU profiles: "
 					 "they cannot be added"
@@ -181,7 +199,7 @@ static int from_folded(struct zt_stage *sg, const struct zt_symargs *args, struc
 	}
 	if (problem)
 		zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
-	else if (got == 0 && rd.w.kind != ZT_WEIGHT_WALL &&
+	else if (got == 0 && rd.w.kind != ZT_WEIGHT_WALL && !zt_weight_alloc_unit(rd.w.kind) &&
 		 (problem = zt_weight_samples(&rd.w, &div)))
 		zt_err_at(err, errlen, zt_input_name(in), 0, "%s", problem);
 	if (got < 0 || problem)
@@ -200,7 +218,7 @@ static struct zt_pprof *profile(struct zt_stage **sg, char **paths, int n, int r
 				const struct zt_symargs *args, char *err, size_t errlen)
 {
 	struct zt_stage_empties empties = { 0 };
-	struct names nm = { NULL, -1 };
+	struct names nm = { NULL, -1, 0 };
 	struct zt_pprof *p = NULL, *q;
 	int rc = 0, empty;
 	char why[ZT_ERR_MAX];
@@ -227,7 +245,7 @@ static struct zt_pprof *profile(struct zt_stage **sg, char **paths, int n, int r
 			rc = from_folded(sg[i], args, &nm, &empty, err, errlen);
 		} else if (!(q = from_raw(sg[i], args, err, errlen))) {
 			rc = -1;
-		} else if ((empty = zt_stage_raw(sg[i])->nsamples == 0) || !p) {
+		} else if ((empty = !has_samples(zt_stage_raw(sg[i]), args->opts.view)) || !p) {
 			if (!empty)
 				p = q;
 			else
