@@ -167,6 +167,7 @@ UNIT_OBJ = \
 	tests/unit/test-pprof.o \
 	tests/unit/test-filter.o \
 	tests/unit/test-facts.o \
+	tests/unit/test-alloc.o \
 	tests/unit/test-symargs.o \
 	tests/unit/test-debuginfod.o \
 	tests/unit/test-status.o \
