@@ -48,6 +48,12 @@ static const char *alloc_fact(struct zt_facts *f, const char *key, size_t klen,
 {
 	uint64_t x;
 
+	if (klen == sizeof ZT_FACT_ALLOC_ALLOCATOR - 1 &&
+	    memcmp(key, ZT_FACT_ALLOC_ALLOCATOR, klen) == 0) {
+		if (!f->alloc_allocator[0])
+			word(f->alloc_allocator, sizeof f->alloc_allocator, v, vlen);
+		return NULL;
+	}
 	if (klen == sizeof ZT_FACT_ALLOC_RATE - 1 && memcmp(key, ZT_FACT_ALLOC_RATE, klen) == 0) {
 		if (num(v, vlen, &x) < 0 || x == 0)
 			return "'# zt " ZT_FACT_ALLOC_RATE "' wants a number of bytes";
@@ -284,6 +290,8 @@ void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, 
 
 		if (d->alloc_rate)
 			put_num(out, ZT_FACT_ALLOC_RATE, d->alloc_rate);
+		if (d->alloc_allocator)
+			put_text(out, ZT_FACT_ALLOC_ALLOCATOR, d->alloc_allocator);
 		for (unsigned i = 0; i < sizeof have / sizeof *have; i++)
 			if (d->have_alloc_summary & (1u << i))
 				put_num(out, zt_facts_alloc_keys[i], have[i]);

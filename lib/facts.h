@@ -57,6 +57,7 @@ struct zt_facts {
 	 * says fact i of zt_facts_alloc_keys was read.
 	 */
 	uint64_t alloc_rate;
+	char alloc_allocator[256];	/* as the stream has it (escaped), "" when not said */
 	uint64_t alloc[ZT_FACTS_ALLOC];
 	unsigned have_alloc;
 };

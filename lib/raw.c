@@ -918,10 +918,14 @@ static int key_line(struct reader *r, char *line)
 	} else if (strcmp(key, ZT_RAW_WALL_NS) == 0) {
 		d->have_wall_ns = 1;
 		return number_value(r, key, v, &d->wall_ns);
+	} else if (strcmp(key, ZT_RAW_ALLOC_ALLOCATOR) == 0) {
+		free(d->alloc_allocator);
+		d->alloc_allocator = zt_strdup(v);
+		zt_escape_decode(d->alloc_allocator);
 	} else if (strcmp(key, ZT_RAW_ALLOC_RATE) == 0) {
 		if (number_value(r, key, v, &x))
 			return -1;
-		if (x < 1 || x > (uint64_t)1 << 40)
+		if (x < 1 || x > ZT_ALLOC_RATE_MAX)
 			return fail(r, "%s %llu is out of range (1 to 2^40 bytes)", key,
 				    (unsigned long long)x);
 		d->alloc_rate = x;
@@ -1801,6 +1805,7 @@ void zt_raw_free(struct zt_raw *d)
 	free(d->exec);
 	free(d->finished);
 	free(d->seccomp);
+	free(d->alloc_allocator);
 	for (size_t i = 0; i < d->nunreached; i++)
 		free(d->unreached[i]);
 	for (size_t i = 0; i < d->nwaits; i++)

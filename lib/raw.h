@@ -187,6 +187,8 @@ struct zt_raw {
 	size_t nwaits, capwaits;
 	/* Version 6 (formats/raw.md "Version 6"): allocation samples. */
 	uint64_t alloc_rate;	/* "alloc-rate": mean bytes between samples; 0 if not given */
+	char *alloc_allocator;	/* "alloc-allocator": the program's malloc is not zt's, but
+				   this object's (decoded); NULL when not said */
 	/* The summary's alloc-* keys; have_alloc_summary bit i: key i was given
 	   (ZT_RAW_ALLOC_CALLS ... ZT_RAW_ALLOC_LOST in that order). */
 	uint64_t alloc_calls, alloc_bytes, alloc_samples, alloc_peak_bytes, alloc_peak_ns,

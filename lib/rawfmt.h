@@ -24,6 +24,9 @@
 /* The off-CPU sampler's wall-clock ticks per second (--off-cpu-hz, "off-cpu-hz", v5). */
 #define ZT_OFF_CPU_HZ_DEFAULT 97	/* prime, like ZT_HZ_DEFAULT */
 #define ZT_OFF_CPU_HZ_MAX 1000
+/* Mean bytes between allocation samples (zt-collect --alloc, "alloc-rate"). */
+#define ZT_ALLOC_RATE_DEFAULT 524288
+#define ZT_ALLOC_RATE_MAX (1ull << 40)
 /* Frames kept per sample (zt-collect --max-depth, ZT_MAX_DEPTH, "max-depth"). */
 #define ZT_DEPTH_DEFAULT 128
 #define ZT_DEPTH_MIN 16
@@ -130,6 +133,8 @@ static inline int zt_label_value_ok(const char *v, unsigned long n)
 #define ZT_RAW_PROFILE_CLOCK "profile-clock"	/* "cpu" (or absent) or "wall" (v5) */
 #define ZT_RAW_OFF_CPU_HZ "off-cpu-hz"	/* the wall-clock sampler's rate (v5) */
 #define ZT_RAW_ALLOC_RATE "alloc-rate"	/* v6: mean bytes between allocation samples */
+/* v6: the object whose malloc the program reaches when it is not zt's (escaped text) */
+#define ZT_RAW_ALLOC_ALLOCATOR "alloc-allocator"
 #define ZT_RAW_ZT_CODE "zt-code"	/* "START-END", hex: libzt-prof.so's own extent */
 #define ZT_RAW_ZT_HANDOVER "zt-handover"	/* "START-END": its interposers (zt_handover) */
 
@@ -275,6 +280,7 @@ static inline int zt_label_value_ok(const char *v, unsigned long n)
 /* v6: the header's and summary's alloc-* keys, and what the reader summed
    over the "$a" lines: their sizes, and their weights (estimated bytes). */
 #define ZT_FACT_ALLOC_RATE ZT_RAW_ALLOC_RATE
+#define ZT_FACT_ALLOC_ALLOCATOR ZT_RAW_ALLOC_ALLOCATOR	/* escaped text */
 #define ZT_FACT_ALLOC_CALLS ZT_RAW_ALLOC_CALLS
 #define ZT_FACT_ALLOC_BYTES ZT_RAW_ALLOC_BYTES
 #define ZT_FACT_ALLOC_SAMPLES ZT_RAW_ALLOC_SAMPLES

@@ -161,3 +161,11 @@ bad() {
 	run zt-fold cpu.raw
 	assert_output 'unknown;[unknown] 3'
 }
+
+@test "alloc-allocator: a fact, and zt-stat says what was not seen" {
+	printf 'zt-prof 6\nalloc-rate 100\nalloc-allocator /tmp/a\\040b/prog\nsamples\n7 1 ^150 $a100 =401136\nend\n' > al.raw
+	run zt-symbolize al.raw
+	assert_line '# zt alloc-allocator /tmp/a b/prog'
+	run zt-stat al.raw
+	assert_line "allocator: the program's malloc is /tmp/a b/prog's, not zt's: only the calls that reach zt's interposers were seen"
+}

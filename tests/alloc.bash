@@ -1,11 +1,12 @@
 # alloc.bash — loaded by tests/077N (the filters on allocation profiles,
-# raw dump version 6): a version 6 dump made by hand from a real run's
-# maps, with allocation samples of known weights, whatever zt-collect
-# --alloc writes.
+# raw dump version 6): a version 6 dump made by hand, with allocation
+# samples of known weights, whatever zt-collect --alloc writes, and no run
+# of the collector: the filters' tests depend on the format alone.
 #
 # alloc_setup, in $BATS_FILE_TMPDIR: prog (main calls site_a, site_b, then
 # computes in hot; built without PIE, so its functions are where nm says),
-# c.raw (its CPU dump, version 4), and, made from it by alloc_of:
+# c.raw (a CPU dump of it, version 4, made by hand: one mapping of the
+# whole file, 5 samples in hot under main), and, made from it by alloc_of:
 #   a.raw   c.raw's CPU samples and these allocation samples, at rate 524288:
 #           site_a: 3 x "$a64 ^524320"       1572960 bytes, 24578 objects
 #                                            (8192.5 each: 8193, 8192, 8193)
@@ -33,8 +34,9 @@ int main(int argc, char **argv)
 }
 C
 	gcc -O1 -g -fno-omit-frame-pointer -no-pie -o prog a.c
-	zt-collect -o c.raw ./prog 2> /dev/null
 	alloc_addrs
+	printf 'zt-prof 4\npid 4242\nexe %s/prog\nhz 997\ntimer perf-task-clock\nunwind auto\nstart-ns 1000000000\nmaps @0\n00400000-00406000 r-xp 00000000 00:00 0 %s/prog\nthreads\n4242 prog\nsamples\n4242 3 @1000 %s %s\n4242 2 @2000 %s %s\nsummary\nsamples 5\nlost 0\npartial 0\nend\n' \
+		"$PWD" "$PWD" "$HOT" "$RET_H" "$HOT" "$RET_H" > c.raw
 	alloc_of c.raw 3 1 > a.raw
 	alloc_of c.raw 3 1 | awk '/^samples$/ { s = 1; print; next } /^[a-z]/ { s = 0 }
 		s && !/\$/ { next } { print }' | sed 's/^samples [0-9]*$/samples 0/' > ao.raw
@@ -47,7 +49,9 @@ alloc_addrs() {
 	ADDR_B=$(sym site_b 3)
 	RET_A=$(sym main 16)
 	RET_B=$(sym main 32)
-	export ADDR_A ADDR_B RET_A RET_B
+	HOT=$(sym hot 17)
+	RET_H=$(sym main 64)
+	export ADDR_A ADDR_B RET_A RET_B HOT RET_H
 }
 
 # alloc_of DUMP NA NB [RATE]: version 4 dump DUMP as version 6 with NA

@@ -698,6 +698,9 @@ static void alloc_header(const struct run *st)
 		printf("not tracked: %llu sampled blocks the collector's table of live blocks "
 		       "had no room for (in alloc_space, missing from inuse and peak)\n",
 		       (unsigned long long)f->alloc[ZT_FACTS_ALLOC_UNTRACKED]);
+	if (f->alloc_allocator[0])
+		printf("allocator: the program's malloc is %s's, not zt's: only the calls that "
+		       "reach zt's interposers were seen\n", f->alloc_allocator);
 	if (HAVE(ZT_FACTS_ALLOC_LOST) && f->alloc[ZT_FACTS_ALLOC_LOST])
 		printf("lost: %llu allocations drawn for a sample and not recorded\n",
 		       (unsigned long long)f->alloc[ZT_FACTS_ALLOC_LOST]);
