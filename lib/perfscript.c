@@ -410,11 +410,10 @@ struct zt_ps_reader {
 	size_t eventlen;
 	char *skipped_event;
 	unsigned long skipped;
-	/* The view (zt_ps_reader_set_view), and what the stream's facts said
-	   before its first record: "# zt alloc-rate", "# zt samples" above 0,
-	   "# zt profile-clock wall". */
+	/* The view (zt_ps_reader_set_view), and whether the stream's facts
+	   said "# zt samples" above 0 before its first record. */
 	int view;
-	int alloc_profile, cpu_samples;
+	int cpu_samples;
 	/* Repeats (zt_ps_reader_set_repeats): the frame lines of records
 	   seen, and the line ends each holds. */
 	int repeats;
@@ -507,15 +506,12 @@ void zt_ps_reader_set_view(struct zt_ps_reader *r, int view)
 		zt_ps_reader_set_event(r, ev, strlen(ev));
 }
 
-/* A '#' line before the first record: what a zt stream's facts say. */
+/* A '#' line before the first record: whether a zt stream has CPU samples. */
 static void view_fact(struct zt_ps_reader *r, const char *s, size_t len)
 {
-	static const char rate[] = ZT_FACT_PREFIX ZT_FACT_ALLOC_RATE " ";
 	static const char samples[] = ZT_FACT_PREFIX ZT_FACT_SAMPLES " ";
 
-	if (len > sizeof rate - 1 && memcmp(s, rate, sizeof rate - 1) == 0)
-		r->alloc_profile = 1;
-	else if (len > sizeof samples - 1 && memcmp(s, samples, sizeof samples - 1) == 0)
+	if (len > sizeof samples - 1 && memcmp(s, samples, sizeof samples - 1) == 0)
 		r->cpu_samples |= s[sizeof samples - 1] != '0' || len > sizeof samples;
 }
 
@@ -533,8 +529,7 @@ static int decide_event(struct zt_ps_reader *r, const char *ev, size_t n)
 		zt_ps_reader_set_event(r, ev, n);
 		return 0;
 	}
-	if (r->view == ZT_VIEW_TIME || (r->view == ZT_VIEW_DEFAULT && r->cpu_samples) ||
-	    (r->view == ZT_VIEW_DEFAULT && !r->alloc_profile))
+	if (r->view == ZT_VIEW_TIME || (r->view == ZT_VIEW_DEFAULT && r->cpu_samples))
 		return 1;
 	zt_ps_reader_set_event(r, ZT_EVENT_ALLOC_BYTES, sizeof ZT_EVENT_ALLOC_BYTES - 1);
 	return 0;

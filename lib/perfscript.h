@@ -106,8 +106,8 @@ void zt_ps_reader_set_event(struct zt_ps_reader *r, const char *event, size_t n)
  * that is not one of zt's allocation events (zt-samples, zt-wall-ns,
  * perf's). ZT_VIEW_DEFAULT (a new reader's) is ZT_VIEW_TIME, but for an
  * allocation profile without CPU samples: when a zt allocation record
- * comes first and the stream's facts said "# zt alloc-rate" and no
- * "# zt samples" above 0, it keeps alloc_space's records (zt-alloc-bytes).
+ * comes first and the stream's facts said no "# zt samples" above 0, it
+ * keeps alloc_space's records (zt-alloc-bytes).
  * Records of zt's other views are skipped without being counted in
  * zt_ps_reader_skipped: they are views of the same profile, not another
  * event. Call before the first line.
