@@ -91,6 +91,8 @@ bad() {
 	run go tool pprof -top s.pb.gz
 	assert_line 'Type: alloc_space'
 	zt-pprof --event=time -o t.pb.gz a.raw
+	run -1 --separate-stderr zt-pprof --event=alloc_space -o x.pb.gz c.raw
+	assert_equal "$stderr" "zt-pprof: 'c.raw': no samples in the input"
 	zt-pprof -o c.pb.gz c.raw
 	run go tool pprof -raw t.pb.gz
 	assert_line 'samples/count cpu/nanoseconds'

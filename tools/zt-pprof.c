@@ -133,9 +133,12 @@ static struct zt_pprof *from_raw(struct zt_stage *sg, const struct zt_symargs *a
 }
 
 /* Whether dump d has samples for its profile: allocation samples for a
-   heap profile (zt_pprof_build_view), else CPU ones. */
+   heap profile (zt_pprof_build_view, or an allocation view asked for),
+   else CPU ones. */
 static int has_samples(const struct zt_raw *d, int view)
 {
+	if (view >= ZT_VIEW_ALLOC_SPACE)
+		return zt_raw_has_alloc(d);
 	return zt_raw_has_alloc(d) && view != ZT_VIEW_TIME ? 1 : d->nsamples != 0;
 }
 
