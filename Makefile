@@ -106,6 +106,7 @@ LIB_OBJ = \
 	lib/pprof.o \
 	lib/usage.o \
 	lib/symargs.o \
+	lib/event.o \
 
 # The collector: libzt-prof.so (preloaded) and zt-collect (the launcher).
 COLLECT_LO = \
@@ -168,6 +169,7 @@ UNIT_OBJ = \
 	tests/unit/test-pprof.o \
 	tests/unit/test-filter.o \
 	tests/unit/test-facts.o \
+	tests/unit/test-alloc.o \
 	tests/unit/test-symargs.o \
 	tests/unit/test-debuginfod.o \
 	tests/unit/test-status.o \

@@ -35,6 +35,49 @@ static void word(char *dst, size_t cap, const char *v, size_t n)
 	dst[k] = '\0';
 }
 
+const char *const zt_facts_alloc_keys[ZT_FACTS_ALLOC] = {
+	ZT_FACT_ALLOC_CALLS, ZT_FACT_ALLOC_BYTES, ZT_FACT_ALLOC_SAMPLES,
+	ZT_FACT_ALLOC_PEAK_BYTES, ZT_FACT_ALLOC_PEAK_NS, ZT_FACT_ALLOC_INUSE_BYTES,
+	ZT_FACT_ALLOC_UNTRACKED, ZT_FACT_ALLOC_LOST, ZT_FACT_ALLOC_SAMPLED_BYTES,
+	ZT_FACT_ALLOC_ESTIMATED_BYTES,
+};
+
+/* An allocation fact: NULL, or what is wrong with it. */
+static const char *alloc_fact(struct zt_facts *f, const char *key, size_t klen,
+			      const char *v, size_t vlen)
+{
+	uint64_t x;
+
+	if (klen == sizeof ZT_FACT_ALLOC_ALLOCATOR - 1 &&
+	    memcmp(key, ZT_FACT_ALLOC_ALLOCATOR, klen) == 0) {
+		if (!f->alloc_allocator[0])
+			word(f->alloc_allocator, sizeof f->alloc_allocator, v, vlen);
+		return NULL;
+	}
+	if (klen == sizeof ZT_FACT_ALLOC_RATE - 1 && memcmp(key, ZT_FACT_ALLOC_RATE, klen) == 0) {
+		if (num(v, vlen, &x) < 0 || x == 0)
+			return "'# zt " ZT_FACT_ALLOC_RATE "' wants a number of bytes";
+		if (!f->alloc_rate)
+			f->alloc_rate = x;
+		return NULL;
+	}
+	for (int i = 0; i < ZT_FACTS_ALLOC; i++)
+		if (strlen(zt_facts_alloc_keys[i]) == klen &&
+		    memcmp(key, zt_facts_alloc_keys[i], klen) == 0) {
+			if (num(v, vlen, &x) < 0)
+				return "a '# zt alloc-' fact wants a number";
+			f->have_alloc |= 1u << i;
+			/* The peak's time is the first input's; the rest add up. */
+			if (i == ZT_FACTS_ALLOC_PEAK_NS)
+				f->alloc[i] = f->alloc[i] ? f->alloc[i] : x;
+			else
+				f->alloc[i] = f->alloc[i] > UINT64_MAX - x ? UINT64_MAX
+									    : f->alloc[i] + x;
+			return NULL;
+		}
+	return NULL;
+}
+
 const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n)
 {
 	const char *key, *v, *sp;
@@ -54,7 +97,9 @@ const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n)
 	vlen = n - (size_t)(v - s);
 
 #define IS(k) (klen == sizeof(k) - 1 && memcmp(key, k, klen) == 0)
-	if (IS(ZT_FACT_HZ)) {
+	if (klen > 6 && memcmp(key, "alloc-", 6) == 0) {
+		return alloc_fact(f, key, klen, v, vlen);
+	} else if (IS(ZT_FACT_HZ)) {
 		if (num(v, vlen, &x) < 0)
 			return "'# zt " ZT_FACT_HZ "' wants a number";
 		if (!f->hz)
@@ -234,6 +279,24 @@ void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, 
 			put_num(out, ZT_FACT_SAMPLER_CPU_NS, d->sampler_cpu_ns);
 		if (d->have_wall_ns)
 			put_num(out, ZT_FACT_WALL_NS, d->wall_ns);
+	}
+	if (d->alloc_rate || zt_raw_has_alloc(d)) {
+		/* An allocation profile: the collector's counts, as the dump
+		   has them, then the "$a" lines' sizes and weights summed. */
+		const uint64_t have[] = {
+			d->alloc_calls, d->alloc_bytes, d->alloc_samples, d->alloc_peak_bytes,
+			d->alloc_peak_ns, d->alloc_inuse_bytes, d->alloc_untracked, d->alloc_lost,
+		};
+
+		if (d->alloc_rate)
+			put_num(out, ZT_FACT_ALLOC_RATE, d->alloc_rate);
+		if (d->alloc_allocator)
+			put_text(out, ZT_FACT_ALLOC_ALLOCATOR, d->alloc_allocator);
+		for (unsigned i = 0; i < sizeof have / sizeof *have; i++)
+			if (d->have_alloc_summary & (1u << i))
+				put_num(out, zt_facts_alloc_keys[i], have[i]);
+		put_num(out, ZT_FACT_ALLOC_SAMPLED_BYTES, d->alloc_sized[0]);
+		put_num(out, ZT_FACT_ALLOC_ESTIMATED_BYTES, d->alloc_weighed[0]);
 	}
 	if (d->have_pid)
 		put_num(out, ZT_FACT_PID, d->pid);

@@ -13,6 +13,15 @@
 
 struct zt_raw;
 
+/* The summed allocation facts, in the order of struct zt_facts' alloc. */
+enum { ZT_FACTS_ALLOC_CALLS, ZT_FACTS_ALLOC_BYTES, ZT_FACTS_ALLOC_SAMPLES,
+       ZT_FACTS_ALLOC_PEAK_BYTES, ZT_FACTS_ALLOC_PEAK_NS, ZT_FACTS_ALLOC_INUSE_BYTES,
+       ZT_FACTS_ALLOC_UNTRACKED, ZT_FACTS_ALLOC_LOST, ZT_FACTS_ALLOC_SAMPLED_BYTES,
+       ZT_FACTS_ALLOC_ESTIMATED_BYTES, ZT_FACTS_ALLOC };
+
+/* Their keys ("alloc-calls", ...). */
+extern const char *const zt_facts_alloc_keys[ZT_FACTS_ALLOC];
+
 struct zt_facts {
 	uint64_t hz;		/* 0 when unknown */
 	char timer[64];		/* "" when unknown */
@@ -42,6 +51,15 @@ struct zt_facts {
 	uint64_t off_cpu_hz;
 	int have_wall_ns;
 	uint64_t wall_ns, off_cpu_samples, off_cpu_repeated, off_cpu_torn, sampler_cpu_ns;
+	/*
+	 * An allocation profile's (raw version 6): alloc_rate is the first
+	 * input's; the others are summed over inputs, and have_alloc's bit i
+	 * says fact i of zt_facts_alloc_keys was read.
+	 */
+	uint64_t alloc_rate;
+	char alloc_allocator[256];	/* as the stream has it (escaped), "" when not said */
+	uint64_t alloc[ZT_FACTS_ALLOC];
+	unsigned have_alloc;
 };
 
 /*

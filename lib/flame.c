@@ -43,6 +43,7 @@ struct zt_flame {
 	int diff;		/* -1 until the first line */
 	int wall;		/* -1 until the first input: a wall-clock profile */
 	int input_wall;		/* the current input's */
+	int alloc;		/* -1 until the first input: ZT_WEIGHT_BYTES, _OBJECTS or 0 */
 	enum zt_flame_clock clock;
 };
 
@@ -117,6 +118,7 @@ struct zt_flame *zt_flame_new(void)
 
 	f->diff = -1;
 	f->wall = -1;
+	f->alloc = -1;
 	return f;
 }
 
@@ -137,6 +139,21 @@ const char *zt_flame_set_wall(struct zt_flame *f, int wall)
 			    : "not a wall-clock profile, but the first input is one ('# zt weight: "
 			      "ns'): they cannot be drawn in one graph";
 	f->wall = f->input_wall = wall;
+	return NULL;
+}
+
+const char *zt_flame_set_alloc(struct zt_flame *f, int alloc)
+{
+	if (f->alloc >= 0 && f->alloc != alloc) {
+		static char why[160];
+
+		snprintf(why, sizeof why, "%s, but the first input %s: they cannot be drawn in "
+			 "one graph", alloc ? zt_weight_alloc_unit(alloc) : "not in bytes or objects",
+			 f->alloc ? (f->alloc == ZT_WEIGHT_BYTES ? "is in bytes" : "is in objects")
+				  : "is not an allocation profile");
+		return why;
+	}
+	f->alloc = alloc;
 	return NULL;
 }
 
@@ -505,12 +522,18 @@ static void hot(const char *name, size_t len, char *buf)
 		 (int)(55 * v2));
 }
 
-/* The fill of a frame: diff shades, greys for separators, hashed colours. */
-static void fill(const struct frame *fr, double maxdelta, int negate, int wall, char *buf)
+/* The fill of a frame: diff shades, greys for separators, hashed colours;
+   an allocation profile's (mem) in flamegraph.pl's --colors=mem. */
+static void fill(const struct frame *fr, double maxdelta, int negate, int wall, int mem,
+		 char *buf)
 {
 	double v1, v2;
 
-	if (wall && !fr->hasdelta && fr->on == 0 && fr->depth > 0) {
+	if (mem && !fr->hasdelta && !(fr->len >= 1 && fr->name[0] == '-' &&
+				      (fr->len == 1 || (fr->len == 2 && fr->name[1] == '-')))) {
+		hashes(fr->name, fr->len, &v1, &v2);
+		snprintf(buf, 48, "rgb(%d,%d,%d)", 0, 190 + (int)(50 * v2), (int)(210 * v1));
+	} else if (wall && !fr->hasdelta && fr->on == 0 && fr->depth > 0) {
 		/* Off-CPU all through: flamegraph.pl's cold ("blue", --colors=io)
 		 * palette, hashed by the name, for a hot/cold graph. */
 		hashes(fr->name, fr->len, &v1, &v2);
@@ -594,26 +617,38 @@ extern const char zt_flamescript[];
 
 /*
  * The script; a wall-clock profile's titles say "ns" where others say
- * "samples", so its title parser takes either (a CPU profile's graph keeps
- * its bytes).
+ * "samples", an allocation profile's "bytes" or "objects" (unit), so its
+ * title parser takes either, and its search says its unit (a CPU
+ * profile's graph keeps its bytes).
  */
-static void script(FILE *out, int wall)
+static void script(FILE *out, int wall, const char *unit)
 {
 	static const char was[] = ") samples, /", now[] = ") (?:samples|ns), /";
-	const char *at = wall ? strstr(zt_flamescript, was) : NULL;
+	static const char nowmem[] = ") (?:samples|bytes|objects), /";
+	static const char search[] = " + \" samples)\"";
+	const char *at = wall || unit ? strstr(zt_flamescript, was) : NULL;
+	const char *at2 = unit && at ? strstr(at, search) : NULL;
 
 	if (!at) {
 		fputs(zt_flamescript, out);
 		return;
 	}
 	fwrite(zt_flamescript, 1, (size_t)(at - zt_flamescript), out);
-	fputs(now, out);
-	fputs(at + sizeof was - 1, out);
+	fputs(unit ? nowmem : now, out);
+	if (!at2) {
+		fputs(at + sizeof was - 1, out);
+		return;
+	}
+	fwrite(at + sizeof was - 1, 1, (size_t)(at2 - (at + sizeof was - 1)), out);
+	fprintf(out, " + \" %s)\"", unit);
+	fputs(at2 + sizeof search - 1, out);
 }
 
 static void header(FILE *out, const struct zt_flame_opts *o, unsigned height,
-		   uint64_t total, int diff, int wall)
+		   uint64_t total, int diff, int wall, const char *unit)
 {
+	char memtitle[64];
+
 	/* A differential graph's default title is its legend: what red and
 	   blue mean (frames keep flamegraph.pl's places: no room is added). */
 	const char *title = o->title ? o->title :
@@ -622,6 +657,12 @@ static void header(FILE *out, const struct zt_flame_opts *o, unsigned height,
 			    diff ? "Differential Flame Graph: red grew, blue shrank "
 				   "(after - before); widths are after's" :
 			    o->icicle ? "Icicle Graph" : "Flame Graph";
+
+	if (unit && !o->title && !diff) {
+		snprintf(memtitle, sizeof memtitle, "%s (%s)", o->icicle ? "Memory Icicle Graph" :
+			 "Memory Flame Graph", unit);
+		title = memtitle;
+	}
 
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
@@ -652,7 +693,7 @@ static void header(FILE *out, const struct zt_flame_opts *o, unsigned height,
 		"var XPAD = %d, WIDTH = %u, CHARW = %.2f, ICICLE = %s, TOTAL = %llu, DIFF = %s;\n",
 		XPAD, o->width, FONTSZ * FONTW, o->icicle ? "true" : "false",
 		(unsigned long long)total, diff ? "true" : "false");
-	script(out, wall);
+	script(out, wall, unit);
 	fputs("]]></script>\n", out);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"url(#background)\"/>\n",
 		o->width, height);
@@ -676,6 +717,7 @@ int zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o, FILE *out,
 	uint32_t depthmax = 0;
 	unsigned height;
 	size_t kept = 0;
+	const char *unit;
 
 	if (f->clock != ZT_FLAME_CLOCK_WALL && f->wall != 1) {
 		zt_errf(err, errlen, "--clock=%s needs a wall-clock profile (zt-collect --clock=wall, "
@@ -711,7 +753,8 @@ int zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o, FILE *out,
 	L.n = kept;
 	qsort(L.fr, L.n, sizeof *L.fr, byplace);
 	height = (depthmax + 1) * FRAMEH + YPAD1 + YPAD2;
-	header(out, o, height, f->total, f->diff == 1, f->wall == 1);
+	unit = f->alloc > 0 ? zt_weight_alloc_unit(f->alloc) : NULL;
+	header(out, o, height, f->total, f->diff == 1, f->wall == 1, unit);
 
 	fputs("<g id=\"frames\">\n", out);
 	for (size_t i = 0; i < L.n; i++) {
@@ -736,20 +779,20 @@ int zt_flame_write(struct zt_flame *f, const struct zt_flame_opts *o, FILE *out,
 		snprintf(sx1, sizeof sx1, "%.1f", x1);
 		snprintf(sx2, sizeof sx2, "%.1f", x2);
 		tenths = tenths_of(sx2) - tenths_of(sx1);
-		fill(fr, maxdelta, o->negate, f->wall == 1, colour);
+		fill(fr, maxdelta, o->negate, f->wall == 1, unit != NULL, colour);
 
 		fputs("<g><title>", out);
 		if (root) {
 			fputs("all (", out);
 			put_count(out, samples);
-			fputs(f->wall == 1 ? " ns, 100%)" : " samples, 100%)", out);
+			fprintf(out, " %s, 100%%)", unit ? unit : f->wall == 1 ? "ns" : "samples");
 		} else {
 			double pct = 100 * (double)samples / (double)f->total;
 
 			put_xml(out, fr->name, strip_annotation(fr->name, fr->len), 1);
 			fputs(" (", out);
 			put_count(out, samples);
-			fprintf(out, " %s, %.2f%%", f->wall == 1 ? "ns" : "samples", pct);
+			fprintf(out, " %s, %.2f%%", unit ? unit : f->wall == 1 ? "ns" : "samples", pct);
 			if (fr->hasdelta) {
 				double d = delta_value(fr->delta, o->negate);
 

@@ -78,6 +78,16 @@ const char *zt_flame_item(const struct zt_flame *f, const struct zt_folded_item 
 const char *zt_flame_set_wall(struct zt_flame *f, int wall);
 
 /*
+ * The same for an allocation profile's (folded stacks declared '# zt
+ * weight: bytes' or 'objects'): alloc is ZT_WEIGHT_BYTES or
+ * ZT_WEIGHT_OBJECTS (weight.h), 0 for other stacks. Such a graph is drawn
+ * in flamegraph.pl's memory palette (--colors=mem: greens and blues), its
+ * titles in bytes or objects. NULL, or what is wrong: inputs of other
+ * units.
+ */
+const char *zt_flame_set_alloc(struct zt_flame *f, int alloc);
+
+/*
  * Keep only the stacks of a wall-clock profile that clock says; lines
  * added otherwise are left out. zt_flame_write refuses anything but
  * ZT_FLAME_CLOCK_WALL on stacks that are not a wall-clock profile's.

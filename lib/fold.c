@@ -319,6 +319,7 @@ const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
 		break;
 	case ZT_PS_COMMENT:
 		label_fact(f, it);
+		zt_weight_fact(&f->weight, it->text.p, it->text.n);
 		break;
 	case ZT_PS_HEADER:
 		/* Java's names are tidied by the command, whatever --root says. */
@@ -352,7 +353,7 @@ const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
 				 it->header.period);
 		/* zt's records keep their weights: a number of samples, or
 		   a wall-clock profile's ns, which are never one a record. */
-		if (f->o.count && f->weight.kind != ZT_WEIGHT_WALL &&
+		if (f->o.count && f->weight.kind != ZT_WEIGHT_WALL && !zt_fold_alloc(f) &&
 		    !(it->header.event.n == 10 &&
 		      memcmp(it->header.event.p, "zt-samples", 10) == 0))
 			f->period = 1;
@@ -384,6 +385,12 @@ const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
 int zt_fold_wall(const struct zt_fold *f)
 {
 	return f->weight.kind == ZT_WEIGHT_WALL;
+}
+
+int zt_fold_alloc(const struct zt_fold *f)
+{
+	return f->weight.kind == ZT_WEIGHT_BYTES || f->weight.kind == ZT_WEIGHT_OBJECTS ?
+		       (int)f->weight.kind : 0;
 }
 
 uint64_t zt_fold_records(const struct zt_fold *f)
@@ -465,8 +472,8 @@ void zt_fold_weight_line(struct zt_fold *f, char *buf, size_t cap)
 	struct zt_weight w = f->weight;
 	uint64_t div;
 
-	if (w.kind == ZT_WEIGHT_WALL)
-		;	/* ns, counted or not (--weight=count refuses them) */
+	if (w.kind == ZT_WEIGHT_WALL || zt_fold_alloc(f))
+		;	/* ns, bytes or objects, counted or not (--weight=count refuses them) */
 	else if (f->o.count || zt_weight_samples(&w, &div) != NULL ||
 		 w.kind == ZT_WEIGHT_SAMPLES) {
 		if (f->o.count)

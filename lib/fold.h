@@ -60,6 +60,10 @@ struct zt_filter *zt_fold_filter(struct zt_fold *f);
 /* Whether the records are a wall-clock profile's (event zt-wall-ns): counts in ns. */
 int zt_fold_wall(const struct zt_fold *f);
 
+/* Whether they are an allocation profile's (zt-alloc-bytes and the like):
+   ZT_WEIGHT_BYTES or ZT_WEIGHT_OBJECTS (weight.h), else 0. */
+int zt_fold_alloc(const struct zt_fold *f);
+
 /* Records folded so far, and those of them the filter kept. */
 uint64_t zt_fold_records(const struct zt_fold *f);
 uint64_t zt_fold_kept(const struct zt_fold *f);

@@ -116,7 +116,14 @@ static const char *comment(struct zt_folded_reader *r, const char *s, size_t n)
 {
 	const char *problem = NULL;
 
+	int alloc;
+	uint64_t rate;
+
 	r->wall |= zt_weight_declares_ns(s, n);
+	if ((alloc = zt_weight_declares_alloc(s, n, &rate)) && !r->alloc) {
+		r->alloc = alloc;
+		r->rate = rate;
+	}
 	if (r->facts)
 		problem = zt_facts_line(r->facts, s, n);
 	if (!problem && r->weighed)

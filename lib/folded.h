@@ -67,6 +67,8 @@ struct zt_folded_reader {
 	struct zt_facts *facts;	/* not NULL: '#' lines are facts too */
 	struct zt_weight w;	/* weighed: its declaration; always: its counts */
 	int wall;		/* a '# zt weight: ns' line was read */
+	int alloc;		/* a '# zt weight: bytes' (ZT_WEIGHT_BYTES) or 'objects' line */
+	uint64_t rate;		/* its rate ('sampled every N bytes'), 0 if none */
 	uint64_t stacks;	/* the stacks read so far */
 };
 

@@ -18,8 +18,32 @@ struct zt_foldsrc {
 	size_t countcap;		/* counts' room, kept across inputs */
 	uint32_t *order;
 	uint32_t next, n;
-	int wall;			/* the input declared '# zt weight: ns' */
+	int unit;			/* what the input declared: ZT_WEIGHT_WALL ('# zt
+					   weight: ns'), ZT_WEIGHT_BYTES, ZT_WEIGHT_OBJECTS,
+					   or 0: samples or periods */
+	uint64_t rate;			/* an allocation profile's rate, 0 if not said */
 };
+
+/* What a reader's input declared, into *unit (and s's rate). */
+static void declared(struct zt_foldsrc *s, const struct zt_folded_reader *rd, int *unit)
+{
+	if (rd->wall)
+		*unit = ZT_WEIGHT_WALL;
+	else if (rd->alloc)
+		*unit = rd->alloc;
+	if (rd->rate && !s->rate)
+		s->rate = rd->rate;
+}
+
+/* How a unit is said in messages. */
+static const char *unit_words(int unit)
+{
+	return unit == ZT_WEIGHT_WALL ? "is a wall-clock profile ('# zt weight: ns')" :
+	       unit == ZT_WEIGHT_BYTES ? "is an allocation profile in bytes ('# zt weight: bytes')" :
+	       unit == ZT_WEIGHT_OBJECTS ? "is an allocation profile in objects ('# zt weight: "
+					   "objects')" :
+	       "weighs its stacks in samples or periods";
+}
 
 size_t zt_foldsrc_strip_hex(const char *s, size_t n, char *out)
 {
@@ -84,7 +108,7 @@ static int rewrites(const struct zt_foldsrc_opts *o)
  * (NULL: as it is), summing repeated stacks; -1 on bad input.
  */
 static int load(struct zt_foldsrc *s, struct zt_input *in, const struct zt_foldsrc_opts *o,
-		int *wall, char *err, size_t errlen)
+		int *unit, char *err, size_t errlen)
 {
 	struct zt_folded_reader rd;
 	struct zt_folded_item it;
@@ -115,7 +139,7 @@ static int load(struct zt_foldsrc *s, struct zt_input *in, const struct zt_folds
 		s->counts[id] += it.count;
 	}
 	free(buf);
-	*wall |= rd.wall;
+	declared(s, &rd, unit);
 	return got < 0 ? -1 : 0;
 }
 
@@ -143,8 +167,8 @@ static int sort_loaded(struct zt_foldsrc *s, const char *name, uint64_t *total, 
  * The check pass over a file to stream: its format and total, and whether
  * its stacks are in order, each once; in constant memory.
  */
-static int check(struct zt_input *in, uint64_t *total, int *sorted, int *wall, char *err,
-		 size_t errlen)
+static int check(struct zt_foldsrc *s, struct zt_input *in, uint64_t *total, int *sorted,
+		 int *unit, char *err, size_t errlen)
 {
 	struct zt_folded_reader rd;
 	struct zt_folded_item it;
@@ -171,7 +195,7 @@ static int check(struct zt_input *in, uint64_t *total, int *sorted, int *wall, c
 		}
 	}
 	free(prev);
-	*wall |= rd.wall;
+	declared(s, &rd, unit);
 	return got;
 }
 
@@ -185,12 +209,12 @@ struct zt_foldsrc *zt_foldsrc_from(struct zt_input *in, const char *reopen,
 
 	*total = 0;
 	if (!reopen || rewrites(o)) {
-		if (load(s, in, o, &s->wall, err, errlen) < 0 ||
+		if (load(s, in, o, &s->unit, err, errlen) < 0 ||
 		    sort_loaded(s, zt_input_name(in), total, err, errlen) < 0)
 			goto fail;
 		return s;
 	}
-	if (check(in, total, &sorted, &s->wall, err, errlen) < 0)
+	if (check(s, in, total, &sorted, &s->unit, err, errlen) < 0)
 		goto fail;
 	if (!(again = zt_input_open(reopen, err, errlen)))
 		goto fail;
@@ -217,17 +241,16 @@ struct zt_foldsrc *zt_foldsrc_sum_new(void)
 int zt_foldsrc_sum_add(struct zt_foldsrc *s, struct zt_input *in, const char *first,
 		       const struct zt_foldsrc_opts *o, char *err, size_t errlen)
 {
-	int wall = 0;
+	int unit = 0;
 
-	if (load(s, in, o, &wall, err, errlen) < 0)
+	if (load(s, in, o, &unit, err, errlen) < 0)
 		return -1;
-	if (first && wall != s->wall) {
-		zt_errf(err, errlen, "%s %s, %s %s: they cannot be summed",
-			wall ? first : zt_input_name(in), "weighs its stacks in samples or periods",
-			wall ? zt_input_name(in) : first, "is a wall-clock profile ('# zt weight: ns')");
+	if (first && unit != s->unit) {
+		zt_errf(err, errlen, "%s %s, %s %s: they cannot be summed", first,
+			unit_words(s->unit), zt_input_name(in), unit_words(unit));
 		return -1;
 	}
-	s->wall = wall;
+	s->unit = unit;
 	return 0;
 }
 
@@ -279,7 +302,17 @@ int zt_foldsrc_next(struct zt_foldsrc *s, const char **stack, size_t *len,
 
 int zt_foldsrc_wall(const struct zt_foldsrc *s)
 {
-	return s->wall;
+	return s->unit == ZT_WEIGHT_WALL;
+}
+
+int zt_foldsrc_alloc(const struct zt_foldsrc *s)
+{
+	return s->unit == ZT_WEIGHT_BYTES || s->unit == ZT_WEIGHT_OBJECTS ? s->unit : 0;
+}
+
+uint64_t zt_foldsrc_rate(const struct zt_foldsrc *s)
+{
+	return s->rate;
 }
 
 void zt_foldsrc_close(struct zt_foldsrc *s)

@@ -71,6 +71,12 @@ int zt_foldsrc_next(struct zt_foldsrc *s, const char **stack, size_t *len,
 /* Whether the input (every input, for zt_foldsrc_sum) declared '# zt weight: ns'. */
 int zt_foldsrc_wall(const struct zt_foldsrc *s);
 
+/* Whether it declared '# zt weight: bytes' or 'objects': ZT_WEIGHT_BYTES or
+   ZT_WEIGHT_OBJECTS (weight.h), else 0; and the rate it gave (the first
+   input's that gave one), 0 if none. */
+int zt_foldsrc_alloc(const struct zt_foldsrc *s);
+uint64_t zt_foldsrc_rate(const struct zt_foldsrc *s);
+
 void zt_foldsrc_close(struct zt_foldsrc *s);
 
 /*

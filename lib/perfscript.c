@@ -7,9 +7,11 @@
  */
 #include "perfscript.h"
 #include "critbit.h"
+#include "event.h"
 #include "hash.h"
 #include "hex.h"
 #include "input.h"
+#include "rawfmt.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -408,6 +410,10 @@ struct zt_ps_reader {
 	size_t eventlen;
 	char *skipped_event;
 	unsigned long skipped;
+	/* The view (zt_ps_reader_set_view), and whether the stream's facts
+	   said "# zt samples" above 0 before its first record. */
+	int view;
+	int cpu_samples;
 	/* Repeats (zt_ps_reader_set_repeats): the frame lines of records
 	   seen, and the line ends each holds. */
 	int repeats;
@@ -491,6 +497,44 @@ void zt_ps_reader_set_event(struct zt_ps_reader *r, const char *event, size_t n)
 	r->eventlen = event ? n : 0;
 }
 
+void zt_ps_reader_set_view(struct zt_ps_reader *r, int view)
+{
+	const char *ev = zt_view_event(view);
+
+	r->view = view;
+	if (ev)
+		zt_ps_reader_set_event(r, ev, strlen(ev));
+}
+
+/* A '#' line before the first record: whether a zt stream has CPU samples. */
+static void view_fact(struct zt_ps_reader *r, const char *s, size_t len)
+{
+	static const char samples[] = ZT_FACT_PREFIX ZT_FACT_SAMPLES " ";
+
+	if (len > sizeof samples - 1 && memcmp(s, samples, sizeof samples - 1) == 0)
+		r->cpu_samples |= s[sizeof samples - 1] != '0' || len > sizeof samples;
+}
+
+/*
+ * The first record's event decides which records are kept, unless a view
+ * was asked for (zt_ps_reader_set_view). Returns 1 when a record of event
+ * ev (n bytes) is to be skipped without decided (it is an allocation
+ * record, and the CPU records are wanted).
+ */
+static int decide_event(struct zt_ps_reader *r, const char *ev, size_t n)
+{
+	int alloc = zt_view_of_event(ev, n) != 0;
+
+	if (!alloc) {
+		zt_ps_reader_set_event(r, ev, n);
+		return 0;
+	}
+	if (r->view == ZT_VIEW_TIME || (r->view == ZT_VIEW_DEFAULT && r->cpu_samples))
+		return 1;
+	zt_ps_reader_set_event(r, ZT_EVENT_ALLOC_BYTES, sizeof ZT_EVENT_ALLOC_BYTES - 1);
+	return 0;
+}
+
 const char *zt_ps_reader_event(const struct zt_ps_reader *r)
 {
 	return r->event;
@@ -546,6 +590,8 @@ int zt_ps_line(struct zt_ps_reader *r, const char *s, size_t len,
 			    "line ends in CR (CRLF line endings are not accepted)");
 	}
 	if (len > 0 && s[0] == '#') {
+		if (!r->event)
+			view_fact(r, s, len);
 		r->after_frame = 0;
 		it->kind = ZT_PS_COMMENT;
 		it->text.p = s;
@@ -576,13 +622,18 @@ int zt_ps_line(struct zt_ps_reader *r, const char *s, size_t len,
 		}
 		r->after_frame = 0;
 		r->record_line = lineno;
-		if (ev->n && !r->event) {
-			zt_ps_reader_set_event(r, ev->p, ev->n);
+		if (ev->n && !r->event && decide_event(r, ev->p, ev->n)) {
+			r->state = SKIPPING;
+			return 0;
 		} else if (ev->n && (ev->n != r->eventlen ||
 				     memcmp(ev->p, r->event, ev->n) != 0)) {
-			if (!r->skipped_event)
-				r->skipped_event = zt_strndup(ev->p, ev->n);
-			r->skipped++;
+			/* Another view of a zt allocation profile is no stranger. */
+			if (!zt_view_of_event(ev->p, ev->n) &&
+			    !zt_view_of_event(r->event, r->eventlen)) {
+				if (!r->skipped_event)
+					r->skipped_event = zt_strndup(ev->p, ev->n);
+				r->skipped++;
+			}
 			r->state = SKIPPING;
 			return 0;
 		}

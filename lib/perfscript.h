@@ -99,6 +99,20 @@ void zt_ps_reader_free(struct zt_ps_reader *r);
  * several files are read as one stream. The string is copied.
  */
 void zt_ps_reader_set_event(struct zt_ps_reader *r, const char *event, size_t n);
+
+/*
+ * Which records to hand out (--event, lib/event.h): an allocation view
+ * keeps its event's records only. ZT_VIEW_TIME keeps the first event seen
+ * that is not one of zt's allocation events (zt-samples, zt-wall-ns,
+ * perf's). ZT_VIEW_DEFAULT (a new reader's) is ZT_VIEW_TIME, but for an
+ * allocation profile without CPU samples: when a zt allocation record
+ * comes first and the stream's facts said no "# zt samples" above 0, it
+ * keeps alloc_space's records (zt-alloc-bytes).
+ * Records of zt's other views are skipped without being counted in
+ * zt_ps_reader_skipped: they are views of the same profile, not another
+ * event. Call before the first line.
+ */
+void zt_ps_reader_set_view(struct zt_ps_reader *r, int view);
 /*
  * Hand out a record whose frame lines repeat an earlier record's byte for
  * byte as its header and its end only, the end saying which record it

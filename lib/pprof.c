@@ -26,6 +26,7 @@
 #include "pprof.h"
 #include "symstream.h"
 #include "escape.h"
+#include "event.h"
 #include "hash.h"
 #include "rawfmt.h"
 #include "maps.h"
@@ -384,6 +385,10 @@ static void add_comments(struct zt_pprof *p, const struct zt_raw *d,
 		fact(buf, sizeof buf, ", wall-clock profile (off-CPU at %u Hz, %" PRIu64
 		     " off-CPU samples, %" PRIu64 " torn)", d->off_cpu_hz, d->off_cpu_samples,
 		     d->off_cpu_torn);
+	if (zt_raw_has_alloc(d))
+		fact(buf, sizeof buf, ", allocation profile (a sample per %" PRIu64 " bytes on "
+		     "average, %" PRIu64 " allocation samples, %" PRIu64 " bytes of them)",
+		     d->alloc_rate, d->alloc_lines[0], d->alloc_sized[0]);
 	if (d->conflict)
 		fact(buf, sizeof buf, ", program-sigprof %s", d->conflict);
 	if (d->exec)
@@ -420,21 +425,64 @@ static int64_t int64_times(struct zt_pprof *p, uint64_t count, int64_t period)
 	return (int64_t)(count * (uint64_t)period);
 }
 
+/* The place of an allocation stack's value among a heap profile's sample
+   types, by enum zt_alloc_kind: objects first, as Go writes them. */
+static const int heap_slot[ZT_ALLOC_KINDS] = {
+	[ZT_ALLOC_SPACE] = 1, [ZT_ALLOC_OBJECTS] = 0, [ZT_INUSE_SPACE] = 3,
+	[ZT_INUSE_OBJECTS] = 2, [ZT_PEAK_SPACE] = 5, [ZT_PEAK_OBJECTS] = 4,
+};
+
+/* Whether stacks a and b are one site: the same thread, maps, size and addresses. */
+static int same_site(const struct zt_raw *d, const struct zt_stack *a, const struct zt_stack *b)
+{
+	return a->tid == b->tid && a->gen == b->gen && a->partial == b->partial &&
+	       a->own == b->own && a->size == b->size && a->naddr == b->naddr &&
+	       memcmp(d->addr + a->first, d->addr + b->first, a->naddr * sizeof *d->addr) == 0 &&
+	       memcmp(d->exact + a->first, d->exact + b->first, a->naddr) == 0;
+}
+
 struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s, int lines)
 {
+	return zt_pprof_build_view(d, s, lines, ZT_VIEW_DEFAULT);
+}
+
+struct zt_pprof *zt_pprof_build_view(const struct zt_raw *d, struct zt_symbolizer *s,
+				     int lines, int view)
+{
+	static const char *const heap_types[ZT_PPROF_TYPES][2] = {
+		{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
+		{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
+		{ "peak_inuse_objects", "count" }, { "peak_inuse_space", "bytes" },
+	};
 	struct zt_pprof *p = zt_calloc(1, sizeof *p);
 	struct builder b = { .p = p, .d = d, .s = s, .lines = lines };
 	const char *comm = d->exe && *d->exe ? zt_maps_basename(d->exe) : NULL;
+	int heap = zt_raw_has_alloc(d) && view != ZT_VIEW_TIME;
 
 	p->strtab = zt_strtab_new();
 	str(p, "");
 	b.mapflags = zt_calloc(d->nmaps ? d->nmaps : 1, 1);
-	p->sample_type[0][0] = str(p, "samples");
-	p->sample_type[0][1] = str(p, "count");
-	p->nsample_types = 1;
+	if (heap) {
+		for (int i = 0; i < ZT_PPROF_TYPES; i++) {
+			p->sample_type[i][0] = str(p, heap_types[i][0]);
+			p->sample_type[i][1] = str(p, heap_types[i][1]);
+		}
+		p->nsample_types = ZT_PPROF_TYPES;
+		p->default_sample_type = str(p, view >= ZT_VIEW_ALLOC_SPACE ? zt_view_name(view) :
+					     "inuse_space");
+		p->period_type[0] = str(p, "space");
+		p->period_type[1] = str(p, "bytes");
+		p->period = int64_of(p, d->alloc_rate);
+		p->key_bytes = str(p, "bytes");
+	}
 	/* A rate gives each sample its CPU time, as Go's profiles do: one
 	 * period, 1e9 / hz ns. Without one there is no cpu value. */
-	if (d->wall) {
+	if (!heap) {
+		p->sample_type[0][0] = str(p, "samples");
+		p->sample_type[0][1] = str(p, "count");
+		p->nsample_types = 1;
+	}
+	if (d->wall && !heap) {
 		/* One time axis, on-CPU and off-CPU: each stack's weight. */
 		p->sample_type[1][0] = p->period_type[0] = str(p, "wall");
 		p->sample_type[1][1] = p->period_type[1] = str(p, "nanoseconds");
@@ -443,6 +491,8 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 		if (d->off_cpu_hz)
 			p->period = (int64_t)((1000000000u + d->off_cpu_hz / 2) / d->off_cpu_hz);
 		b.waitloc = zt_calloc(d->nwaits ? d->nwaits : 1, sizeof *b.waitloc);
+	} else if (heap) {
+		;
 	} else if (d->hz) {
 		p->sample_type[1][0] = p->period_type[0] = str(p, "cpu");
 		p->sample_type[1][1] = p->period_type[1] = str(p, "nanoseconds");
@@ -457,9 +507,25 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 	p->samples = zt_calloc(d->nstacks ? d->nstacks : 1, sizeof *p->samples);
 	for (size_t i = 0; i < d->nstacks; i++) {
 		const struct zt_stack *st = &d->stacks[i];
-		struct zt_pprof_sample *sm = &p->samples[p->nsamples++];
+		struct zt_pprof_sample *sm;
 		const char *name = zt_raw_thread_name(d, st->tid);
 
+		/* A heap profile's samples are the allocation stacks', a CPU
+		   profile's the others'. */
+		if (heap != (st->alloc != ZT_ALLOC_NONE))
+			continue;
+		sm = &p->samples[p->nsamples++];
+		if (heap) {
+			/* Bytes and objects of one site (made side by side, raw.c): one sample. */
+			sm->value[heap_slot[st->alloc]] = int64_of(p, st->weight);
+			if (st->alloc % 2 == 1 && i + 1 < d->nstacks &&
+			    d->stacks[i + 1].alloc == st->alloc + 1 &&
+			    same_site(d, st, &d->stacks[i + 1])) {
+				i++;
+				sm->value[heap_slot[st->alloc + 1]] = int64_of(p, d->stacks[i].weight);
+			}
+			sm->bytes = st->size;
+		}
 		sm->first_loc = p->nlocids;
 		if (d->wall && st->wait)
 			push_locid(p, wait_location(&b, st));
@@ -470,9 +536,11 @@ struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 		if (st->partial && !go_rooted(&b, d, st))
 			push_locid(p, root_location(&b, st));
 		sm->nlocs = p->nlocids - sm->first_loc;
-		sm->value[0] = int64_of(p, st->count);
-		sm->value[1] = d->wall ? int64_of(p, st->weight) :
-			       int64_times(p, st->count, p->period);
+		if (!heap) {
+			sm->value[0] = int64_of(p, st->count);
+			sm->value[1] = d->wall ? int64_of(p, st->weight) :
+				       int64_times(p, st->count, p->period);
+		}
 		if (d->wall) {
 			const char *w = zt_raw_wait(d, st);
 
@@ -564,6 +632,14 @@ void zt_pprof_folded_add(struct zt_pprof_folded *f, const char *stack, size_t n,
 	sm->nlocs = p->nlocids - sm->first_loc;
 	zt_grow(&f->counts, &f->capcounts, p->nsamples, sizeof *f->counts);
 	f->counts[p->nsamples - 1] = count;
+}
+
+void zt_pprof_folded_alloc(struct zt_pprof_folded *f, int objects)
+{
+	struct zt_pprof *p = f->b.p;
+
+	p->sample_type[0][0] = str(p, objects ? "objects" : "space");
+	p->sample_type[0][1] = str(p, objects ? "count" : "bytes");
 }
 
 void zt_pprof_folded_wall(struct zt_pprof_folded *f)
@@ -697,7 +773,7 @@ static uint64_t loc_hash(uint64_t mapping, uint64_t rel, const struct zt_pprof_l
 static uint64_t sample_hash(const struct zt_pprof_sample *sm, const uint64_t *locids)
 {
 	uint64_t h = zt_hash_u64((uint64_t)sm->tid) ^ zt_hash_u64(sm->thread * 3 + 1) ^
-		     zt_hash_u64(sm->state * 5 + 2);
+		     zt_hash_u64(sm->state * 5 + 2) ^ zt_hash_u64(sm->bytes * 7 + 3);
 
 	return zt_hash(locids, sm->nlocs * sizeof *locids, h);
 }
@@ -750,7 +826,7 @@ static int sample_eq(void *ctx, uint32_t e, const void *key)
 	const struct zt_pprof_sample *b = k->e;
 
 	return a->nlocs == b->nlocs && a->tid == b->tid && a->thread == b->thread &&
-	       a->state == b->state &&
+	       a->state == b->state && a->bytes == b->bytes &&
 	       memcmp(p->locids + a->first_loc, k->locids, a->nlocs * sizeof *k->locids) == 0;
 }
 
@@ -917,7 +993,7 @@ const char *zt_pprof_merge(struct zt_pprof *p, const struct zt_pprof *q, char *w
 		k.locids = locids;
 		h = sample_hash(&sm, locids);
 		if ((e = zt_hash_index_find(&ix->s, h, sample_eq, p, &k)) >= 0) {
-			for (int v = 0; v < 2; v++)
+			for (int v = 0; v < ZT_PPROF_TYPES; v++)
 				p->samples[e].value[v] = add_value(p, p->samples[e].value[v],
 								   sm.value[v]);
 			continue;
@@ -1074,8 +1150,11 @@ unsigned char *zt_pprof_encode(const struct zt_pprof *p, size_t *len)
 		put_value_type(&b, 1, p->sample_type[i]);
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct zt_pprof_sample *s = &p->samples[i];
-		uint64_t v[2] = { (uint64_t)s->value[0], (uint64_t)s->value[1] };
+		uint64_t v[ZT_PPROF_TYPES];
 		size_t mark = b.n;
+
+		for (int k = 0; k < ZT_PPROF_TYPES; k++)
+			v[k] = (uint64_t)s->value[k];
 
 		put_packed(&b, 1, p->locids + s->first_loc, s->nlocs);
 		put_packed(&b, 2, v, p->nsample_types);
@@ -1084,6 +1163,8 @@ unsigned char *zt_pprof_encode(const struct zt_pprof *p, size_t *len)
 			put_label(&b, p->key_thread, s->thread, 0);
 		if (s->state)
 			put_label(&b, p->key_state, s->state, 0);
+		if (s->bytes)
+			put_label(&b, p->key_bytes, 0, s->bytes);
 		end_len(&b, mark, 2);
 	}
 	for (size_t i = 0; i < p->nmappings; i++) {
@@ -1145,6 +1226,7 @@ unsigned char *zt_pprof_encode(const struct zt_pprof *p, size_t *len)
 		put_value_type(&b, 11, p->period_type);
 	put_field(&b, 12, (uint64_t)p->period);
 	put_packed(&b, 13, p->comments, p->ncomments);
+	put_field(&b, 14, p->default_sample_type);
 	*len = b.n;
 	return b.b ? b.b : zt_malloc(1);
 }

@@ -42,9 +42,14 @@ struct zt_pprof_function {
 	uint64_t id, name, system_name, filename;
 };
 
+/* The most sample types a profile has: an allocation profile's six. */
+#define ZT_PPROF_TYPES 6
+
 struct zt_pprof_sample {
 	size_t first_loc, nlocs;	/* in locids[], leaf first */
-	int64_t value[2];
+	int64_t value[ZT_PPROF_TYPES];
+	uint64_t bytes;			/* label "bytes" of an allocation profile: the
+					   block size, 0 for none */
 	int64_t tid;			/* label "tid", a number */
 	uint64_t thread;		/* label "thread", the thread's name */
 	uint64_t state;			/* label "state" of a wall-clock profile, 0 if none */
@@ -52,11 +57,12 @@ struct zt_pprof_sample {
 
 struct zt_pprof {
 	struct zt_strtab *strtab;	/* the string table, by id */
-	uint64_t sample_type[2][2];	/* (type, unit) */
+	uint64_t sample_type[ZT_PPROF_TYPES][2];	/* (type, unit) */
 	size_t nsample_types;
+	uint64_t default_sample_type;	/* a sample type's name, 0 for pprof's choice (the last) */
 	uint64_t period_type[2];
 	int64_t period, time_nanos, duration_nanos;
-	uint64_t key_tid, key_thread, key_state;	/* label keys */
+	uint64_t key_tid, key_thread, key_state, key_bytes;	/* label keys */
 	/* Values past 2^63 - 1 (a count, a count times the period, the
 	   duration), which profile.proto's int64 cannot hold: written as
 	   2^63 - 1. The tool says how many. */
@@ -83,9 +89,21 @@ struct zt_pprof {
  * The profile of dump d, named by s (made over d); lines says whether s
  * reads DWARF, for the mappings' flags. The caller frees the result with
  * zt_pprof_free. Only allocation can fail, and that exits.
+ *
+ * A dump with allocation samples (raw version 6) gives a heap profile as
+ * Go writes one: the sample types alloc_objects/count, alloc_space/bytes,
+ * inuse_objects/count, inuse_space/bytes, then peak_inuse_objects/count
+ * and peak_inuse_space/bytes; period space/bytes of the dump's alloc-rate;
+ * each sample labelled "bytes" with its block size; default_sample_type
+ * inuse_space. view (lib/event.h, --event) makes an allocation view the
+ * default sample type, or with ZT_VIEW_TIME keeps the CPU profile; the
+ * CPU samples of a dump with allocation samples are not in its heap
+ * profile. zt_pprof_build is zt_pprof_build_view with ZT_VIEW_DEFAULT.
  */
 struct zt_pprof *zt_pprof_build(const struct zt_raw *d, struct zt_symbolizer *s,
 				int lines);
+struct zt_pprof *zt_pprof_build_view(const struct zt_raw *d, struct zt_symbolizer *s,
+				     int lines, int view);
 void zt_pprof_free(struct zt_pprof *p);
 
 /*
@@ -111,6 +129,13 @@ struct zt_pprof *zt_pprof_folded_end(struct zt_pprof_folded *f, uint64_t div);
  * first zt_pprof_folded_add; end with a div of 1.
  */
 void zt_pprof_folded_wall(struct zt_pprof_folded *f);
+
+/*
+ * The same for an allocation profile's stacks ('# zt weight: bytes' or
+ * 'objects'): the one sample type is space/bytes, or objects/count with
+ * objects set.
+ */
+void zt_pprof_folded_alloc(struct zt_pprof_folded *f, int objects);
 
 /*
  * The samples added so far, and the division of those from sample from on

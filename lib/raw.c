@@ -11,7 +11,9 @@
  * by snapshot once the whole dump is read. Version 5 (a wall-clock profile)
  * gives a sample line the ns each of its samples stands for ("^ns") and an
  * off-CPU sample its wait ("!futex"): the wait is part of the stack, the
- * weights are summed per stack.
+ * weights are summed per stack. Version 6 adds allocation samples
+ * ("$aSIZE" and the like, with their weight in bytes): each line counts
+ * into a stack of bytes and one of objects of its kind and size.
  */
 #include "raw.h"
 #include "arch.h"
@@ -154,6 +156,8 @@ struct stack_key {
 	uint32_t wait;
 	int partial;
 	int own;
+	int alloc;
+	uint64_t size;
 	size_t n;
 	const uint64_t *addr;
 	const uint8_t *exact;
@@ -166,21 +170,38 @@ static int stack_eq(void *ctx, uint32_t i, const void *k)
 	const struct zt_stack *s = &d->stacks[i];
 
 	return s->tid == key->tid && s->naddr == key->n && s->partial == key->partial &&
-	       s->own == key->own &&
+	       s->own == key->own && s->alloc == key->alloc && s->size == key->size &&
 	       s->gen == key->gen && s->wait == key->wait &&
 	       memcmp(&d->addr[s->first], key->addr, key->n * sizeof *key->addr) == 0 &&
 	       memcmp(&d->exact[s->first], key->exact, key->n) == 0;
 }
 
-/* Count a stack in; returns its index among d->stacks. */
-static size_t add_stack(struct zt_raw *d, uint32_t tid, uint32_t gen, int partial,
-			uint32_t wait, uint64_t count, uint64_t weight, const uint64_t *addr,
-			const uint8_t *exact, size_t n, int own)
+/* What a stack is besides its thread and addresses. */
+struct stack_what {
+	uint32_t gen;
+	int partial;
+	uint32_t wait;
+	int own;
+	int alloc;		/* enum zt_alloc_kind */
+	uint64_t size;
+};
+
+/* A stack's what. */
+static struct stack_what what_of(const struct zt_stack *s, uint32_t gen, int own)
 {
-	struct stack_key key = { tid, gen, wait, partial, own, n, addr, exact };
+	return (struct stack_what){ gen, s->partial, s->wait, own, s->alloc, s->size };
+}
+
+/* Count a stack in; returns its index among d->stacks. */
+static size_t add_stack(struct zt_raw *d, uint32_t tid, struct stack_what w, uint64_t count,
+			uint64_t weight, const uint64_t *addr, const uint8_t *exact, size_t n)
+{
+	struct stack_key key = { tid, w.gen, w.wait, w.partial, w.own, w.alloc, w.size,
+				 n, addr, exact };
 	uint64_t h = zt_hash(addr, n * sizeof *addr,
-			     tid + ((uint64_t)partial << 32) + ((uint64_t)gen << 33) +
-			     ((uint64_t)wait << 40) + ((uint64_t)own << 63));
+			     tid + ((uint64_t)w.partial << 32) + ((uint64_t)w.gen << 33) +
+			     ((uint64_t)w.wait << 40) + ((uint64_t)w.own << 63) +
+			     (uint64_t)w.alloc * 0x9e3779b97f4a7c15u + w.size * 0xff51afd7ed558ccdu);
 	int64_t found;
 	struct zt_stack *s;
 
@@ -201,14 +222,16 @@ static size_t add_stack(struct zt_raw *d, uint32_t tid, uint32_t gen, int partia
 	zt_grow(&d->stacks, &d->capstacks, d->nstacks + 1, sizeof *d->stacks);
 	s = &d->stacks[d->nstacks];
 	s->tid = tid;
-	s->gen = gen;
-	s->partial = partial;
-	s->own = own;
+	s->gen = w.gen;
+	s->partial = w.partial;
+	s->own = w.own;
 	s->naddr = (uint32_t)n;
 	s->first = d->naddr;
 	s->count = count;
-	s->wait = wait;
+	s->wait = w.wait;
 	s->weight = weight;
+	s->alloc = w.alloc;
+	s->size = w.size;
 	d->naddr += n;
 	zt_hash_index_add(&d->index, h, (uint32_t)d->nstacks);
 	return d->nstacks++;
@@ -256,16 +279,126 @@ static void remember(struct reader *r, uint32_t tid, const char *words, uint64_t
 /* The longest wait, decoded (formats/raw.md "Version 5"). */
 #define WAIT_MAX 64
 
-/* Whether c starts a v5 sample line's mark word ('@', '^', '!'). */
+/* Whether c starts a v5 sample line's mark word ('@', '^', '!'; v6 '$'). */
 static int is_mark(int c)
 {
-	return c == ZT_RAW_TIME_MARK || c == ZT_RAW_WEIGHT_MARK || c == ZT_RAW_WAIT_MARK;
+	return c == ZT_RAW_TIME_MARK || c == ZT_RAW_WEIGHT_MARK || c == ZT_RAW_WAIT_MARK ||
+	       c == ZT_RAW_ALLOC_MARK;
 }
 
 static int mark_order(struct reader *r, char c)
 {
+	if (r->d->version >= ZT_RAW_VERSION_ALLOC)
+		return fail(r, "sample: '%c' out of order (a sample line is 'tid count [@ns] "
+			    "[^weight] [!wait | $kindSIZE] address...')", c);
 	return fail(r, "sample: '%c' out of order (a sample line is 'tid count [@ns] [^weight] "
 		    "[!wait] address...')", c);
+}
+
+/* The allocation kinds of a "$" word, by its letter: 0 "$a", 1 "$i", 2 "$p". */
+static int alloc_letter(int c)
+{
+	return c == ZT_RAW_ALLOC_NEW ? 0 : c == ZT_RAW_ALLOC_INUSE ? 1 : c == ZT_RAW_ALLOC_PEAK ? 2 : -1;
+}
+
+/*
+ * The "$kindSIZE" word at s (v6): *kind (0 "$a", 1 "$i", 2 "$p") and
+ * *size. Returns the byte after it, or NULL after fail.
+ */
+static char *alloc_word(struct reader *r, char *s, int *kind, uint64_t *size)
+{
+	const char *end;
+	char *p = s + 2;
+
+	if ((*kind = alloc_letter((unsigned char)s[1])) < 0) {
+		char *e = s + 1;
+
+		while (*e && *e != ' ' && *e != '\t' && e < s + 21)
+			e++;
+		fail(r, "sample: allocation kind '%.*s' is not '%c', '%c' or '%c' (allocated, "
+		     "live at the end, live at the peak)", (int)(e - s), s, ZT_RAW_ALLOC_NEW,
+		     ZT_RAW_ALLOC_INUSE, ZT_RAW_ALLOC_PEAK);
+		return NULL;
+	}
+	if (!(end = dec_digits(p, size))) {
+		const char *t = p;
+
+		while (*t >= '0' && *t <= '9')
+			t++;
+		fail(r, t > p && (!*t || *t == ' ' || *t == '\t') ?
+			     "sample: allocation size past 2^63 bytes" :
+			     "sample: allocation size is not a number");
+		return NULL;
+	}
+	if (*size == 0) {
+		fail(r, "sample: allocation size is zero");
+		return NULL;
+	}
+	if (*size > (uint64_t)1 << 63) {
+		fail(r, "sample: allocation size past 2^63 bytes");
+		return NULL;
+	}
+	return p + (end - p);
+}
+
+uint64_t zt_raw_objects(uint64_t bytes, uint64_t size)
+{
+	uint64_t q = bytes / size, rem = bytes % size;
+
+	/* Halves up; rem < size <= 2^63, so 2 rem fits. */
+	return q + (2 * rem >= size);
+}
+
+int zt_raw_has_alloc(const struct zt_raw *d)
+{
+	return d->alloc_lines[0] || d->alloc_lines[1] || d->alloc_lines[2];
+}
+
+/*
+ * Count an allocation line in: its kind's sums, and with store, its two
+ * stacks (bytes and objects, made together, so the objects' is the next)
+ * and timed lines. st is its bytes stack when the line was seen before,
+ * else SIZE_MAX. Returns the bytes stack, or SIZE_MAX after fail.
+ */
+static size_t alloc_line(struct reader *r, uint32_t tid, int kind, uint64_t size,
+			 uint64_t count, uint64_t weight, int partial, size_t n, size_t st,
+			 int timed, uint64_t ns)
+{
+	struct zt_raw *d = r->d;
+	uint64_t before, objects;
+
+	if (d->alloc_lines[kind] > UINT64_MAX - count ||
+	    d->alloc_weighed[kind] > UINT64_MAX - weight ||
+	    count > UINT64_MAX / size || d->alloc_sized[kind] > UINT64_MAX - count * size) {
+		fail(r, "sample: the allocation samples' sum passes 2^64 - 1 bytes");
+		return SIZE_MAX;
+	}
+	d->alloc_lines[kind] += count;
+	d->alloc_weighed[kind] += weight;
+	d->alloc_sized[kind] += count * size;
+	if (!r->store)
+		return 0;
+	if (st == SIZE_MAX) {
+		struct stack_what w = { ZT_RAW_GEN_ANY, partial, 0, 0,
+					ZT_ALLOC_SPACE + 2 * kind, size };
+
+		st = add_stack(d, tid, w, 0, 0, r->tmp, r->tmpx, n);
+		w.alloc++;
+		add_stack(d, tid, w, 0, 0, r->tmp, r->tmpx, n);
+	}
+	/* The objects this line moves the stack's rounded total by. */
+	before = d->stacks[st].weight;
+	objects = zt_raw_objects(before + weight, size) - zt_raw_objects(before, size);
+	d->stacks[st].count += count;
+	d->stacks[st].weight += weight;
+	d->stacks[st + 1].count += count;
+	d->stacks[st + 1].weight += objects;
+	if (timed) {
+		zt_grow(&d->timed, &d->captimed, d->ntimed + 2, sizeof *d->timed);
+		d->timed[d->ntimed++] = (struct zt_timed){ ns, st, count, weight };
+		d->timed[d->ntimed++] = (struct zt_timed){ ns, st + 1, count, objects };
+	}
+	return st;
 }
 
 /*
@@ -323,12 +456,13 @@ static char *wait_word(struct reader *r, char *s, uint32_t *wait)
 static int sample_line(struct reader *r, char *s)
 {
 	struct zt_raw *d = r->d;
-	uint64_t tid = 0, count = 1, a, ns = 0, weight = 0, each = 0;
+	uint64_t tid = 0, count = 1, a, ns = 0, weight = 0, each = 0, size = 0;
 	size_t n = 0, st;
 	uint32_t wait = 0;
-	int partial = 0, timed = 0;
+	int partial = 0, timed = 0, kind = -1, weighed = 0;
+	char *after = NULL;
 	int64_t hit;
-	uint64_t h;
+	uint64_t h = 0;
 	char *words = NULL;
 
 	if (d->version >= 2) {
@@ -374,6 +508,7 @@ static int sample_line(struct reader *r, char *s)
 			if (each == 0)
 				return fail(r, "sample: weight is zero");
 			s += end - s;
+			weighed = 1;
 			while (*s == ' ' || *s == '\t')
 				s++;
 			if (*s == ZT_RAW_TIME_MARK || *s == ZT_RAW_WEIGHT_MARK)
@@ -382,22 +517,50 @@ static int sample_line(struct reader *r, char *s)
 			/* A line without "^" weighs one period of the CPU timer. */
 			each = 1000000000u / (d->hz ? d->hz : ZT_HZ_DEFAULT);
 		}
+		/* v6: an allocation's kind and size; the text from "$" on says
+		   which stack, as the wait's does. */
+		if (d->version >= ZT_RAW_VERSION_ALLOC && *s == ZT_RAW_ALLOC_MARK) {
+			if (!weighed)
+				return fail(r, "sample: an allocation sample ('%c') wants its weight "
+					    "('%c', the bytes each sample stands for)",
+					    ZT_RAW_ALLOC_MARK, ZT_RAW_WEIGHT_MARK);
+			if (!(after = alloc_word(r, s, &kind, &size)))
+				return -1;
+			if (each < size)
+				return fail(r, "sample: weight %llu below the allocation's size %llu "
+					    "(a sample stands for its own bytes at least)",
+					    (unsigned long long)each, (unsigned long long)size);
+		}
 		if (count > UINT64_MAX / each)
-			return fail(r, "sample: count times weight passes 2^64 - 1 ns");
+			return fail(r, kind >= 0 ? "sample: count times weight passes 2^64 - 1 bytes"
+					: "sample: count times weight passes 2^64 - 1 ns");
 		weight = count * each;
-		if (d->weight > UINT64_MAX - weight)
+		if (kind < 0 && d->weight > UINT64_MAX - weight)
 			return fail(r, "sample: the weights' sum passes 2^64 - 1 ns");
-		d->weight += weight;
+		if (kind < 0)
+			d->weight += weight;
 	}
 	/* The wait is part of the stack: the text from it on says which. */
 	if (r->store && (hit = seen_before(r, (uint32_t)tid, s, &h)) >= 0)
 		goto counted;
 	words = s;
-	if (d->version >= 5 && *s == ZT_RAW_WAIT_MARK) {
+	if (kind >= 0) {
+		s = after;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == ZT_RAW_WAIT_MARK)
+			return fail(r, "sample: '%c' and '%c' never come together (an off-CPU "
+				    "sample is no allocation)", ZT_RAW_WAIT_MARK, ZT_RAW_ALLOC_MARK);
+		if (is_mark(*s))
+			return mark_order(r, *s);
+	} else if (d->version >= 5 && *s == ZT_RAW_WAIT_MARK) {
 		if (!(s = wait_word(r, s, &wait)))
 			return -1;
 		while (*s == ' ' || *s == '\t')
 			s++;
+		if (*s == ZT_RAW_ALLOC_MARK && d->version >= ZT_RAW_VERSION_ALLOC)
+			return fail(r, "sample: '%c' and '%c' never come together (an off-CPU "
+				    "sample is no allocation)", ZT_RAW_WAIT_MARK, ZT_RAW_ALLOC_MARK);
 		if (is_mark(*s))
 			return mark_order(r, *s);
 	}
@@ -414,6 +577,10 @@ static int sample_line(struct reader *r, char *s)
 		if (partial)
 			return fail(r, "sample: '%c' is not the last word",
 				    partial == ZT_STACK_DEPTH ? ZT_RAW_DEPTH_MARK : ZT_RAW_PARTIAL_MARK);
+		if (w[0] == ZT_RAW_ALLOC_MARK && d->version < ZT_RAW_VERSION_ALLOC)
+			return fail(r, "sample: '%c' (an allocation sample) in a version %d dump "
+				    "(allocation samples are version %d)", ZT_RAW_ALLOC_MARK,
+				    d->version, ZT_RAW_VERSION_ALLOC);
 		if (d->version >= 5 && n == 0 && is_mark(w[0]))
 			return mark_order(r, w[0]);
 		if (d->version >= 3 && (w[0] == ZT_RAW_PARTIAL_MARK || w[0] == ZT_RAW_DEPTH_MARK) &&
@@ -447,6 +614,18 @@ static int sample_line(struct reader *r, char *s)
 		return fail(r, "sample has no addresses");
 	hit = -1;
 counted:
+	if (kind >= 0) {
+		/* Allocations are counted apart from the CPU samples. */
+		if (!timed)
+			d->nuntimed += d->nuntimed <= UINT64_MAX - count ? count : 0;
+		st = alloc_line(r, (uint32_t)tid, kind, size, count, weight, partial, n,
+				hit >= 0 ? r->seen[hit].stack : SIZE_MAX, timed, ns);
+		if (st == SIZE_MAX)
+			return -1;
+		if (r->store && hit < 0)
+			remember(r, (uint32_t)tid, words, h, st);
+		return 0;
+	}
 	if (d->nsamples > UINT64_MAX - count)
 		return fail(r, "sample: count overflows");
 	d->nsamples += count;
@@ -454,8 +633,9 @@ counted:
 		d->nuntimed += count;
 	if (r->store) {
 		if (hit < 0) {
-			st = add_stack(d, (uint32_t)tid, ZT_RAW_GEN_ANY, partial, wait, count,
-				       weight, r->tmp, r->tmpx, n, 0);
+			struct stack_what w = { ZT_RAW_GEN_ANY, partial, wait, 0, 0, 0 };
+
+			st = add_stack(d, (uint32_t)tid, w, count, weight, r->tmp, r->tmpx, n);
 			remember(r, (uint32_t)tid, words, h, st);
 		} else {
 			st = r->seen[hit].stack;
@@ -738,6 +918,37 @@ static int key_line(struct reader *r, char *line)
 	} else if (strcmp(key, ZT_RAW_WALL_NS) == 0) {
 		d->have_wall_ns = 1;
 		return number_value(r, key, v, &d->wall_ns);
+	} else if (strcmp(key, ZT_RAW_ALLOC_ALLOCATOR) == 0) {
+		free(d->alloc_allocator);
+		d->alloc_allocator = zt_strdup(v);
+		zt_escape_decode(d->alloc_allocator);
+	} else if (strcmp(key, ZT_RAW_ALLOC_RATE) == 0) {
+		if (number_value(r, key, v, &x))
+			return -1;
+		if (x < 1 || x > ZT_ALLOC_RATE_MAX)
+			return fail(r, "%s %llu is out of range (1 to 2^40 bytes)", key,
+				    (unsigned long long)x);
+		d->alloc_rate = x;
+	} else {
+		static const char *const keys[] = {
+			ZT_RAW_ALLOC_CALLS, ZT_RAW_ALLOC_BYTES, ZT_RAW_ALLOC_SAMPLES,
+			ZT_RAW_ALLOC_PEAK_BYTES, ZT_RAW_ALLOC_PEAK_NS, ZT_RAW_ALLOC_INUSE_BYTES,
+			ZT_RAW_ALLOC_UNTRACKED, ZT_RAW_ALLOC_LOST,
+		};
+		uint64_t *const to[] = {
+			&d->alloc_calls, &d->alloc_bytes, &d->alloc_samples, &d->alloc_peak_bytes,
+			&d->alloc_peak_ns, &d->alloc_inuse_bytes, &d->alloc_untracked,
+			&d->alloc_lost,
+		};
+
+		/* v6's summary keys: numbers, each said once. */
+		if (strncmp(key, "alloc-", 6) != 0)
+			return 0;
+		for (unsigned i = 0; i < sizeof keys / sizeof *keys; i++)
+			if (strcmp(key, keys[i]) == 0) {
+				d->have_alloc_summary |= 1u << i;
+				return number_value(r, key, v, to[i]);
+			}
 	}
 	return 0;
 }
@@ -1008,9 +1219,9 @@ static void split_by_gen(struct zt_raw *d)
 			d->timed[i].stack = lastnew[o] - 1;
 			continue;
 		}
-		d->timed[i].stack = add_stack(d, s->tid, gen, s->partial,
-					      s->wait, d->timed[i].count, d->timed[i].weight,
-					      oaddr + s->first, oexact + s->first, s->naddr, 0);
+		d->timed[i].stack = add_stack(d, s->tid, what_of(s, gen, 0), d->timed[i].count,
+					      d->timed[i].weight, oaddr + s->first,
+					      oexact + s->first, s->naddr);
 		lastgen[o] = gen;
 		lastnew[o] = d->timed[i].stack + 1;
 	}
@@ -1018,9 +1229,9 @@ static void split_by_gen(struct zt_raw *d)
 	free(lastnew);
 	for (size_t i = 0; i < nold; i++)
 		if (left[i])
-			add_stack(d, old[i].tid, ZT_RAW_GEN_ANY, old[i].partial, old[i].wait,
-				  left[i], leftw[i], oaddr + old[i].first, oexact + old[i].first,
-				  old[i].naddr, 0);
+			add_stack(d, old[i].tid, what_of(&old[i], ZT_RAW_GEN_ANY, 0), left[i],
+				  leftw[i], oaddr + old[i].first, oexact + old[i].first,
+				  old[i].naddr);
 	free(left);
 	free(leftw);
 	free(old);
@@ -1143,9 +1354,9 @@ static void own_frames(struct zt_raw *d)
 				a[k] = sa[j];
 				x[k++] = sx[j];
 			}
-		newof[i] = add_stack(d, st->tid, st->gen, st->partial, st->wait, st->count,
-				     st->weight, a, x, k, own);
-		if (own)
+		newof[i] = add_stack(d, st->tid, what_of(st, st->gen, own), st->count,
+				     st->weight, a, x, k);
+		if (own && !st->alloc)
 			d->own_samples += st->count;
 	}
 	for (size_t i = 0; i < d->ntimed; i++)
@@ -1594,6 +1805,7 @@ void zt_raw_free(struct zt_raw *d)
 	free(d->exec);
 	free(d->finished);
 	free(d->seccomp);
+	free(d->alloc_allocator);
 	for (size_t i = 0; i < d->nunreached; i++)
 		free(d->unreached[i]);
 	for (size_t i = 0; i < d->nwaits; i++)

@@ -1,7 +1,8 @@
 /*
  * raw.h — reading the raw dump (formats/raw.md): version 1, as the seed
  * writes it, versions 2 and 3, version 4, as libzt-prof.so writes it, and
- * version 5, its wall-clock profiles (weights in ns, off-CPU waits). The
+ * version 5, its wall-clock profiles (weights in ns, off-CPU waits), and
+ * version 6, allocation samples ("$aSIZE", "$iSIZE", "$pSIZE"). The
  * format's keys and limits are named in rawfmt.h, shared with the writer.
  */
 #ifndef ZT_RAW_H
@@ -17,6 +18,21 @@ struct zt_input;
 
 /* How a partial stack ended (struct zt_stack's partial). */
 enum { ZT_STACK_PARTIAL = 1, ZT_STACK_DEPTH = 2 };
+
+/*
+ * What an allocation stack's records weigh (v6, struct zt_stack's alloc):
+ * each "$" line of kind a, i or p is counted into two stacks, one of
+ * bytes (its weight, the estimated bytes) and, next to it, one of objects
+ * (weight / SIZE, rounded per stack: zt_raw_objects). 0: not an allocation.
+ * The order is that of enum zt_view's allocation views (lib/view.h).
+ */
+enum zt_alloc_kind {
+	ZT_ALLOC_NONE,
+	ZT_ALLOC_SPACE, ZT_ALLOC_OBJECTS,	/* "$a": allocated */
+	ZT_INUSE_SPACE, ZT_INUSE_OBJECTS,	/* "$i": live at the end */
+	ZT_PEAK_SPACE, ZT_PEAK_OBJECTS,		/* "$p": live at the peak */
+	ZT_ALLOC_KINDS
+};
 
 /* A stack's gen when its samples are named from all the maps at once. */
 #define ZT_RAW_GEN_ANY UINT32_MAX
@@ -39,7 +55,10 @@ struct zt_stack {
 	size_t first;		/* index of the first address in the pool */
 	uint64_t count;
 	uint32_t wait;		/* v5: 1 + its wait's index in waits (off-CPU), 0 on-CPU */
-	uint64_t weight;	/* v5: the ns its samples stand for, summed; 0 before v5 */
+	uint64_t weight;	/* v5: the ns its samples stand for, summed; 0 before v5;
+				   v6 allocation stacks: their bytes or objects */
+	int alloc;		/* v6: enum zt_alloc_kind, ZT_ALLOC_NONE for CPU samples */
+	uint64_t size;		/* v6: the allocation's size, "$aSIZE"; 0 for CPU samples */
 };
 
 /* One sample line with its time (version 3 "@ns"), in file order. */
@@ -47,7 +66,8 @@ struct zt_timed {
 	uint64_t ns;		/* since the dump's start-ns */
 	size_t stack;		/* index into stacks */
 	uint64_t count;
-	uint64_t weight;	/* v5: the ns the line's samples stand for, 0 before v5 */
+	uint64_t weight;	/* v5: the ns the line's samples stand for, 0 before v5;
+				   v6: its bytes, or its objects (struct zt_stack's) */
 };
 
 struct zt_buildid {
@@ -90,7 +110,7 @@ struct zt_tname {
 };
 
 struct zt_raw {
-	int version;		/* 1 to 5 */
+	int version;		/* 1 to 6 */
 	int arch;		/* enum zt_arch (arch.h): the machine the run was on;
 				   ZT_ARCH_X86_64 when the dump has no "arch" key */
 	int complete;		/* an "end" line was read (v2) */
@@ -165,6 +185,19 @@ struct zt_raw {
 	uint64_t weight;	/* the ns of every sample, summed (v5) */
 	char **waits;		/* the distinct waits, decoded ("futex", "read fd 3 pipe") */
 	size_t nwaits, capwaits;
+	/* Version 6 (formats/raw.md "Version 6"): allocation samples. */
+	uint64_t alloc_rate;	/* "alloc-rate": mean bytes between samples; 0 if not given */
+	char *alloc_allocator;	/* "alloc-allocator": the program's malloc is not zt's, but
+				   this object's (decoded); NULL when not said */
+	/* The summary's alloc-* keys; have_alloc_summary bit i: key i was given
+	   (ZT_RAW_ALLOC_CALLS ... ZT_RAW_ALLOC_LOST in that order). */
+	uint64_t alloc_calls, alloc_bytes, alloc_samples, alloc_peak_bytes, alloc_peak_ns,
+		 alloc_inuse_bytes, alloc_untracked, alloc_lost;
+	unsigned have_alloc_summary;
+	/* What the "$" lines held, per kind (0 "$a", 1 "$i", 2 "$p"): their
+	   samples (counts summed), sizes (SIZE x count) and weights (the
+	   estimated bytes). */
+	uint64_t alloc_lines[3], alloc_sized[3], alloc_weighed[3];
 
 	struct zt_map *maps;	/* every snapshot's mappings, sorted by start */
 	size_t nmaps, capmaps;
@@ -248,6 +281,17 @@ const char *zt_raw_wait(const struct zt_raw *d, const struct zt_stack *st);
  * with own set: its symbol and its module, as zt-symbolize prints it.
  */
 #define ZT_OWN_FRAME "[zt]"
+
+/*
+ * An allocation's objects, rounded: bytes / size to the nearest whole
+ * number (halves up). A stack's objects are zt_raw_objects of its bytes
+ * summed; each line adds what it moves that up by, so that the lines of a
+ * stack add up to its rounded total exactly.
+ */
+uint64_t zt_raw_objects(uint64_t bytes, uint64_t size);
+
+/* Whether d has allocation samples ("$" lines). */
+int zt_raw_has_alloc(const struct zt_raw *d);
 
 /* The name of thread tid from the dump, or NULL. */
 const char *zt_raw_thread_name(const struct zt_raw *d, uint32_t tid);

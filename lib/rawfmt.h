@@ -277,6 +277,20 @@ static inline int zt_label_value_ok(const char *v, unsigned long n)
 #define ZT_FACT_OFF_CPU_TORN ZT_RAW_OFF_CPU_TORN
 #define ZT_FACT_SAMPLER_CPU_NS ZT_RAW_SAMPLER_CPU_NS
 #define ZT_FACT_WALL_NS ZT_RAW_WALL_NS
+/* v6: the header's and summary's alloc-* keys, and what the reader summed
+   over the "$a" lines: their sizes, and their weights (estimated bytes). */
+#define ZT_FACT_ALLOC_RATE ZT_RAW_ALLOC_RATE
+#define ZT_FACT_ALLOC_ALLOCATOR ZT_RAW_ALLOC_ALLOCATOR	/* escaped text */
+#define ZT_FACT_ALLOC_CALLS ZT_RAW_ALLOC_CALLS
+#define ZT_FACT_ALLOC_BYTES ZT_RAW_ALLOC_BYTES
+#define ZT_FACT_ALLOC_SAMPLES ZT_RAW_ALLOC_SAMPLES
+#define ZT_FACT_ALLOC_PEAK_BYTES ZT_RAW_ALLOC_PEAK_BYTES
+#define ZT_FACT_ALLOC_PEAK_NS ZT_RAW_ALLOC_PEAK_NS
+#define ZT_FACT_ALLOC_INUSE_BYTES ZT_RAW_ALLOC_INUSE_BYTES
+#define ZT_FACT_ALLOC_UNTRACKED ZT_RAW_ALLOC_UNTRACKED
+#define ZT_FACT_ALLOC_LOST ZT_RAW_ALLOC_LOST
+#define ZT_FACT_ALLOC_SAMPLED_BYTES "alloc-sampled-bytes"	/* "$a" sizes summed */
+#define ZT_FACT_ALLOC_ESTIMATED_BYTES "alloc-estimated-bytes"	/* "$a" weights summed */
 #define ZT_FACT_THREAD "thread"		/* "# zt thread TID NAME" */
 #define ZT_FACT_WARNING "warning"
 #define ZT_FACT_TIMER_UNKNOWN "unknown"	/* the timer of a version 1 dump */
@@ -289,6 +303,19 @@ static inline int zt_label_value_ok(const char *v, unsigned long n)
  */
 #define ZT_EVENT_SAMPLES "zt-samples"
 #define ZT_EVENT_WALL "zt-wall-ns"
+/*
+ * v6: an allocation sample's records, two per "$" line: its estimated
+ * bytes and its objects, of the allocations ("$a"), of the blocks live at
+ * the end ("$i") or at the peak ("$p") (formats/symbolized.md,
+ * "Allocation profiles"). The tools' --event names them by pprof's names
+ * (lib/event.h).
+ */
+#define ZT_EVENT_ALLOC_BYTES "zt-alloc-bytes"
+#define ZT_EVENT_ALLOC_OBJECTS "zt-alloc-objects"
+#define ZT_EVENT_INUSE_BYTES "zt-inuse-bytes"
+#define ZT_EVENT_INUSE_OBJECTS "zt-inuse-objects"
+#define ZT_EVENT_PEAK_BYTES "zt-peak-bytes"
+#define ZT_EVENT_PEAK_OBJECTS "zt-peak-objects"
 #define ZT_WAIT_MODULE "[off-cpu]"
 
 #endif

@@ -331,6 +331,8 @@ int zt_stage_records(struct zt_stage *s, const struct zt_symopts *o, char *err,
 
 	s->started = 1;
 	s->r = zt_ps_reader_new(s->in);
+	if (o)
+		zt_ps_reader_set_view(s->r, o->view);
 	if (s->kind != ZT_STAGE_RAW)
 		return 0;
 	s->have_raw = 1;

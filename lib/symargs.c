@@ -4,6 +4,7 @@
  */
 #include "symargs.h"
 #include "debuginfod.h"
+#include "event.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -38,6 +39,16 @@ int zt_symargs_take(struct zt_symargs *a, int c, const char *arg, char *err, siz
 			return -1;
 		a->opts.sysroot = arg;
 		return 1;
+	case ZT_SYMARGS_EVENT: {
+		int v = zt_view_by_name(arg);
+
+		if (v < 0) {
+			zt_errf(err, errlen, "--event wants " ZT_VIEW_NAMES ", not '%s'", arg);
+			return -1;
+		}
+		a->opts.view = v;
+		return 1;
+	}
 	case ZT_SYMARGS_NO_DEBUGINFOD:
 		zt_debuginfod_free(a->opts.debuginfod);
 		a->opts.debuginfod = NULL;

@@ -15,7 +15,7 @@
 
 /* The long-only options; a tool's own start at ZT_SYMARGS_NEXT. */
 enum { ZT_SYMARGS_NO_DEMANGLE = 256, ZT_SYMARGS_SYSROOT, ZT_SYMARGS_NO_DEBUGINFOD,
-       ZT_SYMARGS_NEXT };
+       ZT_SYMARGS_EVENT, ZT_SYMARGS_NEXT };
 
 /* The rows, for a tool's table of struct zt_opt. */
 #define ZT_SYMARGS_ROWS \
@@ -44,9 +44,11 @@ struct zt_symargs {
 void zt_symargs_init(struct zt_symargs *a, int argc);
 
 /*
- * Take option c, with its argument arg, when it is one of ZT_SYMARGS_ROWS.
+ * Take option c, with its argument arg, when it is one of ZT_SYMARGS_ROWS
+ * or the analysis tools' --event (event.h's ZT_EVENT_ROW, into opts.view).
  * Returns 1 when taken, 0 when c is not one of them, -1 with the message
- * in err when a directory cannot be read (zt_dir_check): bad usage.
+ * in err when a directory cannot be read (zt_dir_check) or --event names
+ * no view: bad usage.
  */
 int zt_symargs_take(struct zt_symargs *a, int c, const char *arg, char *err, size_t errlen);
 

@@ -28,6 +28,8 @@ struct zt_symopts {
 	struct zt_debuginfod *debuginfod;	/* asked last for a file not found
 						   here (lib/debuginfod.h); NULL:
 						   never */
+	int view;			/* not the symbolizer's: which records the
+					   analysis tools read (--event, lib/event.h) */
 };
 
 struct zt_symres {

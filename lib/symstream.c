@@ -13,7 +13,10 @@
  * A wall-clock profile (raw version 5) gives each record its weight in ns
  * as its period, event zt-wall-ns, and an off-CPU stack its wait as the
  * leaf frame "[futex]", so that every perf-script reader sums time and
- * shows what the thread waited in.
+ * shows what the thread waited in. An allocation sample (raw version 6)
+ * is two records of its own events, its bytes and its objects
+ * (zt-alloc-bytes, zt-alloc-objects, zt-inuse-..., zt-peak-...), each
+ * with its stack's weight as its period.
  */
 #include "symstream.h"
 #include "escape.h"
@@ -194,18 +197,36 @@ static void format_start(struct zt_out *o, const struct zt_raw *d, const char *c
 	zt_out_byte(o, ' ');
 }
 
-/* The rest of it: "seconds: period zt-samples:\n" (zt-wall-ns in a wall profile). */
-static void format_time(struct zt_out *o, uint64_t ns, uint64_t period, int wall)
+/* The events of a stack's records, by its alloc (enum zt_alloc_kind), with
+   the space before and the colon after. */
+static const char *const events[ZT_ALLOC_KINDS] = {
+	[ZT_ALLOC_NONE] = " " ZT_EVENT_SAMPLES ":\n",
+	[ZT_ALLOC_SPACE] = " " ZT_EVENT_ALLOC_BYTES ":\n",
+	[ZT_ALLOC_OBJECTS] = " " ZT_EVENT_ALLOC_OBJECTS ":\n",
+	[ZT_INUSE_SPACE] = " " ZT_EVENT_INUSE_BYTES ":\n",
+	[ZT_INUSE_OBJECTS] = " " ZT_EVENT_INUSE_OBJECTS ":\n",
+	[ZT_PEAK_SPACE] = " " ZT_EVENT_PEAK_BYTES ":\n",
+	[ZT_PEAK_OBJECTS] = " " ZT_EVENT_PEAK_OBJECTS ":\n",
+};
+static const char wallns[] = " " ZT_EVENT_WALL ":\n";
+
+/* " zt-samples:\n", " zt-wall-ns:\n" in a wall profile, or an allocation's. */
+static const char *event_of(const struct zt_raw *d, const struct zt_stack *st)
+{
+	if (st->alloc > ZT_ALLOC_NONE && st->alloc < ZT_ALLOC_KINDS)
+		return events[st->alloc];
+	return d->wall ? wallns : events[ZT_ALLOC_NONE];
+}
+
+/* The rest of it: "seconds: period zt-samples:\n" (event_of's). */
+static void format_time(struct zt_out *o, uint64_t ns, uint64_t period, const char *event)
 {
 	zt_out_dec(o, ns / 1000000000u, 0);
 	zt_out_byte(o, '.');
 	zt_out_dec(o, ns % 1000000000u / 1000u, 6);
 	zt_out_write(o, ": ", 2);
 	zt_out_dec(o, period, 0);
-	if (wall)
-		zt_out_str(o, " " ZT_EVENT_WALL ":\n");
-	else
-		zt_out_str(o, " " ZT_EVENT_SAMPLES ":\n");
+	zt_out_str(o, event);
 }
 
 void zt_symstream_wait_name(struct zt_out *o, const char *wait, const char *esc)
@@ -262,7 +283,7 @@ void zt_symstream_header(struct zt_out *o, const struct zt_raw *d, const char *c
 			 size_t stack, uint64_t ns, uint64_t period)
 {
 	format_start(o, d, comm, stack);
-	format_time(o, ns, period, d->wall);
+	format_time(o, ns, period, event_of(d, &d->stacks[stack]));
 }
 
 void zt_symstream_wait(struct zt_out *o, const char *wait, int lines)
@@ -361,11 +382,12 @@ void zt_symstream_record(const struct zt_raw *d, const struct zt_symstream_order
 	if (o->timed) {
 		*stack = d->timed[k].stack;
 		*ns = d->start_ns + d->timed[k].ns;
-		*period = d->wall ? d->timed[k].weight : d->timed[k].count;
+		*period = d->wall || d->stacks[*stack].alloc ? d->timed[k].weight
+							     : d->timed[k].count;
 	} else {
 		*stack = k;
 		*ns = 0;
-		*period = d->wall ? d->stacks[k].weight : d->stacks[k].count;
+		*period = d->wall || d->stacks[k].alloc ? d->stacks[k].weight : d->stacks[k].count;
 	}
 }
 
@@ -519,9 +541,9 @@ struct seconds {
 
 /* format_time's bytes, the seconds' digits from *c, in one write. */
 static void record_time(struct zt_out *o, struct seconds *c, uint64_t ns, uint64_t period,
-			int wall)
+			const char *event)
 {
-	static const char samples[] = " " ZT_EVENT_SAMPLES ":\n", wallns[] = " " ZT_EVENT_WALL ":\n";
+	size_t evlen = strlen(event);
 	unsigned us = (unsigned)(ns % 1000000000u / 1000u);
 	uint64_t sec = ns / 1000000000u;
 	char t[96], *p = t;
@@ -539,13 +561,8 @@ static void record_time(struct zt_out *o, struct seconds *c, uint64_t ns, uint64
 	*p++ = ':';
 	*p++ = ' ';
 	p = zt_fmt_dec(p, period);
-	if (wall) {
-		memcpy(p, wallns, sizeof wallns - 1);
-		p += sizeof wallns - 1;
-	} else {
-		memcpy(p, samples, sizeof samples - 1);
-		p += sizeof samples - 1;
-	}
+	memcpy(p, event, evlen);
+	p += evlen;
 	zt_out_write(o, t, (size_t)(p - t));
 }
 
@@ -576,7 +593,7 @@ void zt_symstream_write(FILE *out, struct zt_raw *d, const struct zt_symres *res
 		zt_symstream_record(d, &order, k, &stack, &ns, &count);
 		s = start_of(&w, d, comm, stack);
 		zt_out_write(&o, w.arena.buf + s.off, s.len);
-		record_time(&o, &sec, ns, count, d->wall);
+		record_time(&o, &sec, ns, count, event_of(d, &d->stacks[stack]));
 		/* A stack written once (every one with --merge) is not kept. */
 		if (!w.once[stack]) {
 			w.once[stack] = 1;

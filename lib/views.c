@@ -11,11 +11,30 @@
 #include <string.h>
 #include <sys/stat.h>
 
+void zt_views_bytes(uint64_t x, char *buf, size_t cap)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double d = (double)x;
+	int u = -1;
+
+	if (x < 1024) {
+		snprintf(buf, cap, "%lluB", (unsigned long long)x);
+		return;
+	}
+	while (d >= 1024 && u < 5) {
+		d /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, "%.2f%s", d, units[u]);
+}
+
 void zt_views_value(const struct zt_view *v, uint64_t x, char *buf, size_t cap)
 {
 	double d = (double)x;
 
-	if (v->ns && x == 0)
+	if (v->bytes)
+		zt_views_bytes(x, buf, cap);
+	else if (v->ns && x == 0)
 		snprintf(buf, cap, "0");
 	else if (v->ns && x >= 1000000000)
 		snprintf(buf, cap, "%.2fs", d / 1e9);

@@ -22,14 +22,18 @@ struct zt_view {
 	const struct zt_profile *p;	/* the report's keys */
 	uint64_t all;			/* the 100% of percentages */
 	int ns;				/* values are nanoseconds */
+	int bytes;			/* values are bytes (an allocation profile) */
 	int json;
 	/* Told of a problem that does not stop a view (a source file that
 	   cannot be read), for the tool to print; NULL: ignored. */
 	void (*warn)(const char *msg);
 };
 
-/* One value as the text views show it: a count, or seconds. */
+/* One value as the text views show it: a count, seconds, or bytes. */
 void zt_views_value(const struct zt_view *v, uint64_t x, char *buf, size_t cap);
+
+/* Bytes as people read them, in powers of 1024: "512B", "1.50KiB", "3.25MiB". */
+void zt_views_bytes(uint64_t x, char *buf, size_t cap);
 
 /*
  * For every key that re (a filter's ZT_FOCUS regex, the peek regex)

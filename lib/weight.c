@@ -2,6 +2,7 @@
  * weight.c — telling samples from periods (see weight.h).
  */
 #include "weight.h"
+#include "event.h"
 #include "rawfmt.h"
 #include "util.h"
 
@@ -51,8 +52,91 @@ int zt_weight_declares_ns(const char *s, size_t n)
 	return (size_t)(end - p) == 2 && memcmp(p, "ns", 2) == 0;
 }
 
+/* ", sampled every N bytes" after the unit. */
+static const char every[] = ", sampled every ";
+
+int zt_weight_declares_alloc(const char *s, size_t n, uint64_t *rate)
+{
+	const char *p, *end = s + n;
+	int kind;
+	size_t k;
+
+	*rate = 0;
+	if (n < sizeof key - 1 || memcmp(s, key, sizeof key - 1) != 0)
+		return 0;
+	p = s + sizeof key - 1;
+	while (p < end && *p == ' ')
+		p++;
+	if ((size_t)(end - p) >= 5 && memcmp(p, "bytes", 5) == 0) {
+		kind = ZT_WEIGHT_BYTES;
+		p += 5;
+	} else if ((size_t)(end - p) >= 7 && memcmp(p, "objects", 7) == 0) {
+		kind = ZT_WEIGHT_OBJECTS;
+		p += 7;
+	} else {
+		return 0;
+	}
+	if (p == end)
+		return kind;
+	/* ", sampled every N bytes": it ends in a word, which flamegraph.pl
+	   then takes for no stack. */
+	if ((size_t)(end - p) < sizeof every - 1 + 7 || memcmp(p, every, sizeof every - 1) != 0 ||
+	    memcmp(end - 6, " bytes", 6) != 0)
+		return 0;
+	p += sizeof every - 1;
+	for (k = 0; p + k < end - 6 && p[k] >= '0' && p[k] <= '9'; k++)
+		;
+	if (k == 0 || k > 19 || p + k != end - 6) {
+		*rate = 0;
+		return 0;
+	}
+	{
+		char num[24];
+
+		memcpy(num, p, k);
+		num[k] = '\0';
+		if (zt_parse_u64(num, 10, rate) < 0 || *rate == 0) {
+			*rate = 0;
+			return 0;
+		}
+	}
+	return kind;
+}
+
+void zt_weight_alloc_line(int kind, uint64_t rate, char *buf, size_t cap)
+{
+	if (rate)
+		snprintf(buf, cap, "# zt weight: %s%s%llu bytes", zt_weight_alloc_unit(kind), every,
+			 (unsigned long long)rate);
+	else
+		snprintf(buf, cap, "# zt weight: %s", zt_weight_alloc_unit(kind));
+}
+
+const char *zt_weight_alloc_unit(int kind)
+{
+	return kind == ZT_WEIGHT_BYTES ? "bytes" : kind == ZT_WEIGHT_OBJECTS ? "objects" : NULL;
+}
+
+void zt_weight_fact(struct zt_weight *w, const char *s, size_t n)
+{
+	static const char rate[] = ZT_FACT_PREFIX ZT_FACT_ALLOC_RATE " ";
+	char num[24];
+	size_t k = n - (sizeof rate - 1);
+
+	if (n <= sizeof rate - 1 || memcmp(s, rate, sizeof rate - 1) != 0 || k >= sizeof num ||
+	    w->rate)
+		return;
+	memcpy(num, s + sizeof rate - 1, k);
+	num[k] = '\0';
+	if (zt_parse_u64(num, 10, &w->rate) < 0)
+		w->rate = 0;
+}
+
 const char *zt_weight_comment(struct zt_weight *w, const char *s, size_t n)
 {
+	int alloc;
+	uint64_t rate;
+
 	const char *p, *end = s + n, *sp, *unit;
 	char num[32];
 	size_t k;
@@ -73,13 +157,24 @@ const char *zt_weight_comment(struct zt_weight *w, const char *s, size_t n)
 		w->clock = 1;
 		return NULL;
 	}
+	if ((alloc = zt_weight_declares_alloc(s, n, &rate))) {
+		w->kind = (enum zt_weight_kind)alloc;
+		w->declared = 1;
+		w->rate = rate;
+		return NULL;
+	}
+	if (((size_t)(end - p) >= 5 && memcmp(p, "bytes", 5) == 0) ||
+	    ((size_t)(end - p) >= 7 && memcmp(p, "objects", 7) == 0))
+		return "'# zt weight: bytes' and 'objects' take nothing after them but "
+		       "', sampled every N bytes'";
 	if ((size_t)(end - p) == 7 && memcmp(p, "samples", 7) == 0) {
 		w->kind = ZT_WEIGHT_SAMPLES;
 		w->declared = 1;
 		return NULL;
 	}
 	if ((size_t)(end - p) < 7 || memcmp(p, "period ", 7) != 0)
-		return "'# zt weight:' wants 'samples', 'ns' or 'period EVENT PERIOD UNIT'";
+		return "'# zt weight:' wants 'samples', 'ns', 'bytes', 'objects' or 'period EVENT "
+		       "PERIOD UNIT'";
 	p += 7;
 	if (!(sp = memchr(p, ' ', (size_t)(end - p))) || sp == p)
 		return "'# zt weight: period' wants an event, a period and a unit";
@@ -119,8 +214,17 @@ void zt_weight_count(struct zt_weight *w, uint64_t count)
 void zt_weight_record(struct zt_weight *w, const char *event, size_t evlen,
 		      uint64_t period)
 {
+	int alloc;
+
 	if (event && evlen == 10 && memcmp(event, "zt-samples", 10) == 0) {
 		/* zt's records group samples: the period is their number. */
+		w->declared = 1;
+		w->n++;
+		return;
+	}
+	if (event && (alloc = zt_view_of_event(event, evlen))) {
+		/* An allocation profile's records: bytes or objects. */
+		w->kind = zt_view_objects(alloc) ? ZT_WEIGHT_OBJECTS : ZT_WEIGHT_BYTES;
 		w->declared = 1;
 		w->n++;
 		return;
@@ -155,6 +259,10 @@ const char *zt_weight_samples(struct zt_weight *w, uint64_t *div)
 	if (w->kind == ZT_WEIGHT_WALL)
 		return "a wall-clock profile weighs its stacks in nanoseconds, on-CPU and "
 		       "off-CPU alike";
+	if (w->kind == ZT_WEIGHT_BYTES)
+		return "an allocation profile weighs its stacks in bytes, estimated";
+	if (w->kind == ZT_WEIGHT_OBJECTS)
+		return "an allocation profile weighs its stacks in objects, estimated";
 	if (w->kind == ZT_WEIGHT_PERIOD && w->period) {
 		/* Declared by a folded file: every count must be whole samples. */
 		if (w->gcd % w->period != 0) {
@@ -198,6 +306,8 @@ const char *zt_weight_samples(struct zt_weight *w, uint64_t *div)
 
 const char *zt_weight_unit(const struct zt_weight *w)
 {
+	if (zt_weight_alloc_unit(w->kind))
+		return zt_weight_alloc_unit(w->kind);
 	if (w->clock)
 		return "ns";
 	if (w->event[0])
@@ -210,6 +320,8 @@ void zt_weight_line(const struct zt_weight *w, char *buf, size_t cap)
 	/* A period of 1 is perf script's "no period": one sample each. */
 	if (w->kind == ZT_WEIGHT_WALL)
 		snprintf(buf, cap, "# zt weight: ns");
+	else if (zt_weight_alloc_unit(w->kind))
+		zt_weight_alloc_line(w->kind, w->rate, buf, cap);
 	else if (w->kind == ZT_WEIGHT_SAMPLES || !w->event[0] || w->period == 1)
 		snprintf(buf, cap, "# zt weight: samples");
 	else if (w->period)

@@ -10,10 +10,17 @@
  *   # zt weight: period cpu-clock 1003009 ns
  *   # zt weight: period cycles varies events
  *   # zt weight: ns
+ *   # zt weight: bytes, sampled every 524288 bytes
+ *   # zt weight: objects, sampled every 524288 bytes
  *
- * The last is a wall-clock profile's (zt-symbolize's records of event
+ * The ns line is a wall-clock profile's (zt-symbolize's records of event
  * zt-wall-ns): every count is the nanoseconds of wall-clock time its
- * samples stand for, on-CPU and off-CPU alike; never samples.
+ * samples stand for, on-CPU and off-CPU alike; never samples. The bytes
+ * and objects lines are an allocation profile's (raw version 6: records of
+ * zt-alloc-bytes, zt-alloc-objects and the in-use and peak ones): every
+ * count is the estimated bytes, or objects, its samples stand for; the
+ * rate, when given, is the mean bytes between samples (the dump's
+ * alloc-rate), which zt-diff --report needs to tell growth from noise.
  *
  * A folded file without one holds sample counts, as the format says,
  * unless every count is a multiple of one large number, as perf's periods
@@ -30,6 +37,8 @@ enum zt_weight_kind {
 	ZT_WEIGHT_SAMPLES,	/* each unit is a sample */
 	ZT_WEIGHT_PERIOD,	/* sums of perf periods */
 	ZT_WEIGHT_WALL,		/* nanoseconds of wall-clock time (zt's wall profiles) */
+	ZT_WEIGHT_BYTES,	/* estimated bytes (zt's allocation profiles) */
+	ZT_WEIGHT_OBJECTS,	/* estimated objects (zt's allocation profiles) */
 };
 
 struct zt_weight {
@@ -42,6 +51,7 @@ struct zt_weight {
 	uint64_t gcd, min, n;
 	int varies;
 	char why[256];		/* zt_weight_samples's reason */
+	uint64_t rate;		/* bytes or objects: the mean bytes between samples, 0 if unknown */
 };
 
 /* The smallest common divisor of an undeclared folded file's counts that
@@ -55,6 +65,21 @@ struct zt_weight {
 /* Whether a '#' line of a folded file (with its '#') declares a wall-clock
    profile, by zt_weight_comment's rule (the spaces after the colon vary). */
 int zt_weight_declares_ns(const char *s, size_t n);
+
+/* Whether it declares an allocation profile: ZT_WEIGHT_BYTES or
+   ZT_WEIGHT_OBJECTS, with *rate (0 when it gives none); 0 when it does
+   not, or is malformed (zt_weight_comment says why). */
+int zt_weight_declares_alloc(const char *s, size_t n, uint64_t *rate);
+
+/* A '# zt weight: bytes' or 'objects' line (without '\n') for kind
+   (ZT_WEIGHT_BYTES, ZT_WEIGHT_OBJECTS) and rate (0: unknown), into buf. */
+void zt_weight_alloc_line(int kind, uint64_t rate, char *buf, size_t cap);
+
+/* The unit of an allocation kind's counts, "bytes" or "objects", else NULL. */
+const char *zt_weight_alloc_unit(int kind);
+
+/* A '#' line of records (with its '#'): "# zt alloc-rate N" sets w's rate. */
+void zt_weight_fact(struct zt_weight *w, const char *s, size_t n);
 
 /* A '#' line of a folded file (with its '#'): NULL, or what is wrong with
    a weight declaration. Other comments are ignored. */

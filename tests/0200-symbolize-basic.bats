@@ -141,10 +141,10 @@ EOT
 	run --separate-stderr zt-symbolize g.raw
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
-	[ "$stderr" = "zt-symbolize: 'g.raw': line 1: not a zt raw dump (expected 'zt-prof 1' to '5')" ]
+	[ "$stderr" = "zt-symbolize: 'g.raw': line 1: not a zt raw dump (expected 'zt-prof 1' to '6')" ]
 	run --separate-stderr zt-symbolize < g.raw
 	[ "$status" -eq 1 ]
-	[ "$stderr" = "zt-symbolize: line 1: not a zt raw dump (expected 'zt-prof 1' to '5')" ]
+	[ "$stderr" = "zt-symbolize: line 1: not a zt raw dump (expected 'zt-prof 1' to '6')" ]
 }
 
 @test "a malformed sample names its line" {

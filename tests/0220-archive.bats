@@ -129,7 +129,7 @@ setup() {
 	run --separate-stderr zt-archive -d arch g.raw
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
-	[ "$stderr" = "zt-archive: 'g.raw': line 1: not a zt raw dump (expected 'zt-prof 1' to '5')" ]
+	[ "$stderr" = "zt-archive: 'g.raw': line 1: not a zt raw dump (expected 'zt-prof 1' to '6')" ]
 	[ ! -e arch ]
 	touch file
 	run --separate-stderr zt-archive -d file/sub p.raw

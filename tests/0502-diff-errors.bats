@@ -12,7 +12,7 @@ setup() {
 	run -2 --separate-stderr zt-diff "$T/good"
 	assert_output ""
 	assert_equal "${stderr_lines[0]}" "zt-diff: two profiles are needed, before and after"
-	assert_equal "${stderr_lines[1]}" "usage: zt-diff [-n] [-s] [--root=NAME | --no-root] before after"
+	assert_equal "${stderr_lines[1]}" "usage: zt-diff [-n] [-s] [--root=NAME | --no-root] [--event=NAME] before after"
 }
 
 @test "diff with stdin for both profiles exits 2" {
@@ -33,7 +33,7 @@ setup() {
 @test "diff --help prints usage to stdout" {
 	run zt-diff --help
 	assert_success
-	assert_line --index 0 "usage: zt-diff [-n] [-s] [--root=NAME | --no-root] before after"
+	assert_line --index 0 "usage: zt-diff [-n] [-s] [--root=NAME | --no-root] [--event=NAME] before after"
 }
 
 @test "diff names the file and line of a missing count, and prints nothing" {

@@ -82,11 +82,11 @@ bad() {
 	assert_equal "$stderr" "zt-symbolize: 'bad.raw': line 2: profile-clock wall needs version 5, not 4"
 }
 
-@test "the marks of version 5 are not part of version 4, and version 6 is refused" {
+@test "the marks of version 5 are not part of version 4, and version 7 is refused" {
 	printf 'zt-prof 4\nsamples\n7 1 ^5 401136\nend\n' > v4.raw
 	run -1 --separate-stderr zt-symbolize v4.raw
 	assert_equal "$stderr" "zt-symbolize: 'v4.raw': line 3: sample: bad address '^5'"
-	printf 'zt-prof 6\nend\n' > v6.raw
-	run -1 --separate-stderr zt-symbolize v6.raw
-	assert_equal "$stderr" "zt-symbolize: 'v6.raw': line 1: raw dump version '6' is not one this tool reads (1 to 5)"
+	printf 'zt-prof 7\nend\n' > v7.raw
+	run -1 --separate-stderr zt-symbolize v7.raw
+	assert_equal "$stderr" "zt-symbolize: 'v7.raw': line 1: raw dump version '7' is not one this tool reads (1 to 6)"
 }

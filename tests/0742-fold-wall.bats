@@ -64,5 +64,5 @@ total() { awk '!/^#/ { t += $NF } END { printf "%.0f\n", t }' "$1"; }
 	assert_equal "$stderr" "zt-stat: 'two.folded': line 3: '# zt weight:' after the first stack (it goes before every stack)"
 	printf '# zt weight: furlongs\na;b 10\n' > bad.folded
 	run -1 --separate-stderr zt-stat bad.folded
-	assert_equal "$stderr" "zt-stat: 'bad.folded': line 1: '# zt weight:' wants 'samples', 'ns' or 'period EVENT PERIOD UNIT'"
+	assert_equal "$stderr" "zt-stat: 'bad.folded': line 1: '# zt weight:' wants 'samples', 'ns', 'bytes', 'objects' or 'period EVENT PERIOD UNIT'"
 }

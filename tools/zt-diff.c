@@ -26,6 +26,7 @@
 #include "input.h"
 #include "stage.h"
 #include "symargs.h"
+#include "event.h"
 #include "json.h"
 #include "compare.h"
 #include "progress.h"
@@ -38,6 +39,7 @@ enum { OPT_ROOT = ZT_SYMARGS_NEXT, OPT_NO_ROOT };
 
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
+	ZT_EVENT_ROW,
 	{ 'n', "normalize", no_argument, NULL,
 	  "scale before's counts to after's total (difffolded.pl -n)" },
 	{ 's', "strip-hex", no_argument, NULL,
@@ -56,7 +58,7 @@ static const struct zt_opt options[] = {
 };
 
 static const struct zt_usage usage = {
-	"zt-diff [-n] [-s] [--root=NAME | --no-root] before after\n"
+	"zt-diff [-n] [-s] [--root=NAME | --no-root] [--event=NAME] before after\n"
 	"       zt-diff --report [--json] [-s] [--root=NAME | --no-root] [-q level]\n"
 	"               [-t rows] before after\n"
 	"       zt-diff --report [options] before... -- after...",
@@ -131,6 +133,15 @@ static struct zt_foldsrc *open_side(const char *path, const struct zt_foldsrc_op
 	return src;
 }
 
+/* What a side is, in a message about sides that cannot be compared. */
+static const char *alloc_words(int alloc, int wall)
+{
+	return alloc == ZT_WEIGHT_BYTES ? "an allocation profile in bytes" :
+	       alloc == ZT_WEIGHT_OBJECTS ? "an allocation profile in objects" :
+	       wall ? "a wall-clock profile (ns of wall-clock time)" :
+	       "a CPU profile (samples or periods)";
+}
+
 /* difffolded.pl's output: both files merge-joined in byte order. */
 static int difffolded(const char *a, const char *b, int normalize,
 		      const struct zt_foldsrc_opts *fo, const struct zt_symopts *o, char *err,
@@ -155,6 +166,16 @@ static int difffolded(const char *a, const char *b, int normalize,
 	}
 	free(msg);
 
+	/* An allocation profile's counts are bytes or objects: only beside the
+	   same, or a side with no samples (a dump without the view asked for). */
+	if (s2 && t1 && t2 && zt_foldsrc_alloc(s1) != zt_foldsrc_alloc(s2)) {
+		zt_errf(err, errlen, "'%s' is %s and '%s' %s: they cannot be compared",
+			a, alloc_words(zt_foldsrc_alloc(s1), zt_foldsrc_wall(s1)), b,
+			alloc_words(zt_foldsrc_alloc(s2), zt_foldsrc_wall(s2)));
+		zt_foldsrc_close(s1);
+		zt_foldsrc_close(s2);
+		return -1;
+	}
 	/* A wall-clock profile's counts are ns: never beside samples. */
 	if (s2 && zt_foldsrc_wall(s1) != zt_foldsrc_wall(s2)) {
 		zt_errf(err, errlen, "'%s' is %s and '%s' %s: they cannot be compared",
@@ -168,6 +189,17 @@ static int difffolded(const char *a, const char *b, int normalize,
 	}
 	if (s2 && zt_foldsrc_wall(s1))
 		printf(ZT_WEIGHT_NS_LINE "\n");
+	if (s2 && (zt_foldsrc_alloc(s1) || zt_foldsrc_alloc(s2))) {
+		char wline[160];
+		const struct zt_foldsrc *s = zt_foldsrc_alloc(s1) ? s1 : s2;
+		uint64_t rate = zt_foldsrc_rate(s);
+
+		/* The rate said only when both sides agree on it. */
+		if (t1 && t2 && zt_foldsrc_rate(s1) != zt_foldsrc_rate(s2))
+			rate = 0;
+		zt_weight_alloc_line(zt_foldsrc_alloc(s), rate, wline, sizeof wline);
+		printf("%s\n", wline);
+	}
 	if (s2 && (h1 = zt_foldsrc_next(s1, &k1, &n1, &c1, err, errlen)) >= 0)
 		h2 = zt_foldsrc_next(s2, &k2, &n2, &c2, err, errlen);
 	while (h1 >= 0 && h2 >= 0 && (h1 || h2)) {
@@ -191,10 +223,17 @@ static int difffolded(const char *a, const char *b, int normalize,
  * periods is divided by its period, or refused when it has none. -1 with
  * the message in err.
  */
+/*
+ * What the runs of a report weigh, the first run's: ZT_WEIGHT_BYTES for an
+ * allocation profile in bytes, 0 for samples (-1 before the first).
+ */
+static int report_unit = -1;
+
 static int load_run(struct zt_compare_runs *m, size_t j, struct zt_stage *sg,
 		    struct zt_input *in, const struct zt_foldsrc_opts *fo, char *err,
 		    size_t errlen)
 {
+	int unit;
 	struct zt_folded_reader rd;
 	struct zt_folded_item it;
 	uint64_t div;
@@ -221,7 +260,34 @@ static int load_run(struct zt_compare_runs *m, size_t j, struct zt_stage *sg,
 		problem = "a wall-clock profile: its counts are ns of wall-clock time, not samples, "
 			  "and --report tests shares of samples; compare wall-clock profiles "
 			  "without --report";
-	if (got == 0 && !problem && !(problem = zt_weight_samples(&rd.w, &div))) {
+	if (got == 0 && rd.w.kind == ZT_WEIGHT_OBJECTS)
+		problem = "an allocation profile in objects: --report tests bytes, told from "
+			  "sampling noise by the samples behind them (--event=alloc_space, "
+			  "inuse_space or peak_inuse_space); compare objects without --report";
+	if (got == 0 && !problem && rd.w.kind == ZT_WEIGHT_BYTES && !rd.w.rate)
+		problem = "an allocation profile in bytes that does not say its sampling rate "
+			  "('# zt weight: bytes, sampled every N bytes'), which --report needs to "
+			  "count the samples behind the bytes";
+	unit = rd.w.kind == ZT_WEIGHT_BYTES ? ZT_WEIGHT_BYTES : 0;
+	if (got == 0 && !problem && report_unit >= 0 && unit != report_unit)
+		problem = unit ? "an allocation profile in bytes beside profiles of samples: they "
+				 "cannot be compared"
+			       : "a profile of samples beside allocation profiles in bytes: they "
+				 "cannot be compared";
+	if (got == 0 && !problem)
+		report_unit = unit;
+	/*
+	 * Bytes are told from noise by the samples behind them: a sample of
+	 * an allocation profile stands for rate bytes or more (its weight),
+	 * so bytes / rate counts them, or more for a site of blocks larger
+	 * than the rate, whose sampling noise is smaller than a count's:
+	 * the test is then conservative (formats/diff.md).
+	 */
+	if (got == 0 && !problem && unit) {
+		zt_compare_runs_divide(m, j, rd.w.rate);
+		if (zt_compare_runs_samples(m, j) == 0)
+			problem = "holds less than one sample's worth of bytes";
+	} else if (got == 0 && !problem && !(problem = zt_weight_samples(&rd.w, &div))) {
 		zt_compare_runs_divide(m, j, div);
 		if (zt_compare_runs_samples(m, j) == 0)
 			problem = "holds no samples";
@@ -257,7 +323,9 @@ static void json_test(const char *what, const struct zt_compare_test *t)
 
 static void print_json(const struct zt_compare *c)
 {
-	printf("{\"before_runs\": %zu, \"after_runs\": %zu, \"before_samples\": %llu, "
+	/* An allocation profile's samples are its bytes over its rate. */
+	printf("{%s", report_unit == ZT_WEIGHT_BYTES ? "\"weight\": \"bytes\", " : "");
+	printf("\"before_runs\": %zu, \"after_runs\": %zu, \"before_samples\": %llu, "
 	       "\"after_samples\": %llu, \"replicates\": %s, \"dispersion\": ",
 	       c->runs[0], c->runs[1], (unsigned long long)c->samples[0],
 	       (unsigned long long)c->samples[1], c->replicates ? "true" : "false");
@@ -308,6 +376,10 @@ static void print_table(const struct zt_compare *c, double q, long rows)
 	/* The significant rows come first. */
 	while (nsig < c->nrows && (zt_compare_row(c, nsig, &row), row.significant))
 		nsig++;
+	if (report_unit == ZT_WEIGHT_BYTES)
+		printf("allocation profiles: shares of the estimated bytes; each run's bytes "
+		       "divided by its rate (the bytes a sample stands for at least) are the "
+		       "samples the tests count\n");
 	if (c->runs[0] == 1 && c->runs[1] == 1)
 		printf("before: %llu samples, after: %llu samples\n",
 		       (unsigned long long)c->samples[0], (unsigned long long)c->samples[1]);

@@ -26,6 +26,7 @@
 #include "input.h"
 #include "stage.h"
 #include "symargs.h"
+#include "event.h"
 #include "progress.h"
 #include "usage.h"
 #include "util.h"
@@ -35,6 +36,7 @@ enum { OPT_INVERTED = ZT_SYMARGS_NEXT, OPT_NEGATE, OPT_ROOT, OPT_NO_ROOT, OPT_CL
 
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
+	ZT_EVENT_ROW,
 	{ 'i', "icicle", no_argument, NULL, "roots at the top (an icicle graph)" },
 	{ OPT_INVERTED, "inverted", no_argument, NULL, "--icicle, as flamegraph.pl names it" },
 	{ 't', "title", required_argument, "TITLE",
@@ -56,7 +58,7 @@ static const struct zt_opt options[] = {
 
 static const struct zt_usage usage = {
 	"zt-flame [-i] [-t title] [-w width] [-m minwidth[%]] [--negate]\n"
-	"                [--root=NAME | --no-root] [--clock=cpu|off]\n"
+	"                [--root=NAME | --no-root] [--clock=cpu|off] [--event=NAME]\n"
 	"                [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] [--no-debuginfod]\n"
 	"                [file ...]",
 	"Draw the files or stdin as one self-contained, interactive SVG flame\n"
@@ -145,7 +147,8 @@ static int read_input(struct zt_flame *flame, const char *path, const struct zt_
 	zt_folded_reader_init(&rd, in);
 	while (in && (got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
 		/* '# zt weight: ns' comes before the first stack, if at all. */
-		if (!said++ && (problem = zt_flame_set_wall(flame, rd.wall))) {
+		if (!said++ && ((problem = zt_flame_set_wall(flame, rd.wall)) ||
+				(problem = zt_flame_set_alloc(flame, rd.alloc)))) {
 			zt_errf(err, errlen, "%s: %s", zt_input_name(in), problem);
 			got = -1;
 			break;

@@ -25,6 +25,7 @@
 #include "foldsrc.h"
 #include "stage.h"
 #include "symargs.h"
+#include "event.h"
 #include "progress.h"
 #include "rawfmt.h"
 #include "usage.h"
@@ -39,6 +40,7 @@ enum {
 
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
+	ZT_EVENT_ROW,
 	{ OPT_PID, "pid", no_argument, NULL, "root frame comm-PID" },
 	{ OPT_TID, "tid", no_argument, NULL, "root frame comm-PID/TID" },
 	{ OPT_ROOT, "root", required_argument, "NAME", "root frame NAME, whatever the command;\n"
@@ -64,7 +66,7 @@ static const struct zt_opt options[] = {
 static const struct zt_usage usage = {
 	"zt-fold [--pid | --tid | --root=NAME | --no-root] [--kernel] [--jit]\n"
 	"               [--all] [--addrs] [--srcline] [--weight=period|count]\n"
-	"               [--focus=REGEX] [--ignore=REGEX] [--hide=REGEX]\n"
+	"               [--focus=REGEX] [--ignore=REGEX] [--hide=REGEX] [--event=NAME]\n"
 	"               [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] [--no-debuginfod]\n"
 	"               [file ...]",
 	"Fold perf script output, zt-symbolize's stream or a zt raw dump from the\n"
@@ -99,7 +101,7 @@ static void write_folded(struct zt_fold *fold, int declare)
 	/* Said only when asked: flamegraph.pl warns about a line it cannot
 	   read, and the default output is stackcollapse-perf.pl's bytes. A
 	   wall-clock profile's counts are ns, which is always said. */
-	if (declare || zt_fold_wall(fold)) {
+	if (declare || zt_fold_wall(fold) || zt_fold_alloc(fold)) {
 		zt_fold_weight_line(fold, wline, sizeof wline);
 		printf("%s\n", wline);
 	}
@@ -245,6 +247,12 @@ static int fold_records(struct zt_stage **st, char **paths, int n, const struct 
 			"nanoseconds (of wall-clock time), not samples; fold it without it");
 		rc = -1;
 	}
+	if (rc == 0 && ask->o.count && zt_fold_alloc(fold)) {
+		zt_errf(err, errlen, "--weight=count: an allocation profile's records weigh "
+			"%s, not samples; fold it without it",
+			zt_weight_alloc_unit(zt_fold_alloc(fold)));
+		rc = -1;
+	}
 	/* Nothing left to write is said, as zt-stat's "kept: 0 of ...". */
 	if (rc == 0 && zt_fold_kept(fold) == 0 && zt_filter_active(zt_fold_filter(fold)))
 		zt_warn("kept 0 of %llu records by --focus, --ignore and --hide: no stack "
@@ -302,6 +310,13 @@ static int sum_folded(struct zt_stage **st, char **paths, int n, const struct as
 		setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 		if (zt_foldsrc_wall(src))
 			printf(ZT_WEIGHT_NS_LINE "\n");
+		if (zt_foldsrc_alloc(src)) {
+			char wline[160];
+
+			zt_weight_alloc_line(zt_foldsrc_alloc(src), zt_foldsrc_rate(src), wline,
+					     sizeof wline);
+			printf("%s\n", wline);
+		}
 		while ((got = zt_foldsrc_next(src, &stack, &len, &count, err, errlen)) > 0) {
 			fwrite(stack, 1, len, stdout);
 			printf(" %llu\n", (unsigned long long)count);

@@ -17,6 +17,7 @@
 #include "raw.h"
 #include "stage.h"
 #include "symargs.h"
+#include "event.h"
 #include "symbolize.h"
 #include "progress.h"
 #include "usage.h"
@@ -30,13 +31,14 @@
 
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
+	ZT_EVENT_ROW,
 	{ 'o', "output", required_argument, "FILE", "write the profile to FILE, not stdout" },
 	ZT_USAGE_ROWS,
 };
 
 static const struct zt_usage usage = {
 	"zt-pprof [-l] [--no-demangle] [-d DIR]... [--sysroot=DIR] [--no-debuginfod]\n"
-	"                [-o FILE] [FILE ...]",
+	"                [--event=NAME] [-o FILE] [FILE ...]",
 	"Turn a zt raw dump (FILE or stdin, plain or gzip) into a gzipped pprof\n"
 	"profile (profile.proto), for go tool pprof; or zt-symbolize's stream,\n"
 	"perf script output or folded stacks (told apart by their content) into\n"
@@ -122,7 +124,7 @@ static struct zt_pprof *from_raw(struct zt_stage *sg, const struct zt_symargs *a
 	if (zt_stage_records(sg, &args->opts, err, errlen) < 0)
 		return NULL;
 	s = zt_stage_symbolizer(sg);
-	p = zt_pprof_build(zt_stage_raw(sg), s, args->opts.lines);
+	p = zt_pprof_build_view(zt_stage_raw(sg), s, args->opts.lines, args->opts.view);
 	warn = zt_symbolizer_warnings(s, &nwarn);
 	if (zt_symbolizer_debuginfod_note(s))
 		zt_warn("%s", zt_symbolizer_debuginfod_note(s));
@@ -130,10 +132,21 @@ static struct zt_pprof *from_raw(struct zt_stage *sg, const struct zt_symargs *a
 	return p;
 }
 
+/* Whether dump d has samples for its profile: allocation samples for a
+   heap profile (zt_pprof_build_view, or an allocation view asked for),
+   else CPU ones. */
+static int has_samples(const struct zt_raw *d, int view)
+{
+	if (view >= ZT_VIEW_ALLOC_SPACE)
+		return zt_raw_has_alloc(d);
+	return zt_raw_has_alloc(d) && view != ZT_VIEW_TIME ? 1 : d->nsamples != 0;
+}
+
 /* The profile of names that every input is added to, unless all are raw dumps. */
 struct names {
 	struct zt_pprof_folded *f;
 	int wall;		/* -1 until an input with stacks said */
+	int alloc;		/* its ZT_WEIGHT_BYTES or _OBJECTS, 0 for other stacks */
 };
 
 /*
@@ -151,7 +164,7 @@ static int from_folded(struct zt_stage *sg, const struct zt_symargs *args, struc
 	const char *const *warn, *problem = NULL;
 	uint64_t div = 1;
 	size_t nwarn, first = zt_pprof_folded_samples(nm->f);
-	int got, said = 0, wall;
+	int got, said = 0, wall, alloc;
 
 	warn = zt_stage_warnings(sg, &nwarn);
 	print_warnings(warn, nwarn);
@@ -164,10 +177,20 @@ static int from_folded(struct zt_stage *sg, const struct zt_symargs *args, struc
 	while ((got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
 		/* '# zt weight: ns' comes before the first stack. */
 		wall = rd.w.kind == ZT_WEIGHT_WALL;
+		alloc = zt_weight_alloc_unit(rd.w.kind) ? (int)rd.w.kind : 0;
 		if (!said++ && nm->wall < 0) {
 			nm->wall = wall;
+			nm->alloc = alloc;
 			if (nm->wall)
 				zt_pprof_folded_wall(nm->f);
+			if (alloc)
+				zt_pprof_folded_alloc(nm->f, alloc == ZT_WEIGHT_OBJECTS);
+		} else if (said == 1 && nm->alloc != alloc) {
+			problem = alloc ? "an allocation profile ('# zt weight: bytes' or 'objects') "
+					  "after other stacks: they cannot be added"
+					: "stacks that are not an allocation profile's after one: "
+					  "they cannot be added";
+			break;
 		} else if (said == 1 && nm->wall != wall) {
 			problem = wall ? "a wall-clock profile ('# zt weight: ns') after CPU profiles: "
 					 "they cannot be added"
@@ -179,7 +202,7 @@ static int from_folded(struct zt_stage *sg, const struct zt_symargs *args, struc
 	}
 	if (problem)
 		zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
-	else if (got == 0 && rd.w.kind != ZT_WEIGHT_WALL &&
+	else if (got == 0 && rd.w.kind != ZT_WEIGHT_WALL && !zt_weight_alloc_unit(rd.w.kind) &&
 		 (problem = zt_weight_samples(&rd.w, &div)))
 		zt_err_at(err, errlen, zt_input_name(in), 0, "%s", problem);
 	if (got < 0 || problem)
@@ -198,7 +221,7 @@ static struct zt_pprof *profile(struct zt_stage **sg, char **paths, int n, int r
 				const struct zt_symargs *args, char *err, size_t errlen)
 {
 	struct zt_stage_empties empties = { 0 };
-	struct names nm = { NULL, -1 };
+	struct names nm = { NULL, -1, 0 };
 	struct zt_pprof *p = NULL, *q;
 	int rc = 0, empty;
 	char why[ZT_ERR_MAX];
@@ -225,7 +248,7 @@ static struct zt_pprof *profile(struct zt_stage **sg, char **paths, int n, int r
 			rc = from_folded(sg[i], args, &nm, &empty, err, errlen);
 		} else if (!(q = from_raw(sg[i], args, err, errlen))) {
 			rc = -1;
-		} else if ((empty = zt_stage_raw(sg[i])->nsamples == 0) || !p) {
+		} else if ((empty = !has_samples(zt_stage_raw(sg[i]), args->opts.view)) || !p) {
 			if (!empty)
 				p = q;
 			else

@@ -24,6 +24,7 @@
 #include "input.h"
 #include "stage.h"
 #include "symargs.h"
+#include "event.h"
 #include "json.h"
 #include "perfscript.h"
 #include "profile.h"
@@ -45,6 +46,7 @@ enum { OPT_FOCUS = ZT_SYMARGS_NEXT, OPT_IGNORE, OPT_HIDE, OPT_PEEK, OPT_LIST, OP
 
 static const struct zt_opt options[] = {
 	ZT_SYMARGS_ROWS,
+	ZT_EVENT_ROW,
 	{ 'n', "nodes", required_argument, "N", "rows of the table (default 20, 0 for all)" },
 	{ 'b', "by", required_argument, "KEY", "function, module, line, thread, state or\n"
 	  "label:NAME (state: on-CPU, off-CPU by wait,\n"
@@ -78,6 +80,7 @@ static const struct zt_usage usage = {
 	"               [--label NAME=VALUE]... [--sort=flat|cum]\n"
 	"               [--focus=REGEX] [--ignore=REGEX] [--hide=REGEX]\n"
 	"               [--peek=REGEX] [--list=REGEX [--source-dir=DIR]] [--json]\n"
+	"               [--event=NAME]\n"
 	"               [-l] [-d DIR]... [--sysroot=DIR] [--no-demangle] [--no-debuginfod]\n"
 	"               [file ...]",
 	"Where the time went, as a table like pprof -top, from the files or stdin:\n"
@@ -105,6 +108,9 @@ struct weight {
 	char why[256];		/* why they are not samples */
 	const char *first;	/* the input that set them */
 	int wall;		/* a wall-clock profile: ns of on- and off-CPU time */
+	int alloc;		/* an allocation profile: ZT_WEIGHT_BYTES or ZT_WEIGHT_OBJECTS */
+	int view;		/* its view (event.h), 0 when unknown (folded stacks) */
+	uint64_t rate;		/* a folded allocation profile's declared rate, 0 if none */
 };
 
 /* A run: its options and what its inputs add up to. */
@@ -180,6 +186,8 @@ static int agree(struct weight *weight, struct zt_weight *w, const char *path, c
 	if (!weight->set) {
 		weight->set = 1;
 		weight->wall = w->kind == ZT_WEIGHT_WALL;
+		weight->alloc = zt_weight_alloc_unit(w->kind) ? (int)w->kind : 0;
+		weight->rate = w->rate;
 		weight->samples = samples;
 		weight->div = div;
 		snprintf(weight->unit, sizeof weight->unit, "%s", unit);
@@ -385,9 +393,13 @@ static int read_records(struct run *st, struct reading *rd, const struct zt_symo
 			problem = zt_facts_line(&st->facts, it.text.p, it.text.n);
 		if (it.kind == ZT_PS_END)
 			rd->records++;
-		if (it.kind == ZT_PS_HEADER)
+		if (it.kind == ZT_PS_HEADER) {
 			zt_weight_record(&rd->w, it.header.event.p, it.header.event.n,
 					 it.header.period);
+			if (!st->weight.view)
+				st->weight.view = zt_view_of_event(it.header.event.p,
+								   it.header.event.n);
+		}
 		if (!problem)
 			problem = zt_psprof_item(rd->pp, &it);
 	}
@@ -595,13 +607,118 @@ static void partial_line(const struct zt_facts *f)
 	printf(", %llu could not be unwound\n", (unsigned long long)(f->partial - cut));
 }
 
+/* "kept: ..." when a filter dropped stacks. */
+static void kept_line(const struct run *st)
+{
+	const struct zt_profile *p = st->p;
+	uint64_t n = zt_profile_samples(p), kept = zt_profile_kept(p);
+	char a[32], b[32];
+
+	if (!zt_filter_active(st->filter))
+		return;
+	if (st->weight.alloc == ZT_WEIGHT_BYTES) {
+		zt_views_bytes(kept, a, sizeof a);
+		zt_views_bytes(n, b, sizeof b);
+		printf("kept: %s of %s (%.2f%%) by --focus, --ignore and --hide; "
+		       "percentages are of all\n", a, b, pct(kept, n));
+		return;
+	}
+	printf("kept: %llu of %llu %s (%.2f%%) by --focus, --ignore and --hide; "
+	       "percentages are of all\n", (unsigned long long)kept,
+	       (unsigned long long)n, st->weight.unit, pct(kept, n));
+}
+
+/* What an allocation view's numbers are, after "estimated". */
+static const char *alloc_what(int view, int alloc)
+{
+	switch (view) {
+	case ZT_VIEW_ALLOC_SPACE: return "bytes allocated";
+	case ZT_VIEW_ALLOC_OBJECTS: return "objects allocated";
+	case ZT_VIEW_INUSE_SPACE: return "bytes live at the end";
+	case ZT_VIEW_INUSE_OBJECTS: return "objects live at the end";
+	case ZT_VIEW_PEAK_SPACE: return "bytes live at the peak";
+	case ZT_VIEW_PEAK_OBJECTS: return "objects live at the peak";
+	}
+	return alloc == ZT_WEIGHT_OBJECTS ? "objects" : "bytes";
+}
+
+/*
+ * An allocation profile's first lines: the view and its total, what the
+ * collector counted and sampled, the peak and what was live at the end
+ * (the facts of raw version 6, formats/symbolized.md).
+ */
+static void alloc_header(const struct run *st)
+{
+	const struct zt_facts *f = &st->facts;
+	uint64_t n = zt_profile_samples(st->p);
+	char b1[32], b2[32], b3[32];
+
+#define HAVE(k) (f->have_alloc & (1u << (k)))
+	if (st->weight.alloc == ZT_WEIGHT_BYTES)
+		zt_views_bytes(n, b1, sizeof b1);
+	else
+		snprintf(b1, sizeof b1, "%llu", (unsigned long long)n);
+	printf("allocation profile, %s: %s estimated %s (the samples' weights)",
+	       st->weight.view ? zt_view_name(st->weight.view) : st->weight.unit, b1,
+	       alloc_what(st->weight.view, st->weight.alloc));
+	if (f->alloc_rate || st->weight.rate) {
+		zt_views_bytes(f->alloc_rate ? f->alloc_rate : st->weight.rate, b2, sizeof b2);
+		printf(", one sample per %s allocated on average", b2);
+	}
+	putchar('\n');
+	if (HAVE(ZT_FACTS_ALLOC_CALLS) && HAVE(ZT_FACTS_ALLOC_BYTES)) {
+		zt_views_bytes(f->alloc[ZT_FACTS_ALLOC_BYTES], b1, sizeof b1);
+		printf("allocated: %llu calls, %s (counted by the collector)\n",
+		       (unsigned long long)f->alloc[ZT_FACTS_ALLOC_CALLS], b1);
+	}
+	if (HAVE(ZT_FACTS_ALLOC_SAMPLED_BYTES) && HAVE(ZT_FACTS_ALLOC_ESTIMATED_BYTES)) {
+		zt_views_bytes(f->alloc[ZT_FACTS_ALLOC_SAMPLED_BYTES], b1, sizeof b1);
+		zt_views_bytes(f->alloc[ZT_FACTS_ALLOC_ESTIMATED_BYTES], b2, sizeof b2);
+		printf("sampled: ");
+		if (HAVE(ZT_FACTS_ALLOC_SAMPLES))
+			printf("%llu allocations, ",
+			       (unsigned long long)f->alloc[ZT_FACTS_ALLOC_SAMPLES]);
+		printf("%s of them; estimated %s allocated\n", b1, b2);
+	}
+	if (HAVE(ZT_FACTS_ALLOC_PEAK_BYTES)) {
+		zt_views_bytes(f->alloc[ZT_FACTS_ALLOC_PEAK_BYTES], b1, sizeof b1);
+		printf("peak: %s live (estimated)", b1);
+		if (HAVE(ZT_FACTS_ALLOC_PEAK_NS))
+			printf(" at %.3f s", (double)f->alloc[ZT_FACTS_ALLOC_PEAK_NS] / 1e9);
+		if (HAVE(ZT_FACTS_ALLOC_INUSE_BYTES)) {
+			zt_views_bytes(f->alloc[ZT_FACTS_ALLOC_INUSE_BYTES], b3, sizeof b3);
+			printf("; live at the end: %s", b3);
+		}
+		putchar('\n');
+	} else if (HAVE(ZT_FACTS_ALLOC_INUSE_BYTES)) {
+		zt_views_bytes(f->alloc[ZT_FACTS_ALLOC_INUSE_BYTES], b3, sizeof b3);
+		printf("live at the end: %s (estimated)\n", b3);
+	}
+	if (HAVE(ZT_FACTS_ALLOC_UNTRACKED) && f->alloc[ZT_FACTS_ALLOC_UNTRACKED])
+		printf("not tracked: %llu sampled blocks the collector's table of live blocks "
+		       "had no room for (in alloc_space, missing from inuse and peak)\n",
+		       (unsigned long long)f->alloc[ZT_FACTS_ALLOC_UNTRACKED]);
+	if (f->alloc_allocator[0])
+		printf("allocator: the program's malloc is %s's, not zt's: only the calls that "
+		       "reach zt's interposers were seen\n", f->alloc_allocator);
+	if (HAVE(ZT_FACTS_ALLOC_LOST) && f->alloc[ZT_FACTS_ALLOC_LOST])
+		printf("lost: %llu allocations drawn for a sample and not recorded\n",
+		       (unsigned long long)f->alloc[ZT_FACTS_ALLOC_LOST]);
+#undef HAVE
+	kept_line(st);
+}
+
 static void header(const struct run *st)
 {
 	const struct zt_facts *f = &st->facts;
 	const struct zt_profile *p = st->p;
-	uint64_t n = zt_profile_samples(p), kept = zt_profile_kept(p), own;
+	uint64_t n = zt_profile_samples(p), own;
 	double err = sqrt((double)n);
 
+	if (st->weight.alloc) {
+		alloc_header(st);
+		return;
+	}
 	if (st->weight.wall) {
 		wall_header(st);
 	} else if (st->weight.samples) {
@@ -658,10 +775,12 @@ static void header(const struct run *st)
 		       "program's frames that called into zt\n", (unsigned long long)own,
 		       st->weight.unit, pct(own, n));
 	partial_line(f);
-	if (zt_filter_active(st->filter))
-		printf("kept: %llu of %llu %s (%.2f%%) by --focus, --ignore and --hide; "
-		       "percentages are of all\n", (unsigned long long)kept,
-		       (unsigned long long)n, st->weight.unit, pct(kept, n));
+	if (f->alloc_rate)
+		printf("allocations: sampled every %llu bytes on average, beside the time: "
+		       "--event=alloc_space, alloc_objects, inuse_space, inuse_objects, "
+		       "peak_inuse_space or peak_inuse_objects shows them\n",
+		       (unsigned long long)f->alloc_rate);
+	kept_line(st);
 }
 
 static void json_u64(const char *key, int known, uint64_t v)
@@ -705,6 +824,30 @@ static void json_wall(const struct run *st)
 		printf("}");
 	}
 	printf("]}");
+}
+
+/*
+ * An allocation profile's facts: "allocation": {"view": ..., "rate": ...,
+ * "calls": ..., ...}, null where the input does not say.
+ */
+static void json_alloc(const struct run *st)
+{
+	static const char *const names[ZT_FACTS_ALLOC] = {
+		"calls", "bytes", "samples", "peak_bytes", "peak_ns", "inuse_bytes",
+		"untracked", "lost", "sampled_bytes", "estimated_bytes",
+	};
+	const struct zt_facts *f = &st->facts;
+	uint64_t rate = f->alloc_rate ? f->alloc_rate : st->weight.rate;
+
+	printf(", \"allocation\": {\"view\": ");
+	if (st->weight.view)
+		printf("\"%s\"", zt_view_name(st->weight.view));
+	else
+		printf("null");
+	json_u64("rate", rate != 0, rate);
+	for (int i = 0; i < ZT_FACTS_ALLOC; i++)
+		json_u64(names[i], (f->have_alloc >> i) & 1, f->alloc[i]);
+	printf("}");
 }
 
 static void json(const struct run *st, const uint32_t *ids, uint32_t k,
@@ -784,6 +927,8 @@ static void json(const struct run *st, const uint32_t *ids, uint32_t k,
 	}
 	if (st->weight.wall)
 		json_wall(st);
+	if (st->weight.alloc)
+		json_alloc(st);
 	printf(", \"by\": \"%s\", \"functions\": [", by_name(st));
 	for (uint32_t i = 0; i < k; i++) {
 		size_t nl;
@@ -863,6 +1008,7 @@ static void report(const struct run *st, long rows, int asjson, int cum)
 	view.p = st->p;
 	view.all = zt_profile_samples(st->p);
 	view.ns = st->weight.wall || (!st->weight.samples && strcmp(st->weight.unit, "ns") == 0);
+	view.bytes = st->weight.alloc == ZT_WEIGHT_BYTES;
 	view.json = asjson;
 	view.warn = list_warn;
 	ids = zt_profile_sorted_by(st->p, &nids, cum);

@@ -44,6 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (it.kind == ZT_FOLDED_COMMENT && it.stacklen == 15 &&
 		    memcmp(it.stack, "# zt weight: ns", 15) == 0 && stacks == 0)
 			zt_flame_set_wall(f, 1);
+		/* An allocation profile's, as zt-flame takes it. */
+		if (it.kind == ZT_FOLDED_COMMENT && stacks == 0) {
+			uint64_t rate;
+			int alloc = zt_weight_declares_alloc(it.stack, it.stacklen, &rate);
+
+			if (alloc)
+				(void)zt_flame_set_alloc(f, alloc);
+		}
 		if (it.kind != ZT_FOLDED_STACK)
 			continue;
 		size_t len, stacklen;

@@ -30,6 +30,7 @@
 #include "psprofile.h"
 #include "views.h"
 #include "weight.h"
+#include "event.h"
 #include "facts.h"
 
 /* The folded bytes of data read as a file, into *out; the reader's result. */
@@ -155,6 +156,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.srcline = data[0] & 32;
 	fold = zt_fold_new(&o);
 	r = zt_ps_reader_new(NULL);
+	/* --event: a view from the last byte (lib/event.h), the default most often. */
+	if (size > 1 && data[size - 1] % 4 == 0)
+		zt_ps_reader_set_view(r, data[size - 1] / 4 % ZT_VIEWS);
 	p = zt_profile_new();
 	lp = zt_profile_new();
 	pp = zt_psprof_new(p, (enum zt_by)((data[0] >> 6) & 3));

@@ -151,7 +151,8 @@ static void find_jit(const struct zt_raw *d, uint64_t addr)
 
 static void walk(const struct zt_raw *d)
 {
-	uint64_t sum = 0, wsum = 0;
+	uint64_t sum = 0, wsum = 0, bsum[3] = { 0 }, osum[3] = { 0 }, bwsum[3] = { 0 };
+	unsigned __int128 all = 0, tsum;
 
 	CHECK(d->version >= 1 && d->version <= ZT_RAW_VERSION_MAX);
 	for (size_t i = 1; i < d->nbytime; i++)
@@ -181,6 +182,21 @@ static void walk(const struct zt_raw *d)
 		CHECK(s->naddr > 0 && s->count > 0);
 		CHECK(s->partial == 0 || (s->partial == 1 && d->version >= 3));
 		CHECK(s->first + s->naddr <= d->naddr);
+		CHECK(s->alloc >= ZT_ALLOC_NONE && s->alloc < ZT_ALLOC_KINDS);
+		if (s->alloc) {
+			/* v6: a bytes stack weighs its size a sample at least, an
+			   objects stack one object; the kind's sums are the dump's. */
+			int kind = (s->alloc - 1) / 2, objects = (s->alloc - 1) % 2;
+
+			CHECK(d->version >= 6 && s->size >= 1 && s->wait == 0);
+			CHECK(objects ? s->weight >= s->count : s->weight / s->size >= s->count);
+			if (objects)
+				osum[kind] += s->count;
+			else
+				bsum[kind] += s->count, bwsum[kind] += s->weight;
+			continue;
+		}
+		CHECK(s->size == 0);
 		sum += s->count;
 		wsum += s->weight;
 		/* v5: a weight of at least 1 ns per sample; a wait of 1 to 64 bytes. */
@@ -206,14 +222,27 @@ static void walk(const struct zt_raw *d)
 	CHECK(sum == d->nsamples);
 	CHECK(wsum == d->weight);
 	CHECK(d->version >= 5 || (d->nwaits == 0 && !d->wall));
-	/* Timed lines and the rest add up to the same samples (version 3). */
-	sum = d->nuntimed;
-	for (size_t i = 0; i < d->ntimed; i++) {
-		CHECK(d->timed[i].stack < d->nstacks);
-		sum += d->timed[i].count;
-		CHECK(d->timed[i].weight <= d->stacks[d->timed[i].stack].weight);
+	for (int k = 0; k < 3; k++) {
+		CHECK(bsum[k] == d->alloc_lines[k] && osum[k] == d->alloc_lines[k]);
+		CHECK(bwsum[k] == d->alloc_weighed[k]);
+		CHECK(d->alloc_sized[k] <= d->alloc_weighed[k]);
+		all += d->alloc_lines[k];
 	}
-	CHECK(d->ntimed == 0 || sum == d->nsamples);
+	CHECK(d->version >= 6 || (!zt_raw_has_alloc(d) && !d->alloc_rate));
+	/* Timed lines and the rest add up to the same samples (version 3);
+	   an allocation line is two timed lines, its bytes' and objects'. */
+	all += d->nsamples;
+	tsum = d->nuntimed;
+	for (size_t i = 0; i < d->ntimed; i++) {
+		const struct zt_stack *s;
+
+		CHECK(d->timed[i].stack < d->nstacks);
+		s = &d->stacks[d->timed[i].stack];
+		if (!s->alloc || (s->alloc - 1) % 2 == 0)
+			tsum += d->timed[i].count;
+		CHECK(d->timed[i].weight <= s->weight);
+	}
+	CHECK(d->ntimed == 0 || all > UINT64_MAX || tsum == all);
 	for (size_t i = 0; i < d->nbuildids; i++)
 		find(d, d->buildids[i].addr);
 	/* The vDSO's image: whole (every byte read), or dropped with a warning
@@ -264,6 +293,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(summary.nstacks == 0);
 		CHECK(summary.nmaps == full.nmaps);
 		CHECK(summary.weight == full.weight && summary.nwaits == full.nwaits);
+		CHECK(memcmp(summary.alloc_lines, full.alloc_lines, sizeof full.alloc_lines) == 0 &&
+		      memcmp(summary.alloc_sized, full.alloc_sized, sizeof full.alloc_sized) == 0 &&
+		      memcmp(summary.alloc_weighed, full.alloc_weighed,
+			     sizeof full.alloc_weighed) == 0);
+		CHECK(summary.alloc_rate == full.alloc_rate &&
+		      summary.have_alloc_summary == full.have_alloc_summary);
 		CHECK(summary.wall == full.wall);
 		CHECK(summary.vdso_size == full.vdso_size && !summary.vdso == !full.vdso &&
 		      !summary.vdso_problem == !full.vdso_problem);
