@@ -36,7 +36,7 @@ TEST_DEBS = bats bats-assert bats-support linux-perf procps util-linux python3-m
 	    perl xz-utils gzip libc6-dbg llvm chromium libxml2-utils golang-go \
 	    gawk gdb g++ gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
 	    libgoogle-perftools-dev strace groff-base debuginfod clickhouse-server clickhouse-client openssl \
-	    libjemalloc2 heaptrack
+	    libjemalloc2 heaptrack zstd sqlite3 git
 DEBS = $(BUILD_DEBS) $(TEST_DEBS)
 # Only for `make bench`: the collectors and the encoder zt is compared with,
 # and the real programs of tests/bench/realprograms.sh (rustc is taken from

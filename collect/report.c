@@ -225,6 +225,45 @@ static void report_vforked(const struct zt_raw *d)
  * stand for (blocked, or waiting for a CPU), and what the sampler thread
  * cost, from its own CPU clock.
  */
+/* "12.3 MiB": bytes for a line of the report. */
+static const char *mib(char *buf, size_t n, uint64_t bytes)
+{
+	snprintf(buf, n, "%.1f MiB", (double)bytes / 1048576.0);
+	return buf;
+}
+
+/*
+ * zt-collect --alloc (raw version 6): what the collector counted and
+ * sampled, what was live at the end and at the peak; or why it saw no
+ * allocation (the program's malloc is another object's).
+ */
+static void report_alloc(const struct zt_raw *d)
+{
+	char a[32], b[32], c[32];
+
+	if (!d->alloc_rate)
+		return;
+	if (d->alloc_allocator) {
+		fprintf(stderr, "%s: --alloc: the program's malloc is not zt's but that of '%s': "
+			"its allocations are not seen (an ASan build, or an allocator linked into "
+			"the executable)\n", zt_prog, d->alloc_allocator);
+		return;
+	}
+	if (!(d->have_alloc_summary & 1)) {
+		fprintf(stderr, "%s: allocations: %" PRIu64 " samples written before the end "
+			"(the program ended without zt's end: no in-use or peak samples)\n",
+			zt_prog, d->alloc_lines[0]);
+		return;
+	}
+	fprintf(stderr, "%s: allocations: %" PRIu64 " calls, %s asked for; %" PRIu64
+		" samples, one a mean %" PRIu64 " bytes; live at the end %s, at the peak %s "
+		"(%.3f s)%s\n", zt_prog, d->alloc_calls, mib(a, sizeof a, d->alloc_bytes),
+		d->alloc_samples, d->alloc_rate, mib(b, sizeof b, d->alloc_inuse_bytes),
+		mib(c, sizeof c, d->alloc_peak_bytes), (double)d->alloc_peak_ns / 1e9,
+		d->alloc_calls < 16 ? " (so few calls: an allocator linked statically into the "
+		"program takes its calls before zt's interposers)" : "");
+}
+
 static void report_wall(const struct zt_raw *d, uint64_t cpu_samples)
 {
 	double cpu_ns = d->hz ? (double)cpu_samples * 1e9 / d->hz : 0;
@@ -504,6 +543,7 @@ int zt_report_program(const struct zt_report *r, const char *prog, const char *p
 	report_windows(&f, out, ru, 1);
 	if (d->wall)
 		report_wall(d, cpu_samples);
+	report_alloc(d);
 	report_notes(d);
 	if (d->exec)
 		report_unreached(r, d, 1);

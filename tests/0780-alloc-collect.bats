@@ -64,6 +64,7 @@ key() {
 @test "blocks leaked at three sites are in use at exit, each within 10% of its bytes" {
 	run zt-collect --alloc=16K -o leaks.raw "$SAMPLES/allocs" leaks
 	assert_success
+	assert_output --regexp "zt-collect: allocations: [0-9]+ calls, [0-9.]+ MiB asked for; [0-9]+ samples, one a mean 16384 bytes; live at the end 9[0-9.]+ MiB"
 	by_size i leaks.raw > sizes
 	cat sizes
 	for s in 32 4096 1048576; do
@@ -189,6 +190,7 @@ key() {
 	assert_success
 	assert_line 100000
 	grep -x "alloc-allocator $PWD/asan\|alloc-allocator ./asan" asan.raw || { grep '^alloc' asan.raw; false; }
+	assert_output --partial "--alloc: the program's malloc is not zt's but that of '"
 	[ "$(key alloc-samples asan.raw)" = 0 ]
 }
 
@@ -265,4 +267,26 @@ SRC
 	done
 	[ -n "$found" ]
 	[ "$(key alloc-calls news.raw)" -ge 20000 ]
+}
+
+@test "against heaptrack on real programs (git log -p, sqlite3): the top allocation sites agree within 3 points of alloc_space" {
+	command -v heaptrack > /dev/null && command -v zstd > /dev/null || skip "heaptrack and zstd are not installed (make deps)"
+	command -v setarch > /dev/null || skip "setarch is not installed"
+	git -C "$ZT_TOP" rev-parse --git-dir > /dev/null 2>&1 || skip "not a git checkout"
+	# A repository of its own, 200 commits of a growing file: the same work wherever the test runs.
+	git init -q repo
+	for i in $(seq 200); do seq "$i" 4000 > repo/f; printf '%s\n' "$i" >> repo/g; git -C repo add f g
+		git -C repo -c user.name=t -c user.email=t@t commit -qm "c$i"; done
+	printf 'create table t (a integer, b text, c text); create index ta on t(b);\nwith recursive n(i) as (select 1 union all select i + 1 from n where i < 50000) insert into t select i, hex(randomblob(16)), hex(randomblob(40)) from n;\nselect count(*) from t;\n' > rows.sql
+	for prog in "git -C repo log -p" "sqlite3 :memory: -init rows.sql .quit"; do
+		set -- $prog
+		command -v "$1" > /dev/null || continue
+		# Address randomization off: the executable's calls are at one address in both runs.
+		setarch -R heaptrack -o ht $prog > /dev/null 2>&1
+		zstd -dcq ht.zst > ht.txt
+		rm -f ht.zst
+		setarch -R zt-collect --alloc=64K -o zt.raw $prog > /dev/null 2>&1
+		echo "== $prog"
+		python3 "$ZT_TOP/tests/heapcheck.py" ht.txt zt.raw "$(command -v "$1")" 10 3
+	done
 }
