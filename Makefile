@@ -89,6 +89,7 @@ LIB_OBJ = \
 	lib/profile.o \
 	lib/psprofile.o \
 	lib/facts.o \
+	lib/chreply.o \
 	lib/stats.o \
 	lib/compare.o \
 	lib/weight.o \
@@ -234,6 +235,8 @@ FUZZERS = \
 	tests/fuzz/bin/fuzz-flame \
 	tests/fuzz/bin/fuzz-compare \
 	tests/fuzz/bin/fuzz-symbolize \
+	tests/fuzz/bin/fuzz-labels \
+	tests/fuzz/bin/fuzz-chreply \
 
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined

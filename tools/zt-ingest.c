@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chreply.h"
 #include "fold.h"
 #include "folded.h"
 #include "hash.h"
@@ -122,55 +123,10 @@ static char *strdupf(const char *fmt, ...)
 /* ------------------------------------------------------------------ */
 /* The server. */
 
-/* The reply to one request. */
-struct reply {
-	char *buf;
-	size_t len, cap;
-};
-
 static size_t take_reply(char *p, size_t size, size_t n, void *ctx)
 {
-	struct reply *r = ctx;
-
-	/* A reply is a count or a message: the first 64 KiB say all of it. */
-	if (r->len + size * n < 65536) {
-		zt_grow(&r->buf, &r->cap, r->len + size * n + 1, 1);
-		memcpy(r->buf + r->len, p, size * n);
-		r->len += size * n;
-		r->buf[r->len] = '\0';
-	}
+	zt_ch_reply_take(ctx, p, size * n);
 	return size * n;
-}
-
-/* The URL without "user:password@", for messages. */
-static char *shown_url(const char *url)
-{
-	const char *host = strstr(url, "://"), *at, *slash;
-
-	host = host ? host + 3 : url;
-	slash = strpbrk(host, "/?#");
-	/* The last '@' of the authority: a password may hold one too. */
-	at = memrchr(host, '@', slash ? (size_t)(slash - host) : strlen(host));
-	if (!at)
-		return zt_strdup(url);
-	return strdupf("%.*s%s", (int)(host - url), url, at + 1);
-}
-
-/* The first line of a server's message, made printable, at most 300 bytes. */
-static void said(const struct reply *r, char *out, size_t cap)
-{
-	size_t j = 0;
-
-	for (size_t i = 0; r->buf && i < r->len && j + 1 < cap && j < 300; i++) {
-		unsigned char c = (unsigned char)r->buf[i];
-
-		if (c == '\n' && j > 0)
-			break;
-		out[j++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
-	}
-	out[j] = '\0';
-	while (j > 0 && out[j - 1] == ' ')
-		out[--j] = '\0';
 }
 
 /*
@@ -179,7 +135,7 @@ static void said(const struct reply *r, char *out, size_t cap)
  * (what curl said, or the server's status and first line).
  */
 static int post(CURL *c, const struct asked *a, const char *query, const char *body, size_t n,
-		struct reply *r, char *err, size_t errlen)
+		struct zt_ch_reply *r, char *err, size_t errlen)
 {
 	char cerr[CURL_ERROR_SIZE] = "", *q = NULL, *url;
 	struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: text/plain");
@@ -188,9 +144,7 @@ static int post(CURL *c, const struct asked *a, const char *query, const char *b
 	CURLcode rc;
 	char line[320];
 
-	r->len = 0;
-	if (r->buf)
-		r->buf[0] = '\0';
+	zt_ch_reply_reset(r);
 	if (query) {
 		q = curl_easy_escape(c, query, 0);
 		if (!q)
@@ -238,7 +192,7 @@ static int post(CURL *c, const struct asked *a, const char *query, const char *b
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (status != 200) {
-		said(r, line, sizeof line);
+		zt_ch_reply_said(r, line, sizeof line);
 		zt_errf(err, errlen, "%s: the server answered %ld: %s", a->shown, status,
 			line[0] ? line : "(nothing)");
 		return -1;
@@ -347,20 +301,6 @@ static void add_row(struct batch *b, const struct dump *d, uint64_t bucket, uint
 	zt_out_dec(o, weight, 0);
 	zt_out_byte(o, '\n');
 	b->rows++;
-}
-
-/* The decimal number s[0..n), into *v: 0, or -1 when it is not one. */
-static int decimal(const char *s, size_t n, uint64_t *v)
-{
-	*v = 0;
-	if (n == 0)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9' || *v > (UINT64_MAX - 9) / 10)
-			return -1;
-		*v = *v * 10 + (uint64_t)(s[i] - '0');
-	}
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -473,16 +413,16 @@ static int record_rows(struct zt_stage *st, struct dump *d, const struct asked *
 			rootlen = (size_t)((semi ? semi : sp) - line);
 			slash = memrchr(line, '/', rootlen);
 			dash = slash ? memrchr(line, '-', (size_t)(slash - line)) : NULL;
-			if (!dash || decimal(sp + 1, (size_t)(next - sp - 2), &count) < 0) {
+			if (!dash || zt_ch_decimal(sp + 1, (size_t)(next - sp - 2), &count) < 0) {
 				zt_errf(err, errlen, "%s: a folded line zt could not take apart: "
 					"%.*s", zt_stage_name(st), (int)(next - line > 200 ? 200 :
 					next - line - 1), line);
 				rc = -1;
 				break;
 			}
-			if (decimal(dash + 1, (size_t)(slash - dash - 1), &pid) < 0)
+			if (zt_ch_decimal(dash + 1, (size_t)(slash - dash - 1), &pid) < 0)
 				pid = 0;	/* "comm-?/TID": a header without a pid */
-			decimal(slash + 1, (size_t)(line + rootlen - slash - 1), &tid);
+			zt_ch_decimal(slash + 1, (size_t)(line + rootlen - slash - 1), &tid);
 			/* The root is the command's name, as zt-fold prints it. */
 			{
 				size_t n = (size_t)(dash - line) + (size_t)(sp - (line + rootlen));
@@ -564,7 +504,7 @@ enum { BATCH_BYTES = 8 << 20, BATCH_ROWS = 500000, TRIES = 3 };
 static void flush(CURL *c, const struct asked *a, struct batch *b, struct tally *t)
 {
 	char err[ZT_ERR_MAX] = "";
-	struct reply r = { 0 };
+	struct zt_ch_reply r = { 0 };
 	char *query;
 	int ok = -1;
 
@@ -603,7 +543,7 @@ static void flush(CURL *c, const struct asked *a, struct batch *b, struct tally 
 /* Whether the dump id is stored already: 1, 0, or -1 with err. */
 static int stored(CURL *c, const struct asked *a, const char *id, char *err, size_t errlen)
 {
-	struct reply r = { 0 };
+	struct zt_ch_reply r = { 0 };
 	char *q = strdupf("SELECT count() FROM %s WHERE dump_id = '%s'", a->table, id);
 	uint64_t n;
 	int rc = post(c, a, NULL, q, strlen(q), &r, err, errlen);
@@ -611,12 +551,8 @@ static int stored(CURL *c, const struct asked *a, const char *id, char *err, siz
 
 	free(q);
 	if (rc == 0) {
-		size_t len = r.len;
-
-		while (len > 0 && r.buf[len - 1] == '\n')
-			len--;
-		if (!r.buf || decimal(r.buf, len, &n) < 0) {
-			said(&r, line, sizeof line);
+		if (zt_ch_reply_count(&r, &n) < 0) {
+			zt_ch_reply_said(&r, line, sizeof line);
 			zt_errf(err, errlen, "%s: the server answered '%s' to a count", a->shown,
 				line);
 			rc = -1;
@@ -803,7 +739,7 @@ static int parse_options(int argc, char **argv, struct asked *a, int *status)
 	if (!a->url)
 		return zt_usage_error(&usage, "--url names the server: http://HOST:8123");
 	if (strncmp(a->url, "http://", 7) != 0 && strncmp(a->url, "https://", 8) != 0) {
-		a->shown = shown_url(a->url);
+		a->shown = zt_ch_shown_url(a->url);
 		return zt_usage_error(&usage, "--url wants http://HOST:PORT or https://HOST:PORT, "
 				      "not '%s'", a->shown);
 	}
@@ -834,7 +770,7 @@ int main(int argc, char **argv)
 	zt_symargs_init(&a.sym, argc);
 	if (parse_options(argc, argv, &a, &status) < 0)
 		goto out;
-	a.shown = shown_url(a.url);
+	a.shown = zt_ch_shown_url(a.url);
 	if (a.insecure && strncmp(a.url, "https://", 8) == 0)
 		zt_warn("--insecure: the server's certificate is not checked: anyone on the way "
 			"can read and change what is sent");
