@@ -93,10 +93,18 @@ struct asked {
 	struct zt_symargs sym;
 };
 
+/* One dump of a batch: its rows are body[start..end). */
+struct member {
+	char *name;		/* the file, for messages */
+	char id[17];
+	size_t start, end;
+	uint64_t rows, samples;
+};
+
 /* One batch of rows on its way: the INSERT's body, and the dumps in it. */
 struct batch {
 	struct zt_out body;
-	char **names;		/* the files, for messages */
+	struct member *m;
 	size_t n, cap;
 	uint64_t rows, samples;
 };
@@ -169,6 +177,16 @@ static int post(CURL *c, const struct asked *a, const char *query, const char *b
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, a->timeout < 10 ? a->timeout : 10L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	/*
+	 * An INSERT on a connection of its own: libcurl sends a request again,
+	 * unasked, when a connection it reused closes before the answer, and
+	 * the server may have stored the first (its answer lost): the batch
+	 * would be stored twice. flush alone decides what is sent again.
+	 */
+	if (query) {
+		curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
+		curl_easy_setopt(c, CURLOPT_FORBID_REUSE, 1L);
+	}
 	if (user)
 		curl_easy_setopt(c, CURLOPT_USERNAME, user);
 	if (pass)
@@ -497,71 +515,156 @@ static int dump_id(const char *path, char id[17], char *err, size_t errlen)
 
 enum { BATCH_BYTES = 8 << 20, BATCH_ROWS = 500000, TRIES = 3 };
 
+/* The rows the table holds of dump id into *n: 0, or -1 with err. */
+static int stored_rows(CURL *c, const struct asked *a, const char *id, uint64_t *n, char *err,
+		       size_t errlen)
+{
+	struct zt_ch_reply r = { 0 };
+	char *q = strdupf("SELECT count() FROM %s WHERE dump_id = '%s'", a->table, id);
+	int rc = post(c, a, NULL, q, strlen(q), &r, err, errlen);
+	char line[320];
+
+	free(q);
+	if (rc == 0 && zt_ch_reply_count(&r, n) < 0) {
+		zt_ch_reply_said(&r, line, sizeof line);
+		zt_errf(err, errlen, "%s: the server answered '%s' to a count", a->shown, line);
+		rc = -1;
+	}
+	free(r.buf);
+	return rc;
+}
+
+/* Whether the dump id is stored already: 1, 0, or -1 with err. */
+static int stored(CURL *c, const struct asked *a, const char *id, char *err, size_t errlen)
+{
+	uint64_t n;
+
+	if (stored_rows(c, a, id, &n, err, errlen) < 0)
+		return -1;
+	return n > 0;
+}
+
+/* Member i of b leaves the batch: its rows out of the body. */
+static void leave(struct batch *b, size_t i)
+{
+	struct member *m = &b->m[i];
+	size_t len = m->end - m->start;
+
+	memmove(b->body.buf + m->start, b->body.buf + m->end, b->body.len - m->end);
+	b->body.len -= len;
+	for (size_t j = i + 1; j < b->n; j++) {
+		b->m[j].start -= len;
+		b->m[j].end -= len;
+	}
+	b->rows -= m->rows;
+	b->samples -= m->samples;
+	free(m->name);
+	memmove(m, m + 1, (b->n - i - 1) * sizeof *m);
+	b->n--;
+}
+
 /*
- * Send batch b (its dumps whole or none: one INSERT, one block), trying
- * TRIES times; count what it stored.
+ * After an INSERT that failed (the server died, the connection broke, a
+ * shard refused), it may have stored some of the batch's dumps all the
+ * same: one shard's while another's failed, or the whole batch with the
+ * answer lost. Each dump the table now holds whole leaves the batch,
+ * counted as stored; one it holds in part (an INSERT cut between the
+ * blocks of a dump's months) leaves it, named, as failed. Returns 0 when
+ * every other dump is known to be absent, so that sending the batch again
+ * stores nothing twice; -1 (err) when the server could not say.
+ */
+static int settle(CURL *c, const struct asked *a, struct batch *b, struct tally *t,
+		  char *err, size_t errlen)
+{
+	for (size_t i = 0; i < b->n;) {
+		struct member *m = &b->m[i];
+		uint64_t n;
+
+		if (stored_rows(c, a, m->id, &n, err, errlen) < 0)
+			return -1;
+		if (n == 0) {
+			i++;
+			continue;
+		}
+		if (n == m->rows) {
+			t->stored++;
+			t->rows += m->rows;
+			t->samples += m->samples;
+		} else {
+			zt_warn("%s: the table holds %" PRIu64 " of its %" PRIu64 " rows (an "
+				"INSERT cut short); not stored whole: remove them (ALTER TABLE "
+				"... DELETE WHERE dump_id = '%s', on each shard) and run again",
+				m->name, n, m->rows, m->id);
+			t->failed++;
+		}
+		leave(b, i);
+	}
+	return 0;
+}
+
+/*
+ * Send batch b (each of its dumps whole or not at all: one INSERT, one
+ * block a shard and month), trying TRIES times; count what it stored.
+ * Before another try, and after the last, the dumps a failed INSERT
+ * stored are taken out (settle): a try never stores a dump twice, and
+ * only the dumps not stored are named.
  */
 static void flush(CURL *c, const struct asked *a, struct batch *b, struct tally *t)
 {
-	char err[ZT_ERR_MAX] = "";
+	char err[ZT_ERR_MAX] = "", why[ZT_ERR_MAX] = "";
 	struct zt_ch_reply r = { 0 };
 	char *query;
-	int ok = -1;
+	int ok = -1, tries = 0, known = 1;
 
 	if (b->n == 0)
 		return;
 	query = strdupf("INSERT INTO %s (dump_id, host, label_keys, label_values, bucket, "
 			   "event, unit, pid, tid, thread, command, stack, weight) "
 			   "FORMAT TabSeparated", a->table);
-	for (int i = 0; i < TRIES && ok < 0; i++) {
-		if (i)
-			sleep((unsigned)i);
+	while (tries < TRIES && ok < 0 && b->n > 0) {
+		if (tries) {
+			sleep((unsigned)tries);
+			if (settle(c, a, b, t, why, sizeof why) < 0) {
+				known = 0;	/* another try could store a dump twice */
+				break;
+			}
+			if (b->n == 0)
+				break;
+		}
 		ok = post(c, a, query, b->body.buf, b->body.len, &r, err, sizeof err);
 		t->bytes += b->body.len;
+		tries++;
 	}
+	/* What the last failed try may have stored. */
+	if (ok < 0 && known && b->n > 0 && settle(c, a, b, t, why, sizeof why) < 0)
+		known = 0;
 	free(query);
 	free(r.buf);
 	if (ok == 0) {
 		t->stored += b->n;
 		t->rows += b->rows;
 		t->samples += b->samples;
-	} else {
+	} else if (b->n > 0) {
+		char more[64] = "";
+
 		t->failed += b->n;
 		if (b->n > 1)
-			zt_warn("%s (after %d tries); not stored: %s and %zu more", err, TRIES,
-				b->names[0], b->n - 1);
+			snprintf(more, sizeof more, " and %zu more", b->n - 1);
+		if (known)
+			zt_warn("%s (after %d tries); not stored: %s%s", err, tries, b->m[0].name,
+				more);
 		else
-			zt_warn("%s (after %d tries); not stored: %s", err, TRIES, b->names[0]);
+			zt_warn("%s (after %d tries), and whether it stored them could not be "
+				"asked (%s); not stored, or not known to be: %s%s (a run again "
+				"stores each that is not)", err, tries, why, b->m[0].name, more);
+		/* Each of the others named too, a line each. */
+		for (size_t i = 1; i < b->n; i++)
+			zt_warn("not stored: %s", b->m[i].name);
 	}
-	for (size_t i = 0; i < b->n; i++)
-		free(b->names[i]);
-	b->n = 0;
+	while (b->n > 0)
+		leave(b, b->n - 1);
 	b->rows = b->samples = 0;
 	b->body.len = 0;
-}
-
-/* Whether the dump id is stored already: 1, 0, or -1 with err. */
-static int stored(CURL *c, const struct asked *a, const char *id, char *err, size_t errlen)
-{
-	struct zt_ch_reply r = { 0 };
-	char *q = strdupf("SELECT count() FROM %s WHERE dump_id = '%s'", a->table, id);
-	uint64_t n;
-	int rc = post(c, a, NULL, q, strlen(q), &r, err, errlen);
-	char line[320];
-
-	free(q);
-	if (rc == 0) {
-		if (zt_ch_reply_count(&r, &n) < 0) {
-			zt_ch_reply_said(&r, line, sizeof line);
-			zt_errf(err, errlen, "%s: the server answered '%s' to a count", a->shown,
-				line);
-			rc = -1;
-		} else {
-			rc = n > 0;
-		}
-	}
-	free(r.buf);
-	return rc;
 }
 
 /* The ids of this run's dumps, so that one given twice is stored once. */
@@ -672,8 +775,16 @@ static void ingest(CURL *c, const struct asked *a, const char *path, struct batc
 		zt_warn("no samples in %s; nothing stored", zt_stage_name(st));
 		t->empty++;
 	} else {
-		zt_grow(&b->names, &b->cap, b->n + 1, sizeof *b->names);
-		b->names[b->n++] = zt_strdup(path);
+		struct member *m;
+
+		zt_grow(&b->m, &b->cap, b->n + 1, sizeof *b->m);
+		m = &b->m[b->n++];
+		m->name = zt_strdup(path);
+		memcpy(m->id, d.id, sizeof m->id);
+		m->start = mark;
+		m->end = b->body.len;
+		m->rows = b->rows - rows;
+		m->samples = b->samples - samples;
 	}
 	zt_stage_close(st);
 	if (b->body.len >= BATCH_BYTES || b->rows >= BATCH_ROWS)
@@ -796,7 +907,7 @@ int main(int argc, char **argv)
 	status = t.failed || t.notdump ? ZT_EXIT_DATA : ZT_EXIT_OK;
 out:
 	zt_out_free(&b.body);
-	free(b.names);
+	free(b.m);
 	free(seen.id);
 	free(a.shown);
 	zt_symargs_free(&a.sym);
