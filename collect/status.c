@@ -196,8 +196,8 @@ int zt_status_labels_lost(const char *status, pid_t child, const char *shown, co
 				"changed " ZT_ENV_LABELS_FD " or " ZT_ENV_LABELS_INO ")", shown);
 		else
 			zt_warn("the dump '%s.%ld' of descendant %ld has no host name and no "
-				"labels: the descriptor zt-collect passed them in was gone (its "
-				"parent closed it, or changed " ZT_ENV_LABELS_FD " or "
+				"labels: the descriptor zt-collect passed them in was gone (a "
+				"process of the tree closed it, or changed " ZT_ENV_LABELS_FD " or "
 				ZT_ENV_LABELS_INO ")", out, p, p);
 	}
 	return nseen;

@@ -651,12 +651,13 @@ static void flush(CURL *c, const struct asked *a, struct batch *b, struct tally 
 		if (b->n > 1)
 			snprintf(more, sizeof more, " and %zu more", b->n - 1);
 		if (known)
-			zt_warn("%s (after %d tries); not stored: %s%s", err, tries, b->m[0].name,
-				more);
+			zt_warn("%s (after %d tr%s); not stored: %s%s", err, tries,
+				tries == 1 ? "y" : "ies", b->m[0].name, more);
 		else
-			zt_warn("%s (after %d tries), and whether it stored them could not be "
+			zt_warn("%s (after %d tr%s), and whether it stored them could not be "
 				"asked (%s); not stored, or not known to be: %s%s (a run again "
-				"stores each that is not)", err, tries, why, b->m[0].name, more);
+				"stores each that is not)", err, tries, tries == 1 ? "y" : "ies",
+				why, b->m[0].name, more);
 		/* Each of the others named too, a line each. */
 		for (size_t i = 1; i < b->n; i++)
 			zt_warn("not stored: %s", b->m[i].name);
