@@ -115,9 +115,17 @@ void zt_labels_init(void)
 
 void zt_labels_put(int fd)
 {
-	/* Before "started" (dump.c): the last word of a process stays its dump's. */
-	if (lost)
+	static pid_t said;	/* the process that said so: a forked child says it again */
+
+	/*
+	 * Once a process, before its "started" (dump.c): a snapshot's next
+	 * dump does not say it again after it, so the last word of a process
+	 * stays its dump's (zt-collect finishes a dump whose last is "started").
+	 */
+	if (lost && said != getpid()) {
+		said = getpid();
 		zt_files_status(ZT_STATUS_LABELS_LOST, 0, 0);
+	}
 	/* Checked by lines_ok: nothing to escape. */
 	zt_files_puts(fd, lines);
 }
