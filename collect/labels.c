@@ -31,6 +31,7 @@
 static char lines[HOST_LINE_MAX + ZT_LABELS_MAX * LABEL_LINE_MAX + 1];
 /* Set when zt-collect's descriptor was not there as it passed it: said on each dump. */
 static int lost;
+static pid_t said;	/* the process that said so: a forked child says it again */
 
 /*
  * Whether text (n bytes) holds lines a reader takes: "host VALUE" at most
@@ -115,8 +116,6 @@ void zt_labels_init(void)
 
 void zt_labels_put(int fd)
 {
-	static pid_t said;	/* the process that said so: a forked child says it again */
-
 	/*
 	 * Once a process, before its "started" (dump.c): a snapshot's next
 	 * dump does not say it again after it, so the last word of a process

@@ -1,8 +1,8 @@
 /*
  * launch.h — the names zt-collect and the collector it preloads share: the
  * environment variables zt-collect sets in the program's environment and
- * the collector reads (collect/prof.c, files.c, thread.c, control.c), and
- * the words of the status pipe, the lines "PID WHAT ERRNO COUNT [NAME]"
+ * the collector reads (collect/prof.c, files.c, thread.c, control.c,
+ * labels.c), and the words of the status pipe, the lines "PID WHAT ERRNO COUNT [NAME]"
  * the collector writes (collect/files.c, dump.c, control.c, seccomp.c) and
  * zt-collect reads (collect/status.c). Each side spells them only through
  * these, so that neither can rename one alone.
