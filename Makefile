@@ -90,6 +90,7 @@ LIB_OBJ = \
 	lib/profile.o \
 	lib/psprofile.o \
 	lib/facts.o \
+	lib/chreply.o \
 	lib/stats.o \
 	lib/compare.o \
 	lib/weight.o \
@@ -239,6 +240,9 @@ FUZZERS = \
 	tests/fuzz/bin/fuzz-flame \
 	tests/fuzz/bin/fuzz-compare \
 	tests/fuzz/bin/fuzz-symbolize \
+	tests/fuzz/bin/fuzz-labels \
+	tests/fuzz/bin/fuzz-chreply \
+	tests/fuzz/bin/fuzz-collect-labels \
 
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined
@@ -470,6 +474,12 @@ tests/fuzz/bin/fuzz-cfi: tests/fuzz/fuzz-cfi.c tests/fuzz/fuzz.h collect/cfi.c c
 	@mkdir -p tests/fuzz/bin
 	@echo "  FUZZ    $@"
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) -Icollect $(FUZZ_FLAGS) -o $@ $< collect/cfi.c
+
+# The collector's reading of zt-collect's labels, with its files module stood in for.
+tests/fuzz/bin/fuzz-collect-labels: tests/fuzz/fuzz-collect-labels.c tests/fuzz/fuzz.h collect/labels.c collect/labels.h lib/launch.h lib/rawfmt.h
+	@mkdir -p tests/fuzz/bin
+	@echo "  FUZZ    $@"
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) -Icollect $(FUZZ_FLAGS) -o $@ $<
 
 fuzz: $(FUZZERS)
 

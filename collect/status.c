@@ -172,6 +172,37 @@ int zt_status_descendants_failed(const char *status, pid_t child, const char *ou
 	return failed;
 }
 
+int zt_status_labels_lost(const char *status, pid_t child, const char *shown, const char *out)
+{
+	pid_t seen[256];
+	int nseen = 0;
+
+	for (const char *line = status; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		char what[ZT_STATUS_WORD_MAX + 1];
+		long p;
+		int known = 0;
+
+		if (sscanf(line, "%ld %" ZT_STR(ZT_STATUS_WORD_MAX) "s", &p, what) != 2 ||
+		    strcmp(what, ZT_STATUS_LABELS_LOST) != 0)
+			continue;
+		for (int i = 0; i < nseen; i++)
+			known |= seen[i] == (pid_t)p;
+		if (known || nseen == 256)
+			continue;
+		seen[nseen++] = (pid_t)p;
+		if ((pid_t)p == child)
+			zt_warn("the dump '%s' has no host name and no labels: the descriptor "
+				"zt-collect passed them in was gone (the program closed it, or "
+				"changed " ZT_ENV_LABELS_FD " or " ZT_ENV_LABELS_INO ")", shown);
+		else
+			zt_warn("the dump '%s.%ld' of descendant %ld has no host name and no "
+				"labels: the descriptor zt-collect passed them in was gone (a "
+				"process of the tree closed it, or changed " ZT_ENV_LABELS_FD " or "
+				ZT_ENV_LABELS_INO ")", out, p, p);
+	}
+	return nseen;
+}
+
 const char *zt_status_started_name(const char *line, char *name, size_t cap)
 {
 	unsigned e;

@@ -67,4 +67,13 @@ int zt_status_failure(const char *status, pid_t pid, const char *out);
  */
 int zt_status_descendants_failed(const char *status, pid_t child, const char *out);
 
+/*
+ * Every process (child, whose dump is shown, or a descendant under -f,
+ * whose dump is out.PID)
+ * whose collector said its dump has no host name or labels
+ * (ZT_STATUS_LABELS_LOST: zt-collect's descriptor was gone), named once
+ * each. Returns how many.
+ */
+int zt_status_labels_lost(const char *status, pid_t child, const char *shown, const char *out);
+
 #endif

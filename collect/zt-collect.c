@@ -35,9 +35,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -702,6 +704,47 @@ static void pass_fd(int fd, const char *fd_name, const char *ino_name)
 	setenv(ino_name, inobuf, 1);
 }
 
+/*
+ * The host name and the labels, as the dump's header lines ("host NAME",
+ * "label KEY VALUE"), in a memfd sealed against every change (lib/launch.h
+ * ZT_ENV_LABELS_FD): every collector of the tree takes them from it, not
+ * from anything the program can write, such as its environment or, in a
+ * namespace of its own, its host name. -1 when it could not be made.
+ */
+static int labels_fd = -1;
+
+static void labels_memfd(const struct config *cfg)
+{
+	char text[sizeof ZT_RAW_HOST + ZT_LABEL_VALUE_MAX + 1 +
+		  ZT_LABELS_MAX * (sizeof ZT_RAW_LABEL + ZT_LABEL_KEY_MAX + ZT_LABEL_VALUE_MAX + 2)];
+	const char *p = cfg->labels;
+	struct utsname u;
+	size_t len = 0;
+	int fd;
+
+	/* The kernel's node name (uname), as hostname(1) prints it. */
+	if (uname(&u) == 0 && zt_label_value_ok(u.nodename, strlen(u.nodename)))
+		len += (size_t)snprintf(text, sizeof text, ZT_RAW_HOST " %s\n", u.nodename);
+	while (*p) {
+		/* Checked by add_label: KEY=VALUE, no newline in either. */
+		size_t n = strcspn(p, "\n"), k = strcspn(p, "=");
+
+		len += (size_t)snprintf(text + len, sizeof text - len, ZT_RAW_LABEL " %.*s %.*s\n",
+					(int)k, p, (int)(n - k - 1), p + k + 1);
+		p += n + (p[n] == '\n');
+	}
+	fd = memfd_create("zt-labels", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0) {
+		if (cfg->nlabels)
+			zt_die(1, "cannot pass the labels to the collector: memfd_create:");
+		return;	/* before Linux 3.17: the dumps have no host */
+	}
+	if (write(fd, text, len) != (ssize_t)len ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0)
+		zt_die(1, "cannot pass the host name and the labels to the collector:");
+	labels_fd = fd;
+}
+
 static void run_program(const struct config *cfg, const char *prog, char **argv,
 			const char *lib, const char *out, int exec_fd, int status_fd,
 			int namer_fd)
@@ -766,10 +809,10 @@ static void run_program(const struct config *cfg, const char *prog, char **argv,
 	} else {
 		unsetenv(ZT_ENV_ALLOC);
 	}
-	if (cfg->nlabels)
-		setenv(ZT_ENV_LABELS, cfg->labels, 1);
-	else
-		unsetenv(ZT_ENV_LABELS);
+	unsetenv(ZT_ENV_LABELS_FD);
+	unsetenv(ZT_ENV_LABELS_INO);
+	if (labels_fd >= 0)
+		pass_fd(labels_fd, ZT_ENV_LABELS_FD, ZT_ENV_LABELS_INO);
 	if (cfg->gzip)
 		setenv(ZT_ENV_GZIP, ZT_ENV_ON, 1);
 	else
@@ -1173,6 +1216,7 @@ int main(int argc, char **argv)
 		out = prepare_output(&cfg);
 	prog = prepare_program(argv[0]);
 	lib = find_library();
+	labels_memfd(&cfg);
 	if (sink.target || sink.to_stdout)
 		out = sink_start(&sink, cfg.gzip);
 	else
@@ -1243,6 +1287,7 @@ int main(int argc, char **argv)
 		zt_status_descendants_failed(st.text, child, out);
 		descendants_unfinished(out, &st, cfg.gzip);
 	}
+	zt_status_labels_lost(st.text, child, shown_out ? shown_out : out, out);
 	/* The pipe's text, read on since, may have moved. */
 	rep.status = st.text;
 	if (cfg.follow)

@@ -1,8 +1,8 @@
 /*
  * launch.h — the names zt-collect and the collector it preloads share: the
  * environment variables zt-collect sets in the program's environment and
- * the collector reads (collect/prof.c, files.c, thread.c, control.c), and
- * the words of the status pipe, the lines "PID WHAT ERRNO COUNT [NAME]"
+ * the collector reads (collect/prof.c, files.c, thread.c, control.c,
+ * labels.c), and the words of the status pipe, the lines "PID WHAT ERRNO COUNT [NAME]"
  * the collector writes (collect/files.c, dump.c, control.c, seccomp.c) and
  * zt-collect reads (collect/status.c). Each side spells them only through
  * these, so that neither can rename one alone.
@@ -37,9 +37,14 @@
 #define ZT_ENV_NAMER_FD "ZT_NAMER_FD"	/* with -f: the socket that names a pid (zt-collect.c) */
 #define ZT_ENV_NAMER_INO "ZT_NAMER_INO"
 #define ZT_ENV_PIDNS "ZT_PIDNS"		/* with -f: zt-collect's PID namespace, "DEV:INO" */
-/* The run's labels (--label): "KEY=VALUE" pairs joined by '\n', which no
-   value holds (the label rules, rawfmt.h). */
-#define ZT_ENV_LABELS "ZT_LABELS"
+/*
+ * The host name and the run's labels (--label): a memfd sealed against any
+ * write, shrink or growth, holding the dump's "host VALUE" line and a
+ * "label KEY VALUE" line per label (formats/raw.md), passed as the
+ * descriptors above but not close-on-exec: what the program cannot write.
+ */
+#define ZT_ENV_LABELS_FD "ZT_LABELS_FD"
+#define ZT_ENV_LABELS_INO "ZT_LABELS_INO"
 
 /*
  * The status pipe's words, each the WHAT of "PID WHAT ERRNO COUNT [NAME]";
@@ -56,5 +61,6 @@
 #define ZT_STATUS_GZIP_FAILED "gzip-failed"	/* kept uncompressed */
 #define ZT_STATUS_CONTROL_FAILED "control-failed"	/* no zt-ctl channel */
 #define ZT_STATUS_SECCOMP_REFUSES "seccomp-refuses-"	/* + the call a filter would kill */
+#define ZT_STATUS_LABELS_LOST "labels-lost"	/* the dump has no host or labels: their descriptor was gone */
 
 #endif

@@ -231,3 +231,123 @@ http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$po
 	[[ "$stderr" == *"--insecure: the server's certificate is not checked"* ]]
 	[[ "$stderr" != *"certificate problem"* ]]
 }
+
+# $1 files of folded stacks, big.N.folded, of 80,000 stacks each: about 9 MB
+# of rows, more than a batch holds (8 MiB), so each is an INSERT of its own.
+big_folded() {
+	for i in $(seq 1 "$1"); do
+		awk -v i="$i" 'BEGIN { for (j = 0; j < 80000; j++)
+			printf "big%d;main;work_%d;leaf_%d %d\n", i, j % 977, j, j % 13 + 1 }' > "big.$i.folded"
+	done
+}
+
+# The dump ids zt.samples_all holds, with their rows, "ID ROWS" sorted (from shard $1's server).
+ids_rows() {
+	clickhouse-client --port "$(eval echo \$CH_TCP_$1)" --query \
+		"SELECT dump_id, count() FROM zt.samples_all GROUP BY dump_id ORDER BY dump_id" | tr '\t' ' '
+}
+
+# Kill server $1 (-9) once the first batch is stored on either shard, while zt-ingest (pid $2) runs.
+kill_after_first_batch() {
+	local i
+	for i in $(seq 1 600); do
+		[ $(( $(rows_on 1) + $(rows_on 2) )) -gt 0 ] && break
+		sleep 0.05
+	done
+	kill -0 "$2"	# zt-ingest still runs: the kill is mid-run
+	kill -9 "$(cat "$CH_DIR/$1/pid")"
+	rm -f "$CH_DIR/$1/pid"
+}
+
+# The run of zt-ingest in ingest.out (its status $1) against the servers' rows now:
+# every file it did not say it stored is named as not stored, and every
+# dump it counted as stored is whole in the table. $2: the server to ask.
+check_first_run() {
+	local st=$1 n stored failed f
+	cat ingest.out
+	[ "$st" -eq 1 ]
+	stored=$(sed -n 's/.*: \([0-9]*\) dumps stored, .*/\1/p' ingest.out)
+	failed=$(sed -n 's/.* stored before, \([0-9]*\) failed, .*/\1/p' ingest.out)
+	[ "$failed" -ge 1 ] && [ $((stored + failed)) -eq 8 ]
+	n=0
+	for f in big.*.folded; do
+		if grep -q "not stored\(, or not known to be\)\?: .*$f" ingest.out; then
+			n=$((n + 1))
+		fi
+	done
+	[ "$n" -eq "$failed" ]
+}
+
+# A second run stores what the first did not; each dump is in the table once, whole.
+check_rerun() {
+	run --separate-stderr zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" big.*.folded
+	echo "status $status; stderr: $stderr"
+	assert_success
+	[[ "$stderr" == *", 0 failed, 0 not read"* ]]
+	run ids_rows 1
+	echo "$output"
+	[ "${#lines[@]}" -eq 8 ]
+	for l in "${lines[@]}"; do [ "${l#* }" -eq 80000 ]; done
+	diff <(cat big.*.folded | sort) <(q "SELECT arrayStringConcat(stack, ';') AS s, sum(weight) FROM zt.samples_all GROUP BY s" | tr '\t' ' ' | sort)
+}
+
+@test "the server zt-ingest talks to killed (-9) mid-run: the dumps not stored are named, exit 1; run again, each is stored once" {
+	big_folded 8
+	zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" --timeout 10 big.*.folded > ingest.out 2>&1 &
+	pid=$!
+	kill_after_first_batch 1 "$pid"
+	wait "$pid" && st=0 || st=$?
+	check_first_run "$st"
+	ch_start 1
+	check_rerun
+}
+
+@test "the other shard killed (-9) mid-run: the dumps not stored are named, exit 1; run again, each is stored once" {
+	big_folded 8
+	zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" --timeout 10 big.*.folded > ingest.out 2>&1 &
+	pid=$!
+	kill_after_first_batch 2 "$pid"
+	wait "$pid" && st=0 || st=$?
+	check_first_run "$st"
+	ch_start 2
+	check_rerun
+}
+
+@test "an INSERT stored but its answer lost (the connection cut): not sent again, counted stored, each dump once" {
+	# A proxy before server 1 that passes every request on, and cuts the
+	# connection of the first INSERT once the server has answered it.
+	port=$(free_ports 1)
+	python3 -c '
+import http.server, socket, sys, urllib.error, urllib.parse, urllib.request
+cut = [int(sys.argv[3])]
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        req = urllib.request.Request("http://127.0.0.1:%s%s" % (sys.argv[2], self.path),
+                                     data=body, headers={"Content-Type": "text/plain"})
+        try:
+            r = urllib.request.urlopen(req)
+            code, out = r.status, r.read()
+        except urllib.error.HTTPError as e:
+            code, out = e.code, e.read()
+        if "INSERT" in urllib.parse.unquote(self.path) and cut[0] > 0:
+            cut[0] -= 1
+            self.connection.shutdown(socket.SHUT_RDWR)
+            self.close_connection = True
+            return
+        self.send_response(code)
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+    def log_message(self, *a): pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$port" "$CH_HTTP_1" 1 &
+	srv=$!
+	for i in $(seq 1 50); do curl -s -X POST "http://127.0.0.1:$port/?query=SELECT%201" > /dev/null && break; sleep 0.1; done
+	run --separate-stderr zt-ingest --url "http://127.0.0.1:$port" spin1.raw spin2.raw spin3.raw spin4.raw
+	kill "$srv"
+	echo "status $status; stderr: $stderr"
+	assert_success
+	[[ "$stderr" == *"4 dumps stored, 0 stored before, 0 failed, 0 not read"* ]]
+	diff <(zt-fold spin1.raw spin2.raw spin3.raw spin4.raw | sort) <(stacks zt-samples)
+}

@@ -33,6 +33,82 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
 	grep -qx "host $(uname -n)" n.raw
 }
 
+# The host and label lines of dump $1's header, on one line.
+header_labels() { sed -n '/^samples$/q; /^host /p; /^label /p' "$1" | tr '\n' ' '; }
+
+@test "a program that rewrites or unsets ZT_LABELS before it execs or forks gets zt-collect's labels in every dump" {
+	# The labels come from zt-collect's sealed descriptor, never from the
+	# environment: rewritten, set where zt-collect set none, or unset.
+	run --separate-stderr zt-collect -f --label role=builder --label v=1 -o e.raw sh -c '
+		ZT_LABELS="role=evil" "$1" 1
+		export ZT_LABELS="$(printf "role=evil\nv=2")"; "$1" 1
+		unset ZT_LABELS; "$1" 1
+		export ZT_LABELS=role=evil; exec "$1" 1' sh "$SAMPLES/spin"
+	echo "status $status; stderr: $stderr"
+	assert_success
+	[[ "$stderr" != *"no host name"* ]]
+	want="host $(uname -n) label role builder label v 1 "
+	n=0
+	for f in e.raw e.raw.*; do
+		echo "$f: $(header_labels "$f")"
+		[ "$(header_labels "$f")" = "$want" ]
+		n=$((n + 1))
+	done
+	[ "$n" -ge 4 ]
+	# Without --label, a ZT_LABELS of the program's own gives no labels.
+	ZT_LABELS=role=evil zt-collect -f -o n.raw sh -c 'ZT_LABELS=role=evil "$1" 1' sh "$SAMPLES/spin" > /dev/null 2>&1
+	ls n.raw.*
+	for f in n.raw n.raw.*; do
+		[ "$(header_labels "$f")" = "host $(uname -n) " ]
+	done
+}
+
+@test "a program that closes every descriptor before it execs (Python's subprocess) keeps the labels" {
+	py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || skip "no python3"
+	run --separate-stderr zt-collect -f --label role=builder -o p.raw "$py" -c '
+import os, subprocess, sys
+os.environ["ZT_LABELS"] = "role=evil"
+subprocess.run([sys.argv[1], "1"], close_fds=True, check=True)' "$SAMPLES/spin"
+	echo "status $status; stderr: $stderr"
+	assert_success
+	for f in p.raw p.raw.*; do
+		echo "$f: $(header_labels "$f")"
+		[ "$(header_labels "$f")" = "host $(uname -n) label role builder " ]
+	done
+	grep -qx "exe $SAMPLES/spin" p.raw.*
+}
+
+@test "a program that changes ZT_LABELS_FD or ZT_LABELS_INO leaves its child's dump without host and labels, and zt-collect names it" {
+	run --separate-stderr zt-collect -f --label role=builder -o t.raw sh -c '
+		ZT_LABELS_INO=1 "$1" 1
+		env -u ZT_LABELS_FD "$1" 1
+		"$1" 1' sh "$SAMPLES/spin"
+	echo "status $status; stderr: $stderr"
+	assert_success
+	[ "$(header_labels t.raw)" = "host $(uname -n) label role builder " ]
+	lost=0 kept=0
+	for f in t.raw.*; do
+		echo "$f: $(header_labels "$f")"
+		if [ "$(header_labels "$f")" = "" ]; then
+			[[ "$stderr" == *"zt-collect: the dump '$PWD/$f' of descendant ${f##*.} has no host name and no labels: the descriptor zt-collect passed them in was gone"* ]]
+			lost=$((lost + 1))
+		else
+			[ "$(header_labels "$f")" = "host $(uname -n) label role builder " ]
+			kept=$((kept + 1))
+		fi
+	done
+	[ "$lost" -eq 2 ] && [ "$kept" -ge 1 ]
+	# The program's own dump: exec'd with ZT_LABELS_FD gone.
+	run --separate-stderr zt-collect -f --label role=builder -o r.raw sh -c 'exec env -u ZT_LABELS_FD "$1" 1' sh "$SAMPLES/spin"
+	echo "status $status; stderr: $stderr"
+	[ "$(header_labels r.raw)" = "" ]
+	[[ "$stderr" == *"zt-collect: the dump '$PWD/r.raw' has no host name and no labels"* ]]
+	# Readers take such a dump as one without labels.
+	run zt-stat --by=label:role r.raw t.raw
+	assert_success
+	assert_line --regexp "  \[no role\]$"
+}
+
 @test "labels that break the rules are usage errors that name them" {
 	run zt-collect --label 'bad key=1' true
 	assert_failure 2

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chreply.h"
 #include "fold.h"
 #include "folded.h"
 #include "hash.h"
@@ -92,10 +93,18 @@ struct asked {
 	struct zt_symargs sym;
 };
 
+/* One dump of a batch: its rows are body[start..end). */
+struct member {
+	char *name;		/* the file, for messages */
+	char id[17];
+	size_t start, end;
+	uint64_t rows, samples;
+};
+
 /* One batch of rows on its way: the INSERT's body, and the dumps in it. */
 struct batch {
 	struct zt_out body;
-	char **names;		/* the files, for messages */
+	struct member *m;
 	size_t n, cap;
 	uint64_t rows, samples;
 };
@@ -122,55 +131,10 @@ static char *strdupf(const char *fmt, ...)
 /* ------------------------------------------------------------------ */
 /* The server. */
 
-/* The reply to one request. */
-struct reply {
-	char *buf;
-	size_t len, cap;
-};
-
 static size_t take_reply(char *p, size_t size, size_t n, void *ctx)
 {
-	struct reply *r = ctx;
-
-	/* A reply is a count or a message: the first 64 KiB say all of it. */
-	if (r->len + size * n < 65536) {
-		zt_grow(&r->buf, &r->cap, r->len + size * n + 1, 1);
-		memcpy(r->buf + r->len, p, size * n);
-		r->len += size * n;
-		r->buf[r->len] = '\0';
-	}
+	zt_ch_reply_take(ctx, p, size * n);
 	return size * n;
-}
-
-/* The URL without "user:password@", for messages. */
-static char *shown_url(const char *url)
-{
-	const char *host = strstr(url, "://"), *at, *slash;
-
-	host = host ? host + 3 : url;
-	slash = strpbrk(host, "/?#");
-	/* The last '@' of the authority: a password may hold one too. */
-	at = memrchr(host, '@', slash ? (size_t)(slash - host) : strlen(host));
-	if (!at)
-		return zt_strdup(url);
-	return strdupf("%.*s%s", (int)(host - url), url, at + 1);
-}
-
-/* The first line of a server's message, made printable, at most 300 bytes. */
-static void said(const struct reply *r, char *out, size_t cap)
-{
-	size_t j = 0;
-
-	for (size_t i = 0; r->buf && i < r->len && j + 1 < cap && j < 300; i++) {
-		unsigned char c = (unsigned char)r->buf[i];
-
-		if (c == '\n' && j > 0)
-			break;
-		out[j++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
-	}
-	out[j] = '\0';
-	while (j > 0 && out[j - 1] == ' ')
-		out[--j] = '\0';
 }
 
 /*
@@ -179,7 +143,7 @@ static void said(const struct reply *r, char *out, size_t cap)
  * (what curl said, or the server's status and first line).
  */
 static int post(CURL *c, const struct asked *a, const char *query, const char *body, size_t n,
-		struct reply *r, char *err, size_t errlen)
+		struct zt_ch_reply *r, char *err, size_t errlen)
 {
 	char cerr[CURL_ERROR_SIZE] = "", *q = NULL, *url;
 	struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: text/plain");
@@ -188,9 +152,7 @@ static int post(CURL *c, const struct asked *a, const char *query, const char *b
 	CURLcode rc;
 	char line[320];
 
-	r->len = 0;
-	if (r->buf)
-		r->buf[0] = '\0';
+	zt_ch_reply_reset(r);
 	if (query) {
 		q = curl_easy_escape(c, query, 0);
 		if (!q)
@@ -215,6 +177,16 @@ static int post(CURL *c, const struct asked *a, const char *query, const char *b
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, a->timeout < 10 ? a->timeout : 10L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	/*
+	 * An INSERT on a connection of its own: libcurl sends a request again,
+	 * unasked, when a connection it reused closes before the answer, and
+	 * the server may have stored the first (its answer lost): the batch
+	 * would be stored twice. flush alone decides what is sent again.
+	 */
+	if (query) {
+		curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
+		curl_easy_setopt(c, CURLOPT_FORBID_REUSE, 1L);
+	}
 	if (user)
 		curl_easy_setopt(c, CURLOPT_USERNAME, user);
 	if (pass)
@@ -238,7 +210,7 @@ static int post(CURL *c, const struct asked *a, const char *query, const char *b
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (status != 200) {
-		said(r, line, sizeof line);
+		zt_ch_reply_said(r, line, sizeof line);
 		zt_errf(err, errlen, "%s: the server answered %ld: %s", a->shown, status,
 			line[0] ? line : "(nothing)");
 		return -1;
@@ -347,20 +319,6 @@ static void add_row(struct batch *b, const struct dump *d, uint64_t bucket, uint
 	zt_out_dec(o, weight, 0);
 	zt_out_byte(o, '\n');
 	b->rows++;
-}
-
-/* The decimal number s[0..n), into *v: 0, or -1 when it is not one. */
-static int decimal(const char *s, size_t n, uint64_t *v)
-{
-	*v = 0;
-	if (n == 0)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9' || *v > (UINT64_MAX - 9) / 10)
-			return -1;
-		*v = *v * 10 + (uint64_t)(s[i] - '0');
-	}
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -473,16 +431,16 @@ static int record_rows(struct zt_stage *st, struct dump *d, const struct asked *
 			rootlen = (size_t)((semi ? semi : sp) - line);
 			slash = memrchr(line, '/', rootlen);
 			dash = slash ? memrchr(line, '-', (size_t)(slash - line)) : NULL;
-			if (!dash || decimal(sp + 1, (size_t)(next - sp - 2), &count) < 0) {
+			if (!dash || zt_ch_decimal(sp + 1, (size_t)(next - sp - 2), &count) < 0) {
 				zt_errf(err, errlen, "%s: a folded line zt could not take apart: "
 					"%.*s", zt_stage_name(st), (int)(next - line > 200 ? 200 :
 					next - line - 1), line);
 				rc = -1;
 				break;
 			}
-			if (decimal(dash + 1, (size_t)(slash - dash - 1), &pid) < 0)
+			if (zt_ch_decimal(dash + 1, (size_t)(slash - dash - 1), &pid) < 0)
 				pid = 0;	/* "comm-?/TID": a header without a pid */
-			decimal(slash + 1, (size_t)(line + rootlen - slash - 1), &tid);
+			zt_ch_decimal(slash + 1, (size_t)(line + rootlen - slash - 1), &tid);
 			/* The root is the command's name, as zt-fold prints it. */
 			{
 				size_t n = (size_t)(dash - line) + (size_t)(sp - (line + rootlen));
@@ -557,75 +515,157 @@ static int dump_id(const char *path, char id[17], char *err, size_t errlen)
 
 enum { BATCH_BYTES = 8 << 20, BATCH_ROWS = 500000, TRIES = 3 };
 
+/* The rows the table holds of dump id into *n: 0, or -1 with err. */
+static int stored_rows(CURL *c, const struct asked *a, const char *id, uint64_t *n, char *err,
+		       size_t errlen)
+{
+	struct zt_ch_reply r = { 0 };
+	char *q = strdupf("SELECT count() FROM %s WHERE dump_id = '%s'", a->table, id);
+	int rc = post(c, a, NULL, q, strlen(q), &r, err, errlen);
+	char line[320];
+
+	free(q);
+	if (rc == 0 && zt_ch_reply_count(&r, n) < 0) {
+		zt_ch_reply_said(&r, line, sizeof line);
+		zt_errf(err, errlen, "%s: the server answered '%s' to a count", a->shown, line);
+		rc = -1;
+	}
+	free(r.buf);
+	return rc;
+}
+
+/* Whether the dump id is stored already: 1, 0, or -1 with err. */
+static int stored(CURL *c, const struct asked *a, const char *id, char *err, size_t errlen)
+{
+	uint64_t n;
+
+	if (stored_rows(c, a, id, &n, err, errlen) < 0)
+		return -1;
+	return n > 0;
+}
+
+/* Member i of b leaves the batch: its rows out of the body. */
+static void leave(struct batch *b, size_t i)
+{
+	struct member *m = &b->m[i];
+	size_t len = m->end - m->start;
+
+	memmove(b->body.buf + m->start, b->body.buf + m->end, b->body.len - m->end);
+	b->body.len -= len;
+	for (size_t j = i + 1; j < b->n; j++) {
+		b->m[j].start -= len;
+		b->m[j].end -= len;
+	}
+	b->rows -= m->rows;
+	b->samples -= m->samples;
+	free(m->name);
+	memmove(m, m + 1, (b->n - i - 1) * sizeof *m);
+	b->n--;
+}
+
 /*
- * Send batch b (its dumps whole or none: one INSERT, one block), trying
- * TRIES times; count what it stored.
+ * After an INSERT that failed (the server died, the connection broke, a
+ * shard refused), it may have stored some of the batch's dumps all the
+ * same: one shard's while another's failed, or the whole batch with the
+ * answer lost. Each dump the table now holds whole leaves the batch,
+ * counted as stored; one it holds in part (an INSERT cut between the
+ * blocks of a dump's months) leaves it, named, as failed. Returns 0 when
+ * every other dump is known to be absent, so that sending the batch again
+ * stores nothing twice; -1 (err) when the server could not say.
+ */
+static int settle(CURL *c, const struct asked *a, struct batch *b, struct tally *t,
+		  char *err, size_t errlen)
+{
+	for (size_t i = 0; i < b->n;) {
+		struct member *m = &b->m[i];
+		uint64_t n;
+
+		if (stored_rows(c, a, m->id, &n, err, errlen) < 0)
+			return -1;
+		if (n == 0) {
+			i++;
+			continue;
+		}
+		if (n == m->rows) {
+			t->stored++;
+			t->rows += m->rows;
+			t->samples += m->samples;
+		} else {
+			zt_warn("%s: the table holds %" PRIu64 " of its %" PRIu64 " rows (an "
+				"INSERT cut short); not stored whole: remove them (ALTER TABLE "
+				"... DELETE WHERE dump_id = '%s', on each shard) and run again",
+				m->name, n, m->rows, m->id);
+			t->failed++;
+		}
+		leave(b, i);
+	}
+	return 0;
+}
+
+/*
+ * Send batch b (each of its dumps whole or not at all: one INSERT, one
+ * block a shard and month), trying TRIES times; count what it stored.
+ * Before another try, and after the last, the dumps a failed INSERT
+ * stored are taken out (settle): a try never stores a dump twice, and
+ * only the dumps not stored are named.
  */
 static void flush(CURL *c, const struct asked *a, struct batch *b, struct tally *t)
 {
-	char err[ZT_ERR_MAX] = "";
-	struct reply r = { 0 };
+	char err[ZT_ERR_MAX] = "", why[ZT_ERR_MAX] = "";
+	struct zt_ch_reply r = { 0 };
 	char *query;
-	int ok = -1;
+	int ok = -1, tries = 0, known = 1;
 
 	if (b->n == 0)
 		return;
 	query = strdupf("INSERT INTO %s (dump_id, host, label_keys, label_values, bucket, "
 			   "event, unit, pid, tid, thread, command, stack, weight) "
 			   "FORMAT TabSeparated", a->table);
-	for (int i = 0; i < TRIES && ok < 0; i++) {
-		if (i)
-			sleep((unsigned)i);
+	while (tries < TRIES && ok < 0 && b->n > 0) {
+		if (tries) {
+			sleep((unsigned)tries);
+			if (settle(c, a, b, t, why, sizeof why) < 0) {
+				known = 0;	/* another try could store a dump twice */
+				break;
+			}
+			if (b->n == 0)
+				break;
+		}
 		ok = post(c, a, query, b->body.buf, b->body.len, &r, err, sizeof err);
 		t->bytes += b->body.len;
+		tries++;
 	}
+	/* What the last failed try may have stored. */
+	if (ok < 0 && known && b->n > 0 && settle(c, a, b, t, why, sizeof why) < 0)
+		known = 0;
 	free(query);
 	free(r.buf);
 	if (ok == 0) {
 		t->stored += b->n;
 		t->rows += b->rows;
 		t->samples += b->samples;
-	} else {
+	} else if (b->n > 0) {
+		char more[64] = "";
+
 		t->failed += b->n;
 		if (b->n > 1)
-			zt_warn("%s (after %d tries); not stored: %s and %zu more", err, TRIES,
-				b->names[0], b->n - 1);
+			snprintf(more, sizeof more, " and %zu more", b->n - 1);
+		if (known)
+			zt_warn("%s (after %d tr%s); not stored: %s%s", err, tries,
+				tries == 1 ? "y" : "ies", b->m[0].name, more);
 		else
-			zt_warn("%s (after %d tries); not stored: %s", err, TRIES, b->names[0]);
+			zt_warn("%s (after %d tr%s), and whether it stored them could not be "
+				"asked (%s); not stored, or not known to be: %s%s (a run again "
+				"stores each that is not)", err, tries, tries == 1 ? "y" : "ies",
+				why, b->m[0].name, more);
+		/* Each of the others named too, a line each. */
+		for (size_t i = 1; i < b->n; i++)
+			zt_warn("not stored: %s", b->m[i].name);
 	}
-	for (size_t i = 0; i < b->n; i++)
-		free(b->names[i]);
-	b->n = 0;
+	while (b->n > 0)
+		leave(b, b->n - 1);
 	b->rows = b->samples = 0;
 	b->body.len = 0;
-}
-
-/* Whether the dump id is stored already: 1, 0, or -1 with err. */
-static int stored(CURL *c, const struct asked *a, const char *id, char *err, size_t errlen)
-{
-	struct reply r = { 0 };
-	char *q = strdupf("SELECT count() FROM %s WHERE dump_id = '%s'", a->table, id);
-	uint64_t n;
-	int rc = post(c, a, NULL, q, strlen(q), &r, err, errlen);
-	char line[320];
-
-	free(q);
-	if (rc == 0) {
-		size_t len = r.len;
-
-		while (len > 0 && r.buf[len - 1] == '\n')
-			len--;
-		if (!r.buf || decimal(r.buf, len, &n) < 0) {
-			said(&r, line, sizeof line);
-			zt_errf(err, errlen, "%s: the server answered '%s' to a count", a->shown,
-				line);
-			rc = -1;
-		} else {
-			rc = n > 0;
-		}
-	}
-	free(r.buf);
-	return rc;
 }
 
 /* The ids of this run's dumps, so that one given twice is stored once. */
@@ -736,8 +776,16 @@ static void ingest(CURL *c, const struct asked *a, const char *path, struct batc
 		zt_warn("no samples in %s; nothing stored", zt_stage_name(st));
 		t->empty++;
 	} else {
-		zt_grow(&b->names, &b->cap, b->n + 1, sizeof *b->names);
-		b->names[b->n++] = zt_strdup(path);
+		struct member *m;
+
+		zt_grow(&b->m, &b->cap, b->n + 1, sizeof *b->m);
+		m = &b->m[b->n++];
+		m->name = zt_strdup(path);
+		memcpy(m->id, d.id, sizeof m->id);
+		m->start = mark;
+		m->end = b->body.len;
+		m->rows = b->rows - rows;
+		m->samples = b->samples - samples;
 	}
 	zt_stage_close(st);
 	if (b->body.len >= BATCH_BYTES || b->rows >= BATCH_ROWS)
@@ -803,7 +851,7 @@ static int parse_options(int argc, char **argv, struct asked *a, int *status)
 	if (!a->url)
 		return zt_usage_error(&usage, "--url names the server: http://HOST:8123");
 	if (strncmp(a->url, "http://", 7) != 0 && strncmp(a->url, "https://", 8) != 0) {
-		a->shown = shown_url(a->url);
+		a->shown = zt_ch_shown_url(a->url);
 		return zt_usage_error(&usage, "--url wants http://HOST:PORT or https://HOST:PORT, "
 				      "not '%s'", a->shown);
 	}
@@ -834,7 +882,7 @@ int main(int argc, char **argv)
 	zt_symargs_init(&a.sym, argc);
 	if (parse_options(argc, argv, &a, &status) < 0)
 		goto out;
-	a.shown = shown_url(a.url);
+	a.shown = zt_ch_shown_url(a.url);
 	if (a.insecure && strncmp(a.url, "https://", 8) == 0)
 		zt_warn("--insecure: the server's certificate is not checked: anyone on the way "
 			"can read and change what is sent");
@@ -860,7 +908,7 @@ int main(int argc, char **argv)
 	status = t.failed || t.notdump ? ZT_EXIT_DATA : ZT_EXIT_OK;
 out:
 	zt_out_free(&b.body);
-	free(b.names);
+	free(b.m);
 	free(seen.id);
 	free(a.shown);
 	zt_symargs_free(&a.sym);
