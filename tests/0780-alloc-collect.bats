@@ -192,6 +192,15 @@ key() {
 	grep -x "alloc-allocator $PWD/asan\|alloc-allocator ./asan" asan.raw || { grep '^alloc' asan.raw; false; }
 	assert_output --partial "--alloc: the program's malloc is not zt's but that of '"
 	[ "$(key alloc-samples asan.raw)" = 0 ]
+	# A statically linked tcmalloc takes the program's calls before zt's interposers: said.
+	static=$(ls /usr/lib/*-linux-gnu/libtcmalloc_minimal.a 2>/dev/null | head -1)
+	[ -n "$static" ] || skip "libgoogle-perftools-dev is not installed (make deps)"
+	cc -O1 -o static asan.c "$static" -lstdc++ -lpthread
+	run zt-collect --alloc -o static.raw ./static
+	assert_success
+	assert_line 100000
+	assert_output --partial "(so few calls: an allocator linked statically into the program takes its calls before zt's interposers)"
+	[ "$(key alloc-calls static.raw)" -lt 16 ]
 }
 
 @test "a snapshot holds the blocks live at its moment; the end's dump those live at the end" {
