@@ -13,6 +13,7 @@
  */
 #include "allochook.h"
 #include "arch.h"
+#include "extent.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -354,24 +355,8 @@ extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
 /* Tell libzt-prof.so where this library is, so that its frames are left out. */
 __attribute__((constructor)) static void shim_start(void)
 {
-	const ElfW(Ehdr) *eh = &__ehdr_start;
-	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
-	uintptr_t lo = UINTPTR_MAX, hi = 0, bias = 0;
-	int have_bias = 0;
+	uintptr_t lo, hi;
 
-	for (int i = 0; i < eh->e_phnum && !have_bias; i++)
-		if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0) {
-			bias = (uintptr_t)eh - (uintptr_t)ph[i].p_vaddr;
-			have_bias = 1;
-		}
-	for (int i = 0; have_bias && i < eh->e_phnum; i++) {
-		if (ph[i].p_type != PT_LOAD)
-			continue;
-		if (bias + ph[i].p_vaddr < lo)
-			lo = bias + ph[i].p_vaddr;
-		if (bias + ph[i].p_vaddr + ph[i].p_memsz > hi)
-			hi = bias + ph[i].p_vaddr + ph[i].p_memsz;
-	}
-	if (have_bias && lo < hi && zt_alloc_shim)
+	if (zt_extent_of(&__ehdr_start, &lo, &hi) && zt_alloc_shim)
 		zt_alloc_shim(lo, hi);
 }

@@ -15,6 +15,7 @@
  * this code also runs inside a fatal signal's handler, where malloc cannot.
  */
 #include "dump.h"
+#include "extent.h"
 #include "arch.h"
 #include "files.h"
 #include "fmt.h"
@@ -107,28 +108,7 @@ static void put_range(int fd, const char *key, uintptr_t lo, uintptr_t hi)
 
 int zt_dump_own_code(uintptr_t *lo, uintptr_t *hi)
 {
-	const ElfW(Ehdr) *eh = &__ehdr_start;
-	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
-	uintptr_t bias = 0;
-	int have_bias = 0;
-
-	*lo = UINTPTR_MAX;
-	*hi = 0;
-	/* The PT_LOAD at file offset 0 holds the ELF header: the load bias. */
-	for (int i = 0; i < eh->e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0 && !have_bias) {
-			bias = (uintptr_t)eh - (uintptr_t)ph[i].p_vaddr;
-			have_bias = 1;
-		}
-	for (int i = 0; have_bias && i < eh->e_phnum; i++) {
-		if (ph[i].p_type != PT_LOAD)
-			continue;
-		if (bias + ph[i].p_vaddr < *lo)
-			*lo = bias + ph[i].p_vaddr;
-		if (bias + ph[i].p_vaddr + ph[i].p_memsz > *hi)
-			*hi = bias + ph[i].p_vaddr + ph[i].p_memsz;
-	}
-	return have_bias && *lo < *hi;
+	return zt_extent_of(&__ehdr_start, lo, hi);
 }
 
 static void put_own_code(int fd)
