@@ -16,6 +16,12 @@ load helper
 	[ "$status" -eq 0 ]
 	grep -q "$dest/opt/zt/lib/zt/libzt-prof.so" i.raw
 	"$dest/opt/zt/bin/zt-symbolize" i.raw | "$dest/opt/zt/bin/zt-fold" | grep -q 'main;work;hot_a '
+	# --alloc's interposers are installed beside the collector, and found there.
+	[ -f "$dest/opt/zt/lib/zt/libzt-alloc.so" ]
+	run --separate-stderr "$dest/opt/zt/bin/zt-collect" --alloc -o a.raw "$SAMPLES/allocs" exact
+	[ "$status" -eq 0 ]
+	grep -q "$dest/opt/zt/lib/zt/libzt-alloc.so" a.raw
+	"$dest/opt/zt/bin/zt-stat" --event=alloc_space a.raw | grep -q 'exact'
 	make -s -C "$ZT_TOP" uninstall PREFIX=/opt/zt DESTDIR="$dest" > /dev/null
 	[ -z "$(find "$dest" -type f)" ]
 }
