@@ -18,17 +18,6 @@ setup() {
 	alloc_addrs
 }
 
-# bad LINE MESSAGE [VERSION]: a dump (version 6 unless said) whose only
-# sample line is LINE is refused by zt-symbolize and zt-stat with "line 3:
-# MESSAGE", exit 1.
-bad() {
-	printf 'zt-prof %s\nsamples\n%s\nend\n' "${3:-6}" "$1" > bad.raw
-	run -1 --separate-stderr zt-symbolize bad.raw
-	assert_equal "$stderr" "zt-symbolize: 'bad.raw': line 3: $2"
-	run -1 --separate-stderr zt-stat bad.raw
-	assert_equal "$stderr" "zt-stat: 'bad.raw': line 3: $2"
-}
-
 # total FILE: the sum of a folded file's counts.
 total() { awk '!/^#/ { t += $NF } END { printf "%.0f\n", t }' "$1"; }
 
