@@ -21,7 +21,9 @@ ZT_HIDDEN int zt_alloc_init(void);
 /* The mean bytes between samples; 0 when --alloc is off. */
 ZT_HIDDEN uint64_t zt_alloc_rate(void);
 /*
- * An anonymous mapping of len bytes at p (intercept.c), made by the code
+ * An anonymous mapping of len bytes at p (intercept.c: readable or
+ * writable, neither MAP_FIXED nor MAP_NORESERVE, so not address space a
+ * runtime reserves or commits in place, as Go's does), made by the code
  * that caller returns to (zt's own are left out), and its unmapping.
  */
 ZT_HIDDEN void zt_alloc_mapped(void *p, size_t len, const void *caller);

@@ -376,7 +376,8 @@ static void *mapped(void *addr, size_t len, int prot, int flags, int fd, off_t o
 	if (!replaces && !(prot & PROT_EXEC)) {
 		p = sys_mmap(addr, len, prot, flags, fd, off);
 		saved = errno;
-		if (flags & MAP_ANONYMOUS)
+		if ((flags & MAP_ANONYMOUS) && !(flags & (MAP_FIXED | MAP_NORESERVE)) &&
+		    (prot & (PROT_READ | PROT_WRITE)))
 			zt_alloc_mapped(p, len, caller);
 		zt_snap_if_stale();
 		errno = saved;
