@@ -613,21 +613,6 @@ static void put_samples(int fd)
 	unlock(&was);
 }
 
-static void put_key(int fd, const char *key, uint64_t v)
-{
-	char buf[96], *p = buf;
-	size_t k = strlen(key);
-
-	if (k > 64)
-		return;
-	memcpy(p, key, k);
-	p += k;
-	*p++ = ' ';
-	p = zt_fmt_u64(p, v, 10);
-	*p++ = '\n';
-	zt_files_write_all(fd, buf, (size_t)(p - buf));
-}
-
 /* The calls and bytes of every thread so far: ended ones' and live ones'. */
 static void totals(uint64_t *calls, uint64_t *bytes)
 {
@@ -712,7 +697,7 @@ static void put_header(int fd)
 {
 	totals(&base_calls, &base_bytes);
 	base_samples = tab.samples;
-	put_key(fd, ZT_RAW_ALLOC_RATE, rate);
+	zt_dump_put_key(fd, ZT_RAW_ALLOC_RATE, rate);
 	if (allocator[0]) {
 		zt_files_puts(fd, ZT_RAW_ALLOC_ALLOCATOR " ");
 		zt_files_put_text(fd, allocator, strlen(allocator));
@@ -725,19 +710,19 @@ static void put_summary(int fd)
 	uint64_t calls, bytes;
 
 	totals(&calls, &bytes);
-	put_key(fd, ZT_RAW_ALLOC_CALLS, calls - base_calls);
-	put_key(fd, ZT_RAW_ALLOC_BYTES, bytes - base_bytes);
-	put_key(fd, ZT_RAW_ALLOC_SAMPLES, tab.samples - base_samples);
+	zt_dump_put_key(fd, ZT_RAW_ALLOC_CALLS, calls - base_calls);
+	zt_dump_put_key(fd, ZT_RAW_ALLOC_BYTES, bytes - base_bytes);
+	zt_dump_put_key(fd, ZT_RAW_ALLOC_SAMPLES, tab.samples - base_samples);
 	if (end_written) {
-		put_key(fd, ZT_RAW_ALLOC_PEAK_BYTES, tab.peak_bytes);
-		put_key(fd, ZT_RAW_ALLOC_PEAK_NS, tab.peak_ns > zt_state.start_ns ?
+		zt_dump_put_key(fd, ZT_RAW_ALLOC_PEAK_BYTES, tab.peak_bytes);
+		zt_dump_put_key(fd, ZT_RAW_ALLOC_PEAK_NS, tab.peak_ns > zt_state.start_ns ?
 			tab.peak_ns - zt_state.start_ns : 0);
-		put_key(fd, ZT_RAW_ALLOC_INUSE_BYTES, end_inuse_bytes);
+		zt_dump_put_key(fd, ZT_RAW_ALLOC_INUSE_BYTES, end_inuse_bytes);
 	}
 	if (tab.untracked)
-		put_key(fd, ZT_RAW_ALLOC_UNTRACKED, tab.untracked);
+		zt_dump_put_key(fd, ZT_RAW_ALLOC_UNTRACKED, tab.untracked);
 	if (tab.lost)
-		put_key(fd, ZT_RAW_ALLOC_LOST, tab.lost);
+		zt_dump_put_key(fd, ZT_RAW_ALLOC_LOST, tab.lost);
 }
 
 static sigset_t fork_mask;

@@ -71,7 +71,7 @@ static unsigned bids_gen;
 static void put_buildid_lines(int fd, uint32_t from, uint32_t n);
 
 /* "key value\n" with a decimal value. */
-static void put_key(int fd, const char *key, uint64_t v)
+void zt_dump_put_key(int fd, const char *key, uint64_t v)
 {
 	char buf[64], *p = buf;
 
@@ -175,8 +175,8 @@ static int open_dump(int keep)
 	for (int i = 0; i < nparts; i++)
 		if (parts[i]->version > version)
 			version = parts[i]->version;
-	put_key(dfd, ZT_RAW_MAGIC, (uint64_t)version);
-	put_key(dfd, ZT_RAW_PID, (uint64_t)zt_state.pid);
+	zt_dump_put_key(dfd, ZT_RAW_MAGIC, (uint64_t)version);
+	zt_dump_put_key(dfd, ZT_RAW_PID, (uint64_t)zt_state.pid);
 	zt_files_puts(dfd, ZT_RAW_ARCH " " ZT_ARCH_RAW_NAME "\n");
 	zt_labels_put(dfd);
 	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -185,14 +185,14 @@ static int open_dump(int keep)
 		zt_files_put_text(dfd, exe, (size_t)n);
 		zt_files_puts(dfd, "\n");
 	}
-	put_key(dfd, ZT_RAW_HZ, zt_state.hz);
-	put_key(dfd, ZT_RAW_SIGNAL, (uint64_t)zt_state.signo_start);
+	zt_dump_put_key(dfd, ZT_RAW_HZ, zt_state.hz);
+	zt_dump_put_key(dfd, ZT_RAW_SIGNAL, (uint64_t)zt_state.signo_start);
 	zt_files_puts(dfd, ZT_RAW_TIMER " ");
 	zt_files_puts(dfd, timer_name());
 	zt_files_puts(dfd, "\n");
 	if (zt_state.timer == ZT_TIMER_POSIX)
 		zt_files_puts(dfd, ZT_RAW_RATE_CAP " " ZT_RAW_CAP_KERNEL_TICK "\n");
-	put_key(dfd, ZT_RAW_MAX_DEPTH, zt_state.max_depth);
+	zt_dump_put_key(dfd, ZT_RAW_MAX_DEPTH, zt_state.max_depth);
 	put_own_code(dfd);
 	zt_files_puts(dfd, zt_state.unwind == ZT_UNWIND_FP ? ZT_RAW_UNWIND " " ZT_RAW_UNWIND_FP "\n" :
 		zt_state.unwind == ZT_UNWIND_CFI ? ZT_RAW_UNWIND " " ZT_RAW_UNWIND_CFI "\n" :
@@ -202,11 +202,11 @@ static int open_dump(int keep)
 		zt_state.start_time_ns = zt_sys_clock_ns(CLOCK_REALTIME);
 	}
 	zt_files_puts(dfd, ZT_RAW_CLOCK " " ZT_RAW_CLOCK_MONOTONIC "\n");
-	put_key(dfd, ZT_RAW_START_NS, zt_state.start_ns);
-	put_key(dfd, ZT_RAW_START_TIME_NS, zt_state.start_time_ns);
+	zt_dump_put_key(dfd, ZT_RAW_START_NS, zt_state.start_ns);
+	zt_dump_put_key(dfd, ZT_RAW_START_TIME_NS, zt_state.start_time_ns);
 	if (zt_state.wall) {
 		zt_files_puts(dfd, ZT_RAW_PROFILE_CLOCK " " ZT_RAW_PROFILE_WALL "\n");
-		put_key(dfd, ZT_RAW_OFF_CPU_HZ, zt_state.off_cpu_hz);
+		zt_dump_put_key(dfd, ZT_RAW_OFF_CPU_HZ, zt_state.off_cpu_hz);
 	}
 	for (int i = 0; i < nparts; i++)
 		if (parts[i]->put_header)
@@ -495,7 +495,7 @@ static void put_summary(void)
 	for (int i = 0; i < ZT_NLOSS; i++)
 		lost += zt_state.lost[i];
 	zt_files_puts(dfd, ZT_RAW_SUMMARY "\n");
-	put_key(dfd, ZT_RAW_NSAMPLES, zt_state.samples);
+	zt_dump_put_key(dfd, ZT_RAW_NSAMPLES, zt_state.samples);
 	p = buf;
 	memcpy(p, ZT_RAW_LOST " ", sizeof ZT_RAW_LOST " " - 1);
 	p = zt_fmt_u64(p + sizeof ZT_RAW_LOST " " - 1, lost, 10);
@@ -510,33 +510,33 @@ static void put_summary(void)
 	}
 	*p++ = '\n';
 	zt_files_write_all(dfd, buf, (size_t)(p - buf));
-	put_key(dfd, ZT_RAW_TRUNCATED, zt_state.truncated);
-	put_key(dfd, ZT_RAW_PARTIAL, zt_state.partial);
+	zt_dump_put_key(dfd, ZT_RAW_TRUNCATED, zt_state.truncated);
+	zt_dump_put_key(dfd, ZT_RAW_PARTIAL, zt_state.partial);
 	if (zt_state.unwind != ZT_UNWIND_FP) {
-		put_key(dfd, ZT_RAW_CFI_OBJECTS, zt_state.cfi_objects);
-		put_key(dfd, ZT_RAW_CFI_ROWS, zt_state.cfi_rows);
-		put_key(dfd, ZT_RAW_CFI_BYTES, zt_state.cfi_bytes);
-		put_key(dfd, ZT_RAW_CFI_BUILD_NS, zt_state.cfi_build_ns);
-		put_key(dfd, ZT_RAW_CFI_SKIPPED, __atomic_load_n(&zt_state.cfi_skipped, __ATOMIC_RELAXED));
-		put_key(dfd, ZT_RAW_CFI_LAZY, zt_state.cfi_lazy);
+		zt_dump_put_key(dfd, ZT_RAW_CFI_OBJECTS, zt_state.cfi_objects);
+		zt_dump_put_key(dfd, ZT_RAW_CFI_ROWS, zt_state.cfi_rows);
+		zt_dump_put_key(dfd, ZT_RAW_CFI_BYTES, zt_state.cfi_bytes);
+		zt_dump_put_key(dfd, ZT_RAW_CFI_BUILD_NS, zt_state.cfi_build_ns);
+		zt_dump_put_key(dfd, ZT_RAW_CFI_SKIPPED, __atomic_load_n(&zt_state.cfi_skipped, __ATOMIC_RELAXED));
+		zt_dump_put_key(dfd, ZT_RAW_CFI_LAZY, zt_state.cfi_lazy);
 	}
-	put_key(dfd, ZT_RAW_ZT_MINFLT, __atomic_load_n(&zt_state.own_minflt, __ATOMIC_RELAXED) +
+	zt_dump_put_key(dfd, ZT_RAW_ZT_MINFLT, __atomic_load_n(&zt_state.own_minflt, __ATOMIC_RELAXED) +
 		(zt_state.stop_minflt0 ? zt_sys_minflt() - zt_state.stop_minflt0 : 0));
-	put_key(dfd, ZT_RAW_MAPS_SNAPSHOTS, zt_state.maps_snapshots);
+	zt_dump_put_key(dfd, ZT_RAW_MAPS_SNAPSHOTS, zt_state.maps_snapshots);
 	if (zt_state.maps_lost)
-		put_key(dfd, ZT_RAW_MAPS_LOST, zt_state.maps_lost);
+		zt_dump_put_key(dfd, ZT_RAW_MAPS_LOST, zt_state.maps_lost);
 	if (zt_state.perfmap_state == 1) {
-		put_key(dfd, ZT_RAW_PERFMAP_LINES, zt_state.perfmap_lines);
-		put_key(dfd, ZT_RAW_PERFMAP_SKIPPED, zt_state.perfmap_skipped);
+		zt_dump_put_key(dfd, ZT_RAW_PERFMAP_LINES, zt_state.perfmap_lines);
+		zt_dump_put_key(dfd, ZT_RAW_PERFMAP_SKIPPED, zt_state.perfmap_skipped);
 		if (zt_state.perfmap_truncated)
-			put_key(dfd, ZT_RAW_PERFMAP_TRUNCATED, 1);
+			zt_dump_put_key(dfd, ZT_RAW_PERFMAP_TRUNCATED, 1);
 	} else if (zt_state.perfmap_state == 2) {
-		put_key(dfd, ZT_RAW_PERFMAP_REFUSED, 1);
+		zt_dump_put_key(dfd, ZT_RAW_PERFMAP_REFUSED, 1);
 	}
 	if (zt_state.unsampled)
-		put_key(dfd, ZT_RAW_UNSAMPLED, zt_state.unsampled);
+		zt_dump_put_key(dfd, ZT_RAW_UNSAMPLED, zt_state.unsampled);
 	if (zt_state.sigprof_blocked)
-		put_key(dfd, ZT_RAW_SIGPROF_BLOCKED, zt_state.sigprof_blocked);
+		zt_dump_put_key(dfd, ZT_RAW_SIGPROF_BLOCKED, zt_state.sigprof_blocked);
 	{
 		/*
 		 * CPU time no sample covers: with SIGPROF blocked for real
@@ -558,16 +558,16 @@ static void put_summary(void)
 		none = zt_state.unsampled_cpu_ns + (!zt_state.control && cpu > seen ? cpu - seen : 0);
 
 		if (none)
-			put_key(dfd, ZT_RAW_UNSAMPLED_CPU_NS, none);
+			zt_dump_put_key(dfd, ZT_RAW_UNSAMPLED_CPU_NS, none);
 		if (zt_state.unsampled_cpu_ns)
-			put_key(dfd, ZT_RAW_UNSAMPLED_BLOCKED_NS, zt_state.unsampled_cpu_ns);
+			zt_dump_put_key(dfd, ZT_RAW_UNSAMPLED_BLOCKED_NS, zt_state.unsampled_cpu_ns);
 	}
 	if (zt_state.timers_lost)
-		put_key(dfd, ZT_RAW_TIMERS_LOST, zt_state.timers_lost);
+		zt_dump_put_key(dfd, ZT_RAW_TIMERS_LOST, zt_state.timers_lost);
 	if (zt_state.timer_fallback)
-		put_key(dfd, ZT_RAW_TIMER_FALLBACK, zt_state.timer_fallback);
+		zt_dump_put_key(dfd, ZT_RAW_TIMER_FALLBACK, zt_state.timer_fallback);
 	if (zt_state.fd_reopened)
-		put_key(dfd, ZT_RAW_DUMP_REOPENED, zt_state.fd_reopened);
+		zt_dump_put_key(dfd, ZT_RAW_DUMP_REOPENED, zt_state.fd_reopened);
 	put_taken();
 	if (zt_state.seccomp != ZT_SECCOMP_NONE) {
 		zt_files_puts(dfd, zt_state.seccomp == ZT_SECCOMP_STOPPED ?
@@ -608,22 +608,22 @@ static void put_summary(void)
 
 		if (!zt_state.paused)
 			wall += zt_sys_clock_ns(CLOCK_MONOTONIC) - zt_state.window_wall0;
-		put_key(dfd, ZT_RAW_WINDOWS, zt_state.windows);
-		put_key(dfd, ZT_RAW_WINDOW_NS, wall);
+		zt_dump_put_key(dfd, ZT_RAW_WINDOWS, zt_state.windows);
+		zt_dump_put_key(dfd, ZT_RAW_WINDOW_NS, wall);
 		if (zt_state.snapshot)
-			put_key(dfd, ZT_RAW_SNAPSHOT, zt_state.snapshot);
+			zt_dump_put_key(dfd, ZT_RAW_SNAPSHOT, zt_state.snapshot);
 		else
-			put_key(dfd, ZT_RAW_SNAPSHOTS, zt_state.snapshots);
+			zt_dump_put_key(dfd, ZT_RAW_SNAPSHOTS, zt_state.snapshots);
 	}
-	put_key(dfd, ZT_RAW_CPU_NS, sampled_cpu());
+	zt_dump_put_key(dfd, ZT_RAW_CPU_NS, sampled_cpu());
 	/*
 	 * What the sampled threads ran while their timers ran, by their own
 	 * clocks: what the samples stand for. Not with windows: the timers
 	 * run while sampling is paused too.
 	 */
 	if (!zt_state.control) {
-		put_key(dfd, ZT_RAW_SAMPLED_USER_NS, zt_state.sampled_user_ns);
-		put_key(dfd, ZT_RAW_SAMPLED_SYS_NS, zt_state.sampled_sys_ns);
+		zt_dump_put_key(dfd, ZT_RAW_SAMPLED_USER_NS, zt_state.sampled_user_ns);
+		zt_dump_put_key(dfd, ZT_RAW_SAMPLED_SYS_NS, zt_state.sampled_sys_ns);
 	}
 	/*
 	 * zt's own exit work so far (stopping, flushing, the end's sections):
@@ -634,7 +634,7 @@ static void put_summary(void)
 	if (zt_state.exit_cpu0 && !zt_state.snapshot) {
 		zt_state.summary_cpu = zt_sys_cpu_ns();
 		if (zt_state.summary_cpu > zt_state.exit_cpu0)
-			put_key(dfd, ZT_RAW_ZT_EXIT_NS,
+			zt_dump_put_key(dfd, ZT_RAW_ZT_EXIT_NS,
 				(uint64_t)(zt_state.summary_cpu - zt_state.exit_cpu0));
 	}
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
@@ -657,16 +657,16 @@ static void put_summary(void)
 			ustart = user > u ? user - u : 0;
 			sstart = sys > k ? sys - k : 0;
 		}
-		put_key(dfd, ZT_RAW_CPU_USER_START_NS, ustart);
-		put_key(dfd, ZT_RAW_CPU_SYS_START_NS, sstart);
-		put_key(dfd, ZT_RAW_CPU_USER_NS, user);
-		put_key(dfd, ZT_RAW_CPU_SYS_NS, sys);
+		zt_dump_put_key(dfd, ZT_RAW_CPU_USER_START_NS, ustart);
+		zt_dump_put_key(dfd, ZT_RAW_CPU_SYS_START_NS, sstart);
+		zt_dump_put_key(dfd, ZT_RAW_CPU_USER_NS, user);
+		zt_dump_put_key(dfd, ZT_RAW_CPU_SYS_NS, sys);
 	} else {
-		put_key(dfd, ZT_RAW_CPU_USER_START_NS, zt_state.user_start_ns);
-		put_key(dfd, ZT_RAW_CPU_SYS_START_NS, zt_state.sys_start_ns);
+		zt_dump_put_key(dfd, ZT_RAW_CPU_USER_START_NS, zt_state.user_start_ns);
+		zt_dump_put_key(dfd, ZT_RAW_CPU_SYS_START_NS, zt_state.sys_start_ns);
 	}
 	if (zt_state.setup_ns)
-		put_key(dfd, ZT_RAW_ZT_SETUP_NS, zt_state.setup_ns);
+		zt_dump_put_key(dfd, ZT_RAW_ZT_SETUP_NS, zt_state.setup_ns);
 	/*
 	 * The children it reaped, each with the kernel's account of it, and
 	 * all it reaped (RUSAGE_CHILDREN): zt-collect's -f line takes each
@@ -675,7 +675,7 @@ static void put_summary(void)
 	if (!zt_state.snapshot && getrusage(RUSAGE_CHILDREN, &ru) == 0) {
 		unsigned n = __atomic_load_n(&zt_state.nreaped, __ATOMIC_RELAXED);
 
-		put_key(dfd, ZT_RAW_CPU_CHILDREN_NS, zt_rusage_ns(&ru));
+		zt_dump_put_key(dfd, ZT_RAW_CPU_CHILDREN_NS, zt_rusage_ns(&ru));
 		for (unsigned i = 0; i < n && i < ZT_REAPED_MAX; i++) {
 			int pid = __atomic_load_n(&zt_state.reaped[i].pid, __ATOMIC_ACQUIRE);
 			char line[64], *p = line;
@@ -690,7 +690,7 @@ static void put_summary(void)
 			zt_files_write_all(dfd, line, (size_t)(p - line));
 		}
 		if (n > ZT_REAPED_MAX)
-			put_key(dfd, ZT_RAW_REAPED_UNRECORDED, n - ZT_REAPED_MAX);
+			zt_dump_put_key(dfd, ZT_RAW_REAPED_UNRECORDED, n - ZT_REAPED_MAX);
 	}
 	for (int i = 0; i < nparts; i++)
 		if (parts[i]->put_summary)

@@ -40,6 +40,8 @@ struct zt_dump_part {
 };
 enum { ZT_DUMP_PARTS = 4 };
 ZT_HIDDEN void zt_dump_register(const struct zt_dump_part *part);
+/* "KEY VALUE\n", a decimal value, at fd: a header or summary key of a part. */
+ZT_HIDDEN void zt_dump_put_key(int fd, const char *key, uint64_t v);
 /* [*lo, *hi): libzt-prof.so's own loaded extent; 0 when it cannot be found. */
 ZT_HIDDEN int zt_dump_own_code(uintptr_t *lo, uintptr_t *hi);
 

@@ -1696,16 +1696,6 @@ static uint64_t own_cpu_ns(void)
 	return zt_state.wall ? cpu_ns : 0;
 }
 
-static void put_key(int fd, const char *key, uint64_t v)
-{
-	char buf[96], *p = put(buf, key);
-
-	*p++ = ' ';
-	p = zt_fmt_u64(p, v, 10);
-	*p++ = '\n';
-	zt_files_write_all(fd, buf, (size_t)(p - buf));
-}
-
 /* The summary keys of a wall dump, written to fd. */
 static void put_summary(int fd)
 {
@@ -1713,24 +1703,24 @@ static void put_summary(int fd)
 
 	if (!zt_state.wall)
 		return;
-	put_key(fd, ZT_RAW_OFF_CPU_SAMPLES, nsamples);
-	put_key(fd, ZT_RAW_OFF_CPU_REPEATED, nrepeated);
-	put_key(fd, ZT_RAW_OFF_CPU_TORN, ntorn);
+	zt_dump_put_key(fd, ZT_RAW_OFF_CPU_SAMPLES, nsamples);
+	zt_dump_put_key(fd, ZT_RAW_OFF_CPU_REPEATED, nrepeated);
+	zt_dump_put_key(fd, ZT_RAW_OFF_CPU_TORN, ntorn);
 	for (int i = 0; S && i < FOREIGN_MAX; i++)
 		if (S->foreign[i].tid)
 			n++;
 	if (n)
-		put_key(fd, ZT_RAW_OFF_CPU_FOREIGN, n);
+		zt_dump_put_key(fd, ZT_RAW_OFF_CPU_FOREIGN, n);
 	if (nblind)
-		put_key(fd, ZT_RAW_OFF_CPU_BLIND, nblind);
+		zt_dump_put_key(fd, ZT_RAW_OFF_CPU_BLIND, nblind);
 	if (!stop_ns && sampler_tid > 0) {
 		uint64_t c = zt_sys_clock_ns((clockid_t)((~(unsigned)sampler_tid << 3) | 6));
 
 		if (c)
 			cpu_ns = c;	/* a snapshot's: the sampler runs on */
 	}
-	put_key(fd, ZT_RAW_SAMPLER_CPU_NS, cpu_ns);
-	put_key(fd, ZT_RAW_WALL_NS, (stop_ns ? stop_ns : zt_sys_clock_ns(CLOCK_MONOTONIC)) -
+	zt_dump_put_key(fd, ZT_RAW_SAMPLER_CPU_NS, cpu_ns);
+	zt_dump_put_key(fd, ZT_RAW_WALL_NS, (stop_ns ? stop_ns : zt_sys_clock_ns(CLOCK_MONOTONIC)) -
 				    zt_state.start_ns);
 }
 
