@@ -232,7 +232,6 @@ static int perf_start(struct zt_thread *t)
 	t->timer_kind = zt_state.timer;
 	__atomic_store_n(&t->perf_fd, fd, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&zt_state.timer, ZT_TIMER_PERF, __ATOMIC_SEQ_CST);
-	__atomic_fetch_add(&zt_state.perf_fds, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -317,14 +316,22 @@ static int posix_arm(struct zt_thread *t)
  */
 int zt_timer_prepare(struct zt_thread *t)
 {
-	int over = __atomic_load_n(&zt_state.perf_fds, __ATOMIC_RELAXED) >= budget();
+	int seat = 0;
 
 	t->perf_fd = -1;
 	t->fallback = 0;
-	if (zt_state.timer != ZT_TIMER_POSIX && zt_state.want_timer != 2 && !over &&
-	    perf_start(t) == 0) {
-		zt_state.timer = ZT_TIMER_PERF;
-		return 0;
+	/*
+	 * A seat in the budget is taken before the counter is opened, not
+	 * counted after: threads starting together each see the others'
+	 * (a load then an add let two take the last seat).
+	 */
+	if (zt_state.timer != ZT_TIMER_POSIX && zt_state.want_timer != 2) {
+		seat = __atomic_add_fetch(&zt_state.perf_fds, 1, __ATOMIC_RELAXED) <= budget();
+		if (seat && perf_start(t) == 0) {
+			zt_state.timer = ZT_TIMER_PERF;
+			return 0;
+		}
+		__atomic_fetch_sub(&zt_state.perf_fds, 1, __ATOMIC_RELAXED);
 	}
 	if (zt_state.want_timer == 1)
 		return -1;
