@@ -120,6 +120,7 @@ COLLECT_LO = \
 	collect/tables.lo \
 	collect/files.lo \
 	collect/timer.lo \
+	collect/spill.lo \
 	collect/store.lo \
 	collect/dump.lo \
 	collect/snapshot.lo \
@@ -181,7 +182,7 @@ UNIT_OBJ = \
 
 # The collector's objects the unit tests call (store.o: the sample-line
 # writer, with what it stands on).
-UNIT_EXTRA = collect/unwind.o collect/cfi.o collect/store.o collect/files.o collect/state.o \
+UNIT_EXTRA = collect/unwind.o collect/cfi.o collect/store.o collect/files.o collect/spill.o collect/state.o \
 	     collect/fmt.o collect/sys.o $(ZTC_OBJ)
 
 # Sample programs with known profiles. Frame pointers everywhere, leaves too.

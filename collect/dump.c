@@ -21,6 +21,7 @@
 #include "fmt.h"
 #include "perfmap.h"
 #include "snapshot.h"
+#include "spill.h"
 #include "unwind.h"
 #include "vdso.h"
 #include "launch.h"
@@ -228,6 +229,7 @@ int zt_dump_open(void)
 {
 	if (open_dump(0) < 0)
 		return -1;
+	zt_spill_start();
 	/* For zt-collect -f: this process has a dump to finish (it names those that never do). */
 	zt_files_status_started();
 	return 0;
@@ -776,6 +778,7 @@ static int compress_file(const char *from, int to)
 /* Drop the dump in progress (a failed start). */
 void zt_dump_abandon(void)
 {
+	zt_spill_end();
 	zt_files_close(&zt_state.dump);
 	zt_files_unlink_in_dir(zt_state.tmp);
 }
@@ -866,6 +869,8 @@ void zt_dump_finish(void)
 {
 	int fd = zt_files_dump_fd(), ok;
 
+	/* Every buffer is written: nothing is left for zt-collect to take. */
+	zt_spill_end();
 	if (fd < 0) {
 		zt_files_status(ZT_STATUS_DESCRIPTOR_LOST, 0, all_samples());
 		zt_files_close(&zt_state.maps);

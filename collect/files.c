@@ -18,6 +18,7 @@
  */
 #include "files.h"
 #include "fmt.h"
+#include "spill.h"
 #include "launch.h"
 
 #include <errno.h>
@@ -240,7 +241,7 @@ int zt_files_fds_ours(int *out, int max)
 {
 	const struct zt_owned *mine[] = { &zt_state.dump, &zt_state.maps, &zt_state.dir,
 					  &zt_state.status, &zt_state.maps_now,
-					  &zt_state.control_fd };
+					  &zt_state.control_fd, zt_spill_owned() };
 	int nt = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 	int n = 0;
 
@@ -261,7 +262,7 @@ int zt_files_fd_is_ours(int fd)
 {
 	const struct zt_owned *mine[] = { &zt_state.dump, &zt_state.maps, &zt_state.dir,
 					  &zt_state.status, &zt_state.maps_now,
-					  &zt_state.control_fd };
+					  &zt_state.control_fd, zt_spill_owned() };
 	int nt = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 
 	if (fd < 0)

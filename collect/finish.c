@@ -11,6 +11,8 @@
  */
 #include "finish.h"
 #include "status.h"
+#define ZT_SPILL_READER
+#include "spill.h"
 
 #include "input.h"
 #include "launch.h"
@@ -24,16 +26,41 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+/* The threads seen in the sample lines counted so far. */
+struct tids {
+	unsigned long *tid;
+	size_t cap;
+};
+
+/* A sample line (or not: then nothing) counted into u. */
+static void count_line(const char *line, struct zt_finish *u, struct tids *seen)
+{
+	unsigned long tid;
+	unsigned long long count;
+	int known = 0;
+
+	if (sscanf(line, "%lu %llu", &tid, &count) != 2)
+		return;
+	/* An allocation sample's line is not a CPU sample (formats/raw.md, v6). */
+	if (!strchr(line, ZT_RAW_ALLOC_MARK))
+		u->samples += count;
+	for (size_t i = 0; i < u->threads && !known; i++)
+		known = seen->tid[i] == tid;
+	if (!known) {
+		zt_grow(&seen->tid, &seen->cap, u->threads + 1, sizeof *seen->tid);
+		seen->tid[u->threads++] = tid;
+	}
+}
+
 /* The tmp file's whole lines: samples and their threads into u; the bytes to keep, or -1. */
-static off_t unfinished_samples(const char *tmp, struct zt_finish *u)
+static off_t unfinished_samples(const char *tmp, struct zt_finish *u, struct tids *seen)
 {
 	char err[512];
 	struct zt_input *in = zt_input_open(tmp, err, sizeof err);
-	unsigned long *tids = NULL;
-	size_t cap = 0;
 	off_t keep = 0;
 	int in_samples = 0, first = 1;
 	char *line;
@@ -42,10 +69,6 @@ static off_t unfinished_samples(const char *tmp, struct zt_finish *u)
 	if (!in)
 		return -1;
 	while ((line = zt_input_line(in, &len))) {
-		unsigned long tid;
-		unsigned long long count;
-		int known = 0;
-
 		if (zt_input_unended(in))
 			break;	/* cut inside the line: left out */
 		keep += (off_t)len + 1;
@@ -56,21 +79,95 @@ static off_t unfinished_samples(const char *tmp, struct zt_finish *u)
 			in_samples = strcmp(line, ZT_RAW_SAMPLES) == 0;
 			continue;
 		}
-		if (sscanf(line, "%lu %llu", &tid, &count) != 2)
-			continue;
-		/* An allocation sample's line is not a CPU sample (formats/raw.md, v6). */
-		if (!strchr(line, ZT_RAW_ALLOC_MARK))
-			u->samples += count;
-		for (size_t i = 0; i < u->threads && !known; i++)
-			known = tids[i] == tid;
-		if (!known) {
-			zt_grow(&tids, &cap, u->threads + 1, sizeof *tids);
-			tids[u->threads++] = tid;
-		}
+		count_line(line, u, seen);
 	}
 	zt_input_close(in);
-	free(tids);
 	return in_samples ? keep : -1;
+}
+
+/*
+ * Whether the n bytes at p are whole sample lines as the collector writes
+ * them: each a digit first, printable text, a newline last. The slot is
+ * the program's memory: anything else in it is not taken.
+ */
+static int sample_lines(const char *p, size_t n)
+{
+	if (!n || p[n - 1] != '\n')
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if ((i == 0 || p[i - 1] == '\n') && (c < '0' || c > '9'))
+			return 0;
+		if (c != '\n' && (c < 0x20 || c > 0x7e))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The lines the process left in its buffers (spill.h's side file, spill),
+ * appended to fd and counted into u: taken buffers into u->buffers, those
+ * whose write to the dump was under way, or that hold no sample lines,
+ * into u->buffers_unknown. -1 when there is no such file (then nothing is
+ * known of the last buffers), or a write failed.
+ */
+static int take_buffers(int fd, const char *spill, struct zt_finish *u, struct tids *seen)
+{
+	int in = open(spill, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct zt_spill_head h;
+	uint64_t stride = 0;
+	char *buf = NULL;
+	struct stat st;
+	int rc = 0;
+
+	if (in < 0)
+		return -1;
+	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(in);
+		return -1;
+	}
+	for (off_t off = 0; rc == 0 && pread(in, &h, sizeof h, off) == (ssize_t)sizeof h;
+	     off += (off_t)stride) {
+		uint64_t len = h.len;
+
+		/* One size for all slots: the first's, within reason. */
+		if (!stride && (h.magic != ZT_SPILL_MAGIC || h.slot_size <= sizeof h ||
+				h.slot_size > ZT_SPILL_SLOT_MAX)) {
+			rc = -1;
+			break;
+		}
+		if (!stride)
+			stride = h.slot_size;
+		if (h.magic != ZT_SPILL_MAGIC || !len)
+			continue;	/* reserved, never used; or written out */
+		if (h.slot_size != stride || h.writing || len > stride - sizeof h) {
+			u->buffers_unknown++;
+			continue;
+		}
+		if (!buf && !(buf = malloc(stride))) {
+			rc = -1;
+			break;
+		}
+		if (pread(in, buf, len, off + (off_t)sizeof h) != (ssize_t)len ||
+		    !sample_lines(buf, len)) {
+			u->buffers_unknown++;
+			continue;
+		}
+		if (write(fd, buf, len) != (ssize_t)len) {
+			rc = -1;
+			break;
+		}
+		u->buffers++;
+		for (char *p = buf, *nl; p < buf + len; p = nl + 1) {
+			nl = memchr(p, '\n', (size_t)(buf + len - p));
+			*nl = '\0';
+			count_line(p, u, seen);
+		}
+	}
+	free(buf);
+	close(in);
+	return rc;
 }
 
 /* Append src's whole lines to fd; -1 on a failed write. */
@@ -133,27 +230,37 @@ static int gzip_file(const char *from, const char *to)
 
 int zt_finish_dump(const char *out, pid_t pid, struct zt_finish *u)
 {
-	char tmp[PATH_MAX + 64], side[PATH_MAX + 80], gz[PATH_MAX + 80];
+	char tmp[PATH_MAX + 64], side[PATH_MAX + 80], spill[PATH_MAX + 80], gz[PATH_MAX + 80];
+	struct tids seen = { NULL, 0 };
 	off_t keep;
 	FILE *f;
-	int fd, bad;
+	int fd, bad, taken;
 
 	snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)pid);
 	snprintf(side, sizeof side, "%s.maps", tmp);
+	snprintf(spill, sizeof spill, "%s" ZT_SPILL_SUFFIX, tmp);
 	fd = open(tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		unlink(side);
+		unlink(spill);
 		return 1;
 	}
-	keep = unfinished_samples(tmp, u);
+	keep = unfinished_samples(tmp, u, &seen);
 	if (keep < 0 || ftruncate(fd, keep) < 0 || lseek(fd, 0, SEEK_END) != keep) {
 		zt_warn("cannot finish the dump '%s' of pid %d: %s; removed", tmp, (int)pid,
 			keep < 0 ? "it ended before the dump's header was whole" : strerror(errno));
 		close(fd);
+		free(seen.tid);
 		unlink(tmp);
 		unlink(side);
+		unlink(spill);
 		return -1;
 	}
+	/* The buffers' lines end the samples section; the side file's sections follow. */
+	taken = take_buffers(fd, spill, u, &seen) == 0;
+	u->buffers_known = taken;
+	free(seen.tid);
+	unlink(spill);
 	bad = append_lines(fd, side) < 0;
 	f = fdopen(fd, "a");
 	if (!f) {
@@ -162,6 +269,9 @@ int zt_finish_dump(const char *out, pid_t pid, struct zt_finish *u)
 	} else {
 		fprintf(f, ZT_RAW_SUMMARY "\n" ZT_RAW_FINISHED " " ZT_RAW_FINISHED_LAUNCHER "\n"
 			ZT_RAW_NSAMPLES " %" PRIu64 "\n", u->samples);
+		if (taken)
+			fprintf(f, ZT_RAW_FINISHED_BUFFERS " %zu\n" ZT_RAW_FINISHED_UNKNOWN " %zu\n",
+				u->buffers, u->buffers_unknown);
 		if (u->ru) {
 			uint64_t user = (uint64_t)u->ru->ru_utime.tv_sec * 1000000000u +
 					(uint64_t)u->ru->ru_utime.tv_usec * 1000u;
@@ -200,6 +310,8 @@ void zt_finish_remove(const char *out, pid_t pid, const char *status, int say)
 		return;
 
 	snprintf(tmp, sizeof tmp, "%s.tmp.%d.maps", out, (int)pid);
+	unlink(tmp);
+	snprintf(tmp, sizeof tmp, "%s.tmp.%d" ZT_SPILL_SUFFIX, out, (int)pid);
 	unlink(tmp);
 	snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)pid);
 	if (unlink(tmp) == 0 && say)

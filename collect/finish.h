@@ -21,14 +21,23 @@
  * what reached the files (formats/raw.md, "Finished by zt-collect"): the
  * whole lines of the samples, the side file's whole lines, a summary that
  * says "finished zt-collect" (with the process's CPU time from wait4 when
- * ru is given), "end"; then publishes it as out. What could not be
- * counted: each thread's last buffer, at most one a thread.
+ * ru is given), "end"; then publishes it as out. The lines each thread
+ * left in its buffer are taken from FILE.tmp.PID.bufs (spill.h), when the
+ * collector could keep its buffers there; else each thread's last buffer
+ * is lost, at most one a thread.
  */
 struct zt_finish {
 	uint64_t samples;	/* the samples in the file (counts summed) */
 	size_t threads;		/* the threads those came from */
 	int gzip;		/* publish it compressed */
 	const struct rusage *ru;	/* the process's own, or NULL */
+	/*
+	 * The buffers the process left (spill.h): known (its side file was
+	 * there), taken, and unknown (their write was under way, or they were
+	 * not sample lines).
+	 */
+	int buffers_known;
+	size_t buffers, buffers_unknown;
 };
 
 /*

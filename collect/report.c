@@ -29,14 +29,24 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-void zt_report_finished(const char *who, const char *out, uint64_t samples, size_t threads,
+void zt_report_finished(const char *who, const char *out, const struct zt_finish *u,
 			char *note, size_t cap)
 {
+	char unknown[96];
+
+	if (!u->buffers_known)
+		snprintf(unknown, sizeof unknown, "the samples of the last second or less of "
+			 "each thread (at most one buffer a thread), ");
+	else if (u->buffers_unknown)
+		snprintf(unknown, sizeof unknown, "the samples of %zu buffer%s being written as "
+			 "it ended, ", u->buffers_unknown, u->buffers_unknown == 1 ? "" : "s");
+	else
+		unknown[0] = '\0';
 	snprintf(note, cap, "%s: note: %s ended without zt's exit path; zt-collect finished its dump '%s' "
-		"from what reached the file: %" PRIu64 " samples of %zu thread%s; not counted: "
-		"the samples of the last second or less of each thread (at most one buffer a "
-		"thread), and the threads' names", zt_prog, who, out, samples, threads,
-		threads == 1 ? "" : "s");
+		"from what reached the file%s: %" PRIu64 " samples of %zu thread%s; not counted: "
+		"%sthe threads' names", zt_prog, who, out,
+		u->buffers_known ? " and the buffers it left" : "", u->samples, u->threads,
+		u->threads == 1 ? "" : "s", unknown);
 }
 
 /*
@@ -441,9 +451,12 @@ int zt_report_program(const struct zt_report *r, const char *prog, const char *p
 		return 0;
 	}
 	rate = f.cpu > 0 ? (double)cpu_samples / f.cpu : 0;
-	/* A dump zt-collect finished cannot know its last buffers (the note after says). */
-	if (d->finished)
+	/* A dump zt-collect finished may not know its last buffers (the note after says). */
+	if (d->finished && !d->finished_known)
 		snprintf(losttxt, sizeof losttxt, "the last buffers");
+	else if (d->finished && d->finished_unknown)
+		snprintf(losttxt, sizeof losttxt, "%" PRIu64 " buffer%s", d->finished_unknown,
+			 d->finished_unknown == 1 ? "" : "s");
 	else
 		snprintf(losttxt, sizeof losttxt, "%" PRIu64, d->lost);
 	if (f.useronly)

@@ -7,6 +7,8 @@
 #ifndef ZT_REPORT_H
 #define ZT_REPORT_H
 
+#include "finish.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -41,10 +43,11 @@ void zt_report_tree(const struct zt_report *r, const struct timespec *start);
 
 /*
  * The line on a dump zt-collect finished for a process (who) that ended
- * without zt's exit path, into note: what is in it (samples of threads)
- * and what cannot be.
+ * without zt's exit path, into note: what is in it (u's samples of its
+ * threads, from the file and the buffers the process left) and what
+ * cannot be.
  */
-void zt_report_finished(const char *who, const char *out, uint64_t samples, size_t threads,
+void zt_report_finished(const char *who, const char *out, const struct zt_finish *u,
 			char *note, size_t cap);
 
 #endif

@@ -56,6 +56,7 @@ enum zt_seccomp {
 enum zt_timer_kind { ZT_TIMER_NONE, ZT_TIMER_PERF, ZT_TIMER_POSIX };
 
 struct zt_alloc_tls;
+struct zt_spill_head;
 
 /* One sampled thread. Mapped outside signal context; reused after exit. */
 struct zt_thread {
@@ -98,6 +99,8 @@ struct zt_thread {
 	 */
 	char *buf;
 	uint64_t *addr;
+	/* buf's slot in the file zt-collect reads after a death (spill.h); NULL if private. */
+	struct zt_spill_head *spill;
 	/* alloc.c's: its own max_depth frames (mapped after addr with --alloc,
 	   else addr itself, unused), kept apart from the handler's; the counts of the allocator's interposers in the
 	   thread's storage (allochook.h), NULL until its first sample point;

@@ -13,6 +13,7 @@
 #include "fmt.h"
 #include "unwind.h"
 #include "rawfmt.h"
+#include "spill.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -33,8 +34,11 @@ void zt_store_flush(struct zt_thread *t)
 {
 	int saved = errno, fd = t->len ? zt_files_dump_fd() : -1;
 	const char *p = t->buf;
-	size_t n = t->len;
+	size_t n = t->len, had = n;
 
+	/* Its slot says a write is under way: after a death, taken by no one. */
+	if (had)
+		zt_spill_writing(t, 1);
 	while (n > 0) {
 		ssize_t w = fd >= 0 ? write(fd, p, n) : -1;
 
@@ -58,6 +62,8 @@ void zt_store_flush(struct zt_thread *t)
 		n -= (size_t)w;
 	}
 	t->len = 0;
+	if (had)
+		zt_spill_writing(t, 0);
 	t->flush_ns = 0;
 	errno = saved;
 }
@@ -123,6 +129,7 @@ void zt_store_sample(struct zt_thread *t, uint64_t when, uint64_t count, const u
 	if (t->len + zt_state.line_max + (zt_state.wall ? ZT_LINE_WALL : 0) > zt_state.buf_size)
 		zt_store_flush(t);
 	t->len = (size_t)(zt_store_line(t->buf + t->len, &l) - t->buf);
+	zt_spill_len(t);
 	__atomic_fetch_add(&zt_state.samples, count, __ATOMIC_RELAXED);
 	/* By time too: one compare of the time the handler read anyway. A
 	 * buffer's first sample sets when it is due. */
@@ -137,6 +144,7 @@ void zt_store_alloc(struct zt_thread *t, const struct zt_store_line *l)
 	if (t->len + zt_state.line_max + ZT_LINE_WALL > zt_state.buf_size)
 		zt_store_flush(t);
 	t->len = (size_t)(zt_store_line(t->buf + t->len, l) - t->buf);
+	zt_spill_len(t);
 	if (!t->flush_ns)
 		t->flush_ns = l->when + ZT_FLUSH_NS;
 	else if (l->when >= t->flush_ns)

@@ -14,6 +14,7 @@
 #include "prof.h"
 #include "sigmask.h"
 #include "snapshot.h"
+#include "spill.h"
 #include "store.h"
 #include "timer.h"
 #include "hex.h"
@@ -181,12 +182,19 @@ static unsigned char *alt_map(void)
  * whole run, since max_depth never changes after start: a slot is reused
  * as it is.
  */
-static size_t record_size(void)
+static size_t record_front(void)
 {
 	size_t head = (sizeof(struct zt_thread) + 63) & ~(size_t)63;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
-	return head + (zt_alloc_rate() ? 2 : 1) * (size_t)zt_state.max_depth * sizeof(uint64_t) +
-	       zt_state.buf_size;
+	return (head + (zt_alloc_rate() ? 2 : 1) * (size_t)zt_state.max_depth * sizeof(uint64_t) +
+		page - 1) / page * page;
+}
+
+/* The front, then the buffer's slot (spill.h): whole pages, for the file's mapping. */
+static size_t record_size(void)
+{
+	return record_front() + zt_spill_slot_size(zt_state.buf_size);
 }
 
 /* A free slot, reused or newly mapped; NULL when all are taken. */
@@ -219,10 +227,13 @@ static struct zt_thread *claim_slot(void)
 			munmap(t, size);
 			return NULL;
 		}
-		/* The frames first: 8-byte aligned after the record, then the buffer. */
+		/* The frames first, 8-byte aligned after the record; the buffer's slot on the next page. */
 		t->addr = (uint64_t *)((char *)t + head);
 		t->alloc_addr = zt_alloc_rate() ? t->addr + zt_state.max_depth : t->addr;
-		t->buf = (char *)(t->addr + (zt_alloc_rate() ? 2 : 1) * (size_t)zt_state.max_depth);
+		t->buf = (char *)t + record_front() + sizeof(struct zt_spill_head);
+		t->spill = NULL;
+		if (zt_spill_map(slot, (char *)t + record_front()) == 0)
+			t->spill = (struct zt_spill_head *)((char *)t + record_front());
 		t->live = 1;
 		__atomic_store_n(&zt_state.threads[slot], t, __ATOMIC_RELEASE);
 	}
@@ -232,6 +243,7 @@ static struct zt_thread *claim_slot(void)
 	t->has_timer = 0;
 	t->timer_gone = 0;
 	t->len = 0;
+	zt_spill_len(t);
 	t->busy = 0;
 	t->closed = 0;
 	t->adopted = 0;
@@ -836,6 +848,7 @@ static void after_fork_child(void)
 	/* The parent's dump stays the parent's: only the copies are closed. */
 	zt_files_close(&zt_state.dump);
 	zt_files_close(&zt_state.maps);
+	zt_spill_after_fork();
 	zt_state.fd_lost = 0;
 	zt_state.fd_reopened = 0;
 	zt_state.write_errno = 0;

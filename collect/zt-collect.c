@@ -1106,7 +1106,7 @@ static int descendants_unfinished(const char *out, struct status *st, int gzip)
 			}
 			{
 				char path[PATH_MAX + 32], who[128];
-				struct zt_finish u = { 0, 0, gzip, NULL };
+				struct zt_finish u = { .gzip = gzip };
 				int done;
 
 				snprintf(path, sizeof path, "%s.%d", out, (int)pids[i]);
@@ -1118,7 +1118,7 @@ static int descendants_unfinished(const char *out, struct status *st, int gzip)
 
 					snprintf(who, sizeof who, "descendant %d ('%s')", (int)pids[i],
 						 zt_status_started_name(last, name, sizeof name));
-					zt_report_finished(who, path, u.samples, u.threads, note, sizeof note);
+					zt_report_finished(who, path, &u, note, sizeof note);
 					fprintf(stderr, "%s\n", note);
 					continue;
 				}
@@ -1144,7 +1144,7 @@ static int finish_program(const char *out, const char *name, pid_t pid,
 			  const struct config *cfg, const struct rusage *ru, int rc,
 			  const char *status, char *note, size_t cap)
 {
-	struct zt_finish u = { 0, 0, cfg->gzip, ru };
+	struct zt_finish u = { .gzip = cfg->gzip, .ru = ru };
 	char what[ZT_STATUS_WORD_MAX + 1], who[PATH_MAX + 96];
 
 	if (!zt_status_last(status, pid, what, sizeof what) || strcmp(what, ZT_STATUS_STARTED) != 0)
@@ -1156,7 +1156,7 @@ static int finish_program(const char *out, const char *name, pid_t pid,
 			 sigabbrev_np(rc - 128) ? sigabbrev_np(rc - 128) : "?");
 	else
 		snprintf(who, sizeof who, "'%s' (pid %d, exit status %d)", name, (int)pid, rc);
-	zt_report_finished(who, shown_out ? shown_out : out, u.samples, u.threads, note, cap);
+	zt_report_finished(who, shown_out ? shown_out : out, &u, note, cap);
 	return 1;
 }
 

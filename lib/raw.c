@@ -774,6 +774,12 @@ static int key_line(struct reader *r, char *line)
 	} else if (strcmp(key, ZT_RAW_FINISHED) == 0) {
 		free(d->finished);
 		d->finished = zt_strdup(v);
+	} else if (strcmp(key, ZT_RAW_FINISHED_BUFFERS) == 0) {
+		d->finished_known = 1;
+		return number_value(r, key, v, &d->finished_buffers);
+	} else if (strcmp(key, ZT_RAW_FINISHED_UNKNOWN) == 0) {
+		d->finished_known = 1;
+		return number_value(r, key, v, &d->finished_unknown);
 	} else if (strcmp(key, ZT_RAW_UNSAMPLED) == 0) {
 		return number_value(r, key, v, &d->unsampled);
 	} else if (strcmp(key, ZT_RAW_TRUNCATED) == 0) {

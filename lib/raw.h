@@ -148,6 +148,10 @@ struct zt_raw {
 	char *signal_taken;	/* "FROM moved TO", "FROM shared", joined by ", "; NULL if none */
 	char *exec;		/* the program exec'd this, after which the dump ends */
 	char *finished;		/* who finished the dump, if not its collector: "zt-collect" */
+	/* Such a dump's buffers the process left: taken, and not knowable
+	   (finished-buffers-unknown); finished_known when it says. */
+	int finished_known;
+	uint64_t finished_buffers, finished_unknown;
 	char **unreached;	/* "PID WHY PATH": what vforked children exec'd that zt cannot reach */
 	size_t nunreached, capunreached;
 	char *seccomp;		/* "stopped CALL", "no-new-threads CALL", "posix-timer CALL", "allowed" */

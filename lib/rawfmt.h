@@ -214,6 +214,10 @@ static inline int zt_label_value_ok(const char *v, unsigned long n)
    "Finished by zt-collect"). */
 #define ZT_RAW_FINISHED "finished"
 #define ZT_RAW_FINISHED_LAUNCHER "zt-collect"
+/* In such a dump: the buffers the process left that it took, and those it
+   could not know (their write was under way); absent when it found none. */
+#define ZT_RAW_FINISHED_BUFFERS "finished-buffers"
+#define ZT_RAW_FINISHED_UNKNOWN "finished-buffers-unknown"
 
 /* Values the collector writes. */
 #define ZT_RAW_TIMER_PERF "perf-task-clock"

@@ -37,7 +37,7 @@ UNIT_TEST(finish_keeps_whole_lines_and_adds_the_summary)
 		"cpu-user-ns 1000500000\ncpu-sys-ns 250000000\nend\n";
 	char out[256], side[300], text[2048];
 	struct rusage ru = { .ru_utime = { 1, 500 }, .ru_stime = { 0, 250000 } };
-	struct zt_finish u = { 0, 0, 0, &ru };
+	struct zt_finish u = { .ru = &ru };
 
 	/* Two threads' samples, the last line cut short by the kill. */
 	CHECK(unit_make("finish-zt.raw.tmp.31",
@@ -62,20 +62,20 @@ UNIT_TEST(finish_keeps_whole_lines_and_adds_the_summary)
 	/* Compressed when asked: gzip's magic bytes. */
 	CHECK(unit_make("finish-zt.raw.tmp.32", "zt-prof 4\npid 32\nsamples\n32 1 @1 4011\n",
 			"true") == 0);
-	u = (struct zt_finish){ 0, 0, 1, NULL };
+	u = (struct zt_finish){ .gzip = 1 };
 	CHECK(zt_finish_dump(out, 32, &u) == 0);
 	CHECK(slurp(out, text, sizeof text) > 2 && (unsigned char)text[0] == 0x1f &&
 	      (unsigned char)text[1] == 0x8b);
 
 	/* No such file: 1, and nothing made. */
-	u = (struct zt_finish){ 0, 0, 0, NULL };
+	u = (struct zt_finish){ .gzip = 0 };
 	CHECK(zt_finish_dump(out, 99, &u) == 1);
 }
 
 static void finish_headless(void *arg)
 {
 	*(int *)arg = zt_finish_dump((const char *)arg + sizeof(int), 41,
-				     &(struct zt_finish){ 0, 0, 0, NULL });
+				     &(struct zt_finish){ .gzip = 0 });
 }
 
 UNIT_TEST(finish_refuses_a_dump_without_its_header_and_removes_it)

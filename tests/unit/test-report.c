@@ -142,10 +142,19 @@ UNIT_TEST(report_finished_note)
 {
 	char note[400];
 
-	zt_report_finished("'x' (pid 9, exit status 0)", "/d/zt.raw", 12, 1, note, sizeof note);
+	struct zt_finish u = { .samples = 12, .threads = 1 };
+
+	zt_report_finished("'x' (pid 9, exit status 0)", "/d/zt.raw", &u, note, sizeof note);
 	CHECK(strstr(note, ": note: 'x' (pid 9, exit status 0) ended without zt's exit path; "
 		     "zt-collect finished its dump '/d/zt.raw' from what reached the file: 12 "
-		     "samples of 1 thread; not counted:") != NULL);
-	zt_report_finished("w", "f", 3, 2, note, sizeof note);
-	CHECK(strstr(note, ": 3 samples of 2 threads; ") != NULL);
+		     "samples of 1 thread; not counted: the samples of the last second or less of "
+		     "each thread (at most one buffer a thread), the threads' names") != NULL);
+	u = (struct zt_finish){ .samples = 3, .threads = 2, .buffers_known = 1, .buffers = 2 };
+	zt_report_finished("w", "f", &u, note, sizeof note);
+	CHECK(strstr(note, "from what reached the file and the buffers it left: 3 samples of 2 "
+		     "threads; not counted: the threads' names") != NULL);
+	u.buffers_unknown = 1;
+	zt_report_finished("w", "f", &u, note, sizeof note);
+	CHECK(strstr(note, "; not counted: the samples of 1 buffer being written as it ended, "
+		     "the threads' names") != NULL);
 }

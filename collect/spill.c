@@ -1,0 +1,129 @@
+/*
+ * spill.c — the file that keeps each thread's unwritten samples where
+ * zt-collect can read them after the process is gone (spill.h).
+ *
+ * The buffers were private memory: a process that ended without zt's exit
+ * path lost the last buffer of each thread, up to a second of samples (a
+ * flush interval), which for a short Go program (whose every ending is a
+ * raw exit_group) was most of its run. Now each buffer is a slot of
+ * FILE.tmp.PID.bufs in the output directory, mapped shared, so its lines
+ * are in the page cache as soon as they are written, and survive the
+ * process. Space is reserved with fallocate before a slot is mapped, so a
+ * full disk can never fault a store in the handler (SIGBUS); a file system
+ * that cannot reserve keeps the buffers private, as before.
+ */
+#include "spill.h"
+#include "files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static struct zt_owned file = { .fd = -1 };
+static char path[sizeof zt_state.tmp + sizeof ZT_SPILL_SUFFIX];
+static size_t slot_bytes;
+
+size_t zt_spill_slot_size(size_t buf_size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (sizeof(struct zt_spill_head) + buf_size + page - 1) / page * page;
+}
+
+struct zt_owned *zt_spill_owned(void)
+{
+	return &file;
+}
+
+/*
+ * A slot could not go in the file: the file goes, so that zt-collect never
+ * takes it for every buffer (it then knows nothing of the last buffers, as
+ * before). The slots mapped already keep their pages, of an unlinked file.
+ */
+static void give_up(void)
+{
+	zt_spill_end();
+}
+
+int zt_spill_map(int slot, void *region)
+{
+	struct zt_spill_head *h = region;
+	off_t off = (off_t)slot * (off_t)slot_bytes;
+	int fd = file.fd;
+
+	if (fd < 0 || !slot_bytes)
+		return -1;
+	/*
+	 * Reserved first: a store into a shared page the disk has no room
+	 * for faults. What the region holds already goes with it.
+	 */
+	if (!zt_files_ok(&file) || fallocate(fd, 0, off, (off_t)slot_bytes) < 0 ||
+	    pwrite(fd, region, slot_bytes, off) != (ssize_t)slot_bytes ||
+	    mmap(region, slot_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+		 off) == MAP_FAILED) {
+		give_up();
+		return -1;
+	}
+	h->slot_size = slot_bytes;
+	h->writing = 0;
+	__atomic_store_n(&h->magic, ZT_SPILL_MAGIC, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* The region of thread t's slot: its head, then its buffer. */
+static void *region_of(const struct zt_thread *t)
+{
+	return t->buf - sizeof(struct zt_spill_head);
+}
+
+void zt_spill_start(void)
+{
+	size_t len = strlen(zt_state.tmp);
+	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
+
+	if (file.fd >= 0 || !len || len + sizeof ZT_SPILL_SUFFIX > sizeof path)
+		return;
+	memcpy(path, zt_state.tmp, len);
+	memcpy(path + len, ZT_SPILL_SUFFIX, sizeof ZT_SPILL_SUFFIX);
+	/* Its name is predictable: made here, never opened through a link. */
+	if (zt_files_own(&file, zt_files_open_in_dir(path, O_RDWR | O_CREAT | O_EXCL, 0600)) < 0)
+		return;
+	slot_bytes = zt_spill_slot_size(zt_state.buf_size);
+	for (int i = 0; i < n; i++) {
+		struct zt_thread *t = zt_state.threads[i];
+
+		/* Each, afresh: a slot may still be in the file of a dump that ended. */
+		if (t)
+			t->spill = zt_spill_map(i, region_of(t)) == 0 ? region_of(t) : NULL;
+	}
+}
+
+void zt_spill_end(void)
+{
+	if (file.fd < 0)
+		return;
+	zt_files_close(&file);
+	zt_files_unlink_in_dir(path);
+}
+
+void zt_spill_after_fork(void)
+{
+	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
+
+	/* The parent's file, its descriptor a copy: only forgotten. */
+	if (file.fd >= 0)
+		zt_files_close(&file);
+	for (int i = 0; i < n; i++) {
+		struct zt_thread *t = zt_state.threads[i];
+
+		if (!t || !t->spill)
+			continue;
+		/* Private and zeroed, in place; should that fail, the slot is never used again. */
+		if (mmap(region_of(t), slot_bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+			zt_state.threads[i] = NULL;
+		t->spill = NULL;
+	}
+}
