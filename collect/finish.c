@@ -45,8 +45,8 @@ static void count_line(const char *line, struct zt_finish *u, struct tids *seen)
 
 	if (sscanf(line, "%lu %llu", &tid, &count) != 2)
 		return;
-	/* An allocation sample's line is not a CPU sample (formats/raw.md, v6). */
-	if (!strchr(line, ZT_RAW_ALLOC_MARK))
+	/* An allocation sample's line (v6), or an off-CPU one (v5), is not a CPU sample. */
+	if (!strchr(line, ZT_RAW_ALLOC_MARK) && !strchr(line, ZT_RAW_WAIT_MARK))
 		u->samples += count;
 	for (size_t i = 0; i < u->threads && !known; i++)
 		known = seen->tid[i] == tid;

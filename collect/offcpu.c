@@ -42,6 +42,7 @@
 #include "offcpu.h"
 #include "arch.h"
 #include "dump.h"
+#include "spill.h"
 #include "files.h"
 #include "fmt.h"
 #include "snapshot.h"
@@ -475,9 +476,12 @@ static void flush(void)
 {
 	int fd = S->len ? zt_files_dump_fd() : -1;
 
+	/* Its slot says a write is under way: after a death, taken by no one. */
+	zt_spill_set_writing(zt_spill_sampler_head(), 1);
 	if (fd >= 0)
 		zt_files_write_all(fd, S->buf, S->len);
 	S->len = 0;
+	zt_spill_set_writing(zt_spill_sampler_head(), 0);
 }
 
 /*
@@ -495,6 +499,7 @@ static void emit_line(pid_t tid, uint64_t when, uint64_t count, uint64_t weight,
 	if (S->len + zt_state.line_max + ZT_LINE_WALL > zt_state.buf_size)
 		flush();
 	S->len = (size_t)(zt_store_line(S->buf + S->len, &l) - S->buf);
+	zt_spill_set_len(zt_spill_sampler_head(), S->len);
 	__atomic_fetch_add(&nsamples, count, __ATOMIC_RELAXED);
 }
 
@@ -1521,13 +1526,21 @@ int zt_offcpu_start(void)
 		return 0;
 	if (!real_create)
 		*(void **)&real_create = dlsym(RTLD_NEXT, "pthread_create");
+	if (zt_spill_sampler_gone())
+		return -1;
 	if (!S) {
-		/* The sampler, then every record's frames, the copy's, the walk's, the buffer. */
+		/*
+		 * The sampler, then every record's frames, the copy's, the
+		 * walk's; on the next page, the buffer's slot (spill.h).
+		 */
 		size_t head = (sizeof *S + 63) & ~(size_t)63;
 		size_t frames = (size_t)zt_state.max_depth * sizeof(uint64_t);
-		char *m = mmap(NULL, head + (ALL_RECS + 2) * frames + zt_state.buf_size,
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		size_t front = (head + (ALL_RECS + 2) * frames + page - 1) / page * page;
+		char *m = mmap(NULL, front + zt_spill_slot_size(zt_state.buf_size),
 			       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 			       -1, 0);
+		char *slot = m + front;
 
 		if (m == MAP_FAILED)
 			return -1;
@@ -1539,7 +1552,8 @@ int zt_offcpu_start(void)
 		}
 		S->cpu = (uint64_t *)m;
 		S->walk.addr = (uint64_t *)(m + frames);
-		S->buf = m + 2 * frames;
+		S->buf = slot + sizeof(struct zt_spill_head);
+		zt_spill_sampler(slot);
 	}
 	if (!real_create)
 		return -1;
@@ -1553,6 +1567,7 @@ int zt_offcpu_start(void)
 	}
 	nsamples = nrepeated = ntorn = nforeign = nblind = cpu_ns = stop_ns = 0;
 	S->len = 0;
+	zt_spill_set_len(zt_spill_sampler_head(), 0);
 	mine = __atomic_add_fetch(&gen, 1, __ATOMIC_SEQ_CST);
 	sampler_tid = 0;
 	pthread_attr_init(&attr);

@@ -274,12 +274,19 @@ static void report_alloc(const struct zt_raw *d)
 		"program takes its calls before zt's interposers)" : "");
 }
 
-static void report_wall(const struct zt_raw *d, uint64_t cpu_samples)
+static void report_wall(const struct zt_raw *d, uint64_t cpu_samples, uint64_t off)
 {
 	double cpu_ns = d->hz ? (double)cpu_samples * 1e9 / d->hz : 0;
 	double off_ns = (double)d->weight > cpu_ns ? (double)d->weight - cpu_ns : 0;
 	double span = d->have_wall_ns ? ns_s(d->wall_ns) : 0;
 
+	if (d->finished && !d->have_off_cpu) {
+		/* The sampler's own counts are the collector's end's, which never ran. */
+		fprintf(stderr, "%s: wall clock: %" PRIu64 " off-CPU samples at %u Hz, %.3f s "
+			"off-CPU in all threads (the sampler's own counts died with the process)\n",
+			zt_prog, off, d->off_cpu_hz, off_ns / 1e9);
+		return;
+	}
 	fprintf(stderr, "%s: wall clock: %" PRIu64 " off-CPU samples at %u Hz (%" PRIu64
 		" repeated without a walk, %" PRIu64 " dropped as torn), %.3f s off-CPU in all "
 		"threads; the sampler thread used %.3f CPU-s (%.2f%% of one core over %.3f s)\n",
@@ -442,10 +449,12 @@ int zt_report_program(const struct zt_report *r, const char *prog, const char *p
 	/* A wall dump's off-CPU samples are not CPU samples: said apart, after the line. */
 	if (d->wall && d->have_off_cpu && d->off_cpu_samples <= d->nsamples)
 		off = d->off_cpu_samples;
+	else if (d->wall && d->finished)
+		off = d->nwaiting;	/* the collector could not say: its lines do */
 	cpu_samples = d->nsamples - off;
 	if (report_windows(&f, out, ru, 0)) {
 		if (d->wall)
-			report_wall(d, cpu_samples);
+			report_wall(d, cpu_samples, off);
 		report_notes(d);
 		zt_raw_free(d);
 		return 0;
@@ -555,7 +564,7 @@ int zt_report_program(const struct zt_report *r, const char *prog, const char *p
 	}
 	report_windows(&f, out, ru, 1);
 	if (d->wall)
-		report_wall(d, cpu_samples);
+		report_wall(d, cpu_samples, off);
 	report_alloc(d);
 	report_notes(d);
 	if (d->exec)

@@ -24,6 +24,13 @@
 static struct zt_owned file = { .fd = -1 };
 static char path[sizeof zt_state.tmp + sizeof ZT_SPILL_SUFFIX];
 static size_t slot_bytes;
+/* The off-CPU sampler's buffer region, and whether it is in the file. */
+static void *sampler;
+static struct zt_spill_head *sampler_head;
+static int sampler_gone;
+
+/* Its slot: the one after every thread's. */
+#define SAMPLER_SLOT ZT_MAX_THREADS
 
 size_t zt_spill_slot_size(size_t buf_size)
 {
@@ -98,6 +105,25 @@ void zt_spill_start(void)
 		if (t)
 			t->spill = zt_spill_map(i, region_of(t)) == 0 ? region_of(t) : NULL;
 	}
+	if (sampler)
+		sampler_head = zt_spill_map(SAMPLER_SLOT, sampler) == 0 ? sampler : NULL;
+}
+
+struct zt_spill_head *zt_spill_sampler(void *region)
+{
+	sampler = region;
+	sampler_head = region && zt_spill_map(SAMPLER_SLOT, region) == 0 ? region : NULL;
+	return sampler_head;
+}
+
+struct zt_spill_head *zt_spill_sampler_head(void)
+{
+	return sampler_head;
+}
+
+int zt_spill_sampler_gone(void)
+{
+	return sampler_gone;
 }
 
 void zt_spill_end(void)
@@ -126,4 +152,8 @@ void zt_spill_after_fork(void)
 			zt_state.threads[i] = NULL;
 		t->spill = NULL;
 	}
+	if (sampler_head && mmap(sampler, slot_bytes, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		sampler_gone = 1;	/* still the parent's: never written (zt_spill_sampler_gone) */
+	sampler_head = NULL;
 }

@@ -68,26 +68,50 @@ void zt_spill_end(void);
  */
 void zt_spill_after_fork(void);
 
+/*
+ * The off-CPU sampler's buffer (offcpu.c), at region as zt_spill_map
+ * takes it: put in the file now if there is one, and whenever a dump
+ * starts one (the slot after the threads'). NULL in a child that has none.
+ * The head to update, or NULL while the buffer is private.
+ */
+struct zt_spill_head *zt_spill_sampler(void *region);
+struct zt_spill_head *zt_spill_sampler_head(void);
+
+/* In a forked child: its region is still the parent's (it could not be made private). */
+int zt_spill_sampler_gone(void);
+
 /* The descriptor of the file, for files.c's list of zt's own; -1 when none. */
 struct zt_owned *zt_spill_owned(void);
 
-/* Thread t's lines: len after a line was added; the write's start and end. */
+/* A buffer's lines (h may be NULL: a private buffer): len after a line was added. */
+static inline void zt_spill_set_len(struct zt_spill_head *h, size_t len)
+{
+	if (h)
+		__atomic_store_n(&h->len, len, __ATOMIC_RELEASE);
+}
+
+/* Its write to the dump starts (on), or has ended and emptied it. */
+static inline void zt_spill_set_writing(struct zt_spill_head *h, int on)
+{
+	if (!h)
+		return;
+	if (on) {
+		__atomic_store_n(&h->writing, 1, __ATOMIC_RELEASE);
+	} else {
+		__atomic_store_n(&h->len, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&h->writing, 0, __ATOMIC_RELEASE);
+	}
+}
+
+/* Thread t's, the same. */
 static inline void zt_spill_len(struct zt_thread *t)
 {
-	if (t->spill)
-		__atomic_store_n(&t->spill->len, t->len, __ATOMIC_RELEASE);
+	zt_spill_set_len(t->spill, t->len);
 }
 
 static inline void zt_spill_writing(struct zt_thread *t, int on)
 {
-	if (!t->spill)
-		return;
-	if (on) {
-		__atomic_store_n(&t->spill->writing, 1, __ATOMIC_RELEASE);
-	} else {
-		__atomic_store_n(&t->spill->len, 0, __ATOMIC_RELEASE);
-		__atomic_store_n(&t->spill->writing, 0, __ATOMIC_RELEASE);
-	}
+	zt_spill_set_writing(t->spill, on);
 }
 #endif
 

@@ -629,6 +629,8 @@ counted:
 	if (d->nsamples > UINT64_MAX - count)
 		return fail(r, "sample: count overflows");
 	d->nsamples += count;
+	if (wait)
+		d->nwaiting += count;
 	if (!timed)
 		d->nuntimed += count;
 	if (r->store) {

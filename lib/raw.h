@@ -180,6 +180,7 @@ struct zt_raw {
 	uint64_t nuntimed;	/* samples whose line had no time */
 	int have_cpu;
 	uint64_t nsamples;	/* sum of the counts */
+	uint64_t nwaiting;	/* of those, the off-CPU lines' (a wait) */
 	/* Version 5 (formats/raw.md "Version 5"): a wall-clock profile. */
 	int wall;		/* "profile-clock wall": weights are wall-clock ns */
 	unsigned off_cpu_hz;	/* the off-CPU sampler's rate, 0 if not given */

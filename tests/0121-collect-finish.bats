@@ -182,6 +182,22 @@ go_ending() {
 	grep -q 'panic: on purpose' go-panic.err
 }
 
+@test "Go under --clock=wall: a 0.5 s run's finished dump holds its off-CPU samples, from the sampler's buffer the process left" {
+	build_go
+	run --separate-stderr zt-collect --clock=wall -o gw.raw "$BATS_FILE_TMPDIR/goend" return 0.5
+	echo "$stderr"
+	assert_success
+	grep -qx 'finished zt-collect' gw.raw
+	# The off-CPU sampler writes its buffer when full: in so short a run,
+	# its lines exist only in the buffer the process left (spill.h).
+	n=$(awk '/^samples$/ { s = 1; next } /^(maps|buildids|threads|summary|end)$/ { s = 0 }
+		s && / !/ { n += $2 } END { print n + 0 }' gw.raw)
+	echo "off-CPU samples in the dump: $n"
+	[ "$n" -gt 0 ]
+	[[ $stderr == *"zt-collect: wall clock: $n off-CPU samples at 97 Hz, "*" s off-CPU in all threads (the sampler's own counts died with the process)"* ]]
+	grep -qx 'finished-buffers-unknown 0' gw.raw
+}
+
 @test "Go: SIGTERM, which the runtime re-raises with its own sigaction and tgkill, leaves a dump and status 143" {
 	build_go
 	zt-collect -o go-term.raw "$BATS_FILE_TMPDIR/goend" sigterm 1.5 > go-term.out 2> go-term.err &
