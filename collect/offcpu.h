@@ -56,4 +56,27 @@ ZT_HIDDEN void zt_offcpu_thread_moved(const struct zt_thread *t);
 /* Whether tid is the sampler thread's (never sampled, never adopted). */
 ZT_HIDDEN int zt_offcpu_is_sampler(pid_t tid);
 
+/*
+ * The handler is about to fill t->addr with thread t's stack (filling),
+ * then has (filled: its depth n, 0 for a stack of zt's start, and its end
+ * mark): the sampler copies the last CPU stack of a thread that waits for
+ * a CPU only between the two (a sequence count, odd while filling; read
+ * by offcpu.c's last_cpu_stack). Nothing without a wall profile.
+ * Async-signal-safe: t's own handler only.
+ */
+static inline void zt_offcpu_stack_filling(struct zt_thread *t)
+{
+	if (zt_state.wall)
+		__atomic_store_n(&t->cpu_seq, t->cpu_seq + 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void zt_offcpu_stack_filled(struct zt_thread *t, uint32_t n, int end_mark)
+{
+	if (!zt_state.wall)
+		return;
+	t->cpu_n = n;
+	t->cpu_partial = end_mark;
+	__atomic_store_n(&t->cpu_seq, t->cpu_seq + 1, __ATOMIC_RELEASE);
+}
+
 #endif

@@ -265,8 +265,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	    __atomic_load_n(&zt_state.paused, __ATOMIC_SEQ_CST) || t->closed)
 		goto out;
 	addr = t->addr;
-	if (zt_state.wall)	/* addr changes: the sampler must not copy it now */
-		__atomic_store_n(&t->cpu_seq, t->cpu_seq + 1, __ATOMIC_SEQ_CST);
+	zt_offcpu_stack_filling(t);	/* addr changes: the wall sampler must not copy it now */
 	memset(&r, 0, sizeof r);
 	zt_arch_ucontext_regs(uc, &r.pc, &r.sp, &r.fp, &r.x);
 	r.sigreturn = sigreturn_at;
@@ -278,11 +277,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 	n = zt_unwind(&r, set, zt_state.unwind, addr, zt_state.max_depth, &end);
 	zt_tables_leave();
 	skip = in_start(t, addr, n, end);
-	if (zt_state.wall) {
-		t->cpu_n = skip ? 0 : (uint32_t)n;
-		t->cpu_partial = zt_store_end_mark(end);
-		__atomic_store_n(&t->cpu_seq, t->cpu_seq + 1, __ATOMIC_RELEASE);
-	}
+	zt_offcpu_stack_filled(t, skip ? 0 : (uint32_t)n, zt_store_end_mark(end));
 	if (skip)
 		goto out;
 	if (end == ZT_UNWIND_DEPTH)

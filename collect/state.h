@@ -85,7 +85,8 @@ struct zt_thread {
 	/*
 	 * Its last CPU stack, for the sampler's "waiting for a CPU" (a wall
 	 * profile): addr[0..cpu_n), written by the handler between two steps
-	 * of cpu_seq (odd while addr is being filled), read by offcpu.c.
+	 * of cpu_seq (odd while addr is being filled: offcpu.h's
+	 * zt_offcpu_stack_filling and _filled), read by offcpu.c.
 	 */
 	volatile uint32_t cpu_seq;
 	uint32_t cpu_n;

@@ -50,6 +50,13 @@ row() {
 		"$top/collect/zt-collect --alloc -o $tmp/a.raw $prog"
 	bench_ratio "$what: zt-collect (CPU only) vs bare" - "$prog" \
 		"$top/collect/zt-collect -o $tmp/c.raw $prog"
+	bench_ratio "$what: zt-collect --alloc vs zt-collect (CPU only)" - \
+		"$top/collect/zt-collect -o $tmp/c.raw $prog" \
+		"$top/collect/zt-collect --alloc -o $tmp/a.raw $prog"
+	# The floor of any interposer: libzt-alloc.so alone, without
+	# libzt-prof.so, passes every call through and samples nothing.
+	bench_ratio "$what: the interposers alone (nothing sampled) vs bare" - "$prog" \
+		"env LD_PRELOAD=$top/collect/libzt-alloc.so $prog"
 	if command -v heaptrack > /dev/null; then
 		bench_ratio "$what: heaptrack vs bare" - "$prog" "heaptrack -o $tmp/h $prog"
 	fi
