@@ -23,6 +23,7 @@
  * snapshot, which a fatal signal's handler may take (system calls only).
  */
 #include "snapshot.h"
+#include "spill.h"
 #include "files.h"
 #include "fmt.h"
 #include "arch.h"
@@ -141,6 +142,7 @@ static int read_maps(struct sbuf *b, int own_fd)
 		zt_sys_close(fd);
 	if (n < 0 || (b->len && b->p[b->len - 1] != '\n'))
 		return -1;
+	b->len = zt_spill_hide_maps(b->p, b->len);
 	return 0;
 }
 

@@ -14,11 +14,13 @@
  */
 #include "spill.h"
 #include "files.h"
+#include "hex.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static struct zt_owned file = { .fd = -1 };
@@ -27,6 +29,9 @@ static size_t slot_bytes;
 /* The off-CPU sampler's buffer region, and whether it is in the file. */
 static void *sampler;
 static struct zt_spill_head *sampler_head;
+/* The file's identity, kept after it is closed: its mappings stay. */
+static dev_t file_dev;
+static ino_t file_ino;
 static int sampler_gone;
 
 /* Its slot: the one after every thread's. */
@@ -42,6 +47,49 @@ size_t zt_spill_slot_size(size_t buf_size)
 struct zt_owned *zt_spill_owned(void)
 {
 	return &file;
+}
+
+/* Whether a maps line (its end at nl) maps the file: by its device and inode. */
+static int maps_file(const char *p, const char *nl)
+{
+	uint64_t major, minor, ino;
+	const char *q = p;
+
+	/* range, perms, offset: then "MAJOR:MINOR INODE". */
+	for (int f = 0; f < 3; f++) {
+		while (q < nl && *q != ' ')
+			q++;
+		while (q < nl && *q == ' ')
+			q++;
+	}
+	q = zt_hex(q, nl, &major);
+	if (!q || q >= nl || *q != ':')
+		return 0;
+	q = zt_hex(q + 1, nl, &minor);
+	if (!q || q >= nl || *q != ' ')
+		return 0;
+	for (ino = 0, q++; q < nl && *q >= '0' && *q <= '9'; q++)
+		ino = ino * 10 + (uint64_t)(*q - '0');
+	return ino == (uint64_t)file_ino && major == major(file_dev) && minor == minor(file_dev);
+}
+
+size_t zt_spill_hide_maps(char *p, size_t len)
+{
+	char *in = p, *out = p, *end = p + len;
+
+	if (!file_ino)
+		return len;
+	while (in < end) {
+		char *nl = memchr(in, '\n', (size_t)(end - in));
+		size_t n = nl ? (size_t)(nl + 1 - in) : (size_t)(end - in);
+
+		if (!nl || !maps_file(in, nl)) {
+			memmove(out, in, n);
+			out += n;
+		}
+		in += n;
+	}
+	return (size_t)(out - p);
 }
 
 /*
@@ -97,6 +145,8 @@ void zt_spill_start(void)
 	/* Its name is predictable: made here, never opened through a link. */
 	if (zt_files_own(&file, zt_files_open_in_dir(path, O_RDWR | O_CREAT | O_EXCL, 0600)) < 0)
 		return;
+	file_dev = file.dev;
+	file_ino = file.ino;
 	slot_bytes = zt_spill_slot_size(zt_state.buf_size);
 	for (int i = 0; i < n; i++) {
 		struct zt_thread *t = zt_state.threads[i];

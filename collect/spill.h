@@ -80,6 +80,13 @@ struct zt_spill_head *zt_spill_sampler_head(void);
 /* In a forked child: its region is still the parent's (it could not be made private). */
 int zt_spill_sampler_gone(void);
 
+/*
+ * The lines of /proc/self/maps text p[0..len) that map the file (present
+ * or deleted) taken out, in place: zt's, never the program's, and no
+ * object to name a frame from. The new length. Async-signal-safe.
+ */
+size_t zt_spill_hide_maps(char *p, size_t len);
+
 /* The descriptor of the file, for files.c's list of zt's own; -1 when none. */
 struct zt_owned *zt_spill_owned(void);
 
