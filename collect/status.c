@@ -8,6 +8,8 @@
  * WHAT ERRNO COUNT [NAME]", one line per event of a process's dump.
  */
 #include "status.h"
+#define ZT_SPILL_READER
+#include "spill.h"
 #include "launch.h"
 #include "rawfmt.h"
 #include "util.h"
@@ -106,8 +108,11 @@ int zt_status_failure(const char *status, pid_t pid, const char *out)
 				char tmp[PATH_MAX + 32], side[PATH_MAX + 40];
 
 				snprintf(tmp, sizeof tmp, "%s.tmp.%d", out, (int)pid);
-				/* Its side file, copied into it, the program could not remove either. */
+				/* Its side files (the maps copied into it; its buffers, written
+				   out), the program could not remove either. */
 				snprintf(side, sizeof side, "%s.maps", tmp);
+				unlink(side);
+				snprintf(side, sizeof side, "%s" ZT_SPILL_SUFFIX, tmp);
 				unlink(side);
 				if (rename(tmp, out) == 0) {
 					zt_warn("note: the program could not rename its dump '%s' "
