@@ -211,6 +211,27 @@ go_ending() {
 	readable_with go-term.raw 'Cfunc_burn'
 }
 
+@test "-f: a forked child and its parent both end by exit_group: each dump holds its own process's samples, all of them" {
+	run --separate-stderr zt-collect -f -o fk.raw ./endings fork-exit_group
+	echo "$stderr"
+	[ "$status" -eq 5 ]
+	child=$(ls fk.raw.[0-9]* | grep -v '\.sym$')
+	[ "$(echo "$child" | wc -l)" -eq 1 ]
+	# The child's buffers are its own from the fork on: a copy of the
+	# parent's file would have mixed the two (collect/spill.c).
+	for d in fk.raw "$child"; do
+		grep -qx 'finished zt-collect' "$d"
+		grep -qx 'finished-buffers-unknown 0' "$d"
+		pid=$(sed -n 's/^pid //p' "$d")
+		read -r n others <<< "$(awk -v p="$pid" '/^samples$/ { s = 1; next } /^(maps|buildids|threads|summary|end)$/ { s = 0 }
+			s && /^[0-9]/ { if ($1 == p) n += $2; else o += $2 } END { print n + 0, o + 0 }' "$d")"
+		# 0.3 s of its own CPU at 997 Hz, within 4 standard deviations and a margin.
+		echo "$d: pid $pid, $n samples of its main thread, $others of other threads"
+		[ "$others" -eq 0 ]
+		awk -v n="$n" 'BEGIN { e = 0.3 * 997; exit !(n >= e - 4 * sqrt(e) - 15 && n <= e + 4 * sqrt(e) + 15) }'
+	done
+}
+
 @test "-f: a descendant that ends by a raw exit_group gets its dump finished too" {
 	run --separate-stderr zt-collect -f -o f.raw sh -c './endings exit_group; echo "child $?"'
 	echo "$stderr"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +29,17 @@ int main(int argc, char **argv)
 	burn();
 	if (!strcmp(how, "exit_group"))
 		syscall(SYS_exit_group, 5);
+	if (!strcmp(how, "fork-exit_group")) {
+		/* Both end by exit_group, each with samples it has not written. */
+		pid_t c = fork();
+		if (c == 0) {
+			burn();	/* the child's own 0.3 s */
+			syscall(SYS_exit_group, 6);
+		}
+		if (c > 0)
+			waitpid(c, NULL, 0);
+		syscall(SYS_exit_group, 5);
+	}
 	if (!strcmp(how, "daemon")) {
 		if (daemon(1, 1) < 0) return 9;
 		burn();
