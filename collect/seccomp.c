@@ -71,7 +71,8 @@ enum {
 	C_RT_SIGPROCMASK, C_RT_SIGPENDING, C_RT_SIGTIMEDWAIT, C_GETRUSAGE, C_READLINK, C_RENAMEAT, C_RENAME, C_UNLINKAT,
 	C_UNLINK, C_ACCESS, C_FDATASYNC, C_MMAP, C_MPROTECT, C_MUNMAP,
 	/* a new thread's timer */
-	C_SCHED_GETAFFINITY, C_SIGALTSTACK, C_PRLIMIT64, C_PERF_EVENT_OPEN, C_TIMER_CREATE,
+	C_SCHED_GETAFFINITY, C_SIGALTSTACK, C_PRLIMIT64, C_FALLOCATE, C_PWRITE64,
+	C_PERF_EVENT_OPEN, C_TIMER_CREATE,
 	C_TIMER_SETTIME, C_TIMER_DELETE, C_DONE
 };
 
@@ -81,7 +82,8 @@ static const char *const call_names[C_DONE] = {
 	"openat", "pread64", "read", "newfstatat", "fstatfs", "stat", "fcntl", "ioctl", "close",
 	"rt_sigprocmask", "rt_sigpending", "rt_sigtimedwait", "getrusage", "readlink", "renameat", "rename", "unlinkat",
 	"unlink", "access", "fdatasync", "mmap", "mprotect", "munmap",
-	"sched_getaffinity", "sigaltstack", "prlimit64", "perf_event_open", "timer_create",
+	"sched_getaffinity", "sigaltstack", "prlimit64", "fallocate", "pwrite64",
+	"perf_event_open", "timer_create",
 	"timer_settime", "timer_delete",
 };
 
@@ -204,6 +206,10 @@ static void try_calls(void)
 
 		getrlimit(RLIMIT_NOFILE, &rl);
 	}
+	*reached = C_FALLOCATE;	/* a new thread's buffer slot in the .bufs file (spill.c) */
+	fallocate(-1, 0, 0, 4096);
+	*reached = C_PWRITE64;
+	(void)!pwrite(-1, buf, 0, 0);
 	*reached = C_PERF_EVENT_OPEN;
 	memset(&attr, 0, sizeof attr);
 	attr.size = sizeof attr;
