@@ -41,6 +41,7 @@
 #include "offcpu.h"
 #include "ctl.h"
 #include "launch.h"
+#include "rawfmt.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -563,8 +564,28 @@ static void channel_start(void)
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(uint64_t));
 }
 
+/* The summary's windows and snapshots, with a control channel or the API. */
+static void put_summary(int fd)
+{
+	if (zt_state.control) {
+		uint64_t wall = zt_state.window_wall_ns;
+
+		if (!zt_state.paused)
+			wall += zt_sys_clock_ns(CLOCK_MONOTONIC) - zt_state.window_wall0;
+		zt_dump_put_key(fd, ZT_RAW_WINDOWS, zt_state.windows);
+		zt_dump_put_key(fd, ZT_RAW_WINDOW_NS, wall);
+		if (zt_state.snapshot)
+			zt_dump_put_key(fd, ZT_RAW_SNAPSHOT, zt_state.snapshot);
+		else
+			zt_dump_put_key(fd, ZT_RAW_SNAPSHOTS, zt_state.snapshots);
+	}
+}
+
 void zt_control_init(void)
 {
+	static const struct zt_dump_part part = { .put_summary = put_summary };
+
+	zt_dump_register(&part);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	if (want_channel && zt_state_owner() && zt_state.seccomp == ZT_SECCOMP_NONE)
 		channel_start();

@@ -571,20 +571,6 @@ static void put_summary(void)
 	if (zt_state.fd_reopened)
 		zt_dump_put_key(dfd, ZT_RAW_DUMP_REOPENED, zt_state.fd_reopened);
 	put_taken();
-	if (zt_state.seccomp != ZT_SECCOMP_NONE) {
-		zt_files_puts(dfd, zt_state.seccomp == ZT_SECCOMP_STOPPED ?
-				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_STOPPED :
-			     zt_state.seccomp == ZT_SECCOMP_NO_TIMERS ?
-				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_NO_TIMERS :
-			     zt_state.seccomp == ZT_SECCOMP_FALLBACK ?
-				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_FALLBACK :
-				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_ALLOWED);
-		if (zt_state.seccomp_refused) {
-			zt_files_puts(dfd, " ");
-			zt_files_puts(dfd, zt_state.seccomp_refused);
-		}
-		zt_files_puts(dfd, "\n");
-	}
 	for (unsigned i = 0; i < zt_state.nunreached && i < ZT_UNREACHED_MAX; i++) {
 		int pid = __atomic_load_n(&zt_state.unreached[i].pid, __ATOMIC_ACQUIRE);
 		char num[24];
@@ -604,18 +590,6 @@ static void put_summary(void)
 		zt_files_puts(dfd, ZT_RAW_EXEC " ");
 		zt_files_put_text(dfd, zt_state.exec_path, strlen(zt_state.exec_path));
 		zt_files_puts(dfd, "\n");
-	}
-	if (zt_state.control) {
-		uint64_t wall = zt_state.window_wall_ns;
-
-		if (!zt_state.paused)
-			wall += zt_sys_clock_ns(CLOCK_MONOTONIC) - zt_state.window_wall0;
-		zt_dump_put_key(dfd, ZT_RAW_WINDOWS, zt_state.windows);
-		zt_dump_put_key(dfd, ZT_RAW_WINDOW_NS, wall);
-		if (zt_state.snapshot)
-			zt_dump_put_key(dfd, ZT_RAW_SNAPSHOT, zt_state.snapshot);
-		else
-			zt_dump_put_key(dfd, ZT_RAW_SNAPSHOTS, zt_state.snapshots);
 	}
 	zt_dump_put_key(dfd, ZT_RAW_CPU_NS, sampled_cpu());
 	/*

@@ -38,7 +38,7 @@ struct zt_dump_part {
 	uint64_t (*own_cpu_ns)(void);
 	void (*put_summary)(int fd);
 };
-enum { ZT_DUMP_PARTS = 4 };
+enum { ZT_DUMP_PARTS = 8 };
 ZT_HIDDEN void zt_dump_register(const struct zt_dump_part *part);
 /* "KEY VALUE\n", a decimal value, at fd: a header or summary key of a part. */
 ZT_HIDDEN void zt_dump_put_key(int fd, const char *key, uint64_t v);

@@ -26,6 +26,8 @@
  * does not go through libc is not seen (zt-collect(1), CAVEATS).
  */
 #include "seccomp.h"
+#include "rawfmt.h"
+#include "dump.h"
 #include "files.h"
 #include "prof.h"
 #include "control.h"
@@ -331,13 +333,35 @@ static void obey(int call, int inherited)
 	}
 }
 
+/* The summary's "seccomp" line: what the program's filter left zt, and the first call it refused. */
+static void put_summary(int fd)
+{
+	if (zt_state.seccomp != ZT_SECCOMP_NONE) {
+		zt_files_puts(fd, zt_state.seccomp == ZT_SECCOMP_STOPPED ?
+				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_STOPPED :
+			     zt_state.seccomp == ZT_SECCOMP_NO_TIMERS ?
+				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_NO_TIMERS :
+			     zt_state.seccomp == ZT_SECCOMP_FALLBACK ?
+				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_FALLBACK :
+				  ZT_RAW_SECCOMP " " ZT_RAW_SECCOMP_ALLOWED);
+		if (zt_state.seccomp_refused) {
+			zt_files_puts(fd, " ");
+			zt_files_puts(fd, zt_state.seccomp_refused);
+		}
+		zt_files_puts(fd, "\n");
+	}
+}
+
 int zt_seccomp_start(void)
 {
+	static const struct zt_dump_part part = { .put_summary = put_summary };
+
 	char buf[4096];
 	ssize_t n;
 	const char *p;
 	int r;
 
+	zt_dump_register(&part);
 	RESOLVE(syscall);
 	RESOLVE(prctl);
 	n = zt_sys_read_file("/proc/self/status", buf, sizeof buf);
