@@ -693,10 +693,14 @@ static void flush(CURL *c, const struct asked *a, struct batch *b, struct tally 
 	b->body.len = 0;
 }
 
-/* The ids of this run's dumps, so that one given twice is stored once. */
+/*
+ * The ids of this run's dumps, so that one given twice is stored once, and
+ * whether the server held the last dump it was asked about (ingest).
+ */
 struct seen {
 	char (*id)[17];
 	size_t n, cap;
+	int held_last;
 };
 
 static int seen_before(struct seen *s, const char *id)
@@ -776,15 +780,45 @@ static void stamp_id(struct batch *b, size_t mark, const char id[17])
 }
 
 /*
+ * Whether the dump id of the file path is to be stored: 1; 0 when it was
+ * given earlier in the run or the server holds it (counted as stored
+ * before), or when the server could not say (named, counted as failed).
+ */
+static int wanted(CURL *c, const struct asked *a, const char *path, const char *id,
+		  struct seen *seen, struct tally *t)
+{
+	char err[ZT_ERR_MAX] = "";
+	int held;
+
+	if (seen_before(seen, id)) {
+		t->skipped++;
+		return 0;
+	}
+	if ((held = stored(c, a, id, err, sizeof err)) < 0) {
+		zt_warn("%s; not stored: %s", err, path);
+		t->failed++;
+		return 0;
+	}
+	seen->held_last = held;
+	if (held)
+		t->skipped++;
+	return !held;
+}
+
+/*
  * One file: read once, folded into rows of b as its id is hashed from the
  * lines read (zt_input_hash), then b sent when it is full. Only then is
- * the server asked whether it holds the id, so a dump stored before (a
- * run again) is read, symbolized and folded for nothing; but what the
- * reading found is said after the answer, as when the id was read first
- * in a pass of its own: a dump stored before is skipped in silence, the
- * messages and counts are the same. A file whose reading did not give
- * the whole id (not a profile, an error in its data) is read again for
- * the id alone (dump_id), which names what stopped it as before.
+ * the server asked whether it holds the id, and what the reading found
+ * said after the answer, as when the id was read first in a pass of its
+ * own: a dump stored before is skipped in silence, the messages and
+ * counts are the same. A file whose reading did not give the whole id
+ * (not a profile, an error in its data) is read again for the id alone
+ * (dump_id), which names what stopped it as before.
+ *
+ * Folding a dump the server holds is work thrown away: after a dump it
+ * held (a run again over the same files, or a directory whose older
+ * dumps are stored), the next file's id is read first, alone, as
+ * before, and the dump read again to be folded only if it is not held.
  */
 static void ingest(CURL *c, const struct asked *a, const char *path, struct batch *b,
 		   struct seen *seen, struct tally *t, const char *host)
@@ -795,8 +829,18 @@ static void ingest(CURL *c, const struct asked *a, const char *path, struct batc
 	struct zt_stage *st = NULL;
 	size_t mark = b->body.len;
 	uint64_t rows = b->rows, samples = b->samples;
-	int got = -1, kind = -1, whole = 0, held = 0;
+	int got = -1, kind = -1, whole = 0, known = 0;
 
+	if (seen->held_last) {
+		if (dump_id(path, d.id, err, sizeof err) < 0) {
+			zt_warn("%s; skipped", err);
+			t->notdump++;
+			return;
+		}
+		if (!wanted(c, a, path, d.id, seen, t))
+			return;
+		known = 1;
+	}
 	if (!(in = zt_input_open(path, err, sizeof err))) {
 		zt_warn("%s; skipped", err);
 		t->notdump++;
@@ -808,18 +852,13 @@ static void ingest(CURL *c, const struct asked *a, const char *path, struct batc
 		kind = zt_stage_kind(st);
 		if (kind != ZT_STAGE_DIFF)
 			got = rows_of(st, &d, a, b, why, sizeof why);
-		whole = id_of_rest(zt_stage_input(st), d.id) == 0;
+		whole = known || id_of_rest(zt_stage_input(st), d.id) == 0;
 	}
-	if (!whole && dump_id(path, d.id, err, sizeof err) < 0) {
+	if (!known && !whole && dump_id(path, d.id, err, sizeof err) < 0) {
 		zt_warn("%s; skipped", err);
 		t->notdump++;
 		got = -1;
-	} else if (seen_before(seen, d.id) || (held = stored(c, a, d.id, err, sizeof err)) == 1) {
-		t->skipped++;
-		got = -1;
-	} else if (held < 0) {
-		zt_warn("%s; not stored: %s", err, path);
-		t->failed++;
+	} else if (!known && !wanted(c, a, path, d.id, seen, t)) {
 		got = -1;
 	} else if (!st) {
 		zt_warn("%s; skipped", why);
