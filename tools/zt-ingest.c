@@ -21,8 +21,9 @@
  * at once on their own dumps, stores nothing twice. (The same dump given
  * to two runs at the same moment can be stored by both: the look and the
  * INSERT are two requests.) The id is hashed from the lines as the one
- * pass that folds them reads them, and the server asked after it: a dump
- * stored before is read and folded, its rows thrown away (ingest).
+ * read that folds them reads them, and the server asked after it; after
+ * a dump the server held, the next one's id is read first, alone, so that
+ * a run again does not fold what it throws away (ingest).
  */
 #include <curl/curl.h>
 #include <errno.h>
