@@ -8,6 +8,7 @@
  * input.h), and a line that does not fit is refused before more is read.
  */
 #include "input.h"
+#include "hash.h"
 #include "progress.h"
 #include "util.h"
 
@@ -39,6 +40,9 @@ struct zt_input {
 	unsigned long lineno;
 	int unended;		/* the line last returned had no '\n': the input's end */
 	uint64_t total;		/* bytes of text read, for progress */
+	int hashing;		/* zt_input_hash_start was called */
+	int hash_bad;		/* lines went by unhashed, or a skip held one the loop refuses */
+	uint64_t hash;		/* of the lines handed out (zt_input_hash) */
 };
 
 enum {
@@ -362,6 +366,9 @@ char *zt_input_line(struct zt_input *in, size_t *len)
 	*len = (size_t)(nl - line);
 	in->start = (size_t)(nl - in->buf) + 1;
 	in->lineno++;
+	/* Before the reader sees it: some readers cut their lines in place. */
+	if (in->hashing)
+		in->hash = zt_hash(line, *len + 1, in->hash);
 	return line;
 }
 
@@ -389,10 +396,50 @@ const char *zt_input_ahead(struct zt_input *in, size_t want, size_t *n)
 	return in->buf + in->start;
 }
 
+/*
+ * The lines of the n bytes at the first unread one into the hash, each as
+ * zt_input_line hands it out: its '\n' a NUL for the time of the hash
+ * (the bytes are the input's, and the reader skipping them is done with
+ * them).
+ */
+static void hash_skipped(struct zt_input *in, size_t n)
+{
+	char *p = in->buf + in->start, *end = p + n, *nl;
+
+	for (; p < end; p = nl + 1) {
+		if (!(nl = memchr(p, '\n', (size_t)(end - p)))) {
+			in->hash_bad = 1;	/* not whole lines: not the loop's hash */
+			return;
+		}
+		if ((size_t)(nl - p) > in->max_line)
+			in->hash_bad = 1;
+		*nl = '\0';
+		in->hash = zt_hash(p, (size_t)(nl - p) + 1, in->hash);
+		*nl = '\n';
+	}
+}
+
 void zt_input_skip(struct zt_input *in, size_t n, unsigned long lines)
 {
+	if (in->hashing)
+		hash_skipped(in, n);
 	in->start += n;
 	in->lineno += lines;
+}
+
+void zt_input_hash_start(struct zt_input *in, uint64_t seed)
+{
+	in->hashing = 1;
+	in->hash_bad = in->lineno > 0;	/* lines gone by unhashed */
+	in->hash = seed;
+}
+
+int zt_input_hash(const struct zt_input *in, uint64_t *h)
+{
+	if (!in->hashing || in->hash_bad)
+		return -1;
+	*h = in->hash;
+	return 0;
 }
 
 unsigned long zt_input_lineno(const struct zt_input *in)

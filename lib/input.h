@@ -10,6 +10,7 @@
 #define ZT_INPUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * The longest line any text input may hold, without its '\n': 1 MiB. A
@@ -75,6 +76,28 @@ const char *zt_input_ahead(struct zt_input *in, size_t want, size_t *n);
  * complete lines: as if each had been read with zt_input_line.
  */
 void zt_input_skip(struct zt_input *in, size_t n, unsigned long lines);
+
+/*
+ * Hash every line handed out from now on (by zt_input_line and
+ * zt_input_skip), as the loop
+ *
+ *	while ((line = zt_input_line(in, &n)))
+ *		h = zt_hash(line, n + 1, h);
+ *
+ * from h = seed would, each line with its NUL (a '\n' or the end hashed as
+ * '\0'): a reader's one pass over the input then also gives the hash of
+ * its text (zt-ingest's dump id), with no second read. Call before the
+ * first line is read.
+ */
+void zt_input_hash_start(struct zt_input *in, uint64_t seed);
+
+/*
+ * That hash, of the lines handed out so far, into *h: 0, or -1 when it is
+ * not the loop's (hashing was not started, or started after a line was
+ * read, or a skip held a line longer than the limit, which the loop would
+ * have refused).
+ */
+int zt_input_hash(const struct zt_input *in, uint64_t *h);
 
 /* The error that ended the input, or NULL (the input ended as it should). */
 const char *zt_input_error(const struct zt_input *in);

@@ -86,6 +86,36 @@ rows_on() {
 	[ "$(q "SELECT count() FROM zt.samples_all")" -gt "$n" ]
 }
 
+@test "a dump's id is the hash its rows were stored with before, gzip or not; a stored dump is skipped in silence, warnings and all" {
+	# The id of these bytes from the version that read a dump twice (once
+	# for its id): rows stored by it must still be found.
+	printf 'spin;main;work 7\nspin;main 2\n' > pinned.folded
+	gzip -c pinned.folded > pinned.folded.gz
+	run --separate-stderr zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" pinned.folded pinned.folded.gz
+	echo "status $status; stderr: $stderr"
+	assert_success
+	[[ "$stderr" == *"1 dumps stored, 1 stored before, 0 failed"* ]]
+	run q "SELECT DISTINCT dump_id FROM zt.samples_all"
+	assert_output a4310d383b851057
+	# A dump whose program is gone warns as it is stored, and says
+	# nothing when it is found stored (the first file of a run is read
+	# and folded before the server is asked; the next, after a dump the
+	# server held, is not).
+	cp "$SAMPLES/spin" spingone
+	zt-collect -o gone.raw ./spingone > /dev/null 2>&1
+	rm spingone
+	run --separate-stderr zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" gone.raw
+	echo "status $status; stderr: $stderr"
+	assert_success
+	[[ "$stderr" == *"spingone"* ]]
+	for order in "gone.raw pinned.folded" "pinned.folded gone.raw"; do
+		run --separate-stderr zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" $order
+		echo "$order: status $status; stderr: $stderr"
+		assert_success
+		[ "$stderr" = "zt-ingest: 0 dumps stored, 2 stored before, 0 failed, 0 not read, 0 without samples; 0 rows, 0 samples, 0 bytes sent" ]
+	done
+}
+
 @test "a shard stopped mid-run: its dumps are reported and not counted; run again, nothing is lost" {
 	ch_stop 2
 	run --separate-stderr zt-ingest --url "http://127.0.0.1:$CH_HTTP_1" --timeout 5 spin1.raw spin2.raw spin3.raw spin4.raw

@@ -20,7 +20,10 @@
  * already stored is found and skipped: running again, or from many hosts
  * at once on their own dumps, stores nothing twice. (The same dump given
  * to two runs at the same moment can be stored by both: the look and the
- * INSERT are two requests.)
+ * INSERT are two requests.) The id is hashed from the lines as the one
+ * read that folds them reads them, and the server asked after it; after
+ * a dump the server held, the next one's id is read first, alone, so that
+ * a run again does not fold what it throws away (ingest).
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -36,7 +39,6 @@
 #include "chreply.h"
 #include "fold.h"
 #include "folded.h"
-#include "hash.h"
 #include "input.h"
 #include "out.h"
 #include "progress.h"
@@ -255,7 +257,7 @@ static void tsv_quoted(struct zt_out *o, const char *s, size_t n)
 
 /* What every row of one input shares. */
 struct dump {
-	char id[17];
+	char id[17];		/* 16 digits; a stand-in until the text is read (stamp_id) */
 	const char *name;
 	const char *host;
 	const struct zt_raw_label *labels;
@@ -487,26 +489,50 @@ static int folded_rows(struct zt_stage *st, struct dump *d, struct batch *b, cha
 	return got < 0 ? -1 : 0;
 }
 
-/* The id of the input at path: a hash of its lines, as 16 hex digits. */
+/*
+ * A dump's id is a hash of its lines, each with its NUL (so that lines are
+ * told apart), chained from this seed ("zt"), as 16 hex digits: the hash
+ * zt_input_hash keeps of the lines an input hands out. The rows stored
+ * carry it, so neither the function nor its input may change.
+ */
+enum { ID_SEED = 0x7a74 };
+
+/*
+ * The id of in, whose lines were hashed from the first (zt_input_hash_start),
+ * into id after reading what its reader left: 0, or -1 when in ended in an
+ * error or its hash is not the id's.
+ */
+static int id_of_rest(struct zt_input *in, char id[17])
+{
+	uint64_t h;
+	size_t n;
+
+	while (zt_input_line(in, &n))
+		;
+	if (zt_input_error(in) || zt_input_hash(in, &h) < 0)
+		return -1;
+	snprintf(id, 17, "%016" PRIx64, h);
+	return 0;
+}
+
+/* The id of the input at path, read for it alone: 0, or -1 with err. */
 static int dump_id(const char *path, char id[17], char *err, size_t errlen)
 {
 	struct zt_input *in = zt_input_open(path, err, errlen);
-	uint64_t h = 0x7a74;	/* "zt" */
 	const char *e;
-	char *line;
-	size_t n;
 
 	if (!in)
 		return -1;
-	while ((line = zt_input_line(in, &n)))
-		h = zt_hash(line, n + 1, h);	/* with its NUL: lines are told apart */
-	if ((e = zt_input_error(in))) {
-		zt_errf(err, errlen, "%s", e);
+	zt_input_hash_start(in, ID_SEED);
+	if (id_of_rest(in, id) < 0) {
+		if ((e = zt_input_error(in)))
+			zt_errf(err, errlen, "%s", e);
+		else
+			zt_errf(err, errlen, "%s: its id could not be hashed", zt_input_name(in));
 		zt_input_close(in);
 		return -1;
 	}
 	zt_input_close(in);
-	snprintf(id, 17, "%016" PRIx64, h);
 	return 0;
 }
 
@@ -668,10 +694,14 @@ static void flush(CURL *c, const struct asked *a, struct batch *b, struct tally 
 	b->body.len = 0;
 }
 
-/* The ids of this run's dumps, so that one given twice is stored once. */
+/*
+ * The ids of this run's dumps, so that one given twice is stored once, and
+ * whether the server held the last dump it was asked about (ingest).
+ */
 struct seen {
 	char (*id)[17];
 	size_t n, cap;
+	int held_last;
 };
 
 static int seen_before(struct seen *s, const char *id)
@@ -704,88 +734,169 @@ static void say_warnings(struct zt_stage *st)
 			zt_stage_name(st), n, zt_ps_reader_event(zt_stage_reader(st)), skipped);
 }
 
-/* One file: read, folded into rows of b, and b sent when it is full. */
+/*
+ * The rows of st, a profile, into b: 0, or -1 with the message in err
+ * (the rows from before the call on are then not whole).
+ */
+static int rows_of(struct zt_stage *st, struct dump *d, const struct asked *a,
+		   struct batch *b, char *err, size_t errlen)
+{
+	const struct zt_raw *raw;
+	int rc;
+
+	if (zt_stage_kind(st) == ZT_STAGE_FOLDED)
+		return folded_rows(st, d, b, err, errlen);
+	if (zt_stage_kind(st) == ZT_STAGE_RAW)
+		zt_stage_buckets(st, (uint64_t)a->bucket * 1000000000u);
+	rc = zt_stage_records(st, &a->sym.opts, err, errlen);
+	raw = rc == 0 ? zt_stage_raw(st) : NULL;
+	if (raw) {
+		if (raw->host)
+			d->host = raw->host;
+		d->labels = raw->labels;
+		d->nlabels = raw->nlabels;
+		if (raw->exe)
+			d->command = strrchr(raw->exe, '/') ? strrchr(raw->exe, '/') + 1 : raw->exe;
+	}
+	if (rc == 0)
+		rc = record_rows(st, d, a, b, err, errlen);
+	return rc;
+}
+
+/*
+ * Each row of b from offset mark on starts with the dump's id, written
+ * while the id was not known yet (the rows are made as the text is read
+ * and hashed): the id over it. A row is one line (TabSeparated escapes
+ * every '\n' in its fields).
+ */
+static void stamp_id(struct batch *b, size_t mark, const char id[17])
+{
+	char *p = b->body.buf + mark, *end = b->body.buf + b->body.len, *nl;
+
+	for (; p < end; p = nl + 1) {
+		memcpy(p, id, 16);
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+			break;
+	}
+}
+
+/*
+ * Whether the dump id of the file path is to be stored: 1; 0 when it was
+ * given earlier in the run or the server holds it (counted as stored
+ * before), or when the server could not say (named, counted as failed).
+ */
+static int wanted(CURL *c, const struct asked *a, const char *path, const char *id,
+		  struct seen *seen, struct tally *t)
+{
+	char err[ZT_ERR_MAX] = "";
+	int held;
+
+	if (seen_before(seen, id)) {
+		t->skipped++;
+		return 0;
+	}
+	if ((held = stored(c, a, id, err, sizeof err)) < 0) {
+		zt_warn("%s; not stored: %s", err, path);
+		t->failed++;
+		return 0;
+	}
+	seen->held_last = held;
+	if (held)
+		t->skipped++;
+	return !held;
+}
+
+/*
+ * One file: read once, folded into rows of b as its id is hashed from the
+ * lines read (zt_input_hash), then b sent when it is full. Only then is
+ * the server asked whether it holds the id, and what the reading found
+ * said after the answer, as when the id was read first in a pass of its
+ * own: a dump stored before is skipped in silence, the messages and
+ * counts are the same. A file whose reading did not give the whole id
+ * (not a profile, an error in its data) is read again for the id alone
+ * (dump_id), which names what stopped it as before.
+ *
+ * Folding a dump the server holds is work thrown away: after a dump it
+ * held (a run again over the same files, or a directory whose older
+ * dumps are stored), the next file's id is read first, alone, as
+ * before, and the dump read again to be folded only if it is not held.
+ */
 static void ingest(CURL *c, const struct asked *a, const char *path, struct batch *b,
 		   struct seen *seen, struct tally *t, const char *host)
 {
-	char err[ZT_ERR_MAX] = "";
-	struct dump d = { .name = path, .host = host, .command = "" };
+	char err[ZT_ERR_MAX] = "", why[ZT_ERR_MAX] = "";
+	struct dump d = { .id = "................", .name = path, .host = host, .command = "" };
+	struct zt_input *in;
 	struct zt_stage *st = NULL;
-	const struct zt_raw *raw;
 	size_t mark = b->body.len;
 	uint64_t rows = b->rows, samples = b->samples;
-	int rc, kind;
+	int got = -1, kind = -1, whole = 0, known = 0;
 
-	if (dump_id(path, d.id, err, sizeof err) < 0) {
+	if (seen->held_last) {
+		if (dump_id(path, d.id, err, sizeof err) < 0) {
+			zt_warn("%s; skipped", err);
+			t->notdump++;
+			return;
+		}
+		if (!wanted(c, a, path, d.id, seen, t))
+			return;
+		known = 1;
+	}
+	if (!(in = zt_input_open(path, err, sizeof err))) {
 		zt_warn("%s; skipped", err);
 		t->notdump++;
 		return;
 	}
-	if (seen_before(seen, d.id) || (rc = stored(c, a, d.id, err, sizeof err)) == 1) {
-		t->skipped++;
-		return;
+	zt_input_hash_start(in, ID_SEED);
+	/* got: 0 when the rows from mark on are the dump's; else why says why. */
+	if ((st = zt_stage_open_input(in, why, sizeof why))) {
+		kind = zt_stage_kind(st);
+		if (kind != ZT_STAGE_DIFF)
+			got = rows_of(st, &d, a, b, why, sizeof why);
+		whole = known || id_of_rest(zt_stage_input(st), d.id) == 0;
 	}
-	if (rc < 0) {
-		zt_warn("%s; not stored: %s", err, path);
-		t->failed++;
-		return;
-	}
-	if (!(st = zt_stage_open(path, err, sizeof err))) {
+	if (!known && !whole && dump_id(path, d.id, err, sizeof err) < 0) {
 		zt_warn("%s; skipped", err);
 		t->notdump++;
-		return;
-	}
-	kind = zt_stage_kind(st);
-	if (kind == ZT_STAGE_DIFF) {
+		got = -1;
+	} else if (!known && !wanted(c, a, path, d.id, seen, t)) {
+		got = -1;
+	} else if (!st) {
+		zt_warn("%s; skipped", why);
+		t->notdump++;
+	} else if (kind == ZT_STAGE_DIFF) {
 		zt_warn("%s: differential folded stacks are a comparison, not a profile; skipped",
 			zt_stage_name(st));
-		zt_stage_close(st);
 		t->notdump++;
-		return;
-	}
-	if (kind == ZT_STAGE_FOLDED) {
-		rc = folded_rows(st, &d, b, err, sizeof err);
+	} else if (got < 0) {
+		zt_warn("%s; skipped", why);
+		t->notdump++;
 	} else {
-		if (kind == ZT_STAGE_RAW)
-			zt_stage_buckets(st, (uint64_t)a->bucket * 1000000000u);
-		rc = zt_stage_records(st, &a->sym.opts, err, sizeof err);
-		raw = rc == 0 ? zt_stage_raw(st) : NULL;
-		if (raw) {
-			if (raw->host)
-				d.host = raw->host;
-			d.labels = raw->labels;
-			d.nlabels = raw->nlabels;
-			if (raw->exe)
-				d.command = strrchr(raw->exe, '/') ? strrchr(raw->exe, '/') + 1 :
-					    raw->exe;
-		}
-		if (rc == 0)
-			rc = record_rows(st, &d, a, b, err, sizeof err);
-		if (rc == 0)
+		stamp_id(b, mark, d.id);
+		if (kind != ZT_STAGE_FOLDED)
 			say_warnings(st);
+		if (b->rows == rows) {
+			/* Nothing to store, so nothing that says it was: every run says so. */
+			zt_warn("no samples in %s; nothing stored", zt_stage_name(st));
+			t->empty++;
+		} else {
+			struct member *m;
+
+			zt_grow(&b->m, &b->cap, b->n + 1, sizeof *b->m);
+			m = &b->m[b->n++];
+			m->name = zt_strdup(path);
+			memcpy(m->id, d.id, sizeof m->id);
+			m->start = mark;
+			m->end = b->body.len;
+			m->rows = b->rows - rows;
+			m->samples = b->samples - samples;
+		}
 	}
-	if (rc < 0) {
-		/* Its rows go: a dump is stored whole or not at all. */
+	if (got < 0) {
+		/* Its rows go: a dump is stored whole or not at all, and once. */
 		b->body.len = mark;
 		b->rows = rows;
 		b->samples = samples;
-		zt_warn("%s; skipped", err);
-		t->notdump++;
-	} else if (b->rows == rows) {
-		/* Nothing to store, so nothing that says it was: every run says so. */
-		zt_warn("no samples in %s; nothing stored", zt_stage_name(st));
-		t->empty++;
-	} else {
-		struct member *m;
-
-		zt_grow(&b->m, &b->cap, b->n + 1, sizeof *b->m);
-		m = &b->m[b->n++];
-		m->name = zt_strdup(path);
-		memcpy(m->id, d.id, sizeof m->id);
-		m->start = mark;
-		m->end = b->body.len;
-		m->rows = b->rows - rows;
-		m->samples = b->samples - samples;
 	}
 	zt_stage_close(st);
 	if (b->body.len >= BATCH_BYTES || b->rows >= BATCH_ROWS)

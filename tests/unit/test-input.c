@@ -1,8 +1,9 @@
 /*
  * test-input.c — the line reader: plain and gzip input read the same, a last
- * line without '\n', and long lines.
+ * line without '\n', long lines, and the hash of the lines read.
  */
 #include "unit.h"
+#include "hash.h"
 #include "input.h"
 #include "util.h"
 
@@ -230,4 +231,58 @@ UNIT_TEST(input_open_returns_null_and_says_why)
 
 	CHECK(zt_input_open("/nonexistent/zt-unit", err, sizeof err) == NULL);
 	CHECK_STR(err, "cannot open '/nonexistent/zt-unit': No such file or directory");
+}
+
+/* The hash zt_input_line's reader would make of every line of in. */
+static uint64_t hash_loop(struct zt_input *in, uint64_t seed)
+{
+	uint64_t h = seed;
+	size_t n;
+	char *l;
+
+	while ((l = zt_input_line(in, &n)))
+		h = zt_hash(l, n + 1, h);
+	return h;
+}
+
+UNIT_TEST(input_hash_of_lines_read_is_the_loops_plain_gzip_and_skipped)
+{
+	const char text[] = "zt-prof 1\nhz 997\r\n\n\nlast";
+	unsigned char gzb[256];
+	struct zt_input *in;
+	uint64_t want, h = 0;
+	size_t n, len;
+	const char *p;
+
+	in = from_bytes(text, sizeof text - 1);
+	want = hash_loop(in, 0x7a74);
+	zt_input_close(in);
+	/* Read line by line, hashed as it goes (zt-ingest's dump id). */
+	in = from_bytes(text, sizeof text - 1);
+	zt_input_hash_start(in, 0x7a74);
+	while (zt_input_line(in, &len))
+		;
+	CHECK(zt_input_hash(in, &h) == 0);
+	CHECK(h == want);
+	zt_input_close(in);
+	/* The same text in gzip, its first three lines skipped whole. */
+	in = from_bytes(gzb, gz(text, gzb, sizeof gzb));
+	zt_input_hash_start(in, 0x7a74);
+	CHECK_STR(zt_input_line(in, &len), "zt-prof 1");
+	p = zt_input_ahead(in, 64, &n);
+	CHECK(n >= 9 && memcmp(p, "hz 997\r\n\n", 9) == 0);
+	zt_input_skip(in, 9, 2);
+	CHECK_STR(zt_input_line(in, &len), "");
+	CHECK_STR(zt_input_line(in, &len), "last");
+	CHECK(zt_input_line(in, &len) == NULL);
+	CHECK(zt_input_hash(in, &h) == 0);
+	CHECK(h == want);
+	zt_input_close(in);
+	/* Lines read before the hash started: no hash to give. */
+	in = from_bytes(text, sizeof text - 1);
+	CHECK(zt_input_hash(in, &h) < 0);
+	CHECK_STR(zt_input_line(in, &len), "zt-prof 1");
+	zt_input_hash_start(in, 0x7a74);
+	CHECK(zt_input_hash(in, &h) < 0);
+	zt_input_close(in);
 }
