@@ -244,6 +244,7 @@ FUZZERS = \
 	tests/fuzz/bin/fuzz-labels \
 	tests/fuzz/bin/fuzz-chreply \
 	tests/fuzz/bin/fuzz-collect-labels \
+	tests/fuzz/bin/fuzz-finish \
 
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined
@@ -481,6 +482,12 @@ tests/fuzz/bin/fuzz-collect-labels: tests/fuzz/fuzz-collect-labels.c tests/fuzz/
 	@mkdir -p tests/fuzz/bin
 	@echo "  FUZZ    $@"
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) -Icollect $(FUZZ_FLAGS) -o $@ $<
+
+# zt-collect's finishing of a dead process's dump, the buffers it left above all.
+tests/fuzz/bin/fuzz-finish: tests/fuzz/fuzz-finish.c tests/fuzz/fuzz.h collect/finish.c collect/finish.h collect/spill.h collect/status.c $(LIB_OBJ:.o=.c) lib/*.h
+	@mkdir -p tests/fuzz/bin
+	@echo "  FUZZ    $@"
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) -Icollect $(FUZZ_FLAGS) -o $@ $< collect/finish.c collect/status.c $(LIB_OBJ:.o=.c) $(LDLIBS)
 
 fuzz: $(FUZZERS)
 

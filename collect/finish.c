@@ -167,7 +167,8 @@ static int take_buffers(int fd, const char *spill, struct zt_finish *u, struct t
 	}
 	free(buf);
 	close(in);
-	return rc;
+	/* No slot at all: the process died before its first was in the file. */
+	return stride ? rc : -1;
 }
 
 /* Append src's whole lines to fd; -1 on a failed write. */
