@@ -6,10 +6,13 @@
 
 #include <string.h>
 
-/* Names of frames without a symbol that look like waits but are not. */
+/*
+ * Names of frames without a symbol that look like waits but are not; "zt",
+ * a CPU sample in the collector's own work (ZT_OWN_FRAME).
+ */
 static const char *const pseudo[] = {
 	"unknown", "vdso", "vsyscall", "vvar", "anon", "heap", "stack", "truncated",
-	"depth limit",
+	"depth limit", "zt",
 };
 
 enum zt_state zt_wait_state(const char *name, size_t n)

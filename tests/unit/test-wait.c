@@ -23,6 +23,9 @@ UNIT_TEST(wait_frames_are_told_by_their_names)
 	CHECK(STATE("[unknown]") == ZT_STATE_ON_CPU);
 	CHECK(STATE("[vdso]") == ZT_STATE_ON_CPU);
 	CHECK(STATE("[truncated]") == ZT_STATE_ON_CPU);
+	CHECK(STATE("[depth limit]") == ZT_STATE_ON_CPU);
+	/* A CPU sample in the collector's own work. */
+	CHECK(STATE("[zt]") == ZT_STATE_ON_CPU);
 	CHECK(STATE("[libc.so.6]") == ZT_STATE_ON_CPU);
 	CHECK(STATE("[liblzma.so.5+0x15ae0]") == ZT_STATE_ON_CPU);
 	CHECK(STATE("[/tmp/x]") == ZT_STATE_ON_CPU);
