@@ -102,7 +102,7 @@ static void give_up(void)
 	zt_spill_end();
 }
 
-int zt_spill_map(int slot, void *region)
+int zt_spill_map(int slot, void *region, size_t used)
 {
 	struct zt_spill_head *h = region;
 	off_t off = (off_t)slot * (off_t)slot_bytes;
@@ -112,10 +112,13 @@ int zt_spill_map(int slot, void *region)
 		return -1;
 	/*
 	 * Reserved first: a store into a shared page the disk has no room
-	 * for faults. What the region holds already goes with it.
+	 * for faults. What the region holds already goes with it (a fresh
+	 * one's zeros are the reservation's own: nothing written).
 	 */
+	if (used > slot_bytes)
+		used = slot_bytes;
 	if (!zt_files_ok(&file) || fallocate(fd, 0, off, (off_t)slot_bytes) < 0 ||
-	    pwrite(fd, region, slot_bytes, off) != (ssize_t)slot_bytes ||
+	    (used && pwrite(fd, region, used, off) != (ssize_t)used) ||
 	    mmap(region, slot_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
 		 off) == MAP_FAILED) {
 		give_up();
@@ -153,16 +156,17 @@ void zt_spill_start(void)
 
 		/* Each, afresh: a slot may still be in the file of a dump that ended. */
 		if (t)
-			t->spill = zt_spill_map(i, region_of(t)) == 0 ? region_of(t) : NULL;
+			t->spill = zt_spill_map(i, region_of(t), t->len ? sizeof(struct zt_spill_head) +
+						 t->len : 0) == 0 ? region_of(t) : NULL;
 	}
 	if (sampler)
-		sampler_head = zt_spill_map(SAMPLER_SLOT, sampler) == 0 ? sampler : NULL;
+		sampler_head = zt_spill_map(SAMPLER_SLOT, sampler, 0) == 0 ? sampler : NULL;
 }
 
 struct zt_spill_head *zt_spill_sampler(void *region)
 {
 	sampler = region;
-	sampler_head = region && zt_spill_map(SAMPLER_SLOT, region) == 0 ? region : NULL;
+	sampler_head = region && zt_spill_map(SAMPLER_SLOT, region, 0) == 0 ? region : NULL;
 	return sampler_head;
 }
 

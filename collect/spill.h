@@ -55,9 +55,10 @@ void zt_spill_start(void);
 
 /*
  * Put slot number slot's buffer region, at region (zt_spill_slot_size
- * bytes, page-aligned), in the file: 0, or -1 (it stays as it was).
+ * bytes, page-aligned), in the file, with its first used bytes (0 for a
+ * fresh, zeroed one): 0, or -1 (it stays as it was).
  */
-int zt_spill_map(int slot, void *region);
+int zt_spill_map(int slot, void *region, size_t used);
 
 /* The dump is published or removed: the file goes. */
 void zt_spill_end(void);

@@ -232,7 +232,7 @@ static struct zt_thread *claim_slot(void)
 		t->alloc_addr = zt_alloc_rate() ? t->addr + zt_state.max_depth : t->addr;
 		t->buf = (char *)t + record_front() + sizeof(struct zt_spill_head);
 		t->spill = NULL;
-		if (zt_spill_map(slot, (char *)t + record_front()) == 0)
+		if (zt_spill_map(slot, (char *)t + record_front(), 0) == 0)
 			t->spill = (struct zt_spill_head *)((char *)t + record_front());
 		t->live = 1;
 		__atomic_store_n(&zt_state.threads[slot], t, __ATOMIC_RELEASE);
