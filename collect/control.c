@@ -461,10 +461,20 @@ static void *serve(void *arg)
 		int fd;
 
 		if (!zt_files_ok(&zt_state.control_fd)) {
-			/* The program closed it (closefrom): made again. */
+			int made;
+
+			/*
+			 * The program closed it (closefrom): made again, under
+			 * the lock that fork_prepare takes, so that a fork in
+			 * the middle cannot give the child a socket (or
+			 * directory) its fork handler does not know to close.
+			 */
+			take();
 			zt_state.control_fd.fd = -1;
-			if (__atomic_load_n(&channel_closed, __ATOMIC_ACQUIRE) ||
-			    listen_socket() < 0)
+			made = !__atomic_load_n(&channel_closed, __ATOMIC_ACQUIRE) &&
+			       listen_socket() >= 0;
+			give();
+			if (!made)
 				break;
 		}
 		fd = accept4(zt_state.control_fd.fd, NULL, NULL, SOCK_CLOEXEC);
