@@ -14,7 +14,7 @@
 #include "flame.h"
 #include "folded.h"
 #include "util.h"
-#include "wait.h"
+#include "waitframes.h"
 
 #include <stdlib.h>
 #include <string.h>

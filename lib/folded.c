@@ -5,7 +5,7 @@
  * before that one separator is the stack.
  */
 #include "folded.h"
-#include "facts.h"
+#include "factlines.h"
 #include "hex.h"
 #include "input.h"
 #include "util.h"

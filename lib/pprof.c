@@ -31,7 +31,7 @@
 #include "rawfmt.h"
 #include "maps.h"
 #include "util.h"
-#include "wait.h"
+#include "waitframes.h"
 
 #include <errno.h>
 #include <inttypes.h>

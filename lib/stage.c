@@ -15,7 +15,7 @@
  * its records through the text of the stream, line by line, as before.
  */
 #include "stage.h"
-#include "facts.h"
+#include "factlines.h"
 #include "folded.h"
 #include "hash.h"
 #include "input.h"

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fold.h"
+#include "perfscriptfold.h"
 #include "perfscript.h"
 #include "raw.h"
 #include "symbolize.h"

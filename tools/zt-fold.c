@@ -6,13 +6,13 @@
  *   zt-symbolize < run.raw | zt-fold > run.folded
  *   perf script | zt-fold --all | flamegraph.pl > run.svg
  *
- * Inputs are read through lib/stage.c, which tells them apart and
- * symbolizes a raw dump in process; folded inputs are summed and sorted.
- * The output matches FlameGraph's stackcollapse-perf.pl byte for byte; the
- * work is in lib/perfscript.c (lines), lib/collapse.c (names) and
- * lib/fold.c (counting and sorting). Nothing is written until every input
- * has been read, so a bad line never leaves half an output behind. When
- * stderr is a terminal, a long run shows how much it has read.
+ * Inputs are read through lib/stage.c, which tells them apart and symbolizes a
+ * raw dump in process; folded inputs are summed and sorted. The output matches
+ * FlameGraph's stackcollapse-perf.pl byte for byte; the work is in
+ * lib/perfscript.c (lines), lib/framenames.c (names) and lib/perfscriptfold.c
+ * (counting and sorting). Nothing is written until every input has been read,
+ * so a bad line never leaves half an output behind. When stderr is a terminal,
+ * a long run shows how much it has read.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "filter.h"
-#include "fold.h"
-#include "foldsrc.h"
+#include "perfscriptfold.h"
+#include "foldedsort.h"
 #include "stage.h"
 #include "symargs.h"
 #include "event.h"
@@ -271,8 +271,8 @@ static int fold_records(struct zt_stage **st, char **paths, int n, const struct 
 static int sum_folded(struct zt_stage **st, char **paths, int n, const struct asked *ask,
 		      char *err, size_t errlen)
 {
-	const struct zt_foldsrc_opts fo = { .root = ask->o.root };
-	struct zt_foldsrc *src = zt_foldsrc_sum_new();
+	const struct zt_foldedsort_opts fo = { .root = ask->o.root };
+	struct zt_foldedsort *src = zt_foldedsort_sum_new();
 	struct zt_stage_empties empties = { 0 };
 	static char obuf[1 << 16];
 	struct zt_input *in;
@@ -295,7 +295,7 @@ static int sum_folded(struct zt_stage **st, char **paths, int n, const struct as
 		if (rc == 0)
 			zt_stage_empties_add(&empties, zt_stage_name(st[i]), zt_stage_empty(st[i]));
 		if (rc == 0 && !zt_stage_empty(st[i])) {
-			rc = zt_foldsrc_sum_add(src, in, first, &fo, err, errlen);
+			rc = zt_foldedsort_sum_add(src, in, first, &fo, err, errlen);
 			if (!first)
 				first = zt_strdup(zt_stage_name(st[i]));
 		}
@@ -305,26 +305,26 @@ static int sum_folded(struct zt_stage **st, char **paths, int n, const struct as
 	if (zt_stage_empties_settle(&empties, rc < 0, err, errlen) < 0)
 		rc = -1;
 	if (rc == 0)
-		rc = zt_foldsrc_sum_end(src, first ? first : "", &total, err, errlen);
+		rc = zt_foldedsort_sum_end(src, first ? first : "", &total, err, errlen);
 	if (rc == 0) {
 		setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-		if (zt_foldsrc_wall(src))
+		if (zt_foldedsort_wall(src))
 			printf(ZT_WEIGHT_NS_LINE "\n");
-		if (zt_foldsrc_alloc(src)) {
+		if (zt_foldedsort_alloc(src)) {
 			char wline[160];
 
-			zt_weight_alloc_line(zt_foldsrc_alloc(src), zt_foldsrc_rate(src), wline,
-					     sizeof wline);
+			zt_weight_alloc_line(zt_foldedsort_alloc(src), zt_foldedsort_rate(src),
+					     wline, sizeof wline);
 			printf("%s\n", wline);
 		}
-		while ((got = zt_foldsrc_next(src, &stack, &len, &count, err, errlen)) > 0) {
+		while ((got = zt_foldedsort_next(src, &stack, &len, &count, err, errlen)) > 0) {
 			fwrite(stack, 1, len, stdout);
 			printf(" %llu\n", (unsigned long long)count);
 		}
 		rc = got;
 		zt_fshut(stdout, "<stdout>");
 	}
-	zt_foldsrc_close(src);
+	zt_foldedsort_close(src);
 	free(first);
 	return rc < 0 ? ZT_EXIT_DATA : ZT_EXIT_OK;
 }

@@ -8,10 +8,10 @@
  * Reads a raw dump, zt-symbolize's stream, any perf script output or folded
  * stacks, told apart by lib/stage.c, which symbolizes a raw dump in
  * process (the symbolizer's options are zt-symbolize's). Counting is
- * in lib/profile.c and lib/psprofile.c, what a count weighs in
+ * in lib/profile.c and lib/perfscriptprofile.c, what a count weighs in
  * lib/weight.c, the filters in lib/filter.c and the peek and list views in
  * lib/views.c; zt's `# zt` facts (rate, timer, samples lost, CPU time) come
- * from lib/facts.c.
+ * from lib/factlines.c.
  */
 #include <getopt.h>
 #include <math.h>
@@ -29,16 +29,16 @@
 #include "perfscript.h"
 #include "profile.h"
 #include "rawfmt.h"
-#include "psprofile.h"
+#include "perfscriptprofile.h"
 #include "progress.h"
 #include "usage.h"
 #include "util.h"
 #include "views.h"
 #include "weight.h"
-#include "facts.h"
+#include "factlines.h"
 #include "escape.h"
-#include "states.h"
-#include "wait.h"
+#include "threadstates.h"
+#include "waitframes.h"
 
 /* Long-only options: every code below 256 would also be a short one. */
 enum { OPT_FOCUS = ZT_SYMARGS_NEXT, OPT_IGNORE, OPT_HIDE, OPT_PEEK, OPT_LIST, OPT_SRCDIR,
@@ -208,8 +208,8 @@ static int agree(struct weight *weight, struct zt_weight *w, const char *path, c
 }
 
 /*
- * One folded stack: by function, or by its leaf's state (a wait frame is
- * told by its name, lib/wait.h, only in a file declared '# zt weight: ns').
+ * One folded stack: by function, or by its leaf's state (a wait frame is told
+ * by its name, lib/waitframes.h, only in a file declared '# zt weight: ns').
  */
 static void add_folded(struct run *st, int wall, const char *s, size_t n, uint64_t c)
 {

@@ -17,7 +17,7 @@
 #include "progress.h"
 #include "usage.h"
 #include "util.h"
-#include "facts.h"
+#include "factlines.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,11 @@
 /*
- * fuzz-labels.c — libFuzzer target for the label facts of a stream
- * ("# zt label KEY VALUE", "# zt host NAME": zt_facts_label, lib/facts.c)
- * and what zt-fold --root=label:NAME makes of them (lib/fold.c): each line
- * of the input is parsed alone, then the whole input is read as a stream
- * (lib/stage.c, as zt-fold reads one) and folded with its root the
- * input's value of a label, and the folded lines must read back. Build
- * with `make fuzz`; run
+ * fuzz-labels.c — libFuzzer target for the label facts of a stream ("# zt label
+ * KEY VALUE", "# zt host NAME": zt_facts_label, lib/factlines.c) and what
+ * zt-fold --root=label:NAME makes of them (lib/perfscriptfold.c): each line of
+ * the input is parsed alone, then the whole input is read as a stream
+ * (lib/stage.c, as zt-fold reads one) and folded with its root the input's
+ * value of a label, and the folded lines must read back. Build with
+ * `make fuzz`; run
  *   tests/fuzz/bin/fuzz-labels tests/fuzz/corpus-labels
  * The first byte picks the label: "service", "host" or "k".
  */
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "facts.h"
-#include "fold.h"
+#include "factlines.h"
+#include "perfscriptfold.h"
 #include "folded.h"
 #include "rawfmt.h"
 #include "stage.h"

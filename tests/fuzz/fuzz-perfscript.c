@@ -1,9 +1,9 @@
 /*
  * fuzz-perfscript.c — libFuzzer target for the perf script reader and the
- * folding behind zt-fold and zt-stat (lib/perfscript.c, lib/collapse.c,
- * lib/fold.c, lib/psprofile.c), the `# zt` facts (lib/facts.c), weights
- * (lib/weight.c), filters (lib/filter.c) and zt-stat's views (lib/views.c).
- * Build with `make fuzz`; run
+ * folding behind zt-fold and zt-stat (lib/perfscript.c, lib/framenames.c,
+ * lib/perfscriptfold.c, lib/perfscriptprofile.c), the `# zt` facts
+ * (lib/factlines.c), weights (lib/weight.c), filters (lib/filter.c) and
+ * zt-stat's views (lib/views.c). Build with `make fuzz`; run
  *   tests/fuzz/bin/fuzz-perfscript tests/fuzz/corpus-perfscript
  * The first byte picks the options; the rest is split into lines, each
  * copied to a buffer of its exact size so that AddressSanitizer sees any
@@ -23,15 +23,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fold.h"
+#include "perfscriptfold.h"
 #include "input.h"
 #include "perfscript.h"
 #include "profile.h"
-#include "psprofile.h"
+#include "perfscriptprofile.h"
 #include "views.h"
 #include "weight.h"
 #include "event.h"
-#include "facts.h"
+#include "factlines.h"
 
 /* The folded bytes of data read as a file, into *out; the reader's result. */
 static int fold_file(const uint8_t *data, size_t size, const struct zt_collapse_opts *o,

@@ -2,11 +2,11 @@
  * test-alloc.c — allocation profiles (raw version 6): objects rounded per
  * stack (zt_raw_objects), the views --event names (lib/event.h), the
  * folded weight lines of bytes and objects (lib/weight.c), and the
- * allocation facts written and read back (lib/facts.c).
+ * allocation facts written and read back (lib/factlines.c).
  */
 #include "unit.h"
 #include "event.h"
-#include "facts.h"
+#include "factlines.h"
 #include "raw.h"
 #include "rawfmt.h"
 #include "weight.h"

@@ -1,10 +1,10 @@
 /*
  * test-perfscript.c — the perf script line grammar, including the places
  * where stackcollapse-perf.pl's regular expressions split text oddly, and
- * the naming rules of lib/collapse.c.
+ * the naming rules of lib/framenames.c.
  */
 #include "unit.h"
-#include "collapse.h"
+#include "framenames.h"
 #include "input.h"
 #include "perfscript.h"
 

@@ -1,13 +1,13 @@
 /*
  * test-profile.c — per-key counts (lib/profile.c), the -s address
- * stripping (lib/foldsrc.c), `# zt` facts (lib/facts.c) and JSON strings
+ * stripping (lib/foldedsort.c), `# zt` facts (lib/factlines.c) and JSON strings
  * (lib/json.c).
  */
 #include "unit.h"
-#include "foldsrc.h"
+#include "foldedsort.h"
 #include "json.h"
 #include "profile.h"
-#include "facts.h"
+#include "factlines.h"
 
 #include <stdlib.h>
 
@@ -50,7 +50,7 @@ UNIT_TEST(strip_hex_replaces_every_address)
 {
 	char out[64];
 	const char *s = "a;0x7f12ab;b0x;0xZ;0XFF;x0x1f";
-	size_t n = zt_foldsrc_strip_hex(s, strlen(s), out);
+	size_t n = zt_foldedsort_strip_hex(s, strlen(s), out);
 
 	out[n] = '\0';
 	CHECK_STR(out, "a;0x...;b0x;0xZ;0XFF;x0x...");

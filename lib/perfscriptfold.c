@@ -1,13 +1,14 @@
 /*
- * fold.c — the folding loop behind zt-fold.
+ * perfscriptfold.c — perf script records folded into stacks: the loop behind
+ * zt-fold (struct zt_fold).
  *
  * Speed comes from naming each distinct frame once: a frame line's text from
  * its symbol to its module (and its address, with --addrs) keys a cache of
  * the names it gave, so most frames cost one hash lookup. A stack is then an
  * array of name ids, leaf first, interned in a second table with its count.
  */
-#include "fold.h"
-#include "facts.h"
+#include "perfscriptfold.h"
+#include "factlines.h"
 #include "filter.h"
 #include "rawfmt.h"
 #include "folded.h"

@@ -1,11 +1,11 @@
 /*
- * facts.h — the `# zt KEY VALUE` lines zt-symbolize writes before the
+ * factlines.h — the `# zt KEY VALUE` lines zt-symbolize writes before the
  * first record (formats/symbolized.md): rate, timer, samples lost, CPU time.
  * zt-stat reads them for its header. Both sides are here, with the names
  * from rawfmt.h, so that what is written is what is read.
  */
-#ifndef ZT_FACTS_H
-#define ZT_FACTS_H
+#ifndef ZT_FACTLINES_H
+#define ZT_FACTLINES_H
 
 #include <stddef.h>
 #include <stdint.h>

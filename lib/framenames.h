@@ -1,11 +1,12 @@
 /*
- * collapse.h — stackcollapse-perf.pl's naming rules: how a perf script frame
+ * framenames.h — stackcollapse-perf.pl's naming rules: how a perf script frame
  * becomes the frame names of a folded stack, and how a record header becomes
  * its root frame. zt-fold prints these names; zt-stat reports by them, so
- * that both tools name a function the same way.
+ * that both tools name a function the same way. The names here keep the
+ * script's: zt_collapse_*.
  */
-#ifndef ZT_COLLAPSE_H
-#define ZT_COLLAPSE_H
+#ifndef ZT_FRAMENAMES_H
+#define ZT_FRAMENAMES_H
 
 #include <stddef.h>
 
@@ -22,7 +23,7 @@ struct zt_collapse_opts {
 	int count;	/* weigh a perf record 1, not its period (zt-fold
 			   --weight=count; zt-samples records keep theirs) */
 	struct zt_reroot root;	/* --root=NAME: the root frame; --no-root: none
-				   (lib/fold.c leaves it off a stack with frames) */
+				   (lib/perfscriptfold.c leaves it off a stack with frames) */
 };
 
 /* A growable byte buffer; zero-initialize it, free buf when done. */

@@ -1,12 +1,12 @@
 /*
- * wait.h — the off-CPU frames of a wall-clock profile (raw dump version 5,
- * formats/symbolized.md "Wall-clock profiles"): what a thread waited in,
+ * waitframes.h — the off-CPU frames of a wall-clock profile (raw dump version
+ * 5, formats/symbolized.md "Wall-clock profiles"): what a thread waited in,
  * written as its stack's leaf frame "[futex]", and told apart again from a
- * frame's name by the readers (zt-stat's states, zt-flame's colours,
- * zt-pprof's label), which see folded stacks, where only names are left.
+ * frame's name by the readers (zt-stat's states, zt-flame's colours, zt-pprof's
+ * label), which see folded stacks, where only names are left.
  */
-#ifndef ZT_WAIT_H
-#define ZT_WAIT_H
+#ifndef ZT_WAITFRAMES_H
+#define ZT_WAITFRAMES_H
 
 #include <stddef.h>
 

@@ -1,8 +1,8 @@
 /*
- * facts.c — `# zt` comment lines: written from a raw dump (zt-symbolize),
+ * factlines.c — the `# zt` fact lines: written from a raw dump (zt-symbolize),
  * parsed back (zt-stat, through the perf-script reader).
  */
-#include "facts.h"
+#include "factlines.h"
 #include "escape.h"
 #include "raw.h"
 #include "rawfmt.h"

@@ -1,10 +1,10 @@
 /*
- * collapse.c — frame naming as stackcollapse-perf.pl (FlameGraph 41fee1f)
+ * framenames.c — frame naming as stackcollapse-perf.pl (FlameGraph 41fee1f)
  * does it: offsets stripped, [unknown] replaced by the module, names tidied,
  * Java names condensed, annotations appended. The rules are listed in
  * tests/data/perf-script/README.md and formats/folded.md.
  */
-#include "collapse.h"
+#include "framenames.h"
 #include "util.h"
 
 #include <stdlib.h>

@@ -1,7 +1,8 @@
 /*
- * states.c — a wall-clock profile's time per thread and state (states.h).
+ * threadstates.c — a wall-clock profile's time per thread and state
+ * (threadstates.h).
  */
-#include "states.h"
+#include "threadstates.h"
 #include "hash.h"
 #include "util.h"
 

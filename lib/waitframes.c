@@ -1,8 +1,8 @@
 /*
- * wait.c — telling a wall-clock profile's wait frames by their names
- * (wait.h).
+ * waitframes.c — telling a wall-clock profile's wait frames by their names
+ * (waitframes.h).
  */
-#include "wait.h"
+#include "waitframes.h"
 
 #include <string.h>
 

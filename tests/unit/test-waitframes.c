@@ -1,11 +1,11 @@
 /*
- * test-wait.c — lib/wait.c (a wall-clock profile's wait frames told by
- * their names), lib/states.c (time per thread and state) and the
+ * test-waitframes.c — lib/waitframes.c (a wall-clock profile's wait frames told
+ * by their names), lib/threadstates.c (time per thread and state) and the
  * '# zt weight: ns' declaration of lib/weight.c.
  */
 #include "unit.h"
-#include "states.h"
-#include "wait.h"
+#include "threadstates.h"
+#include "waitframes.h"
 #include "weight.h"
 
 #include <string.h>

@@ -1,10 +1,10 @@
 /*
- * test-facts.c — the `# zt` lines: what zt_facts_write writes from a dump,
+ * test-factlines.c — the `# zt` lines: what zt_facts_write writes from a dump,
  * zt_facts_line reads back; and values from the dump cannot forge a line.
  */
 #include "unit.h"
 #include "raw.h"
-#include "facts.h"
+#include "factlines.h"
 
 #include <stdlib.h>
 

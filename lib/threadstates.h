@@ -1,15 +1,16 @@
 /*
- * states.h — where a wall-clock profile's time went by thread state: on a
+ * threadstates.h — where a wall-clock profile's time went by thread state: on a
  * CPU, off it (blocked in a wait), or waiting for one, per thread and per
- * process (zt-stat's header). Weights are ns; lib/wait.h tells the states.
+ * process (zt-stat's header). Weights are ns; lib/waitframes.h tells the
+ * states.
  */
-#ifndef ZT_STATES_H
-#define ZT_STATES_H
+#ifndef ZT_THREADSTATES_H
+#define ZT_THREADSTATES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wait.h"
+#include "waitframes.h"
 
 struct zt_states;
 

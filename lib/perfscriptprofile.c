@@ -1,14 +1,15 @@
 /*
- * psprofile.c — perf script records into per-key counts. The keys of the
- * open record are gathered leaf first; a source line, which follows its
- * frame, replaces that frame's key when reporting by line. The keys of a
- * frame line are worked out once per distinct line (stackcollapse's name
- * rules, lib/collapse.c) and kept, as zt-fold keeps them (lib/fold.c).
+ * perfscriptprofile.c — perf script records into per-key counts (struct
+ * zt_psprof: ps for perf script, as lib/perfscript.h's zt_ps_). The keys of the
+ * open record are gathered leaf first; a source line, which follows its frame,
+ * replaces that frame's key when reporting by line. The keys of a frame line
+ * are worked out once per distinct line (stackcollapse's name rules,
+ * lib/framenames.c) and kept, as zt-fold keeps them (lib/perfscriptfold.c).
  */
-#include "psprofile.h"
-#include "collapse.h"
+#include "perfscriptprofile.h"
+#include "framenames.h"
 #include "rawfmt.h"
-#include "states.h"
+#include "threadstates.h"
 #include "strtab.h"
 #include "util.h"
 
