@@ -228,22 +228,8 @@ SAMPLES = \
 	samples/bigcopy \
 	samples/allocs \
 
-# libFuzzer targets (make fuzz; never part of check), one per line.
-FUZZERS = \
-	tests/fuzz/bin/fuzz-raw \
-	tests/fuzz/bin/fuzz-elf \
-	tests/fuzz/bin/fuzz-dwarf \
-	tests/fuzz/bin/fuzz-perfscript \
-	tests/fuzz/bin/fuzz-folded \
-	tests/fuzz/bin/fuzz-foldedsort \
-	tests/fuzz/bin/fuzz-stage \
-	tests/fuzz/bin/fuzz-cfi \
-	tests/fuzz/bin/fuzz-flame \
-	tests/fuzz/bin/fuzz-compare \
-	tests/fuzz/bin/fuzz-symbolize \
-	tests/fuzz/bin/fuzz-labels \
-	tests/fuzz/bin/fuzz-chreply \
-	tests/fuzz/bin/fuzz-collect-labels \
+# libFuzzer targets (make fuzz; never part of check): one per tests/fuzz/fuzz-*.c.
+FUZZERS = $(patsubst tests/fuzz/%.c,tests/fuzz/bin/%,$(wildcard tests/fuzz/fuzz-*.c))
 
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined
