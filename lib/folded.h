@@ -54,11 +54,10 @@ int zt_folded_next(struct zt_input *in, struct zt_folded_item *it, uint64_t *sta
 		   char *err, size_t errlen);
 
 /*
- * One folded input read stack by stack, its '#' lines taken here and
- * nowhere else: a weight declaration (weight.h) goes to w, and with facts
- * set every '#' line also to zt_facts_line (factlines.h). Set in, the flags and
- * facts, zero the rest (zt_folded_reader_init); the caller owns in and
- * facts.
+ * One folded input read stack by stack, its '#' lines taken here and nowhere
+ * else: a weight declaration (weight.h) goes to w, and with facts set every '#'
+ * line also to zt_factlines_line (factlines.h). Set in, the flags and facts,
+ * zero the rest (zt_folded_reader_init); the caller owns in and facts.
  */
 struct zt_folded_reader {
 	struct zt_input *in;

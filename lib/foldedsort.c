@@ -74,7 +74,7 @@ static int bykey(const void *a, const void *b, void *tab)
 }
 
 const char *zt_foldedsort_rewrite(const struct zt_foldedsort_opts *o, const char *s, size_t n,
-			       size_t *len, char **buf, size_t *cap)
+				  size_t *len, char **buf, size_t *cap)
 {
 	size_t extra = o && o->root.name ? strlen(o->root.name) : 0;
 
@@ -200,8 +200,8 @@ static int check(struct zt_foldedsort *s, struct zt_input *in, uint64_t *total, 
 }
 
 struct zt_foldedsort *zt_foldedsort_from(struct zt_input *in, const char *reopen,
-				   const struct zt_foldedsort_opts *o, uint64_t *total, char *err,
-				   size_t errlen)
+					 const struct zt_foldedsort_opts *o, uint64_t *total,
+					 char *err, size_t errlen)
 {
 	struct zt_foldedsort *s = zt_calloc(1, sizeof *s);
 	struct zt_input *again = NULL;
@@ -239,7 +239,7 @@ struct zt_foldedsort *zt_foldedsort_sum_new(void)
 }
 
 int zt_foldedsort_sum_add(struct zt_foldedsort *s, struct zt_input *in, const char *first,
-		       const struct zt_foldedsort_opts *o, char *err, size_t errlen)
+			  const struct zt_foldedsort_opts *o, char *err, size_t errlen)
 {
 	int unit = 0;
 
@@ -255,20 +255,20 @@ int zt_foldedsort_sum_add(struct zt_foldedsort *s, struct zt_input *in, const ch
 }
 
 int zt_foldedsort_sum_end(struct zt_foldedsort *s, const char *name, uint64_t *total, char *err,
-		       size_t errlen)
+			  size_t errlen)
 {
 	return sort_loaded(s, name, total, err, errlen);
 }
 
 struct zt_foldedsort *zt_foldedsort_sum(struct zt_input **in, size_t n,
-				  const struct zt_foldedsort_opts *o, uint64_t *total, char *err,
-				  size_t errlen)
+					const struct zt_foldedsort_opts *o, uint64_t *total,
+					char *err, size_t errlen)
 {
 	struct zt_foldedsort *s = zt_foldedsort_sum_new();
 
 	for (size_t i = 0; i < n; i++)
 		if (zt_foldedsort_sum_add(s, in[i], i ? zt_input_name(in[0]) : NULL, o, err,
-				       errlen) < 0)
+					  errlen) < 0)
 			goto fail;
 	if (zt_foldedsort_sum_end(s, n ? zt_input_name(in[0]) : "", total, err, errlen) < 0)
 		goto fail;
@@ -279,7 +279,7 @@ fail:
 }
 
 int zt_foldedsort_next(struct zt_foldedsort *s, const char **stack, size_t *len,
-		    uint64_t *count, char *err, size_t errlen)
+		       uint64_t *count, char *err, size_t errlen)
 {
 	struct zt_folded_item it;
 	int got;

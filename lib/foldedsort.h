@@ -36,16 +36,16 @@ struct zt_foldedsort_opts {
  * line N: problem" in err (util.h).
  */
 struct zt_foldedsort *zt_foldedsort_from(struct zt_input *in, const char *reopen,
-				   const struct zt_foldedsort_opts *o, uint64_t *total, char *err,
-				   size_t errlen);
+					 const struct zt_foldedsort_opts *o, uint64_t *total,
+					 char *err, size_t errlen);
 
 /*
  * The stacks of n inputs (the caller's), summed and sorted in memory, as
  * one: a side of zt-diff made of several folded inputs.
  */
 struct zt_foldedsort *zt_foldedsort_sum(struct zt_input **in, size_t n,
-				  const struct zt_foldedsort_opts *o, uint64_t *total, char *err,
-				  size_t errlen);
+					const struct zt_foldedsort_opts *o, uint64_t *total,
+					char *err, size_t errlen);
 
 /*
  * The same one input at a time, each closed by the caller after it was
@@ -56,9 +56,9 @@ struct zt_foldedsort *zt_foldedsort_sum(struct zt_input **in, size_t n,
  */
 struct zt_foldedsort *zt_foldedsort_sum_new(void);
 int zt_foldedsort_sum_add(struct zt_foldedsort *s, struct zt_input *in, const char *first,
-		       const struct zt_foldedsort_opts *o, char *err, size_t errlen);
+			  const struct zt_foldedsort_opts *o, char *err, size_t errlen);
 int zt_foldedsort_sum_end(struct zt_foldedsort *s, const char *name, uint64_t *total, char *err,
-		       size_t errlen);
+			  size_t errlen);
 
 /*
  * The next stack in zt_folded_cmp's order, each once: 1, or 0 at the end.
@@ -66,7 +66,7 @@ int zt_foldedsort_sum_end(struct zt_foldedsort *s, const char *name, uint64_t *t
  * time here: -1 with the message in err if it changed in between.
  */
 int zt_foldedsort_next(struct zt_foldedsort *s, const char **stack, size_t *len,
-		    uint64_t *count, char *err, size_t errlen);
+		       uint64_t *count, char *err, size_t errlen);
 
 /* Whether the input (every input, for zt_foldedsort_sum) declared
    '# zt weight: ns'. */
@@ -86,7 +86,7 @@ void zt_foldedsort_close(struct zt_foldedsort *s);
  * (the caller frees it); *len is their length.
  */
 const char *zt_foldedsort_rewrite(const struct zt_foldedsort_opts *o, const char *s, size_t n,
-			       size_t *len, char **buf, size_t *cap);
+				  size_t *len, char **buf, size_t *cap);
 
 /* Append stack with every 0x<hex digits> replaced by "0x..." to out. */
 size_t zt_foldedsort_strip_hex(const char *s, size_t n, char *out);

@@ -24,7 +24,7 @@
 enum zt_by { ZT_BY_FUNCTION, ZT_BY_MODULE, ZT_BY_LINE, ZT_BY_THREAD, ZT_BY_STATE,
 	     ZT_BY_LABEL };
 
-struct zt_states;
+struct zt_threadstates;
 
 struct zt_psprof;
 
@@ -56,7 +56,7 @@ void zt_psprof_set_lines(struct zt_psprof *pp, struct zt_profile *lp);
  * state: off-CPU when its leaf frame is a wait frame (module "[off-cpu]",
  * formats/symbolized.md), else on-CPU.
  */
-void zt_psprof_set_states(struct zt_psprof *pp, struct zt_states *st);
+void zt_psprof_set_states(struct zt_psprof *pp, struct zt_threadstates *st);
 
 /* Whether any record carried source lines. */
 int zt_psprof_saw_lines(const struct zt_psprof *pp);

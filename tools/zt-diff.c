@@ -112,8 +112,8 @@ static struct zt_input *open_folded(const char *path, const struct zt_symopts *o
  * twice (a regular file, not a pipe), otherwise loaded.
  */
 static struct zt_foldedsort *open_side(const char *path, const struct zt_foldedsort_opts *fo,
-				    const struct zt_symopts *o, uint64_t *total,
-				    struct zt_stage_empties *empties, char *err, size_t errlen)
+				       const struct zt_symopts *o, uint64_t *total,
+				       struct zt_stage_empties *empties, char *err, size_t errlen)
 {
 	struct zt_stage *sg;
 	struct zt_input *in = open_folded(path, o, &sg, err, errlen);
@@ -247,7 +247,7 @@ static int load_run(struct zt_compare_runs *m, size_t j, struct zt_stage *sg,
 	while ((got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
 		size_t len;
 		const char *stack = zt_foldedsort_rewrite(fo, it.stack, it.stacklen, &len, &buf,
-							   &cap);
+							  &cap);
 
 		if (zt_compare_runs_add(m, j, stack, len, it.count) < 0) {
 			zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s",

@@ -92,7 +92,7 @@ static void print_warnings(const struct zt_stage *st)
 }
 
 /* The folded stacks, after the weight line when --weight asked for it. */
-static void write_folded(struct zt_fold *fold, int declare)
+static void write_folded(struct zt_perfscriptfold *fold, int declare)
 {
 	static char obuf[1 << 16];
 	char wline[160];
@@ -101,17 +101,17 @@ static void write_folded(struct zt_fold *fold, int declare)
 	/* Said only when asked: flamegraph.pl warns about a line it cannot
 	   read, and the default output is stackcollapse-perf.pl's bytes. A
 	   wall-clock profile's counts are ns, which is always said. */
-	if (declare || zt_fold_wall(fold) || zt_fold_alloc(fold)) {
-		zt_fold_weight_line(fold, wline, sizeof wline);
+	if (declare || zt_perfscriptfold_wall(fold) || zt_perfscriptfold_alloc(fold)) {
+		zt_perfscriptfold_weight_line(fold, wline, sizeof wline);
 		printf("%s\n", wline);
 	}
-	zt_fold_write(fold, stdout);
+	zt_perfscriptfold_write(fold, stdout);
 	zt_fshut(stdout, "<stdout>");
 }
 
 /* What the command line asks for. */
 struct asked {
-	struct zt_collapse_opts o;
+	struct zt_framenames_opts o;
 	const char *re[3];	/* --focus, --ignore, --hide */
 	int declare;		/* --weight given: write the weight line */
 	const char *naming;	/* the first option that names records anew, or NULL */
@@ -209,7 +209,7 @@ static int reopen(struct zt_stage **st, const char *path, int records_only, char
  * stream; the exit status.
  */
 static int fold_records(struct zt_stage **st, char **paths, int n, const struct asked *ask,
-			struct zt_fold *fold, char *err, size_t errlen)
+			struct zt_perfscriptfold *fold, char *err, size_t errlen)
 {
 	struct zt_stage_events ev = { 0 };
 	struct zt_stage_empties empties = { 0 };
@@ -223,14 +223,14 @@ static int fold_records(struct zt_stage **st, char **paths, int n, const struct 
 			rc = -1;
 			break;
 		}
-		before = zt_fold_records(fold);
+		before = zt_perfscriptfold_records(fold);
 		rc = zt_stage_records(st[i], &ask->sym.opts, err, errlen);
-		zt_fold_next_input(fold);
+		zt_perfscriptfold_next_input(fold);
 		if (rc == 0)
 			rc = zt_stage_fold(st[i], fold, &ev, err, errlen);
 		if (rc == 0)
 			zt_stage_empties_add(&empties, zt_stage_name(st[i]),
-					     zt_fold_records(fold) == before);
+					     zt_perfscriptfold_records(fold) == before);
 		print_warnings(st[i]);
 		zt_stage_close(st[i]);
 		st[i] = NULL;
@@ -242,21 +242,22 @@ static int fold_records(struct zt_stage **st, char **paths, int n, const struct 
 	/* An input with no samples is named; only all of them empty is an error. */
 	if (zt_stage_empties_settle(&empties, rc < 0, err, errlen) < 0)
 		rc = -1;
-	if (rc == 0 && ask->o.count && zt_fold_wall(fold)) {
+	if (rc == 0 && ask->o.count && zt_perfscriptfold_wall(fold)) {
 		zt_errf(err, errlen, "--weight=count: a wall-clock profile's records weigh "
 			"nanoseconds (of wall-clock time), not samples; fold it without it");
 		rc = -1;
 	}
-	if (rc == 0 && ask->o.count && zt_fold_alloc(fold)) {
+	if (rc == 0 && ask->o.count && zt_perfscriptfold_alloc(fold)) {
 		zt_errf(err, errlen, "--weight=count: an allocation profile's records weigh "
 			"%s, not samples; fold it without it",
-			zt_weight_alloc_unit(zt_fold_alloc(fold)));
+			zt_weight_alloc_unit(zt_perfscriptfold_alloc(fold)));
 		rc = -1;
 	}
 	/* Nothing left to write is said, as zt-stat's "kept: 0 of ...". */
-	if (rc == 0 && zt_fold_kept(fold) == 0 && zt_filter_active(zt_fold_filter(fold)))
+	if (rc == 0 && zt_perfscriptfold_kept(fold) == 0 &&
+	    zt_filter_active(zt_perfscriptfold_filter(fold)))
 		zt_warn("kept 0 of %llu records by --focus, --ignore and --hide: no stack "
-			"matched%s%s%s", (unsigned long long)zt_fold_records(fold),
+			"matched%s%s%s", (unsigned long long)zt_perfscriptfold_records(fold),
 			ask->re[0] ? " --focus='" : "", ask->re[0] ? ask->re[0] : "",
 			ask->re[0] ? "'" : "");
 	if (rc == 0)
@@ -334,7 +335,7 @@ int main(int argc, char **argv)
 	static const char *const reopt[3] = { "--focus", "--ignore", "--hide" };
 	struct asked ask = { 0 };
 	struct zt_stage **st;
-	struct zt_fold *fold = NULL;
+	struct zt_perfscriptfold *fold = NULL;
 	char err[ZT_ERR_MAX] = "";
 	char **paths, *folded_name = NULL;
 	int status, n, folded = -1;
@@ -348,10 +349,10 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	fold = zt_fold_new(&ask.o);
+	fold = zt_perfscriptfold_new(&ask.o);
 	for (int k = 0; k < 3; k++) {
-		if (ask.re[k] &&
-		    zt_filter_set(zt_fold_filter(fold), k, ask.re[k], err, sizeof err) < 0) {
+		if (ask.re[k] && zt_filter_set(zt_perfscriptfold_filter(fold), k, ask.re[k], err,
+					       sizeof err) < 0) {
 			zt_warn("%s: bad regex '%s': %s", reopt[k], ask.re[k], err);
 			zt_usage(&usage, stderr);
 			status = ZT_EXIT_USAGE;
@@ -402,7 +403,7 @@ int main(int argc, char **argv)
 	free(st);
 	free(folded_name);
 out:
-	zt_fold_free(fold);
+	zt_perfscriptfold_free(fold);
 	zt_symargs_free(&ask.sym);
 	return status;
 }

@@ -227,7 +227,7 @@ static void write_file(char *path, const char *text)
 /* path's stacks as zt-diff reads a named input: opened, then streamed or
    loaded. */
 static struct zt_foldedsort *open_src(const char *path, const struct zt_foldedsort_opts *o,
-				   uint64_t *total, char *err, size_t errlen)
+				      uint64_t *total, char *err, size_t errlen)
 {
 	struct zt_input *in = zt_input_open(path, err, errlen);
 	struct zt_foldedsort *s;
