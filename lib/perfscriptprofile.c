@@ -264,7 +264,7 @@ static void srcline(struct zt_psprof *pp, const struct zt_span *t)
 		return;
 	pp->tmp.len = 0;
 	zt_framenames_srcline(t->p, t->n, &pp->tmp);
-	if (pp->tmp.len > 1)	/* drop the ':' collapse puts first */
+	if (pp->tmp.len > 1)	/* drop the ':' it puts first */
 		pp->ids[pp->lineslot] = zt_profile_key(pp->p, pp->tmp.buf + 1, pp->tmp.len - 1);
 	pp->lineslot = -1;
 }
