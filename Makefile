@@ -83,19 +83,19 @@ LIB_OBJ = \
 	lib/strtab.o \
 	lib/critbit.o \
 	lib/perfscript.o \
-	lib/collapse.o \
-	lib/fold.o \
+	lib/framenames.o \
+	lib/perfscriptfold.o \
 	lib/folded.o \
-	lib/foldsrc.o \
+	lib/foldedsort.o \
 	lib/profile.o \
-	lib/psprofile.o \
-	lib/facts.o \
+	lib/perfscriptprofile.o \
+	lib/factlines.o \
 	lib/chreply.o \
-	lib/stats.o \
+	lib/significance.o \
 	lib/compare.o \
 	lib/weight.o \
-	lib/wait.o \
-	lib/states.o \
+	lib/waitframes.o \
+	lib/threadstates.o \
 	lib/filter.o \
 	lib/views.o \
 	lib/json.o \
@@ -162,15 +162,15 @@ UNIT_OBJ = \
 	tests/unit/test-perfscript.o \
 	tests/unit/test-folded.o \
 	tests/unit/test-symstream.o \
-	tests/unit/test-stats.o \
+	tests/unit/test-significance.o \
 	tests/unit/test-profile.o \
 	tests/unit/test-cfi.o \
 	tests/unit/test-weight.o \
-	tests/unit/test-wait.o \
+	tests/unit/test-waitframes.o \
 	tests/unit/test-compare.o \
 	tests/unit/test-pprof.o \
 	tests/unit/test-filter.o \
-	tests/unit/test-facts.o \
+	tests/unit/test-factlines.o \
 	tests/unit/test-alloc.o \
 	tests/unit/test-symargs.o \
 	tests/unit/test-debuginfod.o \
@@ -228,23 +228,8 @@ SAMPLES = \
 	samples/bigcopy \
 	samples/allocs \
 
-# libFuzzer targets (make fuzz; never part of check), one per line.
-FUZZERS = \
-	tests/fuzz/bin/fuzz-raw \
-	tests/fuzz/bin/fuzz-elf \
-	tests/fuzz/bin/fuzz-dwarf \
-	tests/fuzz/bin/fuzz-perfscript \
-	tests/fuzz/bin/fuzz-folded \
-	tests/fuzz/bin/fuzz-foldsrc \
-	tests/fuzz/bin/fuzz-stage \
-	tests/fuzz/bin/fuzz-cfi \
-	tests/fuzz/bin/fuzz-flame \
-	tests/fuzz/bin/fuzz-compare \
-	tests/fuzz/bin/fuzz-symbolize \
-	tests/fuzz/bin/fuzz-labels \
-	tests/fuzz/bin/fuzz-chreply \
-	tests/fuzz/bin/fuzz-collect-labels \
-	tests/fuzz/bin/fuzz-finish \
+# libFuzzer targets (make fuzz; never part of check): one per tests/fuzz/fuzz-*.c.
+FUZZERS = $(patsubst tests/fuzz/%.c,tests/fuzz/bin/%,$(wildcard tests/fuzz/fuzz-*.c))
 
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined

@@ -439,35 +439,43 @@ static uint32_t first_above(uint64_t addr, uint32_t n)
 }
 
 /*
+ * How [addr, addr + len) stands to the known executable ranges, read under
+ * the table's sequence: X_UNKNOWN alone when the table cannot tell (it is
+ * being rewritten, or it overflowed); else X_OVERLAPS when the first range
+ * that ends above addr starts below addr + len, and X_INSIDE when that
+ * range holds all of it.
+ */
+enum { X_OVERLAPS = 1, X_INSIDE = 2, X_UNKNOWN = 4 };
+
+static int exec_relation(uint64_t addr, size_t len)
+{
+	uint32_t seq = __atomic_load_n(&xseq, __ATOMIC_SEQ_CST), n, i;
+	int r = 0;
+
+	if ((seq & 1) || !xvalid)
+		return X_UNKNOWN;
+	n = nxr;
+	i = first_above(addr, n);
+	if (i < n && xr[i].lo < addr + len)
+		r |= X_OVERLAPS;
+	if (i < n && xr[i].lo <= addr && addr + len <= xr[i].hi)
+		r |= X_INSIDE;
+	return __atomic_load_n(&xseq, __ATOMIC_SEQ_CST) != seq ? X_UNKNOWN : r;
+}
+
+/*
  * Whether [addr, addr + len) may hold executable code that a snapshot
- * knows of (or the table cannot tell: it is being rewritten, or it
- * overflowed). Not for signal handlers.
+ * knows of (or the table cannot tell). Not for signal handlers.
  */
 int zt_snap_overlaps_exec(uint64_t addr, size_t len)
 {
-	uint32_t seq = __atomic_load_n(&xseq, __ATOMIC_SEQ_CST), n, i;
-	int hit;
-
-	if ((seq & 1) || !xvalid)
-		return 1;
-	n = nxr;
-	i = first_above(addr, n);
-	hit = i < n && xr[i].lo < addr + len;
-	return hit || __atomic_load_n(&xseq, __ATOMIC_SEQ_CST) != seq;
+	return (exec_relation(addr, len) & (X_OVERLAPS | X_UNKNOWN)) != 0;
 }
 
 /* Whether [addr, addr + len) lies inside one known executable range. */
 int zt_snap_covered_exec(uint64_t addr, size_t len)
 {
-	uint32_t seq = __atomic_load_n(&xseq, __ATOMIC_SEQ_CST), n, i;
-	int in;
-
-	if ((seq & 1) || !xvalid)
-		return 0;
-	n = nxr;
-	i = first_above(addr, n);
-	in = i < n && xr[i].lo <= addr && addr + len <= xr[i].hi;
-	return in && __atomic_load_n(&xseq, __ATOMIC_SEQ_CST) == seq;
+	return (exec_relation(addr, len) & X_INSIDE) != 0;
 }
 
 /* The side file's bytes [from, to) (to -1: its end) appended to fd. */

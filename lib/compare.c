@@ -12,7 +12,7 @@
  */
 #include "compare.h"
 #include "folded.h"
-#include "stats.h"
+#include "significance.h"
 #include "strtab.h"
 #include "util.h"
 
@@ -277,7 +277,7 @@ static void test_at(const struct zt_compare *c, size_t t, struct zt_compare_test
 		f = (c->d0 * (1 + c->alpha * mu) + dfr * phi) / (c->d0 + dfr);
 	x->phi = f > 1 ? f : 1;
 	stat = fabs(x->change) - cc;
-	x->p = se > 0 && stat > 0 ? zt_stats_t_p2(stat / (sqrt(x->phi) * se), c->df) : 1;
+	x->p = se > 0 && stat > 0 ? zt_significance_t_p2(stat / (sqrt(x->phi) * se), c->df) : 1;
 	half = cc + c->crit * (sqrt(x->phi) * se);
 	x->lo = x->change - half;
 	x->hi = x->change + half;
@@ -358,7 +358,7 @@ static void adjust(struct zt_compare *c)
 		if (counted)
 			pt[nt++] = x.p;
 	}
-	c->threshold = zt_stats_bh_threshold(pt, nt, c->q, &c->rejections);
+	c->threshold = zt_significance_bh_threshold(pt, nt, c->q, &c->rejections);
 	c->ntests = nt;
 	free(pt);
 }
@@ -452,7 +452,7 @@ struct zt_compare *zt_compare(const struct zt_compare_runs *m, double q)
 	/* Intervals at 1 - qR/m exclude 0 exactly for the rejected tests. */
 	c->level = 1 - q * (double)(c->rejections ? c->rejections : 1) /
 			   (double)(c->ntests ? c->ntests : 1);
-	c->crit = zt_stats_t_crit(1 - c->level, c->df);
+	c->crit = zt_significance_t_crit(1 - c->level, c->df);
 	make_rows(c);
 	return c;
 }

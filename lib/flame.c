@@ -14,7 +14,7 @@
 #include "flame.h"
 #include "folded.h"
 #include "util.h"
-#include "wait.h"
+#include "waitframes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -179,7 +179,8 @@ const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
 
 		while (leaf > line && leaf[-1] != ';')
 			leaf--;
-		off = zt_wait_state(leaf, (size_t)(line + stacklen - leaf)) != ZT_STATE_ON_CPU;
+		off = zt_waitframes_state(leaf, (size_t)(line + stacklen - leaf)) !=
+		      ZT_STATE_ON_CPU;
 		if ((f->clock == ZT_FLAME_CLOCK_CPU && off) ||
 		    (f->clock == ZT_FLAME_CLOCK_OFF && !off))
 			return NULL;

@@ -10,7 +10,7 @@
  * and colours each frame by after − before, red for growth, blue for
  * shrinkage. A wall-clock profile's (folded stacks declared '# zt weight:
  * ns') widths are ns, and a frame whose every stack is off-CPU (its leaf a
- * wait frame, lib/wait.h) is drawn in a cold palette beside the warm
+ * wait frame, lib/waitframes.h) is drawn in a cold palette beside the warm
  * on-CPU frames, a hot/cold flame graph.
  */
 #ifndef ZT_FLAME_H

@@ -5,7 +5,7 @@
  * before that one separator is the stack.
  */
 #include "folded.h"
-#include "facts.h"
+#include "factlines.h"
 #include "hex.h"
 #include "input.h"
 #include "util.h"
@@ -125,7 +125,7 @@ static const char *comment(struct zt_folded_reader *r, const char *s, size_t n)
 		r->rate = rate;
 	}
 	if (r->facts)
-		problem = zt_facts_line(r->facts, s, n);
+		problem = zt_factlines_line(r->facts, s, n);
 	if (!problem && r->weighed)
 		problem = zt_weight_comment(&r->w, s, n);
 	return problem;

@@ -2,7 +2,7 @@
  * folded.h — reading folded stacks (formats/folded.md): `frame;frame count`.
  *
  * One reader for every tool that takes folded input (zt-fold, zt-stat,
- * zt-diff, zt-flame, zt-pprof, through foldsrc.c and stage.c), with the
+ * zt-diff, zt-flame, zt-pprof, through foldedsort.c and stage.c), with the
  * weight declarations of its '#' lines, and the writer and reader of
  * zt-diff's differential layout; strict where the format's readers
  * disagree: it names the line and the problem (a missing, negative,
@@ -54,11 +54,10 @@ int zt_folded_next(struct zt_input *in, struct zt_folded_item *it, uint64_t *sta
 		   char *err, size_t errlen);
 
 /*
- * One folded input read stack by stack, its '#' lines taken here and
- * nowhere else: a weight declaration (weight.h) goes to w, and with facts
- * set every '#' line also to zt_facts_line (facts.h). Set in, the flags and
- * facts, zero the rest (zt_folded_reader_init); the caller owns in and
- * facts.
+ * One folded input read stack by stack, its '#' lines taken here and nowhere
+ * else: a weight declaration (weight.h) goes to w, and with facts set every '#'
+ * line also to zt_factlines_line (factlines.h). Set in, the flags and facts,
+ * zero the rest (zt_folded_reader_init); the caller owns in and facts.
  */
 struct zt_folded_reader {
 	struct zt_input *in;
@@ -117,7 +116,7 @@ int zt_folded_cmp(const char *a, size_t na, const char *b, size_t nb);
 enum zt_root_how { ZT_ROOT_KEEP, ZT_ROOT_DROP, ZT_ROOT_RENAME, ZT_ROOT_LABEL };
 
 /* ZT_ROOT_LABEL (zt-fold --root=label:NAME): the root is the input's value
-   of label name (its "# zt label" facts, lib/fold.c), records only; folded
+   of label name (its "# zt label" facts, lib/perfscriptfold.c), records only; folded
    stacks carry no labels, and keep their root. */
 struct zt_reroot {
 	enum zt_root_how how;

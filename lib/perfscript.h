@@ -6,7 +6,7 @@
  * including its quirks, so that zt-fold can match it byte for byte. The
  * reader hands out one item per meaningful line (a record header, a frame,
  * a source line, a record's end, a comment) and leaves naming and counting
- * to the caller (lib/collapse.h, zt-fold, zt-stat).
+ * to the caller (lib/framenames.h, zt-fold, zt-stat).
  */
 #ifndef ZT_PERFSCRIPT_H
 #define ZT_PERFSCRIPT_H

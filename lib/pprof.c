@@ -31,7 +31,7 @@
 #include "rawfmt.h"
 #include "maps.h"
 #include "util.h"
-#include "wait.h"
+#include "waitframes.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -275,7 +275,7 @@ static uint64_t wait_location(struct builder *b, const struct zt_stack *st)
 /* A sample's "state" label. */
 static uint64_t state_of(struct zt_pprof *p, enum zt_state s)
 {
-	return str(p, zt_wait_state_name(s));
+	return str(p, zt_waitframes_state_name(s));
 }
 
 static void push_locid(struct zt_pprof *p, uint64_t id)
@@ -626,7 +626,7 @@ void zt_pprof_folded_add(struct zt_pprof_folded *f, const char *stack, size_t n,
 		}
 		push_locid(p, f->loc_of[fn]);
 		if (f->b.wall && end == n)
-			sm->state = state_of(p, zt_wait_state(stack + first, end - first));
+			sm->state = state_of(p, zt_waitframes_state(stack + first, end - first));
 		end = first > 0 ? first - 1 : 0;
 	}
 	sm->nlocs = p->nlocids - sm->first_loc;

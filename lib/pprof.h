@@ -125,7 +125,7 @@ struct zt_pprof *zt_pprof_folded_end(struct zt_pprof_folded *f, uint64_t div);
 /*
  * The stacks added from now on are a wall-clock profile's ('# zt weight:
  * ns'): the one sample type is wall/nanoseconds, and each sample is
- * labelled with its state (lib/wait.h: its leaf frame's). Call before the
+ * labelled with its state (lib/waitframes.h: its leaf frame's). Call before the
  * first zt_pprof_folded_add; end with a div of 1.
  */
 void zt_pprof_folded_wall(struct zt_pprof_folded *f);

@@ -4,7 +4,7 @@
  * header and summary keys, the sections, the marks of a sample line, the
  * values the collector writes, and the sampling-rate limits. The writer
  * (collect/dump.c, collect/store.c) and the readers (lib/raw.c,
- * lib/facts.c) spell a key only through these, so that a key cannot be
+ * lib/factlines.c) spell a key only through these, so that a key cannot be
  * renamed on one side alone.
  *
  * Only macros: collect/ includes it into the sampler, which links no libc
@@ -248,7 +248,7 @@ static inline int zt_label_value_ok(const char *v, unsigned long n)
 #define ZT_RAW_MAIN_PROGRAM "-"		/* a build-id line's name for the executable */
 
 /*
- * `# zt KEY VALUE` lines in the symbolized stream (lib/facts.c writes and
+ * `# zt KEY VALUE` lines in the symbolized stream (lib/factlines.c writes and
  * reads them). Most carry the dump's key of the same name.
  */
 #define ZT_FACT_PREFIX "# zt "

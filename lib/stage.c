@@ -15,7 +15,7 @@
  * its records through the text of the stream, line by line, as before.
  */
 #include "stage.h"
-#include "facts.h"
+#include "factlines.h"
 #include "folded.h"
 #include "hash.h"
 #include "input.h"
@@ -565,7 +565,7 @@ static int next_chunk(struct zt_stage *s)
 		s->facts_done = 1;
 		if (!f)
 			zt_out_of_memory("the facts of a raw dump");
-		zt_facts_write(f, d, w, s->nwarn);
+		zt_factlines_write(f, d, w, s->nwarn);
 		if (fclose(f) != 0)
 			zt_out_of_memory("the facts of a raw dump");
 		s->chunk = s->facts;
@@ -668,7 +668,7 @@ const char *const *zt_stage_warnings(const struct zt_stage *s, size_t *n)
 /* ------------------------------------------------------------------ */
 /* Folding. */
 
-int zt_stage_fold(struct zt_stage *s, struct zt_fold *f, struct zt_stage_events *ev,
+int zt_stage_fold(struct zt_stage *s, struct zt_perfscriptfold *f, struct zt_stage_events *ev,
 		  char *err, size_t errlen)
 {
 	struct zt_ps_item it;
@@ -678,10 +678,11 @@ int zt_stage_fold(struct zt_stage *s, struct zt_fold *f, struct zt_stage_events 
 
 	if (ev->event)
 		zt_ps_reader_set_event(s->r, ev->event, strlen(ev->event));
-	/* zt_fold_item keeps what a record gave: repeats need not be read again. */
+	/* zt_perfscriptfold_item keeps what a record gave: repeats need not be
+	   read again. */
 	zt_ps_reader_set_repeats(s->r, 1);
 	while ((got = zt_stage_next(s, &it, err, errlen)) > 0) {
-		if ((problem = zt_fold_item(f, &it))) {
+		if ((problem = zt_perfscriptfold_item(f, &it))) {
 			zt_err_at(err, errlen, zt_input_name(s->in), it.lineno, "%s", problem);
 			return -1;
 		}
@@ -739,9 +740,9 @@ static void note_periods(struct zt_stage *s, const struct zt_weight *w)
 struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
 				 char *err, size_t errlen)
 {
-	struct zt_collapse_opts co = { 0 };
+	struct zt_framenames_opts co = { 0 };
 	struct zt_stage_events ev = { 0 };
-	struct zt_fold *f;
+	struct zt_perfscriptfold *f;
 	char *msg, wline[160];
 	FILE *tmp;
 	int fd, rc;
@@ -756,7 +757,7 @@ struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
 	   counts (zt-diff tests them, zt-pprof writes them), and perf's
 	   periods are not counts (see note_periods). */
 	co.count = 1;
-	f = zt_fold_new(&co);
+	f = zt_perfscriptfold_new(&co);
 	rc = zt_stage_fold(s, f, &ev, err, errlen);
 	msg = zt_stage_events_end(&ev);
 	if (msg) {
@@ -764,10 +765,10 @@ struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
 		free(msg);
 	}
 	if (rc < 0) {
-		zt_fold_free(f);
+		zt_perfscriptfold_free(f);
 		return NULL;
 	}
-	s->empty = zt_fold_records(f) == 0;
+	s->empty = zt_perfscriptfold_records(f) == 0;
 	/* zt-fold's bytes, in a file of their own, read back as any folded input. */
 	fd = memfd_create("zt-folded", MFD_CLOEXEC);
 	if (fd < 0 || !(tmp = fdopen(dup(fd), "w"))) {
@@ -775,16 +776,16 @@ struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
 			zt_input_name(s->in), strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		zt_fold_free(f);
+		zt_perfscriptfold_free(f);
 		return NULL;
 	}
 	/* What the counts weigh, said as zt-fold --weight=count says it:
 	   samples, or a wall-clock profile's ns. */
-	zt_fold_weight_line(f, wline, sizeof wline);
+	zt_perfscriptfold_weight_line(f, wline, sizeof wline);
 	fprintf(tmp, "%s\n", wline);
-	note_periods(s, zt_fold_weight(f));
-	zt_fold_write(f, tmp);
-	zt_fold_free(f);
+	note_periods(s, zt_perfscriptfold_weight(f));
+	zt_perfscriptfold_write(f, tmp);
+	zt_perfscriptfold_free(f);
 	if (fclose(tmp) != 0 || lseek(fd, 0, SEEK_SET) != 0) {
 		zt_errf(err, errlen, "%s: cannot write its folded stacks: %s",
 			zt_input_name(s->in), strerror(errno));

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fold.h"
+#include "perfscriptfold.h"
 #include "perfscript.h"
 #include "raw.h"
 #include "symbolize.h"
@@ -115,7 +115,7 @@ struct zt_stage_events {
  * event from one input to the next. Returns 0, or -1 with the message in
  * err.
  */
-int zt_stage_fold(struct zt_stage *s, struct zt_fold *f, struct zt_stage_events *ev,
+int zt_stage_fold(struct zt_stage *s, struct zt_perfscriptfold *f, struct zt_stage_events *ev,
 		  char *err, size_t errlen);
 
 /*

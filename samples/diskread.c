@@ -29,37 +29,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#define SAMPLE_NAME "diskread"
+#include "truth.h"
+
 enum { BLOCK = 4096, BLOCKS = 2048 };	/* 8 MiB */
 
 static const char *path, *truth_path;
 static double seconds = 1.5;
-
-static void fail(const char *what, int err)
-{
-	fprintf(stderr, "diskread: %s: %s\n", what, strerror(err));
-	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
-		fail("clock_gettime", errno);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void schedstat(unsigned long long *exec, unsigned long long *delay)
-{
-	char p[64], buf[128];
-	FILE *f;
-
-	snprintf(p, sizeof p, "/proc/self/task/%ld/schedstat", (long)syscall(SYS_gettid));
-	f = fopen(p, "r");
-	if (!f || !fgets(buf, sizeof buf, f) || sscanf(buf, "%llu %llu", exec, delay) != 2)
-		fail("schedstat", errno ? errno : EINVAL);
-	fclose(f);
-}
 
 static __attribute__((noinline)) void read_block(int fd, void *buf, off_t at)
 {

@@ -23,39 +23,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#define SAMPLE_NAME "spinners"
+#include "truth.h"
+
 enum { MAX_THREADS = 256 };
 
 static uint64_t deadline;
 static FILE *truth;
 static pthread_mutex_t out = PTHREAD_MUTEX_INITIALIZER;
 static volatile unsigned long sink;
-
-static void fail(const char *what, int err)
-{
-	fprintf(stderr, "spinners: %s: %s\n", what, strerror(err));
-	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
-		fail("clock_gettime", errno);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void schedstat(unsigned long long *exec, unsigned long long *delay)
-{
-	char path[64], buf[128];
-	FILE *f;
-
-	snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", (long)syscall(SYS_gettid));
-	f = fopen(path, "r");
-	if (!f || !fgets(buf, sizeof buf, f) || sscanf(buf, "%llu %llu", exec, delay) != 2)
-		fail("schedstat", errno ? errno : EINVAL);
-	fclose(f);
-}
 
 static __attribute__((noinline)) void spin_work(void)
 {

@@ -43,6 +43,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#define SAMPLE_NAME "waits"
+#include "truth.h"
+
 #define NOINLINE __attribute__((noinline))
 
 static double seconds = 2.0;
@@ -56,21 +59,6 @@ static pthread_mutex_t out = PTHREAD_MUTEX_INITIALIZER;
 static FILE *truth;
 static volatile unsigned long sink;
 
-static void fail(const char *what, int err)
-{
-	fprintf(stderr, "waits: %s: %s\n", what, strerror(err));
-	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
-		fail("clock_gettime", errno);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int done(void)
 {
 	return now_ns() >= deadline;
@@ -82,18 +70,6 @@ struct me {
 	uint64_t start;
 	unsigned long long exec0, delay0;	/* schedstat at start: a new thread waits for its first CPU */
 };
-
-static void schedstat(unsigned long long *exec, unsigned long long *delay)
-{
-	char path[64], buf[128];
-	FILE *f;
-
-	snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", (long)syscall(SYS_gettid));
-	f = fopen(path, "r");
-	if (!f || !fgets(buf, sizeof buf, f) || sscanf(buf, "%llu %llu", exec, delay) != 2)
-		fail("schedstat", errno ? errno : EINVAL);
-	fclose(f);
-}
 
 static void begin(struct me *m, const char *name)
 {

@@ -7,7 +7,7 @@
  * Each side is any stage lib/stage.c reads (a raw dump, a stream, perf
  * script text, folded stacks), folded as zt-fold folds it.
  * By default it writes difffolded.pl's format, `stack before after`, sorted,
- * merge-joining the two inputs (lib/foldsrc.c; its lines: lib/folded.c).
+ * merge-joining the two inputs (lib/foldedsort.c; its lines: lib/folded.c).
  * --report says which functions' shares changed by more than the runs
  * vary: a score test per function (self and total) whose variance grows
  * with the runs' own spread, with Benjamini–Hochberg control of false
@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 
 #include "folded.h"
-#include "foldsrc.h"
+#include "foldedsort.h"
 #include "input.h"
 #include "stage.h"
 #include "symargs.h"
@@ -111,13 +111,13 @@ static struct zt_input *open_folded(const char *path, const struct zt_symopts *o
  * One side of the merge-join: a folded file streamed when it can be read
  * twice (a regular file, not a pipe), otherwise loaded.
  */
-static struct zt_foldsrc *open_side(const char *path, const struct zt_foldsrc_opts *fo,
-				    const struct zt_symopts *o, uint64_t *total,
-				    struct zt_stage_empties *empties, char *err, size_t errlen)
+static struct zt_foldedsort *open_side(const char *path, const struct zt_foldedsort_opts *fo,
+				       const struct zt_symopts *o, uint64_t *total,
+				       struct zt_stage_empties *empties, char *err, size_t errlen)
 {
 	struct zt_stage *sg;
 	struct zt_input *in = open_folded(path, o, &sg, err, errlen);
-	struct zt_foldsrc *src = NULL;
+	struct zt_foldedsort *src = NULL;
 	struct stat sb;
 	int again = sg && zt_stage_kind(sg) == ZT_STAGE_FOLDED && strcmp(path, "-") != 0 &&
 		    stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
@@ -126,9 +126,9 @@ static struct zt_foldsrc *open_side(const char *path, const struct zt_foldsrc_op
 		zt_stage_empties_add(empties, zt_input_name(in), zt_stage_empty(sg));
 	/* Records with no sample: a side with no stacks, every count 0. */
 	if (in && zt_stage_empty(sg))
-		src = zt_foldsrc_sum(NULL, 0, fo, total, err, errlen);
+		src = zt_foldedsort_sum(NULL, 0, fo, total, err, errlen);
 	else if (in)
-		src = zt_foldsrc_from(in, again ? path : NULL, fo, total, err, errlen);
+		src = zt_foldedsort_from(in, again ? path : NULL, fo, total, err, errlen);
 	zt_stage_close(sg);
 	return src;
 }
@@ -144,13 +144,13 @@ static const char *alloc_words(int alloc, int wall)
 
 /* difffolded.pl's output: both files merge-joined in byte order. */
 static int difffolded(const char *a, const char *b, int normalize,
-		      const struct zt_foldsrc_opts *fo, const struct zt_symopts *o, char *err,
+		      const struct zt_foldedsort_opts *fo, const struct zt_symopts *o, char *err,
 		      size_t errlen)
 {
 	uint64_t t1, t2, c1 = 0, c2 = 0;
 	struct zt_stage_empties empties = { 0 };
-	struct zt_foldsrc *s1 = open_side(a, fo, o, &t1, &empties, err, errlen);
-	struct zt_foldsrc *s2 = s1 ? open_side(b, fo, o, &t2, &empties, err, errlen) : NULL;
+	struct zt_foldedsort *s1 = open_side(a, fo, o, &t1, &empties, err, errlen);
+	struct zt_foldedsort *s2 = s1 ? open_side(b, fo, o, &t2, &empties, err, errlen) : NULL;
 	const char *k1 = NULL, *k2 = NULL;
 	size_t n1 = 0, n2 = 0;
 	int h1 = -1, h2 = -1, fatal;
@@ -159,7 +159,7 @@ static int difffolded(const char *a, const char *b, int normalize,
 	/* A side with no samples has every stack at 0; both is an error. */
 	if (s2 && msg && fatal) {
 		zt_errf(err, errlen, "%s", msg);
-		zt_foldsrc_close(s2);
+		zt_foldedsort_close(s2);
 		s2 = NULL;
 	} else if (s2 && msg) {
 		zt_warn("%s", msg);
@@ -168,40 +168,40 @@ static int difffolded(const char *a, const char *b, int normalize,
 
 	/* An allocation profile's counts are bytes or objects: only beside the
 	   same, or a side with no samples (a dump without the view asked for). */
-	if (s2 && t1 && t2 && zt_foldsrc_alloc(s1) != zt_foldsrc_alloc(s2)) {
+	if (s2 && t1 && t2 && zt_foldedsort_alloc(s1) != zt_foldedsort_alloc(s2)) {
 		zt_errf(err, errlen, "'%s' is %s and '%s' %s: they cannot be compared",
-			a, alloc_words(zt_foldsrc_alloc(s1), zt_foldsrc_wall(s1)), b,
-			alloc_words(zt_foldsrc_alloc(s2), zt_foldsrc_wall(s2)));
-		zt_foldsrc_close(s1);
-		zt_foldsrc_close(s2);
+			a, alloc_words(zt_foldedsort_alloc(s1), zt_foldedsort_wall(s1)), b,
+			alloc_words(zt_foldedsort_alloc(s2), zt_foldedsort_wall(s2)));
+		zt_foldedsort_close(s1);
+		zt_foldedsort_close(s2);
 		return -1;
 	}
 	/* A wall-clock profile's counts are ns: never beside samples. */
-	if (s2 && zt_foldsrc_wall(s1) != zt_foldsrc_wall(s2)) {
+	if (s2 && zt_foldedsort_wall(s1) != zt_foldedsort_wall(s2)) {
 		zt_errf(err, errlen, "'%s' is %s and '%s' %s: they cannot be compared",
-			a, zt_foldsrc_wall(s1) ? "a wall-clock profile (ns of wall-clock time)" :
-			"a CPU profile (samples or periods)", b, zt_foldsrc_wall(s2) ?
+			a, zt_foldedsort_wall(s1) ? "a wall-clock profile (ns of wall-clock time)" :
+			"a CPU profile (samples or periods)", b, zt_foldedsort_wall(s2) ?
 			"a wall-clock profile (ns of wall-clock time)" :
 			"a CPU profile (samples or periods)");
-		zt_foldsrc_close(s1);
-		zt_foldsrc_close(s2);
+		zt_foldedsort_close(s1);
+		zt_foldedsort_close(s2);
 		return -1;
 	}
-	if (s2 && zt_foldsrc_wall(s1))
+	if (s2 && zt_foldedsort_wall(s1))
 		printf(ZT_WEIGHT_NS_LINE "\n");
-	if (s2 && (zt_foldsrc_alloc(s1) || zt_foldsrc_alloc(s2))) {
+	if (s2 && (zt_foldedsort_alloc(s1) || zt_foldedsort_alloc(s2))) {
 		char wline[160];
-		const struct zt_foldsrc *s = zt_foldsrc_alloc(s1) ? s1 : s2;
-		uint64_t rate = zt_foldsrc_rate(s);
+		const struct zt_foldedsort *s = zt_foldedsort_alloc(s1) ? s1 : s2;
+		uint64_t rate = zt_foldedsort_rate(s);
 
 		/* The rate said only when both sides agree on it. */
-		if (t1 && t2 && zt_foldsrc_rate(s1) != zt_foldsrc_rate(s2))
+		if (t1 && t2 && zt_foldedsort_rate(s1) != zt_foldedsort_rate(s2))
 			rate = 0;
-		zt_weight_alloc_line(zt_foldsrc_alloc(s), rate, wline, sizeof wline);
+		zt_weight_alloc_line(zt_foldedsort_alloc(s), rate, wline, sizeof wline);
 		printf("%s\n", wline);
 	}
-	if (s2 && (h1 = zt_foldsrc_next(s1, &k1, &n1, &c1, err, errlen)) >= 0)
-		h2 = zt_foldsrc_next(s2, &k2, &n2, &c2, err, errlen);
+	if (s2 && (h1 = zt_foldedsort_next(s1, &k1, &n1, &c1, err, errlen)) >= 0)
+		h2 = zt_foldedsort_next(s2, &k2, &n2, &c2, err, errlen);
 	while (h1 >= 0 && h2 >= 0 && (h1 || h2)) {
 		int c = !h1 ? 1 : !h2 ? -1 : zt_folded_cmp(k1, n1, k2, n2);
 
@@ -209,12 +209,12 @@ static int difffolded(const char *a, const char *b, int normalize,
 				     c <= 0 ? (normalize ? scale(c1, t1, t2) : c1) : 0,
 				     c >= 0 ? c2 : 0);
 		if (c <= 0)
-			h1 = zt_foldsrc_next(s1, &k1, &n1, &c1, err, errlen);
+			h1 = zt_foldedsort_next(s1, &k1, &n1, &c1, err, errlen);
 		if (c >= 0 && h1 >= 0)
-			h2 = zt_foldsrc_next(s2, &k2, &n2, &c2, err, errlen);
+			h2 = zt_foldedsort_next(s2, &k2, &n2, &c2, err, errlen);
 	}
-	zt_foldsrc_close(s1);
-	zt_foldsrc_close(s2);
+	zt_foldedsort_close(s1);
+	zt_foldedsort_close(s2);
 	return h1 < 0 || h2 < 0 ? -1 : 0;
 }
 
@@ -230,7 +230,7 @@ static int difffolded(const char *a, const char *b, int normalize,
 static int report_unit = -1;
 
 static int load_run(struct zt_compare_runs *m, size_t j, struct zt_stage *sg,
-		    struct zt_input *in, const struct zt_foldsrc_opts *fo, char *err,
+		    struct zt_input *in, const struct zt_foldedsort_opts *fo, char *err,
 		    size_t errlen)
 {
 	int unit;
@@ -246,7 +246,8 @@ static int load_run(struct zt_compare_runs *m, size_t j, struct zt_stage *sg,
 	rd.weighed = 1;
 	while ((got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
 		size_t len;
-		const char *stack = zt_foldsrc_rewrite(fo, it.stack, it.stacklen, &len, &buf, &cap);
+		const char *stack = zt_foldedsort_rewrite(fo, it.stack, it.stacklen, &len, &buf,
+							  &cap);
 
 		if (zt_compare_runs_add(m, j, stack, len, it.count) < 0) {
 			zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s",
@@ -429,7 +430,7 @@ static void print_table(const struct zt_compare *c, double q, long rows)
  * the message in err when a run cannot be read.
  */
 static int report(char **runs, size_t nruns, size_t nbefore,
-		  const struct zt_foldsrc_opts *fo, double q, long rows, int json,
+		  const struct zt_foldedsort_opts *fo, double q, long rows, int json,
 		  const struct zt_symopts *o, char *err, size_t errlen)
 {
 	int *side = zt_calloc(nruns, sizeof *side);
@@ -531,7 +532,7 @@ static const char *check_runs(char **argv, int argc, int *nbefore, int rep, int 
 struct asked {
 	struct zt_symargs sym;	/* for raw dumps */
 	int normalize, report, json;
-	struct zt_foldsrc_opts fo;	/* --strip-hex, --root, --no-root */
+	struct zt_foldedsort_opts fo;	/* --strip-hex, --root, --no-root */
 	double q;
 	long rows;
 };

@@ -6,13 +6,13 @@
  *   zt-symbolize < run.raw | zt-fold > run.folded
  *   perf script | zt-fold --all | flamegraph.pl > run.svg
  *
- * Inputs are read through lib/stage.c, which tells them apart and
- * symbolizes a raw dump in process; folded inputs are summed and sorted.
- * The output matches FlameGraph's stackcollapse-perf.pl byte for byte; the
- * work is in lib/perfscript.c (lines), lib/collapse.c (names) and
- * lib/fold.c (counting and sorting). Nothing is written until every input
- * has been read, so a bad line never leaves half an output behind. When
- * stderr is a terminal, a long run shows how much it has read.
+ * Inputs are read through lib/stage.c, which tells them apart and symbolizes a
+ * raw dump in process; folded inputs are summed and sorted. The output matches
+ * FlameGraph's stackcollapse-perf.pl byte for byte; the work is in
+ * lib/perfscript.c (lines), lib/framenames.c (names) and lib/perfscriptfold.c
+ * (counting and sorting). Nothing is written until every input has been read,
+ * so a bad line never leaves half an output behind. When stderr is a terminal,
+ * a long run shows how much it has read.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "filter.h"
-#include "fold.h"
-#include "foldsrc.h"
+#include "perfscriptfold.h"
+#include "foldedsort.h"
 #include "stage.h"
 #include "symargs.h"
 #include "event.h"
@@ -92,7 +92,7 @@ static void print_warnings(const struct zt_stage *st)
 }
 
 /* The folded stacks, after the weight line when --weight asked for it. */
-static void write_folded(struct zt_fold *fold, int declare)
+static void write_folded(struct zt_perfscriptfold *fold, int declare)
 {
 	static char obuf[1 << 16];
 	char wline[160];
@@ -101,17 +101,17 @@ static void write_folded(struct zt_fold *fold, int declare)
 	/* Said only when asked: flamegraph.pl warns about a line it cannot
 	   read, and the default output is stackcollapse-perf.pl's bytes. A
 	   wall-clock profile's counts are ns, which is always said. */
-	if (declare || zt_fold_wall(fold) || zt_fold_alloc(fold)) {
-		zt_fold_weight_line(fold, wline, sizeof wline);
+	if (declare || zt_perfscriptfold_wall(fold) || zt_perfscriptfold_alloc(fold)) {
+		zt_perfscriptfold_weight_line(fold, wline, sizeof wline);
 		printf("%s\n", wline);
 	}
-	zt_fold_write(fold, stdout);
+	zt_perfscriptfold_write(fold, stdout);
 	zt_fshut(stdout, "<stdout>");
 }
 
 /* What the command line asks for. */
 struct asked {
-	struct zt_collapse_opts o;
+	struct zt_framenames_opts o;
 	const char *re[3];	/* --focus, --ignore, --hide */
 	int declare;		/* --weight given: write the weight line */
 	const char *naming;	/* the first option that names records anew, or NULL */
@@ -209,7 +209,7 @@ static int reopen(struct zt_stage **st, const char *path, int records_only, char
  * stream; the exit status.
  */
 static int fold_records(struct zt_stage **st, char **paths, int n, const struct asked *ask,
-			struct zt_fold *fold, char *err, size_t errlen)
+			struct zt_perfscriptfold *fold, char *err, size_t errlen)
 {
 	struct zt_stage_events ev = { 0 };
 	struct zt_stage_empties empties = { 0 };
@@ -223,14 +223,14 @@ static int fold_records(struct zt_stage **st, char **paths, int n, const struct 
 			rc = -1;
 			break;
 		}
-		before = zt_fold_records(fold);
+		before = zt_perfscriptfold_records(fold);
 		rc = zt_stage_records(st[i], &ask->sym.opts, err, errlen);
-		zt_fold_next_input(fold);
+		zt_perfscriptfold_next_input(fold);
 		if (rc == 0)
 			rc = zt_stage_fold(st[i], fold, &ev, err, errlen);
 		if (rc == 0)
 			zt_stage_empties_add(&empties, zt_stage_name(st[i]),
-					     zt_fold_records(fold) == before);
+					     zt_perfscriptfold_records(fold) == before);
 		print_warnings(st[i]);
 		zt_stage_close(st[i]);
 		st[i] = NULL;
@@ -242,21 +242,22 @@ static int fold_records(struct zt_stage **st, char **paths, int n, const struct 
 	/* An input with no samples is named; only all of them empty is an error. */
 	if (zt_stage_empties_settle(&empties, rc < 0, err, errlen) < 0)
 		rc = -1;
-	if (rc == 0 && ask->o.count && zt_fold_wall(fold)) {
+	if (rc == 0 && ask->o.count && zt_perfscriptfold_wall(fold)) {
 		zt_errf(err, errlen, "--weight=count: a wall-clock profile's records weigh "
 			"nanoseconds (of wall-clock time), not samples; fold it without it");
 		rc = -1;
 	}
-	if (rc == 0 && ask->o.count && zt_fold_alloc(fold)) {
+	if (rc == 0 && ask->o.count && zt_perfscriptfold_alloc(fold)) {
 		zt_errf(err, errlen, "--weight=count: an allocation profile's records weigh "
 			"%s, not samples; fold it without it",
-			zt_weight_alloc_unit(zt_fold_alloc(fold)));
+			zt_weight_alloc_unit(zt_perfscriptfold_alloc(fold)));
 		rc = -1;
 	}
 	/* Nothing left to write is said, as zt-stat's "kept: 0 of ...". */
-	if (rc == 0 && zt_fold_kept(fold) == 0 && zt_filter_active(zt_fold_filter(fold)))
+	if (rc == 0 && zt_perfscriptfold_kept(fold) == 0 &&
+	    zt_filter_active(zt_perfscriptfold_filter(fold)))
 		zt_warn("kept 0 of %llu records by --focus, --ignore and --hide: no stack "
-			"matched%s%s%s", (unsigned long long)zt_fold_records(fold),
+			"matched%s%s%s", (unsigned long long)zt_perfscriptfold_records(fold),
 			ask->re[0] ? " --focus='" : "", ask->re[0] ? ask->re[0] : "",
 			ask->re[0] ? "'" : "");
 	if (rc == 0)
@@ -271,8 +272,8 @@ static int fold_records(struct zt_stage **st, char **paths, int n, const struct 
 static int sum_folded(struct zt_stage **st, char **paths, int n, const struct asked *ask,
 		      char *err, size_t errlen)
 {
-	const struct zt_foldsrc_opts fo = { .root = ask->o.root };
-	struct zt_foldsrc *src = zt_foldsrc_sum_new();
+	const struct zt_foldedsort_opts fo = { .root = ask->o.root };
+	struct zt_foldedsort *src = zt_foldedsort_sum_new();
 	struct zt_stage_empties empties = { 0 };
 	static char obuf[1 << 16];
 	struct zt_input *in;
@@ -295,7 +296,7 @@ static int sum_folded(struct zt_stage **st, char **paths, int n, const struct as
 		if (rc == 0)
 			zt_stage_empties_add(&empties, zt_stage_name(st[i]), zt_stage_empty(st[i]));
 		if (rc == 0 && !zt_stage_empty(st[i])) {
-			rc = zt_foldsrc_sum_add(src, in, first, &fo, err, errlen);
+			rc = zt_foldedsort_sum_add(src, in, first, &fo, err, errlen);
 			if (!first)
 				first = zt_strdup(zt_stage_name(st[i]));
 		}
@@ -305,26 +306,26 @@ static int sum_folded(struct zt_stage **st, char **paths, int n, const struct as
 	if (zt_stage_empties_settle(&empties, rc < 0, err, errlen) < 0)
 		rc = -1;
 	if (rc == 0)
-		rc = zt_foldsrc_sum_end(src, first ? first : "", &total, err, errlen);
+		rc = zt_foldedsort_sum_end(src, first ? first : "", &total, err, errlen);
 	if (rc == 0) {
 		setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-		if (zt_foldsrc_wall(src))
+		if (zt_foldedsort_wall(src))
 			printf(ZT_WEIGHT_NS_LINE "\n");
-		if (zt_foldsrc_alloc(src)) {
+		if (zt_foldedsort_alloc(src)) {
 			char wline[160];
 
-			zt_weight_alloc_line(zt_foldsrc_alloc(src), zt_foldsrc_rate(src), wline,
-					     sizeof wline);
+			zt_weight_alloc_line(zt_foldedsort_alloc(src), zt_foldedsort_rate(src),
+					     wline, sizeof wline);
 			printf("%s\n", wline);
 		}
-		while ((got = zt_foldsrc_next(src, &stack, &len, &count, err, errlen)) > 0) {
+		while ((got = zt_foldedsort_next(src, &stack, &len, &count, err, errlen)) > 0) {
 			fwrite(stack, 1, len, stdout);
 			printf(" %llu\n", (unsigned long long)count);
 		}
 		rc = got;
 		zt_fshut(stdout, "<stdout>");
 	}
-	zt_foldsrc_close(src);
+	zt_foldedsort_close(src);
 	free(first);
 	return rc < 0 ? ZT_EXIT_DATA : ZT_EXIT_OK;
 }
@@ -334,7 +335,7 @@ int main(int argc, char **argv)
 	static const char *const reopt[3] = { "--focus", "--ignore", "--hide" };
 	struct asked ask = { 0 };
 	struct zt_stage **st;
-	struct zt_fold *fold = NULL;
+	struct zt_perfscriptfold *fold = NULL;
 	char err[ZT_ERR_MAX] = "";
 	char **paths, *folded_name = NULL;
 	int status, n, folded = -1;
@@ -348,10 +349,10 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	fold = zt_fold_new(&ask.o);
+	fold = zt_perfscriptfold_new(&ask.o);
 	for (int k = 0; k < 3; k++) {
-		if (ask.re[k] &&
-		    zt_filter_set(zt_fold_filter(fold), k, ask.re[k], err, sizeof err) < 0) {
+		if (ask.re[k] && zt_filter_set(zt_perfscriptfold_filter(fold), k, ask.re[k], err,
+					       sizeof err) < 0) {
 			zt_warn("%s: bad regex '%s': %s", reopt[k], ask.re[k], err);
 			zt_usage(&usage, stderr);
 			status = ZT_EXIT_USAGE;
@@ -402,7 +403,7 @@ int main(int argc, char **argv)
 	free(st);
 	free(folded_name);
 out:
-	zt_fold_free(fold);
+	zt_perfscriptfold_free(fold);
 	zt_symargs_free(&ask.sym);
 	return status;
 }

@@ -37,10 +37,10 @@
 #include <unistd.h>
 
 #include "chreply.h"
-#include "fold.h"
 #include "folded.h"
 #include "input.h"
 #include "out.h"
+#include "perfscriptfold.h"
 #include "progress.h"
 #include "raw.h"
 #include "rawfmt.h"
@@ -329,12 +329,12 @@ static void add_row(struct batch *b, const struct dump *d, uint64_t bucket, uint
 /* The folds of one input's records, one per time bucket. */
 struct buckets {
 	uint64_t *at;		/* Unix seconds */
-	struct zt_fold **fold;
+	struct zt_perfscriptfold **fold;
 	size_t n, cap, capf;
 };
 
-static struct zt_fold *fold_of(struct buckets *bk, uint64_t at,
-			       const struct zt_collapse_opts *o)
+static struct zt_perfscriptfold *fold_of(struct buckets *bk, uint64_t at,
+			       const struct zt_framenames_opts *o)
 {
 	for (size_t i = bk->n; i-- > 0;)
 		if (bk->at[i] == at)
@@ -342,7 +342,7 @@ static struct zt_fold *fold_of(struct buckets *bk, uint64_t at,
 	zt_grow(&bk->at, &bk->cap, bk->n + 1, sizeof *bk->at);
 	zt_grow(&bk->fold, &bk->capf, bk->n + 1, sizeof *bk->fold);
 	bk->at[bk->n] = at;
-	bk->fold[bk->n] = zt_fold_new(o);
+	bk->fold[bk->n] = zt_perfscriptfold_new(o);
 	return bk->fold[bk->n++];
 }
 
@@ -375,9 +375,9 @@ static uint64_t second_of(const struct zt_raw *d, struct zt_span t)
 static int record_rows(struct zt_stage *st, struct dump *d, const struct asked *a,
 		       struct batch *b, char *err, size_t errlen)
 {
-	const struct zt_collapse_opts o = { .tid = 1 };
+	const struct zt_framenames_opts o = { .tid = 1 };
 	struct buckets bk = { 0 };
-	struct zt_fold *f = NULL;
+	struct zt_perfscriptfold *f = NULL;
 	const struct zt_raw *raw;
 	struct zt_ps_item it;
 	const char *problem, *ev;
@@ -392,7 +392,7 @@ static int record_rows(struct zt_stage *st, struct dump *d, const struct asked *
 		}
 		if (!f)
 			continue;	/* the facts before the first record */
-		if ((problem = zt_fold_item(f, &it))) {
+		if ((problem = zt_perfscriptfold_item(f, &it))) {
 			zt_err_at(err, errlen, zt_stage_name(st), it.lineno, "%s", problem);
 			rc = -1;
 			break;
@@ -405,7 +405,7 @@ static int record_rows(struct zt_stage *st, struct dump *d, const struct asked *
 	ev = zt_ps_reader_event(zt_stage_reader(st));
 	snprintf(d->event, sizeof d->event, "%s", ev ? ev : "");
 	for (size_t i = 0; i < bk.n && rc == 0; i++) {
-		const struct zt_weight *w = zt_fold_weight(bk.fold[i]);
+		const struct zt_weight *w = zt_perfscriptfold_weight(bk.fold[i]);
 		char *text = NULL, *line, *next;
 		size_t len = 0;
 		FILE *mem = open_memstream(&text, &len);
@@ -413,9 +413,9 @@ static int record_rows(struct zt_stage *st, struct dump *d, const struct asked *
 		if (!mem)
 			zt_out_of_memory("the folded stacks");
 		snprintf(d->unit, sizeof d->unit, "%s",
-			 zt_fold_wall(bk.fold[i]) ? "ns" :
+			 zt_perfscriptfold_wall(bk.fold[i]) ? "ns" :
 			 w->kind == ZT_WEIGHT_SAMPLES ? "samples" : zt_weight_unit(w));
-		zt_fold_write(bk.fold[i], mem);
+		zt_perfscriptfold_write(bk.fold[i], mem);
 		if (fclose(mem) != 0)
 			zt_out_of_memory("the folded stacks");
 		for (line = text; line < text + len; line = next) {
@@ -428,7 +428,7 @@ static int record_rows(struct zt_stage *st, struct dump *d, const struct asked *
 			sp = line + (next - line) - 1;
 			while (sp > line && *sp != ' ')
 				sp--;
-			/* "comm-PID/TID;frames COUNT", as lib/collapse.c made it. */
+			/* "comm-PID/TID;frames COUNT", as lib/framenames.c made it. */
 			semi = memchr(line, ';', (size_t)(sp - line));
 			rootlen = (size_t)((semi ? semi : sp) - line);
 			slash = memrchr(line, '/', rootlen);
@@ -460,7 +460,7 @@ static int record_rows(struct zt_stage *st, struct dump *d, const struct asked *
 		free(text);
 	}
 	for (size_t i = 0; i < bk.n; i++)
-		zt_fold_free(bk.fold[i]);
+		zt_perfscriptfold_free(bk.fold[i]);
 	free(bk.at);
 	free(bk.fold);
 	return rc;

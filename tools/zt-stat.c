@@ -8,10 +8,10 @@
  * Reads a raw dump, zt-symbolize's stream, any perf script output or folded
  * stacks, told apart by lib/stage.c, which symbolizes a raw dump in
  * process (the symbolizer's options are zt-symbolize's). Counting is
- * in lib/profile.c and lib/psprofile.c, what a count weighs in
+ * in lib/profile.c and lib/perfscriptprofile.c, what a count weighs in
  * lib/weight.c, the filters in lib/filter.c and the peek and list views in
  * lib/views.c; zt's `# zt` facts (rate, timer, samples lost, CPU time) come
- * from lib/facts.c.
+ * from lib/factlines.c.
  */
 #include <getopt.h>
 #include <math.h>
@@ -29,16 +29,16 @@
 #include "perfscript.h"
 #include "profile.h"
 #include "rawfmt.h"
-#include "psprofile.h"
+#include "perfscriptprofile.h"
 #include "progress.h"
 #include "usage.h"
 #include "util.h"
 #include "views.h"
 #include "weight.h"
-#include "facts.h"
+#include "factlines.h"
 #include "escape.h"
-#include "states.h"
-#include "wait.h"
+#include "threadstates.h"
+#include "waitframes.h"
 
 /* Long-only options: every code below 256 would also be a short one. */
 enum { OPT_FOCUS = ZT_SYMARGS_NEXT, OPT_IGNORE, OPT_HIDE, OPT_PEEK, OPT_LIST, OPT_SRCDIR,
@@ -136,7 +136,7 @@ struct run {
 	struct zt_symargs sym;		/* for raw dumps */
 	struct zt_facts facts;
 	struct weight weight;
-	struct zt_states *states;	/* by thread and state, for a wall-clock profile */
+	struct zt_threadstates *states;	/* by thread and state, wall-clock profiles */
 	struct zt_stage_empties empties;	/* inputs with no samples */
 };
 
@@ -208,8 +208,8 @@ static int agree(struct weight *weight, struct zt_weight *w, const char *path, c
 }
 
 /*
- * One folded stack: by function, or by its leaf's state (a wait frame is
- * told by its name, lib/wait.h, only in a file declared '# zt weight: ns').
+ * One folded stack: by function, or by its leaf's state (a wait frame is told
+ * by its name, lib/waitframes.h, only in a file declared '# zt weight: ns').
  */
 static void add_folded(struct run *st, int wall, const char *s, size_t n, uint64_t c)
 {
@@ -222,8 +222,8 @@ static void add_folded(struct run *st, int wall, const char *s, size_t n, uint64
 	while (leaf > s && leaf[-1] != ';')
 		leaf--;
 	if (wall)
-		state = zt_wait_state(leaf, (size_t)(s + n - leaf));
-	(void)zt_states_add(st->states, "", 0, "", 0, "", 0, state, c);
+		state = zt_waitframes_state(leaf, (size_t)(s + n - leaf));
+	(void)zt_threadstates_add(st->states, "", 0, "", 0, "", 0, state, c);
 	if (st->by != ZT_BY_STATE) {
 		zt_profile_add_folded(st->p, s, n, c);
 		return;
@@ -258,7 +258,8 @@ static void take_label(struct reading *rd, const char *s, size_t n)
 	const char *k, *v;
 	size_t kn, vn;
 
-	if (rd->decided || rd->nlabels > ZT_LABELS_MAX || !zt_facts_label(s, n, &k, &kn, &v, &vn))
+	if (rd->decided || rd->nlabels > ZT_LABELS_MAX ||
+	    !zt_factlines_label(s, n, &k, &kn, &v, &vn))
 		return;
 	rd->labels[rd->nlabels] = zt_malloc(kn + vn + 2);
 	snprintf(rd->labels[rd->nlabels++], kn + vn + 2, "%.*s %.*s", (int)kn, k, (int)vn, v);
@@ -302,7 +303,7 @@ static const char *count_pending(struct run *st, struct reading *rd, unsigned lo
 		memcpy(lineno, p, sizeof *lineno);
 		memcpy(&n, p + sizeof *lineno, sizeof n);
 		p += sizeof *lineno + sizeof n;
-		problem = zt_facts_line(&st->facts, p, n);
+		problem = zt_factlines_line(&st->facts, p, n);
 		p += n;
 	}
 	rd->pending.len = 0;
@@ -390,7 +391,7 @@ static int read_records(struct run *st, struct reading *rd, const struct zt_symo
 				break;
 		}
 		if (it.kind == ZT_PS_COMMENT)
-			problem = zt_facts_line(&st->facts, it.text.p, it.text.n);
+			problem = zt_factlines_line(&st->facts, it.text.p, it.text.n);
 		if (it.kind == ZT_PS_END)
 			rd->records++;
 		if (it.kind == ZT_PS_HEADER) {
@@ -524,8 +525,9 @@ static void states_of(const uint64_t *ns)
 	uint64_t all = ns[ZT_STATE_ON_CPU] + ns[ZT_STATE_OFF_CPU] + ns[ZT_STATE_RUNQUEUE];
 
 	for (int k = 0; k < ZT_STATES; k++)
-		printf("%s%s %.3f s (%.1f%%)", k ? ", " : "", zt_wait_state_name((enum zt_state)k),
-		       (double)ns[k] / 1e9, pct(ns[k], all));
+		printf("%s%s %.3f s (%.1f%%)", k ? ", " : "",
+		       zt_waitframes_state_name((enum zt_state)k), (double)ns[k] / 1e9,
+		       pct(ns[k], all));
 }
 
 /*
@@ -536,11 +538,11 @@ static void wall_header(const struct run *st)
 {
 	const struct zt_facts *f = &st->facts;
 	uint64_t ns[ZT_STATES], all = 0;
-	const struct zt_states_row *rows;
+	const struct zt_threadstates_row *rows;
 	size_t nrows;
 
 	for (int k = 0; k < ZT_STATES; k++)
-		all += ns[k] = zt_states_total(st->states, (enum zt_state)k);
+		all += ns[k] = zt_threadstates_total(st->states, (enum zt_state)k);
 	printf("wall-clock profile: %.3f s of thread time (the samples' weights)", (double)all / 1e9);
 	if (f->have_wall_ns)
 		printf(", sampled over %.3f s of wall-clock time", (double)f->wall_ns / 1e9);
@@ -549,9 +551,9 @@ static void wall_header(const struct run *st)
 	printf("\n  ");
 	states_of(ns);
 	putchar('\n');
-	rows = zt_states_rows(st->states, &nrows);
+	rows = zt_threadstates_rows(st->states, &nrows);
 	for (size_t i = 0; i < nrows; i++) {
-		const struct zt_states_row *r = &rows[i];
+		const struct zt_threadstates_row *r = &rows[i];
 		uint64_t t = r->ns[0] + r->ns[1] + r->ns[2];
 
 		if (r->tid)
@@ -741,7 +743,7 @@ static void header(const struct run *st)
 		printf("cpu time: %.3f s (measured)", (double)f->cpu_ns / 1e9);
 	else if (st->weight.wall)
 		printf("cpu time: %.3f s (the on-CPU samples' weights)",
-		       (double)zt_states_total(st->states, ZT_STATE_ON_CPU) / 1e9);
+		       (double)zt_threadstates_total(st->states, ZT_STATE_ON_CPU) / 1e9);
 	else if (f->hz && st->weight.samples)
 		printf("cpu time: %.3f s (estimated, %llu samples at %llu Hz)",
 		       (double)n / (double)f->hz, (unsigned long long)n,
@@ -751,8 +753,8 @@ static void header(const struct run *st)
 	else
 		printf("cpu time: unknown (the input gives no sampling rate)");
 	putchar('\n');
-	if (zt_facts_before_worth_saying(f->cpu_before_ns, f->have_cpu_split ?
-					 f->cpu_user_ns + f->cpu_sys_ns : f->cpu_ns))
+	if (zt_factlines_before_worth_saying(f->cpu_before_ns, f->have_cpu_split ?
+					     f->cpu_user_ns + f->cpu_sys_ns : f->cpu_ns))
 		printf("before sampling began: %.3f s of CPU time (the loader and the constructors "
 		       "it ran before zt's, or the images before an exec), not sampled\n",
 		       (double)f->cpu_before_ns / 1e9);
@@ -804,15 +806,15 @@ static void json_states(const uint64_t *ns)
 static void json_wall(const struct run *st)
 {
 	uint64_t ns[ZT_STATES];
-	const struct zt_states_row *rows;
+	const struct zt_threadstates_row *rows;
 	size_t nrows, k = 0;
 
 	for (int i = 0; i < ZT_STATES; i++)
-		ns[i] = zt_states_total(st->states, (enum zt_state)i);
+		ns[i] = zt_threadstates_total(st->states, (enum zt_state)i);
 	printf(", \"wall\": {");
 	json_states(ns);
 	printf(", \"threads\": [");
-	rows = zt_states_rows(st->states, &nrows);
+	rows = zt_threadstates_rows(st->states, &nrows);
 	for (size_t i = 0; i < nrows; i++) {
 		if (!rows[i].tid)
 			continue;
@@ -1155,7 +1157,7 @@ int main(int argc, char **argv)
 	/* On a terminal, long work shows how far it got (lib/progress.h). */
 	zt_progress_start(isatty(STDERR_FILENO) ? stderr : NULL);
 	st.p = zt_profile_new();
-	st.states = zt_states_new();
+	st.states = zt_threadstates_new();
 	zt_symargs_init(&st.sym, argc);
 	if (parse_options(argc, argv, &st, &ask, &status) < 0)
 		goto out;
@@ -1201,7 +1203,7 @@ out:
 	zt_filter_free(st.listre);
 	zt_profile_free(st.lines);
 	zt_profile_free(st.p);
-	zt_states_free(st.states);
+	zt_threadstates_free(st.states);
 	zt_symargs_free(&st.sym);
 	return status;
 }

@@ -17,7 +17,7 @@
 #include "progress.h"
 #include "usage.h"
 #include "util.h"
-#include "facts.h"
+#include "factlines.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +90,7 @@ static int symbolize(const char *path, const struct zt_symargs *args, int merge)
 		zt_warn("%s", zt_symbolizer_debuginfod_note(s));
 	for (size_t i = 0; i < nwarn; i++)
 		zt_warn("%s", warn[i]);
-	zt_facts_write(stdout, &d, warn, nwarn);
+	zt_factlines_write(stdout, &d, warn, nwarn);
 	zt_symstream_write(stdout, &d, res, merge, args->opts.lines);
 	free(res);
 	zt_symbolizer_free(s);

@@ -1,11 +1,10 @@
 /*
  * fuzz-compare.c — libFuzzer target for zt-diff --report's model
- * (lib/compare.c, lib/stats.c, lib/weight.c): the input is split into runs
- * at lines "--" (at most 8), the first half of them before and the rest
+ * (lib/compare.c, lib/significance.c, lib/weight.c): the input is split into
+ * runs at lines "--" (at most 8), the first half of them before and the rest
  * after, each read as zt-diff reads a folded file (a `# zt weight:` line,
  * counts up to 2^64 - 1, totals refused past it, periods divided out), then
- * compared and every row worked out and checked. Build with `make fuzz`;
- * run
+ * compared and every row worked out and checked. Build with `make fuzz`; run
  *   tests/fuzz/bin/fuzz-compare tests/fuzz/corpus-compare
  * The input's first byte picks the false discovery rate.
  */

@@ -1,7 +1,7 @@
 /*
  * fuzz-folded.c — libFuzzer target for the folded-stack reader behind
  * zt-stat and zt-diff (lib/folded.c, lib/profile.c, the -s address
- * stripping of lib/foldsrc.c), with weight declarations (lib/weight.c),
+ * stripping of lib/foldedsort.c), with weight declarations (lib/weight.c),
  * a filter (lib/filter.c) and caller edges. Build with `make fuzz`; run
  *   tests/fuzz/bin/fuzz-folded tests/fuzz/corpus-folded
  * Each line is copied to a buffer of its exact size, so AddressSanitizer
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "folded.h"
-#include "foldsrc.h"
+#include "foldedsort.h"
 #include "profile.h"
 #include "weight.h"
 
@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else if (!zt_folded_parse(line, len, &sl, &count)) {
 			zt_weight_count(&w, count);
 			stripped = malloc(sl * 2 + 8);
-			k = zt_foldsrc_strip_hex(line, sl, stripped);
+			k = zt_foldedsort_strip_hex(line, sl, stripped);
 			if (k > sl * 2 + 8)
 				abort();
 			if (zt_profile_samples(p) <= UINT64_MAX - count)

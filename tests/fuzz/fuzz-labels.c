@@ -1,11 +1,11 @@
 /*
- * fuzz-labels.c — libFuzzer target for the label facts of a stream
- * ("# zt label KEY VALUE", "# zt host NAME": zt_facts_label, lib/facts.c)
- * and what zt-fold --root=label:NAME makes of them (lib/fold.c): each line
- * of the input is parsed alone, then the whole input is read as a stream
- * (lib/stage.c, as zt-fold reads one) and folded with its root the
- * input's value of a label, and the folded lines must read back. Build
- * with `make fuzz`; run
+ * fuzz-labels.c — libFuzzer target for the label facts of a stream ("# zt label
+ * KEY VALUE", "# zt host NAME": zt_factlines_label, lib/factlines.c) and what
+ * zt-fold --root=label:NAME makes of them (lib/perfscriptfold.c): each line of
+ * the input is parsed alone, then the whole input is read as a stream
+ * (lib/stage.c, as zt-fold reads one) and folded with its root the input's
+ * value of a label, and the folded lines must read back. Build with
+ * `make fuzz`; run
  *   tests/fuzz/bin/fuzz-labels tests/fuzz/corpus-labels
  * The first byte picks the label: "service", "host" or "k".
  */
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "facts.h"
-#include "fold.h"
+#include "factlines.h"
+#include "perfscriptfold.h"
 #include "folded.h"
 #include "rawfmt.h"
 #include "stage.h"
@@ -31,7 +31,7 @@ static void one_line(const uint8_t *data, size_t len)
 	size_t kn, vn;
 
 	memcpy(s, data, len);
-	if (zt_facts_label(s, len, &k, &kn, &v, &vn)) {
+	if (zt_factlines_label(s, len, &k, &kn, &v, &vn)) {
 		/* The value runs to the line's end, within it. */
 		CHECK(v >= s && v <= s + len && v + vn == s + len);
 		if (len > sizeof host - 1 && memcmp(s, host, sizeof host - 1) == 0) {
@@ -51,13 +51,13 @@ static void one_line(const uint8_t *data, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const names[] = { "service", "host", "k" };
-	struct zt_collapse_opts o = { 0 };
+	struct zt_framenames_opts o = { 0 };
 	struct zt_stage_events ev = { 0 };
 	struct zt_symopts so = { .sysroot = "/nonexistent-zt-fuzz" };
 	char err[ZT_ERR_MAX] = "", *text = NULL, *msg;
 	size_t i = 0, len = 0;
 	struct zt_stage *st;
-	struct zt_fold *f;
+	struct zt_perfscriptfold *f;
 	struct zt_input *in;
 	FILE *mem;
 	int fd, rc;
@@ -87,9 +87,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		zt_stage_close(st);
 		return 0;
 	}
-	f = zt_fold_new(&o);
+	f = zt_perfscriptfold_new(&o);
 	rc = zt_stage_records(st, &so, err, sizeof err);
-	zt_fold_next_input(f);
+	zt_perfscriptfold_next_input(f);
 	if (rc == 0)
 		rc = zt_stage_fold(st, f, &ev, err, sizeof err);
 	CHECK(rc == 0 || err[0]);
@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!mem)
 		abort();
 	if (rc == 0)
-		zt_fold_write(f, mem);
+		zt_perfscriptfold_write(f, mem);
 	fclose(mem);
 	/* Every line zt-fold wrote reads back as a folded stack whose root
 	   frame is "[no NAME]", "[empty NAME]" or a value with no ';' or space. */
@@ -128,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	free(text);
-	zt_fold_free(f);
+	zt_perfscriptfold_free(f);
 	zt_stage_close(st);
 	return 0;
 }

@@ -1,9 +1,9 @@
 /*
  * fuzz-perfscript.c — libFuzzer target for the perf script reader and the
- * folding behind zt-fold and zt-stat (lib/perfscript.c, lib/collapse.c,
- * lib/fold.c, lib/psprofile.c), the `# zt` facts (lib/facts.c), weights
- * (lib/weight.c), filters (lib/filter.c) and zt-stat's views (lib/views.c).
- * Build with `make fuzz`; run
+ * folding behind zt-fold and zt-stat (lib/perfscript.c, lib/framenames.c,
+ * lib/perfscriptfold.c, lib/perfscriptprofile.c), the `# zt` facts
+ * (lib/factlines.c), weights (lib/weight.c), filters (lib/filter.c) and
+ * zt-stat's views (lib/views.c). Build with `make fuzz`; run
  *   tests/fuzz/bin/fuzz-perfscript tests/fuzz/corpus-perfscript
  * The first byte picks the options; the rest is split into lines, each
  * copied to a buffer of its exact size so that AddressSanitizer sees any
@@ -23,25 +23,25 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fold.h"
+#include "perfscriptfold.h"
 #include "input.h"
 #include "perfscript.h"
 #include "profile.h"
-#include "psprofile.h"
+#include "perfscriptprofile.h"
 #include "views.h"
 #include "weight.h"
 #include "event.h"
-#include "facts.h"
+#include "factlines.h"
 
 /* The folded bytes of data read as a file, into *out; the reader's result. */
-static int fold_file(const uint8_t *data, size_t size, const struct zt_collapse_opts *o,
+static int fold_file(const uint8_t *data, size_t size, const struct zt_framenames_opts *o,
 		     unsigned flags, int repeats, char **out, size_t *outlen, char *err,
 		     size_t errlen)
 {
 	int fd = fuzz_memfd(data, size), got;
 	struct zt_input *in;
 	struct zt_ps_reader *r;
-	struct zt_fold *fold;
+	struct zt_perfscriptfold *fold;
 	struct zt_ps_item it;
 	FILE *f;
 
@@ -52,14 +52,14 @@ static int fold_file(const uint8_t *data, size_t size, const struct zt_collapse_
 	zt_input_set_max_line(in, 4096);
 	r = zt_ps_reader_new(in);
 	zt_ps_reader_set_repeats(r, repeats);
-	fold = zt_fold_new(o);
+	fold = zt_perfscriptfold_new(o);
 	if (flags & 1)
-		zt_filter_set(zt_fold_filter(fold), ZT_FOCUS, "[a-m]", err, errlen);
+		zt_filter_set(zt_perfscriptfold_filter(fold), ZT_FOCUS, "[a-m]", err, errlen);
 	if (flags & 4)
-		zt_filter_set(zt_fold_filter(fold), ZT_HIDE, "[0-9e]", err, errlen);
+		zt_filter_set(zt_perfscriptfold_filter(fold), ZT_HIDE, "[0-9e]", err, errlen);
 	err[0] = '\0';
 	while ((got = zt_ps_next(r, &it, err, errlen)) > 0)
-		if (zt_fold_item(fold, &it)) {
+		if (zt_perfscriptfold_item(fold, &it)) {
 			snprintf(err, errlen, "line %lu: overflow", it.lineno);
 			got = -1;
 			break;
@@ -68,11 +68,12 @@ static int fold_file(const uint8_t *data, size_t size, const struct zt_collapse_
 		abort();
 	if (got == 0) {
 		fprintf(f, "%lu records, line %lu, unterminated %lu\n",
-			(unsigned long)zt_fold_records(fold), it.lineno, it.unterminated);
-		zt_fold_write(fold, f);
+			(unsigned long)zt_perfscriptfold_records(fold), it.lineno,
+			it.unterminated);
+		zt_perfscriptfold_write(fold, f);
 	}
 	fclose(f);
-	zt_fold_free(fold);
+	zt_perfscriptfold_free(fold);
 	zt_ps_reader_free(r);
 	zt_input_close(in);
 	return got;
@@ -81,7 +82,7 @@ static int fold_file(const uint8_t *data, size_t size, const struct zt_collapse_
 /* Reading with repeats changes nothing that is folded or said. */
 static void same_with_repeats(const uint8_t *data, size_t size, unsigned flags)
 {
-	struct zt_collapse_opts o = { .pid = flags & 1, .tid = flags & 2, .kernel = flags & 4,
+	struct zt_framenames_opts o = { .pid = flags & 1, .tid = flags & 2, .kernel = flags & 4,
 				      .jit = flags & 8, .addrs = flags & 16, .srcline = flags & 32 };
 	char *a, *b, ea[256], eb[256];
 	size_t na, nb;
@@ -128,8 +129,8 @@ static void same_padded(const char *line, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *devnull;
-	struct zt_collapse_opts o = { 0 };
-	struct zt_fold *fold;
+	struct zt_framenames_opts o = { 0 };
+	struct zt_perfscriptfold *fold;
 	struct zt_ps_reader *r;
 	struct zt_profile *p;
 	struct zt_psprof *pp;
@@ -154,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.jit = data[0] & 8;
 	o.addrs = data[0] & 16;
 	o.srcline = data[0] & 32;
-	fold = zt_fold_new(&o);
+	fold = zt_perfscriptfold_new(&o);
 	r = zt_ps_reader_new(NULL);
 	/* --event: a view from the last byte (lib/event.h), the default most often. */
 	if (size > 1 && data[size - 1] % 4 == 0)
@@ -165,15 +166,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pf = zt_filter_new(zt_profile_name_fn, p);
 	peek = zt_filter_new(zt_profile_name_fn, p);
 	if (data[0] & 1) {
-		zt_filter_set(zt_fold_filter(fold), ZT_FOCUS, "[a-m]", err, sizeof err);
+		zt_filter_set(zt_perfscriptfold_filter(fold), ZT_FOCUS, "[a-m]", err, sizeof err);
 		zt_filter_set(pf, ZT_FOCUS, "[a-m]", err, sizeof err);
 	}
 	if (data[0] & 2) {
-		zt_filter_set(zt_fold_filter(fold), ZT_IGNORE, "^x|y$", err, sizeof err);
+		zt_filter_set(zt_perfscriptfold_filter(fold), ZT_IGNORE, "^x|y$", err, sizeof err);
 		zt_filter_set(pf, ZT_IGNORE, "^x|y$", err, sizeof err);
 	}
 	if (data[0] & 4) {
-		zt_filter_set(zt_fold_filter(fold), ZT_HIDE, "[0-9e]", err, sizeof err);
+		zt_filter_set(zt_perfscriptfold_filter(fold), ZT_HIDE, "[0-9e]", err, sizeof err);
 		zt_filter_set(pf, ZT_HIDE, "[0-9e]", err, sizeof err);
 	}
 	zt_filter_set(peek, ZT_FOCUS, "a|^$", err, sizeof err);
@@ -196,12 +197,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			failed = 1;
 		}
 		if (got > 0) {
-			if (zt_fold_item(fold, &it))
+			if (zt_perfscriptfold_item(fold, &it))
 				failed = 1;
 			else
 				zt_psprof_item(pp, &it);
 			if (it.kind == ZT_PS_COMMENT)
-				zt_facts_line(&facts, it.text.p, it.text.n);
+				zt_factlines_line(&facts, it.text.p, it.text.n);
 			if (it.kind == ZT_PS_HEADER)
 				zt_weight_record(&w, it.header.event.p, it.header.event.n,
 						 it.header.period);
@@ -216,8 +217,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char line[160];
 
 		zt_ps_finish(r, lineno, &it);
-		zt_fold_write(fold, devnull);
-		zt_fold_weight_line(fold, line, sizeof line);
+		zt_perfscriptfold_write(fold, devnull);
+		zt_perfscriptfold_weight_line(fold, line, sizeof line);
 		if (zt_profile_kept(p) > zt_profile_samples(p))
 			abort();
 		for (uint32_t j = 0; j < n; j++)
@@ -236,6 +237,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	zt_profile_free(lp);
 	zt_profile_free(p);
 	zt_ps_reader_free(r);
-	zt_fold_free(fold);
+	zt_perfscriptfold_free(fold);
 	return 0;
 }

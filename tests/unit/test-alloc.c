@@ -2,11 +2,11 @@
  * test-alloc.c — allocation profiles (raw version 6): objects rounded per
  * stack (zt_raw_objects), the views --event names (lib/event.h), the
  * folded weight lines of bytes and objects (lib/weight.c), and the
- * allocation facts written and read back (lib/facts.c).
+ * allocation facts written and read back (lib/factlines.c).
  */
 #include "unit.h"
 #include "event.h"
-#include "facts.h"
+#include "factlines.h"
 #include "raw.h"
 #include "rawfmt.h"
 #include "weight.h"
@@ -110,20 +110,20 @@ UNIT_TEST(alloc_facts_written_and_read_back)
 
 	if (!out)
 		abort();
-	zt_facts_write(out, &d, NULL, 0);
+	zt_factlines_write(out, &d, NULL, 0);
 	fclose(out);
 	CHECK(strstr(text, "# zt alloc-rate 524288\n# zt alloc-calls 1000\n# zt alloc-bytes 5000\n"
 			   "# zt alloc-peak-bytes 77\n# zt alloc-peak-ns 9\n"
 			   "# zt alloc-sampled-bytes 192\n# zt alloc-estimated-bytes 1572960\n"));
 	CHECK(!strstr(text, "alloc-samples"));
 	for (char *line = text, *nl; (nl = strchr(line, '\n')); line = nl + 1)
-		CHECK(zt_facts_line(&f, line, (size_t)(nl - line)) == NULL);
+		CHECK(zt_factlines_line(&f, line, (size_t)(nl - line)) == NULL);
 	CHECK_EQ_U(f.alloc_rate, 524288);
 	CHECK_EQ_U(f.alloc[ZT_FACTS_ALLOC_CALLS], 1000);
 	CHECK_EQ_U(f.alloc[ZT_FACTS_ALLOC_ESTIMATED_BYTES], 1572960);
 	CHECK(!(f.have_alloc & (1u << ZT_FACTS_ALLOC_SAMPLES)));
 	CHECK(f.have_alloc & (1u << ZT_FACTS_ALLOC_PEAK_NS));
-	CHECK(zt_facts_line(&f, "# zt alloc-calls x", 18) != NULL);
-	CHECK(zt_facts_line(&f, "# zt alloc-rate 0", 17) != NULL);
+	CHECK(zt_factlines_line(&f, "# zt alloc-calls x", 18) != NULL);
+	CHECK(zt_factlines_line(&f, "# zt alloc-rate 0", 17) != NULL);
 	free(text);
 }

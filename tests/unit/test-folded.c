@@ -5,9 +5,9 @@
  * order of stacks.
  */
 #include "unit.h"
-#include "facts.h"
+#include "factlines.h"
 #include "folded.h"
-#include "foldsrc.h"
+#include "foldedsort.h"
 #include "input.h"
 #include "util.h"
 
@@ -214,7 +214,7 @@ UNIT_TEST(folded_diff_lines_are_written_and_read_back)
 	free(text);
 }
 
-/* A file to open by path: foldsrc reads a sorted file twice. */
+/* A file to open by path: foldedsort reads a sorted file twice. */
 static void write_file(char *path, const char *text)
 {
 	int fd = mkstemp(path);
@@ -226,21 +226,21 @@ static void write_file(char *path, const char *text)
 
 /* path's stacks as zt-diff reads a named input: opened, then streamed or
    loaded. */
-static struct zt_foldsrc *open_src(const char *path, const struct zt_foldsrc_opts *o,
-				   uint64_t *total, char *err, size_t errlen)
+static struct zt_foldedsort *open_src(const char *path, const struct zt_foldedsort_opts *o,
+				      uint64_t *total, char *err, size_t errlen)
 {
 	struct zt_input *in = zt_input_open(path, err, errlen);
-	struct zt_foldsrc *s;
+	struct zt_foldedsort *s;
 
 	*total = 0;
 	if (!in)
 		return NULL;
-	s = zt_foldsrc_from(in, path, o, total, err, errlen);
+	s = zt_foldedsort_from(in, path, o, total, err, errlen);
 	zt_input_close(in);
 	return s;
 }
 
-UNIT_TEST(foldsrc_gives_stacks_in_folded_cmp_order_summed_sorted_or_not)
+UNIT_TEST(foldedsort_gives_stacks_in_folded_cmp_order_summed_sorted_or_not)
 {
 	static const char *const texts[] = {
 		"a 1\na b 2\na;b 3\nb 4\n",		/* sorted: streamed */
@@ -248,19 +248,19 @@ UNIT_TEST(foldsrc_gives_stacks_in_folded_cmp_order_summed_sorted_or_not)
 	};
 
 	for (int t = 0; t < 2; t++) {
-		char path[] = "/tmp/zt-unit-foldsrc-XXXXXX", err[ZT_ERR_MAX] = "";
+		char path[] = "/tmp/zt-unit-foldedsort-XXXXXX", err[ZT_ERR_MAX] = "";
 		const char *stack, *prev = NULL;
 		char prevbuf[16];
 		size_t len, prevlen = 0;
 		uint64_t total, count, sum = 0;
-		struct zt_foldsrc *s;
+		struct zt_foldedsort *s;
 		int n = 0;
 
 		write_file(path, texts[t]);
 		s = open_src(path, NULL, &total, err, sizeof err);
 		CHECK(s != NULL);
 		CHECK_EQ_U(total, 10);
-		while (s && zt_foldsrc_next(s, &stack, &len, &count, err, sizeof err) == 1) {
+		while (s && zt_foldedsort_next(s, &stack, &len, &count, err, sizeof err) == 1) {
 			if (prev)
 				CHECK(zt_folded_cmp(prev, prevlen, stack, len) < 0);
 			memcpy(prevbuf, stack, len < sizeof prevbuf ? len : sizeof prevbuf);
@@ -271,14 +271,14 @@ UNIT_TEST(foldsrc_gives_stacks_in_folded_cmp_order_summed_sorted_or_not)
 		}
 		CHECK_EQ_U(n, 4);
 		CHECK_EQ_U(sum, 10);
-		zt_foldsrc_close(s);
+		zt_foldedsort_close(s);
 		unlink(path);
 	}
 }
 
-UNIT_TEST(foldsrc_open_places_its_errors)
+UNIT_TEST(foldedsort_open_places_its_errors)
 {
-	char path[] = "/tmp/zt-unit-foldsrc-XXXXXX", err[128], want[128];
+	char path[] = "/tmp/zt-unit-foldedsort-XXXXXX", err[128], want[128];
 	uint64_t total;
 
 	write_file(path, "a 1\nb\n");
@@ -286,7 +286,8 @@ UNIT_TEST(foldsrc_open_places_its_errors)
 	snprintf(want, sizeof want, "'%s': line 2: missing count", path);
 	CHECK_STR(err, want);
 	unlink(path);
-	CHECK(open_src(path, &(struct zt_foldsrc_opts){ .strip = 1 }, &total, err, sizeof err) == NULL);
+	CHECK(open_src(path, &(struct zt_foldedsort_opts){ .strip = 1 }, &total, err,
+		       sizeof err) == NULL);
 	snprintf(want, sizeof want, "cannot open '%s': No such file or directory", path);
 	CHECK_STR(err, want);
 }

@@ -1,10 +1,10 @@
 /*
  * test-perfscript.c — the perf script line grammar, including the places
  * where stackcollapse-perf.pl's regular expressions split text oddly, and
- * the naming rules of lib/collapse.c.
+ * the naming rules of lib/framenames.c.
  */
 #include "unit.h"
-#include "collapse.h"
+#include "framenames.h"
 #include "input.h"
 #include "perfscript.h"
 
@@ -157,16 +157,16 @@ UNIT_TEST(perfscript_frame_backtracks_like_perl_when_the_symbol_is_missing)
 	CHECK(zt_ps_parse_frame("  a (m)", 7, &f) == 0);
 }
 
-static char *names(const char *line, struct zt_collapse_opts o, int java)
+static char *names(const char *line, struct zt_framenames_opts o, int java)
 {
 	struct zt_ps_frame f;
-	struct zt_collapse_buf b = { 0 };
+	struct zt_framenames_buf b = { 0 };
 	int unknown;
 	static char out[512];
 
 	if (!zt_ps_parse_frame(line, strlen(line), &f))
 		return NULL;
-	zt_collapse_frame(&f, &o, java, &b, &unknown);
+	zt_framenames_frame(&f, &o, java, &b, &unknown);
 	for (size_t i = 0; i < b.len; i++)
 		if (b.buf[i] == '\0')
 			b.buf[i] = '|';
@@ -177,7 +177,7 @@ static char *names(const char *line, struct zt_collapse_opts o, int java)
 
 UNIT_TEST(collapse_tidies_names)
 {
-	struct zt_collapse_opts o = { 0 };
+	struct zt_framenames_opts o = { 0 };
 
 	CHECK_STR(names("\t1 foo(int, char*)+0x1f (/a)", o, 0), "foo|");
 	CHECK_STR(names("\t1 ns::(anonymous namespace)::f(int) (/a)", o, 0),
@@ -190,7 +190,7 @@ UNIT_TEST(collapse_tidies_names)
 
 UNIT_TEST(collapse_names_unknown_symbols_by_module)
 {
-	struct zt_collapse_opts o = { 0 }, a = { .addrs = 1 };
+	struct zt_framenames_opts o = { 0 }, a = { .addrs = 1 };
 
 	CHECK_STR(names("\t7f12 [unknown] (/usr/lib/libc.so.6)", o, 0), "[libc.so.6]|");
 	CHECK_STR(names("\t7f12 [unknown] ([unknown])", o, 0), "[unknown]|");
@@ -199,7 +199,7 @@ UNIT_TEST(collapse_names_unknown_symbols_by_module)
 
 UNIT_TEST(collapse_annotates_kernel_jit_and_inlined_frames)
 {
-	struct zt_collapse_opts all = { .kernel = 1, .jit = 1 };
+	struct zt_framenames_opts all = { .kernel = 1, .jit = 1 };
 
 	CHECK_STR(names("\tffff81 schedule ([kernel.kallsyms])", all, 0), "schedule_[k]|");
 	CHECK_STR(names("\t8c3453 tcp_sendmsg (/lib/modules/4.3/build/vmlinux)", all, 0),
@@ -212,12 +212,12 @@ UNIT_TEST(collapse_annotates_kernel_jit_and_inlined_frames)
 
 UNIT_TEST(collapse_srcline_drops_brackets_and_space)
 {
-	struct zt_collapse_buf b = { 0 };
+	struct zt_framenames_buf b = { 0 };
 
-	zt_collapse_srcline("  spin.c:12 [inlined]  ", 23, &b);
+	zt_framenames_srcline("  spin.c:12 [inlined]  ", 23, &b);
 	CHECK(b.len == 10 && memcmp(b.buf, ":spin.c:12", 10) == 0);
 	b.len = 0;
-	zt_collapse_srcline("  [x] ", 6, &b);
+	zt_framenames_srcline("  [x] ", 6, &b);
 	CHECK_EQ_U(b.len, 0);
 	free(b.buf);
 }

@@ -1,13 +1,13 @@
 /*
  * test-profile.c — per-key counts (lib/profile.c), the -s address
- * stripping (lib/foldsrc.c), `# zt` facts (lib/facts.c) and JSON strings
+ * stripping (lib/foldedsort.c), `# zt` facts (lib/factlines.c) and JSON strings
  * (lib/json.c).
  */
 #include "unit.h"
-#include "foldsrc.h"
+#include "foldedsort.h"
 #include "json.h"
 #include "profile.h"
-#include "facts.h"
+#include "factlines.h"
 
 #include <stdlib.h>
 
@@ -50,7 +50,7 @@ UNIT_TEST(strip_hex_replaces_every_address)
 {
 	char out[64];
 	const char *s = "a;0x7f12ab;b0x;0xZ;0XFF;x0x1f";
-	size_t n = zt_foldsrc_strip_hex(s, strlen(s), out);
+	size_t n = zt_foldedsort_strip_hex(s, strlen(s), out);
 
 	out[n] = '\0';
 	CHECK_STR(out, "a;0x...;b0x;0xZ;0XFF;x0x...");
@@ -64,7 +64,7 @@ UNIT_TEST(facts_read_zt_comment_lines)
 		"# zt future-key 1", "# not ours", "# zt hz 100" };
 
 	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
-		CHECK(zt_facts_line(&f, lines[i], strlen(lines[i])) == NULL);
+		CHECK(zt_factlines_line(&f, lines[i], strlen(lines[i])) == NULL);
 	CHECK_EQ_U(f.hz, 997);
 	CHECK_STR(f.timer, "perf-task-clock");
 	CHECK(f.have_lost);
@@ -72,7 +72,7 @@ UNIT_TEST(facts_read_zt_comment_lines)
 	CHECK_STR(f.lost_reason, "buffer-full");
 	CHECK_EQ_U(f.cpu_ns, 8034000000ULL);
 	CHECK_STR(f.rate_cap, "kernel-tick");
-	CHECK_STR(zt_facts_line(&f, "# zt hz x", 9), "'# zt hz' wants a number");
+	CHECK_STR(zt_factlines_line(&f, "# zt hz x", 9), "'# zt hz' wants a number");
 }
 
 UNIT_TEST(json_strings_are_escaped)

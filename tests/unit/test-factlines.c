@@ -1,10 +1,11 @@
 /*
- * test-facts.c — the `# zt` lines: what zt_facts_write writes from a dump,
- * zt_facts_line reads back; and values from the dump cannot forge a line.
+ * test-factlines.c — the `# zt` lines: what zt_factlines_write writes from a
+ * dump, zt_factlines_line reads back; and values from the dump cannot forge a
+ * line.
  */
 #include "unit.h"
 #include "raw.h"
-#include "facts.h"
+#include "factlines.h"
 
 #include <stdlib.h>
 
@@ -17,7 +18,7 @@ static char *written(const struct zt_raw *d, const char *const *warn, size_t nwa
 
 	if (!f)
 		abort();
-	zt_facts_write(f, d, warn, nwarn);
+	zt_factlines_write(f, d, warn, nwarn);
 	fclose(f);
 	return text;
 }
@@ -29,7 +30,7 @@ static int read_back(char *text, struct zt_facts *f)
 		nl = strchr(line, '\n');
 		if (!nl)
 			return -1;	/* every fact is a whole line */
-		if (zt_facts_line(f, line, (size_t)(nl - line)))
+		if (zt_factlines_line(f, line, (size_t)(nl - line)))
 			return -1;
 	}
 	return 0;
@@ -107,6 +108,6 @@ UNIT_TEST(facts_partial_and_cut_stacks_add_up_over_inputs)
 	CHECK_EQ_U(f.partial, 20);
 	CHECK_EQ_U(f.truncated, 18);
 	CHECK_EQ_U(f.max_depth, 512);
-	CHECK(zt_facts_line(&f, "# zt truncated x", 16) != NULL);
+	CHECK(zt_factlines_line(&f, "# zt truncated x", 16) != NULL);
 	free(text);
 }

@@ -1,16 +1,16 @@
 /*
- * collapse.c — frame naming as stackcollapse-perf.pl (FlameGraph 41fee1f)
+ * framenames.c — frame naming as stackcollapse-perf.pl (FlameGraph 41fee1f)
  * does it: offsets stripped, [unknown] replaced by the module, names tidied,
  * Java names condensed, annotations appended. The rules are listed in
  * tests/data/perf-script/README.md and formats/folded.md.
  */
-#include "collapse.h"
+#include "framenames.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void zt_collapse_buf_add(struct zt_collapse_buf *b, const void *p, size_t n)
+void zt_framenames_buf_add(struct zt_framenames_buf *b, const void *p, size_t n)
 {
 	zt_grow(&b->buf, &b->cap, b->len + n + 1, 1);
 	if (n)
@@ -18,26 +18,26 @@ void zt_collapse_buf_add(struct zt_collapse_buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
-void zt_collapse_root(const struct zt_ps_header *h,
-		      const struct zt_collapse_opts *o, struct zt_collapse_buf *out)
+void zt_framenames_root(const struct zt_ps_header *h,
+			const struct zt_framenames_opts *o, struct zt_framenames_buf *out)
 {
 	size_t start = out->len;
 
 	if (o->root.how == ZT_ROOT_RENAME) {
-		zt_collapse_buf_add(out, o->root.name, strlen(o->root.name));
+		zt_framenames_buf_add(out, o->root.name, strlen(o->root.name));
 		return;
 	}
-	zt_collapse_buf_add(out, h->comm.p, h->comm.n);
+	zt_framenames_buf_add(out, h->comm.p, h->comm.n);
 	if (o->pid || o->tid) {
-		zt_collapse_buf_add(out, "-", 1);
+		zt_framenames_buf_add(out, "-", 1);
 		if (h->pid.n)
-			zt_collapse_buf_add(out, h->pid.p, h->pid.n);
+			zt_framenames_buf_add(out, h->pid.p, h->pid.n);
 		else
-			zt_collapse_buf_add(out, "?", 1);
+			zt_framenames_buf_add(out, "?", 1);
 	}
 	if (o->tid) {
-		zt_collapse_buf_add(out, "/", 1);
-		zt_collapse_buf_add(out, h->tid.p, h->tid.n);
+		zt_framenames_buf_add(out, "/", 1);
+		zt_framenames_buf_add(out, h->tid.p, h->tid.n);
 	}
 	for (size_t i = start; i < out->len; i++)
 		if (out->buf[i] == ' ')
@@ -93,13 +93,13 @@ static int is_go_method(const char *s, size_t n)
 
 /* Tidy and annotate one name, appending it and its '\0' to out. */
 static void add_name(const char *s, size_t n, const struct zt_ps_frame *f,
-		     const struct zt_collapse_opts *o, int java, int inlined,
-		     struct zt_collapse_buf *out)
+		     const struct zt_framenames_opts *o, int java, int inlined,
+		     struct zt_framenames_buf *out)
 {
 	size_t start = out->len, i, j;
 	char *t;
 
-	zt_collapse_buf_add(out, s, n);
+	zt_framenames_buf_add(out, s, n);
 	t = out->buf + start;
 	for (i = 0; i < n; i++)
 		if (t[i] == ';')
@@ -117,29 +117,29 @@ static void add_name(const char *s, size_t n, const struct zt_ps_frame *f,
 	out->len = start + n;
 	if (inlined) {
 		if (!has(out->buf + start, n, "_[i]"))
-			zt_collapse_buf_add(out, "_[i]", 4);
+			zt_framenames_buf_add(out, "_[i]", 4);
 	} else if (o->kernel && f->mod.n > 0 &&
 		   !(f->mod.n == 9 && memcmp(f->mod.p, "[unknown]", 9) == 0) &&
 		   (f->mod.p[0] == '[' ||
 		    (f->mod.n >= 7 &&
 		     memcmp(f->mod.p + f->mod.n - 7, "vmlinux", 7) == 0))) {
-		zt_collapse_buf_add(out, "_[k]", 4);
+		zt_framenames_buf_add(out, "_[k]", 4);
 	} else if (o->jit && is_jit_map(f->mod.p, f->mod.n)) {
 		if (!has(out->buf + start, n, "_[j]"))
-			zt_collapse_buf_add(out, "_[j]", 4);
+			zt_framenames_buf_add(out, "_[j]", 4);
 	}
-	zt_collapse_buf_add(out, "", 1);	/* zt_collapse_buf_add keeps room for it */
+	zt_framenames_buf_add(out, "", 1);	/* its NUL: buf_add keeps room for it */
 	out->buf[out->len - 1] = '\0';
 }
 
-int zt_collapse_frame(const struct zt_ps_frame *f,
-		      const struct zt_collapse_opts *o, int java,
-		      struct zt_collapse_buf *out, int *unknown)
+int zt_framenames_frame(const struct zt_ps_frame *f,
+			const struct zt_framenames_opts *o, int java,
+			struct zt_framenames_buf *out, int *unknown)
 {
 	const char *s = f->sym.p, *end, *piece, *arrow, *plus;
 	size_t n = f->sym.n, last;
 	int count = 0;
-	struct zt_collapse_buf tmp = { 0 };
+	struct zt_framenames_buf tmp = { 0 };
 
 	*unknown = 0;
 	/* s/\+0x[\da-f]+$// — only the last "+0x" can be followed by hex alone. */
@@ -168,23 +168,23 @@ int zt_collapse_frame(const struct zt_ps_frame *f,
 			size_t mn = f->mod.n;
 
 			tmp.len = 0;
-			zt_collapse_buf_add(&tmp, "[", 1);
+			zt_framenames_buf_add(&tmp, "[", 1);
 			if (mn == 9 && memcmp(m, "[unknown]", 9) == 0) {
-				zt_collapse_buf_add(&tmp, "unknown", 7);
+				zt_framenames_buf_add(&tmp, "unknown", 7);
 			} else {
 				slash = memrchr(m, '/', mn);
 				if (slash) {
 					mn -= (size_t)(slash + 1 - m);
 					m = slash + 1;
 				}
-				zt_collapse_buf_add(&tmp, m, mn);
+				zt_framenames_buf_add(&tmp, m, mn);
 			}
 			if (o->addrs) {
-				zt_collapse_buf_add(&tmp, " <", 2);
-				zt_collapse_buf_add(&tmp, f->pc.p, f->pc.n);
-				zt_collapse_buf_add(&tmp, ">", 1);
+				zt_framenames_buf_add(&tmp, " <", 2);
+				zt_framenames_buf_add(&tmp, f->pc.p, f->pc.n);
+				zt_framenames_buf_add(&tmp, ">", 1);
 			}
-			zt_collapse_buf_add(&tmp, "]", 1);
+			zt_framenames_buf_add(&tmp, "]", 1);
 			add_name(tmp.buf, tmp.len, f, o, java, count > 0, out);
 			*unknown = 1;
 		} else {
@@ -198,9 +198,9 @@ int zt_collapse_frame(const struct zt_ps_frame *f,
 	return count;
 }
 
-void zt_collapse_srcline(const char *s, size_t n, struct zt_collapse_buf *out)
+void zt_framenames_srcline(const char *s, size_t n, struct zt_framenames_buf *out)
 {
-	struct zt_collapse_buf t = { 0 };
+	struct zt_framenames_buf t = { 0 };
 	size_t i = 0, a, b;
 
 	/* s/\[.*?\]//g */
@@ -210,7 +210,7 @@ void zt_collapse_srcline(const char *s, size_t n, struct zt_collapse_buf *out)
 			i = (size_t)(close - s) + 1;
 			continue;
 		}
-		zt_collapse_buf_add(&t, s + i, 1);
+		zt_framenames_buf_add(&t, s + i, 1);
 		i++;
 	}
 	a = 0;
@@ -220,8 +220,8 @@ void zt_collapse_srcline(const char *s, size_t n, struct zt_collapse_buf *out)
 	while (b > a && t.buf[b - 1] && strchr(" \t\r\n\f\v", t.buf[b - 1]))
 		b--;
 	if (b > a) {
-		zt_collapse_buf_add(out, ":", 1);
-		zt_collapse_buf_add(out, t.buf + a, b - a);
+		zt_framenames_buf_add(out, ":", 1);
+		zt_framenames_buf_add(out, t.buf + a, b - a);
 	}
 	free(t.buf);
 }

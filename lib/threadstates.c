@@ -1,20 +1,21 @@
 /*
- * states.c — a wall-clock profile's time per thread and state (states.h).
+ * threadstates.c — a wall-clock profile's time per thread and state
+ * (threadstates.h).
  */
-#include "states.h"
+#include "threadstates.h"
 #include "hash.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-struct zt_states {
-	struct zt_states_row *threads;
+struct zt_threadstates {
+	struct zt_threadstates_row *threads;
 	size_t n, cap;
 	struct zt_hash_index ix;
 	uint64_t total[ZT_STATES];
 	int have_ids;
-	struct zt_states_row *rows;	/* zt_states_rows' */
+	struct zt_threadstates_row *rows;	/* zt_threadstates_rows' */
 	size_t nrows, caprows;
 	/* The last call's pid and tid text, and its row (-1: none): record
 	   after record of one thread costs a comparison. */
@@ -29,7 +30,7 @@ struct key {
 
 static int row_eq(void *ctx, uint32_t i, const void *k)
 {
-	const struct zt_states *s = ctx;
+	const struct zt_threadstates *s = ctx;
 	const struct key *key = k;
 
 	return s->threads[i].pid == key->pid && s->threads[i].tid == key->tid;
@@ -48,12 +49,12 @@ static uint64_t id_of(const char *p, size_t n)
 	return v;
 }
 
-struct zt_states *zt_states_new(void)
+struct zt_threadstates *zt_threadstates_new(void)
 {
-	return zt_calloc(1, sizeof(struct zt_states));
+	return zt_calloc(1, sizeof(struct zt_threadstates));
 }
 
-void zt_states_free(struct zt_states *s)
+void zt_threadstates_free(struct zt_threadstates *s)
 {
 	if (!s)
 		return;
@@ -63,13 +64,13 @@ void zt_states_free(struct zt_states *s)
 	free(s);
 }
 
-int zt_states_add(struct zt_states *s, const char *pid, size_t pidn, const char *tid,
-		  size_t tidn, const char *name, size_t namen, enum zt_state st, uint64_t w)
+int zt_threadstates_add(struct zt_threadstates *s, const char *pid, size_t pidn, const char *tid,
+			size_t tidn, const char *name, size_t namen, enum zt_state st, uint64_t w)
 {
 	struct key key;
 	uint64_t h;
 	int64_t i;
-	struct zt_states_row *r;
+	struct zt_threadstates_row *r;
 
 	if (s->total[st] > UINT64_MAX - w)
 		return -1;
@@ -112,21 +113,21 @@ int zt_states_add(struct zt_states *s, const char *pid, size_t pidn, const char 
 	return 0;
 }
 
-uint64_t zt_states_total(const struct zt_states *s, enum zt_state st)
+uint64_t zt_threadstates_total(const struct zt_threadstates *s, enum zt_state st)
 {
 	return s->total[st];
 }
 
 static int by_ids(const void *a, const void *b)
 {
-	const struct zt_states_row *x = a, *y = b;
+	const struct zt_threadstates_row *x = a, *y = b;
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-const struct zt_states_row *zt_states_rows(struct zt_states *s, size_t *n)
+const struct zt_threadstates_row *zt_threadstates_rows(struct zt_threadstates *s, size_t *n)
 {
 	size_t prow = 0;
 

@@ -1,8 +1,8 @@
 /*
- * foldsrc.c — sorted access to a folded file: stream it when it is already
+ * foldedsort.c — sorted access to a folded file: stream it when it is already
  * sorted, otherwise sum and sort it in memory (a strtab of stacks).
  */
-#include "foldsrc.h"
+#include "foldedsort.h"
 #include "folded.h"
 #include "input.h"
 #include "strtab.h"
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct zt_foldsrc {
+struct zt_foldedsort {
 	struct zt_folded_reader rd;	/* streaming: rd.in */
 	struct zt_strtab *tab;		/* in memory */
 	uint64_t *counts;
@@ -25,7 +25,7 @@ struct zt_foldsrc {
 };
 
 /* What a reader's input declared, into *unit (and s's rate). */
-static void declared(struct zt_foldsrc *s, const struct zt_folded_reader *rd, int *unit)
+static void declared(struct zt_foldedsort *s, const struct zt_folded_reader *rd, int *unit)
 {
 	if (rd->wall)
 		*unit = ZT_WEIGHT_WALL;
@@ -45,7 +45,7 @@ static const char *unit_words(int unit)
 	       "weighs its stacks in samples or periods";
 }
 
-size_t zt_foldsrc_strip_hex(const char *s, size_t n, char *out)
+size_t zt_foldedsort_strip_hex(const char *s, size_t n, char *out)
 {
 	size_t i = 0, o = 0;
 
@@ -73,8 +73,8 @@ static int bykey(const void *a, const void *b, void *tab)
 	return zt_folded_cmp(x, nx, y, ny);
 }
 
-const char *zt_foldsrc_rewrite(const struct zt_foldsrc_opts *o, const char *s, size_t n,
-			       size_t *len, char **buf, size_t *cap)
+const char *zt_foldedsort_rewrite(const struct zt_foldedsort_opts *o, const char *s, size_t n,
+				  size_t *len, char **buf, size_t *cap)
 {
 	size_t extra = o && o->root.name ? strlen(o->root.name) : 0;
 
@@ -91,14 +91,14 @@ const char *zt_foldsrc_rewrite(const struct zt_foldsrc_opts *o, const char *s, s
 	if (o->strip) {
 		char *out = *buf + n + extra + 1;
 
-		*len = zt_foldsrc_strip_hex(s, *len, out);
+		*len = zt_foldedsort_strip_hex(s, *len, out);
 		s = out;
 	}
 	return s;
 }
 
 /* Whether o rewrites stacks, so that a file cannot be streamed as it is. */
-static int rewrites(const struct zt_foldsrc_opts *o)
+static int rewrites(const struct zt_foldedsort_opts *o)
 {
 	return o && (o->strip || o->root.how != ZT_ROOT_KEEP);
 }
@@ -107,7 +107,7 @@ static int rewrites(const struct zt_foldsrc_opts *o)
  * Read the whole input into the table, each stack rewritten as o says
  * (NULL: as it is), summing repeated stacks; -1 on bad input.
  */
-static int load(struct zt_foldsrc *s, struct zt_input *in, const struct zt_foldsrc_opts *o,
+static int load(struct zt_foldedsort *s, struct zt_input *in, const struct zt_foldedsort_opts *o,
 		int *unit, char *err, size_t errlen)
 {
 	struct zt_folded_reader rd;
@@ -125,7 +125,7 @@ static int load(struct zt_foldsrc *s, struct zt_input *in, const struct zt_folds
 		int isnew;
 		uint32_t id;
 
-		key = zt_foldsrc_rewrite(o, it.stack, it.stacklen, &klen, &buf, &cap);
+		key = zt_foldedsort_rewrite(o, it.stack, it.stacklen, &klen, &buf, &cap);
 		id = zt_strtab_intern(s->tab, key, klen, &isnew);
 		zt_grow(&s->counts, &s->countcap, (size_t)id + 1, sizeof *s->counts);
 		if (isnew)
@@ -144,7 +144,7 @@ static int load(struct zt_foldsrc *s, struct zt_input *in, const struct zt_folds
 }
 
 /* The loaded stacks in zt_folded_cmp's order, and their total. */
-static int sort_loaded(struct zt_foldsrc *s, const char *name, uint64_t *total, char *err,
+static int sort_loaded(struct zt_foldedsort *s, const char *name, uint64_t *total, char *err,
 		       size_t errlen)
 {
 	s->n = s->tab ? zt_strtab_count(s->tab) : 0;	/* no input, no table */
@@ -167,7 +167,7 @@ static int sort_loaded(struct zt_foldsrc *s, const char *name, uint64_t *total, 
  * The check pass over a file to stream: its format and total, and whether
  * its stacks are in order, each once; in constant memory.
  */
-static int check(struct zt_foldsrc *s, struct zt_input *in, uint64_t *total, int *sorted,
+static int check(struct zt_foldedsort *s, struct zt_input *in, uint64_t *total, int *sorted,
 		 int *unit, char *err, size_t errlen)
 {
 	struct zt_folded_reader rd;
@@ -199,11 +199,11 @@ static int check(struct zt_foldsrc *s, struct zt_input *in, uint64_t *total, int
 	return got;
 }
 
-struct zt_foldsrc *zt_foldsrc_from(struct zt_input *in, const char *reopen,
-				   const struct zt_foldsrc_opts *o, uint64_t *total, char *err,
-				   size_t errlen)
+struct zt_foldedsort *zt_foldedsort_from(struct zt_input *in, const char *reopen,
+					 const struct zt_foldedsort_opts *o, uint64_t *total,
+					 char *err, size_t errlen)
 {
-	struct zt_foldsrc *s = zt_calloc(1, sizeof *s);
+	struct zt_foldedsort *s = zt_calloc(1, sizeof *s);
 	struct zt_input *again = NULL;
 	int sorted;
 
@@ -229,17 +229,17 @@ struct zt_foldsrc *zt_foldsrc_from(struct zt_input *in, const char *reopen,
 	return s;
 fail:
 	zt_input_close(again);
-	zt_foldsrc_close(s);
+	zt_foldedsort_close(s);
 	return NULL;
 }
 
-struct zt_foldsrc *zt_foldsrc_sum_new(void)
+struct zt_foldedsort *zt_foldedsort_sum_new(void)
 {
-	return zt_calloc(1, sizeof(struct zt_foldsrc));
+	return zt_calloc(1, sizeof(struct zt_foldedsort));
 }
 
-int zt_foldsrc_sum_add(struct zt_foldsrc *s, struct zt_input *in, const char *first,
-		       const struct zt_foldsrc_opts *o, char *err, size_t errlen)
+int zt_foldedsort_sum_add(struct zt_foldedsort *s, struct zt_input *in, const char *first,
+			  const struct zt_foldedsort_opts *o, char *err, size_t errlen)
 {
 	int unit = 0;
 
@@ -254,32 +254,32 @@ int zt_foldsrc_sum_add(struct zt_foldsrc *s, struct zt_input *in, const char *fi
 	return 0;
 }
 
-int zt_foldsrc_sum_end(struct zt_foldsrc *s, const char *name, uint64_t *total, char *err,
-		       size_t errlen)
+int zt_foldedsort_sum_end(struct zt_foldedsort *s, const char *name, uint64_t *total, char *err,
+			  size_t errlen)
 {
 	return sort_loaded(s, name, total, err, errlen);
 }
 
-struct zt_foldsrc *zt_foldsrc_sum(struct zt_input **in, size_t n,
-				  const struct zt_foldsrc_opts *o, uint64_t *total, char *err,
-				  size_t errlen)
+struct zt_foldedsort *zt_foldedsort_sum(struct zt_input **in, size_t n,
+					const struct zt_foldedsort_opts *o, uint64_t *total,
+					char *err, size_t errlen)
 {
-	struct zt_foldsrc *s = zt_foldsrc_sum_new();
+	struct zt_foldedsort *s = zt_foldedsort_sum_new();
 
 	for (size_t i = 0; i < n; i++)
-		if (zt_foldsrc_sum_add(s, in[i], i ? zt_input_name(in[0]) : NULL, o, err,
-				       errlen) < 0)
+		if (zt_foldedsort_sum_add(s, in[i], i ? zt_input_name(in[0]) : NULL, o, err,
+					  errlen) < 0)
 			goto fail;
-	if (zt_foldsrc_sum_end(s, n ? zt_input_name(in[0]) : "", total, err, errlen) < 0)
+	if (zt_foldedsort_sum_end(s, n ? zt_input_name(in[0]) : "", total, err, errlen) < 0)
 		goto fail;
 	return s;
 fail:
-	zt_foldsrc_close(s);
+	zt_foldedsort_close(s);
 	return NULL;
 }
 
-int zt_foldsrc_next(struct zt_foldsrc *s, const char **stack, size_t *len,
-		    uint64_t *count, char *err, size_t errlen)
+int zt_foldedsort_next(struct zt_foldedsort *s, const char **stack, size_t *len,
+		       uint64_t *count, char *err, size_t errlen)
 {
 	struct zt_folded_item it;
 	int got;
@@ -300,22 +300,22 @@ int zt_foldsrc_next(struct zt_foldsrc *s, const char **stack, size_t *len,
 	return 1;
 }
 
-int zt_foldsrc_wall(const struct zt_foldsrc *s)
+int zt_foldedsort_wall(const struct zt_foldedsort *s)
 {
 	return s->unit == ZT_WEIGHT_WALL;
 }
 
-int zt_foldsrc_alloc(const struct zt_foldsrc *s)
+int zt_foldedsort_alloc(const struct zt_foldedsort *s)
 {
 	return s->unit == ZT_WEIGHT_BYTES || s->unit == ZT_WEIGHT_OBJECTS ? s->unit : 0;
 }
 
-uint64_t zt_foldsrc_rate(const struct zt_foldsrc *s)
+uint64_t zt_foldedsort_rate(const struct zt_foldedsort *s)
 {
 	return s->rate;
 }
 
-void zt_foldsrc_close(struct zt_foldsrc *s)
+void zt_foldedsort_close(struct zt_foldedsort *s)
 {
 	if (!s)
 		return;

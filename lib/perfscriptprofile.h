@@ -1,16 +1,16 @@
 /*
- * psprofile.h — a profile (lib/profile.h) built from perf script records,
- * keyed by function, module, source line or thread.
+ * perfscriptprofile.h — a profile (lib/profile.h) built from perf script
+ * records, keyed by function, module, source line or thread.
  *
- * Functions are named as zt-fold names them (lib/collapse.h, default
+ * Functions are named as zt-fold names them (lib/framenames.h, default
  * options), so zt-stat on a symbolized stream and on its folded stacks
  * agree. A record counts its period: zt's records (event zt-samples) group
  * identical samples and their period is their number; perf's periods are
  * nanoseconds or events, which the caller turns into samples, or not, with
  * lib/weight.h.
  */
-#ifndef ZT_PSPROFILE_H
-#define ZT_PSPROFILE_H
+#ifndef ZT_PERFSCRIPTPROFILE_H
+#define ZT_PERFSCRIPTPROFILE_H
 
 #include <stdint.h>
 
@@ -18,13 +18,13 @@
 #include "profile.h"
 
 /* ZT_BY_STATE: a wall-clock profile's thread states, "on-CPU", "off-CPU
-   [futex]" (one key per wait), "waiting for a CPU" (lib/wait.h).
+   [futex]" (one key per wait), "waiting for a CPU" (lib/waitframes.h).
    ZT_BY_LABEL: every record under one key the caller sets
    (zt_psprof_set_key): its input's value of a label. */
 enum zt_by { ZT_BY_FUNCTION, ZT_BY_MODULE, ZT_BY_LINE, ZT_BY_THREAD, ZT_BY_STATE,
 	     ZT_BY_LABEL };
 
-struct zt_states;
+struct zt_threadstates;
 
 struct zt_psprof;
 
@@ -56,7 +56,7 @@ void zt_psprof_set_lines(struct zt_psprof *pp, struct zt_profile *lp);
  * state: off-CPU when its leaf frame is a wait frame (module "[off-cpu]",
  * formats/symbolized.md), else on-CPU.
  */
-void zt_psprof_set_states(struct zt_psprof *pp, struct zt_states *st);
+void zt_psprof_set_states(struct zt_psprof *pp, struct zt_threadstates *st);
 
 /* Whether any record carried source lines. */
 int zt_psprof_saw_lines(const struct zt_psprof *pp);

@@ -1,77 +1,78 @@
 /*
- * fold.h — folding perf script records into flamegraph.pl's folded stacks.
+ * perfscriptfold.h — folding perf script records into flamegraph.pl's folded
+ * stacks (zt-fold). The folded format itself is lib/folded.h.
  *
  * A fold object takes every record of one or more readers, names frames as
- * stackcollapse-perf.pl does (lib/collapse.h), sums identical stacks and
+ * stackcollapse-perf.pl does (lib/framenames.h), sums identical stacks and
  * writes them byte-sorted. Frame names are interned and a stack is kept as
  * an array of name ids, so memory grows with the number of distinct stacks
  * and names, not with the input.
  */
-#ifndef ZT_FOLD_H
-#define ZT_FOLD_H
+#ifndef ZT_PERFSCRIPTFOLD_H
+#define ZT_PERFSCRIPTFOLD_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "collapse.h"
+#include "framenames.h"
 #include "perfscript.h"
 #include "weight.h"
 
-struct zt_fold;
+struct zt_perfscriptfold;
 
-/* A new fold with options o (copied). Free it with zt_fold_free. */
-struct zt_fold *zt_fold_new(const struct zt_collapse_opts *o);
+/* A new fold with options o (copied). Free it with zt_perfscriptfold_free. */
+struct zt_perfscriptfold *zt_perfscriptfold_new(const struct zt_framenames_opts *o);
 
 /*
  * The next records are another input's: with --root=label:NAME, its root
  * is its own value of NAME, "[no NAME]" until its facts say one.
  */
-void zt_fold_next_input(struct zt_fold *f);
-void zt_fold_free(struct zt_fold *f);
+void zt_perfscriptfold_next_input(struct zt_perfscriptfold *f);
+void zt_perfscriptfold_free(struct zt_perfscriptfold *f);
 
 /*
  * Fold one item of a perf script reader (lib/perfscript.h). Returns NULL,
  * or what is wrong with the item's line when a count overflows, for the
  * caller to place (zt_err_at, util.h).
  */
-const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it);
+const char *zt_perfscriptfold_item(struct zt_perfscriptfold *f, const struct zt_ps_item *it);
 
 /*
  * The '# zt weight:' line (lib/weight.h) that says what the counts written
  * weigh: samples (--weight=count, zt's records), or perf's periods, with
  * the period of one sample when every period is a multiple of it.
  */
-void zt_fold_weight_line(struct zt_fold *f, char *buf, size_t cap);
+void zt_perfscriptfold_weight_line(struct zt_perfscriptfold *f, char *buf, size_t cap);
 
 /*
  * What the records' periods were (lib/weight.h), whatever the fold summed:
  * their event, and whether they were perf's periods or zt's own weights.
  */
-const struct zt_weight *zt_fold_weight(const struct zt_fold *f);
+const struct zt_weight *zt_perfscriptfold_weight(const struct zt_perfscriptfold *f);
 
 /*
  * The fold's filter (lib/filter.h), over its frame names: set its regexes
  * before the first record. A record it drops is read but not written; the
  * root frame (the command) is never matched.
  */
-struct zt_filter *zt_fold_filter(struct zt_fold *f);
+struct zt_filter *zt_perfscriptfold_filter(struct zt_perfscriptfold *f);
 
 /* Whether the records are a wall-clock profile's (event zt-wall-ns): counts in ns. */
-int zt_fold_wall(const struct zt_fold *f);
+int zt_perfscriptfold_wall(const struct zt_perfscriptfold *f);
 
 /* Whether they are an allocation profile's (zt-alloc-bytes and the like):
    ZT_WEIGHT_BYTES or ZT_WEIGHT_OBJECTS (weight.h), else 0. */
-int zt_fold_alloc(const struct zt_fold *f);
+int zt_perfscriptfold_alloc(const struct zt_perfscriptfold *f);
 
 /* Records folded so far, and those of them the filter kept. */
-uint64_t zt_fold_records(const struct zt_fold *f);
-uint64_t zt_fold_kept(const struct zt_fold *f);
+uint64_t zt_perfscriptfold_records(const struct zt_perfscriptfold *f);
+uint64_t zt_perfscriptfold_kept(const struct zt_perfscriptfold *f);
 
 /*
  * Write "stack count\n" for every distinct stack, in byte order
  * (zt_folded_cmp), to out. Returns the number of lines written.
  */
-uint64_t zt_fold_write(struct zt_fold *f, FILE *out);
+uint64_t zt_perfscriptfold_write(struct zt_perfscriptfold *f, FILE *out);
 
 #endif

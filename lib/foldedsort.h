@@ -1,5 +1,5 @@
 /*
- * foldsrc.h — a folded file as a sorted stream of distinct stacks, for
+ * foldedsort.h — a folded file as a sorted stream of distinct stacks, for
  * zt-diff's merge-join.
  *
  * A file is checked whole first (format, totals, order). A sorted file that
@@ -8,8 +8,8 @@
  * addresses stripped or its root frame dropped or renamed — is loaded,
  * summed and sorted in memory.
  */
-#ifndef ZT_FOLDSRC_H
-#define ZT_FOLDSRC_H
+#ifndef ZT_FOLDEDSORT_H
+#define ZT_FOLDEDSORT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -18,10 +18,10 @@
 
 struct zt_input;
 
-struct zt_foldsrc;
+struct zt_foldedsort;
 
 /* How stacks are rewritten as they are read; all zero (or NULL) keeps them. */
-struct zt_foldsrc_opts {
+struct zt_foldedsort_opts {
 	int strip;		/* every 0x<hex> becomes "0x..." (difffolded.pl -s) */
 	struct zt_reroot root;	/* the root frame dropped or renamed (--no-root, --root) */
 };
@@ -35,59 +35,60 @@ struct zt_foldsrc_opts {
  * memory), which then is loaded. Returns NULL on bad input, with "'path':
  * line N: problem" in err (util.h).
  */
-struct zt_foldsrc *zt_foldsrc_from(struct zt_input *in, const char *reopen,
-				   const struct zt_foldsrc_opts *o, uint64_t *total, char *err,
-				   size_t errlen);
+struct zt_foldedsort *zt_foldedsort_from(struct zt_input *in, const char *reopen,
+					 const struct zt_foldedsort_opts *o, uint64_t *total,
+					 char *err, size_t errlen);
 
 /*
  * The stacks of n inputs (the caller's), summed and sorted in memory, as
  * one: a side of zt-diff made of several folded inputs.
  */
-struct zt_foldsrc *zt_foldsrc_sum(struct zt_input **in, size_t n,
-				  const struct zt_foldsrc_opts *o, uint64_t *total, char *err,
-				  size_t errlen);
+struct zt_foldedsort *zt_foldedsort_sum(struct zt_input **in, size_t n,
+					const struct zt_foldedsort_opts *o, uint64_t *total,
+					char *err, size_t errlen);
 
 /*
  * The same one input at a time, each closed by the caller after it was
- * added: zt_foldsrc_sum_new, zt_foldsrc_sum_add for each (first names the
+ * added: zt_foldedsort_sum_new, zt_foldedsort_sum_add for each (first names the
  * first input added, NULL for the first itself: inputs weighed in samples
- * and in nanoseconds are refused together), then zt_foldsrc_sum_end (name
+ * and in nanoseconds are refused together), then zt_foldedsort_sum_end (name
  * for its messages, *total the sum of counts). -1 with err on bad input.
  */
-struct zt_foldsrc *zt_foldsrc_sum_new(void);
-int zt_foldsrc_sum_add(struct zt_foldsrc *s, struct zt_input *in, const char *first,
-		       const struct zt_foldsrc_opts *o, char *err, size_t errlen);
-int zt_foldsrc_sum_end(struct zt_foldsrc *s, const char *name, uint64_t *total, char *err,
-		       size_t errlen);
+struct zt_foldedsort *zt_foldedsort_sum_new(void);
+int zt_foldedsort_sum_add(struct zt_foldedsort *s, struct zt_input *in, const char *first,
+			  const struct zt_foldedsort_opts *o, char *err, size_t errlen);
+int zt_foldedsort_sum_end(struct zt_foldedsort *s, const char *name, uint64_t *total, char *err,
+			  size_t errlen);
 
 /*
  * The next stack in zt_folded_cmp's order, each once: 1, or 0 at the end.
  * The stack is valid until the next call. A streamed file is read a second
  * time here: -1 with the message in err if it changed in between.
  */
-int zt_foldsrc_next(struct zt_foldsrc *s, const char **stack, size_t *len,
-		    uint64_t *count, char *err, size_t errlen);
+int zt_foldedsort_next(struct zt_foldedsort *s, const char **stack, size_t *len,
+		       uint64_t *count, char *err, size_t errlen);
 
-/* Whether the input (every input, for zt_foldsrc_sum) declared '# zt weight: ns'. */
-int zt_foldsrc_wall(const struct zt_foldsrc *s);
+/* Whether the input (every input, for zt_foldedsort_sum) declared
+   '# zt weight: ns'. */
+int zt_foldedsort_wall(const struct zt_foldedsort *s);
 
 /* Whether it declared '# zt weight: bytes' or 'objects': ZT_WEIGHT_BYTES or
    ZT_WEIGHT_OBJECTS (weight.h), else 0; and the rate it gave (the first
    input's that gave one), 0 if none. */
-int zt_foldsrc_alloc(const struct zt_foldsrc *s);
-uint64_t zt_foldsrc_rate(const struct zt_foldsrc *s);
+int zt_foldedsort_alloc(const struct zt_foldedsort *s);
+uint64_t zt_foldedsort_rate(const struct zt_foldedsort *s);
 
-void zt_foldsrc_close(struct zt_foldsrc *s);
+void zt_foldedsort_close(struct zt_foldedsort *s);
 
 /*
  * Stack s (n bytes) rewritten as o says: its root first, then strip. The
  * bytes are s itself when o changes nothing, else in *buf, grown as needed
  * (the caller frees it); *len is their length.
  */
-const char *zt_foldsrc_rewrite(const struct zt_foldsrc_opts *o, const char *s, size_t n,
-			       size_t *len, char **buf, size_t *cap);
+const char *zt_foldedsort_rewrite(const struct zt_foldedsort_opts *o, const char *s, size_t n,
+				  size_t *len, char **buf, size_t *cap);
 
 /* Append stack with every 0x<hex digits> replaced by "0x..." to out. */
-size_t zt_foldsrc_strip_hex(const char *s, size_t n, char *out);
+size_t zt_foldedsort_strip_hex(const char *s, size_t n, char *out);
 
 #endif

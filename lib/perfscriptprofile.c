@@ -1,14 +1,15 @@
 /*
- * psprofile.c — perf script records into per-key counts. The keys of the
- * open record are gathered leaf first; a source line, which follows its
- * frame, replaces that frame's key when reporting by line. The keys of a
- * frame line are worked out once per distinct line (stackcollapse's name
- * rules, lib/collapse.c) and kept, as zt-fold keeps them (lib/fold.c).
+ * perfscriptprofile.c — perf script records into per-key counts (struct
+ * zt_psprof: ps for perf script, as lib/perfscript.h's zt_ps_). The keys of the
+ * open record are gathered leaf first; a source line, which follows its frame,
+ * replaces that frame's key when reporting by line. The keys of a frame line
+ * are worked out once per distinct line (stackcollapse's name rules,
+ * lib/framenames.c) and kept, as zt-fold keeps them (lib/perfscriptfold.c).
  */
-#include "psprofile.h"
-#include "collapse.h"
+#include "perfscriptprofile.h"
+#include "framenames.h"
 #include "rawfmt.h"
-#include "states.h"
+#include "threadstates.h"
 #include "strtab.h"
 #include "util.h"
 
@@ -27,7 +28,8 @@ struct zt_psprof {
 	int java;
 	int saw_lines;
 	long lineslot;		/* key a source line would replace, or -1 */
-	struct zt_collapse_buf tmp, thread;	/* thread: ZT_BY_THREAD's key, or ZT_BY_LABEL's */
+	/* thread: ZT_BY_THREAD's key, or ZT_BY_LABEL's */
+	struct zt_framenames_buf tmp, thread;
 	/* Per record number (zt_ps_item.body): the keys its frames gave. */
 	size_t *bodyoff;
 	uint32_t *bodyn;
@@ -35,16 +37,16 @@ struct zt_psprof {
 	uint32_t *bodyids, *bodyaux;
 	size_t nbody, capbodyids, capbodyaux;
 	/* The state of the open record: its leaf, and per record number. */
-	struct zt_states *states;
+	struct zt_threadstates *states;
 	int nframes;
 	enum zt_state state;
-	struct zt_collapse_buf wait;	/* "off-CPU [futex]" for ZT_BY_STATE */
+	struct zt_framenames_buf wait;		/* "off-CPU [futex]", ZT_BY_STATE */
 	uint8_t *bodystate;
 	size_t capbodystate;
 	struct zt_ps_header h;		/* pid, tid and comm copied into hbuf */
-	struct zt_collapse_buf hbuf;
+	struct zt_framenames_buf hbuf;
 	/* Per distinct frame text (from its symbol to its module's end, as
-	   zt_collapse_frame reads it) and [command starts with "java"]: the
+	   zt_framenames_frame reads it) and [command starts with "java"]: the
 	   keys it gave, in push order, at fkeys[off .. off + n). */
 	struct zt_strtab *frames[2];
 	struct fcache { uint32_t off, n; } *fc[2];
@@ -66,7 +68,7 @@ struct zt_psprof *zt_psprof_new(struct zt_profile *p, enum zt_by by)
 void zt_psprof_set_key(struct zt_psprof *pp, const char *key, size_t n)
 {
 	pp->thread.len = 0;
-	zt_collapse_buf_add(&pp->thread, key, n);
+	zt_framenames_buf_add(&pp->thread, key, n);
 }
 
 void zt_psprof_free(struct zt_psprof *pp)
@@ -97,7 +99,7 @@ void zt_psprof_free(struct zt_psprof *pp)
 
 static void push(struct zt_psprof *pp, const char *s, size_t n);
 
-void zt_psprof_set_states(struct zt_psprof *pp, struct zt_states *st)
+void zt_psprof_set_states(struct zt_psprof *pp, struct zt_threadstates *st)
 {
 	pp->states = st;
 }
@@ -111,19 +113,19 @@ static void leaf_state(struct zt_psprof *pp, const struct zt_ps_frame *f)
 		return;
 	if (f->mod.n != sizeof mod - 1 || memcmp(f->mod.p, mod, f->mod.n) != 0)
 		return;
-	if (zt_wait_is_kernel(f->sym.p, f->sym.n))
+	if (zt_waitframes_is_kernel(f->sym.p, f->sym.n))
 		return;	/* system time: on a CPU */
-	pp->state = zt_wait_state(f->sym.p, f->sym.n);
+	pp->state = zt_waitframes_state(f->sym.p, f->sym.n);
 	if (pp->state == ZT_STATE_ON_CPU)	/* a wait frame with an odd name */
 		pp->state = ZT_STATE_OFF_CPU;
 	if (pp->by == ZT_BY_STATE) {
 		pp->wait.len = 0;
 		if (pp->state == ZT_STATE_OFF_CPU) {
-			zt_collapse_buf_add(&pp->wait, "off-CPU ", 8);
-			zt_collapse_buf_add(&pp->wait, f->sym.p, f->sym.n);
+			zt_framenames_buf_add(&pp->wait, "off-CPU ", 8);
+			zt_framenames_buf_add(&pp->wait, f->sym.p, f->sym.n);
 		} else {
-			zt_collapse_buf_add(&pp->wait, ZT_WAIT_RUNQUEUE,
-					    sizeof ZT_WAIT_RUNQUEUE - 1);
+			zt_framenames_buf_add(&pp->wait, ZT_WAIT_RUNQUEUE,
+					      sizeof ZT_WAIT_RUNQUEUE - 1);
 		}
 		push(pp, pp->wait.buf, pp->wait.len);
 	}
@@ -170,7 +172,7 @@ static void keep_key(struct zt_psprof *pp, const char *s, size_t n)
 /* The keys frame f gives, by function or by line: worked out once per distinct f. */
 static const struct fcache *frame_keys(struct zt_psprof *pp, const struct zt_ps_frame *f)
 {
-	static const struct zt_collapse_opts plain;
+	static const struct zt_framenames_opts plain;
 	size_t klen = (size_t)(f->mod.p + f->mod.n - f->sym.p), k, n, last;
 	int j = pp->java, isnew, unknown;
 	uint32_t id;
@@ -185,7 +187,7 @@ static const struct fcache *frame_keys(struct zt_psprof *pp, const struct zt_ps_
 	c = &pp->fc[j][id];
 	c->off = (uint32_t)pp->nfkeys;
 	pp->tmp.len = 0;
-	if (zt_collapse_frame(f, &plain, pp->java, &pp->tmp, &unknown) == 0) {
+	if (zt_framenames_frame(f, &plain, pp->java, &pp->tmp, &unknown) == 0) {
 		c->n = 0;
 	} else if (pp->by == ZT_BY_LINE) {
 		/* The innermost name, marked as having no line until one comes. */
@@ -194,7 +196,7 @@ static const struct fcache *frame_keys(struct zt_psprof *pp, const struct zt_ps_
 		n = strlen(pp->tmp.buf + last);
 		memmove(pp->tmp.buf, pp->tmp.buf + last, n);
 		pp->tmp.len = n;
-		zt_collapse_buf_add(&pp->tmp, " ??", 3);
+		zt_framenames_buf_add(&pp->tmp, " ??", 3);
 		keep_key(pp, pp->tmp.buf, pp->tmp.len);
 	} else {
 		/* Leaf first: the names of "a->b" go in as b, a. */
@@ -249,8 +251,8 @@ static void srcline(struct zt_psprof *pp, const struct zt_span *t)
 		const char *name = zt_profile_name(pp->p, pp->ids[pp->lineslot], &n);
 
 		pp->tmp.len = 0;
-		zt_collapse_buf_add(&pp->tmp, name, n);
-		zt_collapse_srcline(t->p, t->n, &pp->tmp);
+		zt_framenames_buf_add(&pp->tmp, name, n);
+		zt_framenames_srcline(t->p, t->n, &pp->tmp);
 		if (pp->tmp.len > n) {
 			pp->tmp.buf[n] = '\t';
 			pp->aux[pp->lineslot] = zt_profile_key(pp->lp, pp->tmp.buf, pp->tmp.len);
@@ -261,8 +263,8 @@ static void srcline(struct zt_psprof *pp, const struct zt_span *t)
 	if (pp->by != ZT_BY_LINE)
 		return;
 	pp->tmp.len = 0;
-	zt_collapse_srcline(t->p, t->n, &pp->tmp);
-	if (pp->tmp.len > 1)	/* drop the ':' collapse puts first */
+	zt_framenames_srcline(t->p, t->n, &pp->tmp);
+	if (pp->tmp.len > 1)	/* drop the ':' it puts first */
 		pp->ids[pp->lineslot] = zt_profile_key(pp->p, pp->tmp.buf + 1, pp->tmp.len - 1);
 	pp->lineslot = -1;
 }
@@ -329,7 +331,7 @@ const char *zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 {
 	const struct zt_ps_header *h = &it->header;
 	long kept;
-	static const struct zt_collapse_opts tid = { .tid = 1 };
+	static const struct zt_framenames_opts tid = { .tid = 1 };
 
 	switch (it->kind) {
 	case ZT_PS_HEADER:
@@ -338,7 +340,7 @@ const char *zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 		pp->count = h->period;
 		if (pp->by == ZT_BY_THREAD) {
 			pp->thread.len = 0;
-			zt_collapse_root(h, &tid, &pp->thread);
+			zt_framenames_root(h, &tid, &pp->thread);
 		}
 		pp->java = h->comm.n >= 4 && memcmp(h->comm.p, "java", 4) == 0;
 		pp->nframes = 0;
@@ -346,9 +348,9 @@ const char *zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 		if (pp->states && !same_ids(pp, h)) {
 			/* The spans die with the line: keep pid, tid and comm. */
 			pp->hbuf.len = 0;
-			zt_collapse_buf_add(&pp->hbuf, h->pid.p, h->pid.n);
-			zt_collapse_buf_add(&pp->hbuf, h->tid.p, h->tid.n);
-			zt_collapse_buf_add(&pp->hbuf, h->comm.p, h->comm.n);
+			zt_framenames_buf_add(&pp->hbuf, h->pid.p, h->pid.n);
+			zt_framenames_buf_add(&pp->hbuf, h->tid.p, h->tid.n);
+			zt_framenames_buf_add(&pp->hbuf, h->comm.p, h->comm.n);
 			pp->h = *h;
 		}
 		break;
@@ -366,10 +368,10 @@ const char *zt_psprof_item(struct zt_psprof *pp, const struct zt_ps_item *it)
 			push(pp, pp->thread.buf, pp->thread.len);
 		if (pp->by == ZT_BY_STATE && pp->nids == 0)
 			push(pp, "on-CPU", 6);
-		if (pp->states && zt_states_add(pp->states, pp->hbuf.buf, pp->h.pid.n,
-						pp->hbuf.buf + pp->h.pid.n, pp->h.tid.n,
-						pp->hbuf.buf + pp->h.pid.n + pp->h.tid.n,
-						pp->h.comm.n, pp->state, pp->count) < 0)
+		if (pp->states && zt_threadstates_add(pp->states, pp->hbuf.buf, pp->h.pid.n,
+						      pp->hbuf.buf + pp->h.pid.n, pp->h.tid.n,
+						      pp->hbuf.buf + pp->h.pid.n + pp->h.tid.n,
+						      pp->h.comm.n, pp->state, pp->count) < 0)
 			return "total time does not fit in 64 bits";
 		if (zt_profile_samples(pp->p) > UINT64_MAX - pp->count)
 			return "total count does not fit in 64 bits";

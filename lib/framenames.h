@@ -1,18 +1,18 @@
 /*
- * collapse.h — stackcollapse-perf.pl's naming rules: how a perf script frame
+ * framenames.h — stackcollapse-perf.pl's naming rules: how a perf script frame
  * becomes the frame names of a folded stack, and how a record header becomes
  * its root frame. zt-fold prints these names; zt-stat reports by them, so
  * that both tools name a function the same way.
  */
-#ifndef ZT_COLLAPSE_H
-#define ZT_COLLAPSE_H
+#ifndef ZT_FRAMENAMES_H
+#define ZT_FRAMENAMES_H
 
 #include <stddef.h>
 
 #include "folded.h"
 #include "perfscript.h"
 
-struct zt_collapse_opts {
+struct zt_framenames_opts {
 	int pid;	/* root frame comm-PID */
 	int tid;	/* root frame comm-PID/TID */
 	int kernel;	/* _[k] on kernel frames */
@@ -22,24 +22,24 @@ struct zt_collapse_opts {
 	int count;	/* weigh a perf record 1, not its period (zt-fold
 			   --weight=count; zt-samples records keep theirs) */
 	struct zt_reroot root;	/* --root=NAME: the root frame; --no-root: none
-				   (lib/fold.c leaves it off a stack with frames) */
+				   (lib/perfscriptfold.c leaves it off a stack with frames) */
 };
 
 /* A growable byte buffer; zero-initialize it, free buf when done. */
-struct zt_collapse_buf {
+struct zt_framenames_buf {
 	char *buf;
 	size_t len, cap;
 };
 
-void zt_collapse_buf_add(struct zt_collapse_buf *b, const void *p, size_t n);
+void zt_framenames_buf_add(struct zt_framenames_buf *b, const void *p, size_t n);
 
 /*
  * Append the root frame name for a header to out (not NUL-terminated):
  * the command, or comm-PID, or comm-PID/TID, with spaces made '_'; the
  * name of --root=NAME instead when o->root renames it.
  */
-void zt_collapse_root(const struct zt_ps_header *h,
-		      const struct zt_collapse_opts *o, struct zt_collapse_buf *out);
+void zt_framenames_root(const struct zt_ps_header *h,
+			const struct zt_framenames_opts *o, struct zt_framenames_buf *out);
 
 /*
  * Append the names of frame f to out, each followed by '\0', in the order
@@ -49,15 +49,15 @@ void zt_collapse_root(const struct zt_ps_header *h,
  * Returns how many names were appended (0 for a frame that is skipped) and
  * sets *unknown when the symbol was [unknown].
  */
-int zt_collapse_frame(const struct zt_ps_frame *f,
-		      const struct zt_collapse_opts *o, int java,
-		      struct zt_collapse_buf *out, int *unknown);
+int zt_framenames_frame(const struct zt_ps_frame *f,
+			const struct zt_framenames_opts *o, int java,
+			struct zt_framenames_buf *out, int *unknown);
 
 /*
  * Append ":LINE" to out for a source line as perf script -F +srcline prints
  * it: bracketed parts removed, surrounding space trimmed; nothing when no
  * text is left.
  */
-void zt_collapse_srcline(const char *s, size_t n, struct zt_collapse_buf *out);
+void zt_framenames_srcline(const char *s, size_t n, struct zt_framenames_buf *out);
 
 #endif

@@ -1,10 +1,10 @@
 /*
- * fuzz-foldsrc.c — libFuzzer target for the folded sources behind zt-diff
- * (lib/foldsrc.c): one input streamed (zt_foldsrc_from) and several summed
- * in memory (zt_foldsrc_sum_new, _add, _end), their stacks rewritten as
- * the options say (--no-root, --root=NAME, -s), then walked with
- * zt_foldsrc_next. Build with `make fuzz`; run
- *   tests/fuzz/bin/fuzz-foldsrc tests/fuzz/corpus-foldsrc
+ * fuzz-foldedsort.c — libFuzzer target for the folded sources behind zt-diff
+ * (lib/foldedsort.c): one input streamed (zt_foldedsort_from) and several
+ * summed in memory (zt_foldedsort_sum_new, _add, _end), their stacks rewritten
+ * as the options say (--no-root, --root=NAME, -s), then walked with
+ * zt_foldedsort_next. Build with `make fuzz`; run
+ *   tests/fuzz/bin/fuzz-foldedsort tests/fuzz/corpus-foldedsort
  * The first byte chooses the options; the rest is split into inputs at
  * each NUL byte (at most 4), each a memfd read as the tools read a file.
  *
@@ -12,19 +12,19 @@
  * their counts add up to the total the source gave, with no overflow; a
  * source refused says why; the inputs' sum holds every input's stacks.
  */
-#define FUZZ_NAME "fuzz-foldsrc"
+#define FUZZ_NAME "fuzz-foldedsort"
 #include "fuzz.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "folded.h"
-#include "foldsrc.h"
+#include "foldedsort.h"
 
 enum { MAXIN = 4 };
 
 /* Walk s: order, each once, the counts' sum against total. */
-static void walk(struct zt_foldsrc *s, uint64_t total)
+static void walk(struct zt_foldedsort *s, uint64_t total)
 {
 	char *prev = NULL, err[256];
 	size_t nprev = 0, len;
@@ -33,7 +33,7 @@ static void walk(struct zt_foldsrc *s, uint64_t total)
 	int rc;
 
 	err[0] = 0;
-	while ((rc = zt_foldsrc_next(s, &stack, &len, &count, err, sizeof err)) == 1) {
+	while ((rc = zt_foldedsort_next(s, &stack, &len, &count, err, sizeof err)) == 1) {
 		/* A count of 0 is a stack of the format (formats/folded.md). */
 		CHECK(sum <= UINT64_MAX - count);
 		sum += count;
@@ -52,7 +52,7 @@ static void walk(struct zt_foldsrc *s, uint64_t total)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct zt_foldsrc_opts o = { 0 };
+	struct zt_foldedsort_opts o = { 0 };
 	const uint8_t *part[MAXIN];
 	size_t plen[MAXIN], n = 0, i;
 	char err[256];
@@ -80,16 +80,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The first input alone, streamed (no reopen: loaded, as stdin is). */
 	{
 		struct zt_input *in = fuzz_input(part[0], plen[0]);
-		struct zt_foldsrc *s;
+		struct zt_foldedsort *s;
 
 		if (!in)
 			return 0;
 		err[0] = 0;
-		s = zt_foldsrc_from(in, NULL, &o, &total, err, sizeof err);
+		s = zt_foldedsort_from(in, NULL, &o, &total, err, sizeof err);
 		zt_input_close(in);
 		if (s) {
 			walk(s, total);
-			zt_foldsrc_close(s);
+			zt_foldedsort_close(s);
 		} else {
 			CHECK(err[0]);
 		}
@@ -97,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* Every input summed, one open at a time. */
 	{
-		struct zt_foldsrc *s = zt_foldsrc_sum_new();
+		struct zt_foldedsort *s = zt_foldedsort_sum_new();
 		int bad = 0;
 
 		for (i = 0; i < n && !bad; i++) {
@@ -106,7 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!in)
 				break;
 			err[0] = 0;
-			if (zt_foldsrc_sum_add(s, in, i ? "<first>" : NULL, &o, err, sizeof err) < 0) {
+			if (zt_foldedsort_sum_add(s, in, i ? "<first>" : NULL, &o, err,
+						  sizeof err) < 0) {
 				CHECK(err[0]);
 				bad = 1;
 			}
@@ -114,12 +115,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (!bad && i == n) {
 			err[0] = 0;
-			if (zt_foldsrc_sum_end(s, "<sum>", &total, err, sizeof err) == 0)
+			if (zt_foldedsort_sum_end(s, "<sum>", &total, err, sizeof err) == 0)
 				walk(s, total);
 			else
 				CHECK(err[0]);
 		}
-		zt_foldsrc_close(s);
+		zt_foldedsort_close(s);
 	}
 	return 0;
 }

@@ -1,11 +1,11 @@
 /*
- * facts.h — the `# zt KEY VALUE` lines zt-symbolize writes before the
+ * factlines.h — the `# zt KEY VALUE` lines zt-symbolize writes before the
  * first record (formats/symbolized.md): rate, timer, samples lost, CPU time.
  * zt-stat reads them for its header. Both sides are here, with the names
  * from rawfmt.h, so that what is written is what is read.
  */
-#ifndef ZT_FACTS_H
-#define ZT_FACTS_H
+#ifndef ZT_FACTLINES_H
+#define ZT_FACTLINES_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -20,7 +20,7 @@ enum { ZT_FACTS_ALLOC_CALLS, ZT_FACTS_ALLOC_BYTES, ZT_FACTS_ALLOC_SAMPLES,
        ZT_FACTS_ALLOC_ESTIMATED_BYTES, ZT_FACTS_ALLOC };
 
 /* Their keys ("alloc-calls", ...). */
-extern const char *const zt_facts_alloc_keys[ZT_FACTS_ALLOC];
+extern const char *const zt_factlines_alloc_keys[ZT_FACTS_ALLOC];
 
 struct zt_facts {
 	uint64_t hz;		/* 0 when unknown */
@@ -54,7 +54,7 @@ struct zt_facts {
 	/*
 	 * An allocation profile's (raw version 6): alloc_rate is the first
 	 * input's; the others are summed over inputs, and have_alloc's bit i
-	 * says fact i of zt_facts_alloc_keys was read.
+	 * says fact i of zt_factlines_alloc_keys was read.
 	 */
 	uint64_t alloc_rate;
 	char alloc_allocator[256];	/* as the stream has it (escaped), "" when not said */
@@ -69,7 +69,7 @@ struct zt_facts {
  * (samples, lost, cpu-ns, cpu-user-ns, cpu-sys-ns, cpu-before-ns, unsampled-cpu-ns,
  * partial, truncated); hz, the timer and max-depth keep the first value.
  */
-const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n);
+const char *zt_factlines_line(struct zt_facts *f, const char *s, size_t n);
 
 /*
  * Whether CPU time before sampling began (before_ns: the loader's start-up
@@ -78,7 +78,7 @@ const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n);
  * in constructors is never mistaken for nothing (a loader's start-up under
  * load is a few ms). zt-collect's summary keeps the same rule.
  */
-int zt_facts_before_worth_saying(uint64_t before_ns, uint64_t sampled_ns);
+int zt_factlines_before_worth_saying(uint64_t before_ns, uint64_t sampled_ns);
 
 /*
  * Write the facts of dump d to out, one `# zt` line each, then one
@@ -86,14 +86,14 @@ int zt_facts_before_worth_saying(uint64_t before_ns, uint64_t sampled_ns);
  * from the dump is escaped (escape.h), so that nothing in a dump forges a
  * line or reaches a terminal raw.
  */
-void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, size_t nwarn);
+void zt_factlines_write(FILE *out, const struct zt_raw *d, const char *const *warn, size_t nwarn);
 
 /*
  * Whether the line s (n bytes) is a label fact: "# zt label KEY VALUE",
  * or "# zt host NAME", taken as the label "host". Sets its key and value
  * (pointers into s) when it is: 1; 0 when it is another line.
  */
-int zt_facts_label(const char *s, size_t n, const char **key, size_t *kn, const char **value,
-		   size_t *vn);
+int zt_factlines_label(const char *s, size_t n, const char **key, size_t *kn, const char **value,
+		       size_t *vn);
 
 #endif

@@ -1,8 +1,8 @@
 /*
- * facts.c — `# zt` comment lines: written from a raw dump (zt-symbolize),
+ * factlines.c — the `# zt` fact lines: written from a raw dump (zt-symbolize),
  * parsed back (zt-stat, through the perf-script reader).
  */
-#include "facts.h"
+#include "factlines.h"
 #include "escape.h"
 #include "raw.h"
 #include "rawfmt.h"
@@ -35,7 +35,7 @@ static void word(char *dst, size_t cap, const char *v, size_t n)
 	dst[k] = '\0';
 }
 
-const char *const zt_facts_alloc_keys[ZT_FACTS_ALLOC] = {
+const char *const zt_factlines_alloc_keys[ZT_FACTS_ALLOC] = {
 	ZT_FACT_ALLOC_CALLS, ZT_FACT_ALLOC_BYTES, ZT_FACT_ALLOC_SAMPLES,
 	ZT_FACT_ALLOC_PEAK_BYTES, ZT_FACT_ALLOC_PEAK_NS, ZT_FACT_ALLOC_INUSE_BYTES,
 	ZT_FACT_ALLOC_UNTRACKED, ZT_FACT_ALLOC_LOST, ZT_FACT_ALLOC_SAMPLED_BYTES,
@@ -62,8 +62,8 @@ static const char *alloc_fact(struct zt_facts *f, const char *key, size_t klen,
 		return NULL;
 	}
 	for (int i = 0; i < ZT_FACTS_ALLOC; i++)
-		if (strlen(zt_facts_alloc_keys[i]) == klen &&
-		    memcmp(key, zt_facts_alloc_keys[i], klen) == 0) {
+		if (strlen(zt_factlines_alloc_keys[i]) == klen &&
+		    memcmp(key, zt_factlines_alloc_keys[i], klen) == 0) {
 			if (num(v, vlen, &x) < 0)
 				return "a '# zt alloc-' fact wants a number";
 			f->have_alloc |= 1u << i;
@@ -78,7 +78,7 @@ static const char *alloc_fact(struct zt_facts *f, const char *key, size_t klen,
 	return NULL;
 }
 
-const char *zt_facts_line(struct zt_facts *f, const char *s, size_t n)
+const char *zt_factlines_line(struct zt_facts *f, const char *s, size_t n)
 {
 	const char *key, *v, *sp;
 	size_t klen, vlen;
@@ -201,7 +201,7 @@ static void put_num(FILE *out, const char *key, uint64_t value)
 	fprintf(out, ZT_FACT_PREFIX "%s %" PRIu64 "\n", key, value);
 }
 
-void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, size_t nwarn)
+void zt_factlines_write(FILE *out, const struct zt_raw *d, const char *const *warn, size_t nwarn)
 {
 	put_num(out, ZT_FACT_VERSION, (uint64_t)d->version);
 	/* Where it ran, and the labels it was given: text by the label rules. */
@@ -294,7 +294,7 @@ void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, 
 			put_text(out, ZT_FACT_ALLOC_ALLOCATOR, d->alloc_allocator);
 		for (unsigned i = 0; i < sizeof have / sizeof *have; i++)
 			if (d->have_alloc_summary & (1u << i))
-				put_num(out, zt_facts_alloc_keys[i], have[i]);
+				put_num(out, zt_factlines_alloc_keys[i], have[i]);
 		put_num(out, ZT_FACT_ALLOC_SAMPLED_BYTES, d->alloc_sized[0]);
 		put_num(out, ZT_FACT_ALLOC_ESTIMATED_BYTES, d->alloc_weighed[0]);
 	}
@@ -311,13 +311,13 @@ void zt_facts_write(FILE *out, const struct zt_raw *d, const char *const *warn, 
 		put_text(out, ZT_FACT_WARNING, warn[i]);
 }
 
-int zt_facts_before_worth_saying(uint64_t before_ns, uint64_t sampled_ns)
+int zt_factlines_before_worth_saying(uint64_t before_ns, uint64_t sampled_ns)
 {
 	return before_ns >= 20000000 && (double)before_ns >= 0.1 * (double)sampled_ns;
 }
 
-int zt_facts_label(const char *s, size_t n, const char **key, size_t *kn, const char **value,
-		   size_t *vn)
+int zt_factlines_label(const char *s, size_t n, const char **key, size_t *kn, const char **value,
+		       size_t *vn)
 {
 	static const char label[] = ZT_FACT_PREFIX ZT_FACT_LABEL " ";
 	static const char host[] = ZT_FACT_PREFIX ZT_FACT_HOST " ";

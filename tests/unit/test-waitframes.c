@@ -1,16 +1,16 @@
 /*
- * test-wait.c — lib/wait.c (a wall-clock profile's wait frames told by
- * their names), lib/states.c (time per thread and state) and the
+ * test-waitframes.c — lib/waitframes.c (a wall-clock profile's wait frames told
+ * by their names), lib/threadstates.c (time per thread and state) and the
  * '# zt weight: ns' declaration of lib/weight.c.
  */
 #include "unit.h"
-#include "states.h"
-#include "wait.h"
+#include "threadstates.h"
+#include "waitframes.h"
 #include "weight.h"
 
 #include <string.h>
 
-#define STATE(s) zt_wait_state(s, strlen(s))
+#define STATE(s) zt_waitframes_state(s, strlen(s))
 
 UNIT_TEST(wait_frames_are_told_by_their_names)
 {
@@ -35,22 +35,22 @@ UNIT_TEST(wait_frames_are_told_by_their_names)
 	CHECK(STATE("[") == ZT_STATE_ON_CPU);
 	CHECK(STATE("") == ZT_STATE_ON_CPU);
 	CHECK(STATE("hot_a") == ZT_STATE_ON_CPU);
-	CHECK_STR(zt_wait_state_name(ZT_STATE_RUNQUEUE), "waiting for a CPU");
+	CHECK_STR(zt_waitframes_state_name(ZT_STATE_RUNQUEUE), "waiting for a CPU");
 }
 
 UNIT_TEST(states_sum_per_thread_and_process)
 {
-	struct zt_states *s = zt_states_new();
-	const struct zt_states_row *r;
+	struct zt_threadstates *s = zt_threadstates_new();
+	const struct zt_threadstates_row *r;
 	size_t n;
 
-	CHECK(zt_states_add(s, "7", 1, "8", 1, "w", 1, ZT_STATE_OFF_CPU, 30) == 0);
-	CHECK(zt_states_add(s, "7", 1, "7", 1, "main", 4, ZT_STATE_ON_CPU, 10) == 0);
-	CHECK(zt_states_add(s, "7", 1, "7", 1, "main", 4, ZT_STATE_RUNQUEUE, 5) == 0);
-	CHECK(zt_states_add(s, "", 0, "", 0, "", 0, ZT_STATE_ON_CPU, 1) == 0);
-	CHECK(zt_states_total(s, ZT_STATE_ON_CPU) == 11);
-	CHECK(zt_states_total(s, ZT_STATE_OFF_CPU) == 30);
-	r = zt_states_rows(s, &n);
+	CHECK(zt_threadstates_add(s, "7", 1, "8", 1, "w", 1, ZT_STATE_OFF_CPU, 30) == 0);
+	CHECK(zt_threadstates_add(s, "7", 1, "7", 1, "main", 4, ZT_STATE_ON_CPU, 10) == 0);
+	CHECK(zt_threadstates_add(s, "7", 1, "7", 1, "main", 4, ZT_STATE_RUNQUEUE, 5) == 0);
+	CHECK(zt_threadstates_add(s, "", 0, "", 0, "", 0, ZT_STATE_ON_CPU, 1) == 0);
+	CHECK(zt_threadstates_total(s, ZT_STATE_ON_CPU) == 11);
+	CHECK(zt_threadstates_total(s, ZT_STATE_OFF_CPU) == 30);
+	r = zt_threadstates_rows(s, &n);
 	CHECK(n == 3);
 	/* The process first, named by its main thread, then its threads by id. */
 	CHECK(r[0].pid == 7 && r[0].tid == 0 && strcmp(r[0].name, "main") == 0);
@@ -58,8 +58,8 @@ UNIT_TEST(states_sum_per_thread_and_process)
 	      r[0].ns[ZT_STATE_RUNQUEUE] == 5);
 	CHECK(r[1].tid == 7 && r[1].ns[ZT_STATE_RUNQUEUE] == 5);
 	CHECK(r[2].tid == 8 && r[2].ns[ZT_STATE_OFF_CPU] == 30);
-	CHECK(zt_states_add(s, "7", 1, "8", 1, "w", 1, ZT_STATE_OFF_CPU, UINT64_MAX) == -1);
-	zt_states_free(s);
+	CHECK(zt_threadstates_add(s, "7", 1, "8", 1, "w", 1, ZT_STATE_OFF_CPU, UINT64_MAX) == -1);
+	zt_threadstates_free(s);
 }
 
 UNIT_TEST(weight_ns_declares_a_wall_clock_profile)

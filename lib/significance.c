@@ -1,10 +1,10 @@
 /*
- * stats.c — Benjamini–Hochberg's step-up threshold, and Student's t
+ * significance.c — Benjamini–Hochberg's step-up threshold, and Student's t
  * through the regularized incomplete beta function (Lentz's continued
  * fraction, as in Numerical Recipes): P(|T| >= t) = I_x(df/2, 1/2) with
  * x = df / (df + t^2).
  */
-#include "stats.h"
+#include "significance.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,7 +16,7 @@ static int byvalue(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double zt_stats_bh_threshold(double *p, size_t m, double q, size_t *rejections)
+double zt_significance_bh_threshold(double *p, size_t m, double q, size_t *rejections)
 {
 	size_t last = 0;
 
@@ -80,7 +80,7 @@ static double betai(double a, double b, double x)
 	return 1 - exp(lbt) * betacf(b, a, 1 - x) / b;
 }
 
-double zt_stats_t_p2(double t, double df)
+double zt_significance_t_p2(double t, double df)
 {
 	t = fabs(t);
 	if (df <= 0 || isinf(df) || df > 1e7)
@@ -88,16 +88,16 @@ double zt_stats_t_p2(double t, double df)
 	return betai(df / 2, 0.5, df / (df + t * t));
 }
 
-double zt_stats_t_crit(double alpha, double df)
+double zt_significance_t_crit(double alpha, double df)
 {
 	double lo = 0, hi = 1;
 
-	while (zt_stats_t_p2(hi, df) > alpha && hi < 1e300)
+	while (zt_significance_t_p2(hi, df) > alpha && hi < 1e300)
 		hi *= 2;
 	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
 		double mid = (lo + hi) / 2;
 
-		if (zt_stats_t_p2(mid, df) > alpha)
+		if (zt_significance_t_p2(mid, df) > alpha)
 			lo = mid;
 		else
 			hi = mid;

@@ -1,12 +1,12 @@
 /*
- * wait.h — the off-CPU frames of a wall-clock profile (raw dump version 5,
- * formats/symbolized.md "Wall-clock profiles"): what a thread waited in,
+ * waitframes.h — the off-CPU frames of a wall-clock profile (raw dump version
+ * 5, formats/symbolized.md "Wall-clock profiles"): what a thread waited in,
  * written as its stack's leaf frame "[futex]", and told apart again from a
- * frame's name by the readers (zt-stat's states, zt-flame's colours,
- * zt-pprof's label), which see folded stacks, where only names are left.
+ * frame's name by the readers (zt-stat's states, zt-flame's colours, zt-pprof's
+ * label), which see folded stacks, where only names are left.
  */
-#ifndef ZT_WAIT_H
-#define ZT_WAIT_H
+#ifndef ZT_WAITFRAMES_H
+#define ZT_WAITFRAMES_H
 
 #include <stddef.h>
 
@@ -37,12 +37,12 @@ enum zt_state {
  * ("[unknown]", "[vdso]", "[anon]", "[truncated]", ...). Only for wall
  * profiles: in a CPU profile every stack is on-CPU.
  */
-enum zt_state zt_wait_state(const char *name, size_t n);
+enum zt_state zt_waitframes_state(const char *name, size_t n);
 
 /* Whether the frame named name (n bytes) is "[" ZT_WAIT_KERNEL "]". */
-int zt_wait_is_kernel(const char *name, size_t n);
+int zt_waitframes_is_kernel(const char *name, size_t n);
 
 /* "on-CPU", "off-CPU", "waiting for a CPU": the state's name in reports. */
-const char *zt_wait_state_name(enum zt_state s);
+const char *zt_waitframes_state_name(enum zt_state s);
 
 #endif

@@ -1,13 +1,14 @@
 /*
- * fold.c — the folding loop behind zt-fold.
+ * perfscriptfold.c — perf script records folded into stacks: the loop behind
+ * zt-fold.
  *
  * Speed comes from naming each distinct frame once: a frame line's text from
  * its symbol to its module (and its address, with --addrs) keys a cache of
  * the names it gave, so most frames cost one hash lookup. A stack is then an
  * array of name ids, leaf first, interned in a second table with its count.
  */
-#include "fold.h"
-#include "facts.h"
+#include "perfscriptfold.h"
+#include "factlines.h"
 #include "filter.h"
 #include "rawfmt.h"
 #include "folded.h"
@@ -25,8 +26,8 @@ struct cached {
 	int unknown;
 };
 
-struct zt_fold {
-	struct zt_collapse_opts o;
+struct zt_perfscriptfold {
+	struct zt_framenames_opts o;
 	/* --root=label:NAME: the input's root frame (its value of NAME). */
 	char label[ZT_LABEL_VALUE_MAX + ZT_LABEL_KEY_MAX + 8];
 	struct zt_weight weight;	/* what the records' periods are */
@@ -47,12 +48,12 @@ struct zt_fold {
 	long srcslot;			/* stack index a source line names */
 	uint64_t records;
 	uint64_t kept;			/* records the filter kept */
-	struct zt_collapse_buf tmp;
+	struct zt_framenames_buf tmp;
 	struct zt_filter *filter;	/* --focus, --ignore, --hide */
 	/* Records the reader numbered (zt_ps_item.body): the names each
 	   record's frames gave, leaf first, and the stack each gave under a
 	   root, so that a repeat costs a lookup. */
-	struct zt_collapse_buf lastids;	/* the last root's command, pid and tid */
+	struct zt_framenames_buf lastids;	/* the last root's command, pid, tid */
 	size_t lastn[3];		/* their lengths; lastn[0] 0: none yet */
 	size_t *bodyoff;		/* per body: its names in bodyids */
 	uint32_t *bodyn;
@@ -76,9 +77,9 @@ static const char *name_of(const void *t, uint32_t id, size_t *n)
 	return zt_strtab_key(t, id, n);
 }
 
-struct zt_fold *zt_fold_new(const struct zt_collapse_opts *o)
+struct zt_perfscriptfold *zt_perfscriptfold_new(const struct zt_framenames_opts *o)
 {
-	struct zt_fold *f = zt_calloc(1, sizeof *f);
+	struct zt_perfscriptfold *f = zt_calloc(1, sizeof *f);
 
 	f->o = *o;
 	f->names = zt_strtab_new();
@@ -89,12 +90,12 @@ struct zt_fold *zt_fold_new(const struct zt_collapse_opts *o)
 	return f;
 }
 
-struct zt_filter *zt_fold_filter(struct zt_fold *f)
+struct zt_filter *zt_perfscriptfold_filter(struct zt_perfscriptfold *f)
 {
 	return f->filter;
 }
 
-void zt_fold_free(struct zt_fold *f)
+void zt_perfscriptfold_free(struct zt_perfscriptfold *f)
 {
 	if (!f)
 		return;
@@ -119,14 +120,14 @@ void zt_fold_free(struct zt_fold *f)
 	free(f);
 }
 
-static void push(struct zt_fold *f, uint32_t id)
+static void push(struct zt_perfscriptfold *f, uint32_t id)
 {
 	zt_grow(&f->stack, &f->capstack, f->nstack + 1, sizeof *f->stack);
 	f->stack[f->nstack++] = id;
 }
 
 /* The cached names of a frame, naming it on first sight. */
-static const struct cached *lookup(struct zt_fold *f, const struct zt_ps_frame *fr)
+static const struct cached *lookup(struct zt_perfscriptfold *f, const struct zt_ps_frame *fr)
 {
 	const char *key = f->o.addrs ? fr->pc.p : fr->sym.p;
 	size_t klen = (size_t)(fr->mod.p + fr->mod.n - key);
@@ -139,7 +140,7 @@ static const struct cached *lookup(struct zt_fold *f, const struct zt_ps_frame *
 	zt_grow(&f->cache[j], &f->capcache[j], id + 1, sizeof *f->cache[j]);
 	c = &f->cache[j][id];
 	f->tmp.len = 0;
-	c->n = (uint32_t)zt_collapse_frame(fr, &f->o, f->java, &f->tmp, &c->unknown);
+	c->n = (uint32_t)zt_framenames_frame(fr, &f->o, f->java, &f->tmp, &c->unknown);
 	c->off = (uint32_t)f->nids;
 	zt_grow(&f->ids, &f->capids, f->nids + c->n, sizeof *f->ids);
 	for (size_t p = 0; p < f->tmp.len;) {
@@ -150,7 +151,7 @@ static const struct cached *lookup(struct zt_fold *f, const struct zt_ps_frame *
 	return c;
 }
 
-static void srcline(struct zt_fold *f, const struct zt_span *text)
+static void srcline(struct zt_perfscriptfold *f, const struct zt_span *text)
 {
 	const char *name;
 	size_t n;
@@ -159,14 +160,14 @@ static void srcline(struct zt_fold *f, const struct zt_span *text)
 		return;
 	name = zt_strtab_key(f->names, f->stack[f->srcslot], &n);
 	f->tmp.len = 0;
-	zt_collapse_buf_add(&f->tmp, name, n);
-	zt_collapse_srcline(text->p, text->n, &f->tmp);
+	zt_framenames_buf_add(&f->tmp, name, n);
+	zt_framenames_srcline(text->p, text->n, &f->tmp);
 	f->stack[f->srcslot] = zt_strtab_intern(f->names, f->tmp.buf, f->tmp.len, NULL);
 	f->srcslot = -1;
 }
 
 /* The stack of the open record, or -1 when the filter drops it. */
-static int64_t stack_of(struct zt_fold *f)
+static int64_t stack_of(struct zt_perfscriptfold *f)
 {
 	uint32_t id;
 	int isnew;
@@ -191,14 +192,14 @@ static int64_t stack_of(struct zt_fold *f)
 
 static int seen_eq(void *ctx, uint32_t i, const void *key)
 {
-	const struct zt_fold *f = ctx;
+	const struct zt_perfscriptfold *f = ctx;
 	const struct seen *k = key;
 
 	return f->seen[i].body == k->body && f->seen[i].root == k->root;
 }
 
 /* Keep the names of a numbered record's frames (a repeat's come from here). */
-static void keep_body(struct zt_fold *f, uint32_t body)
+static void keep_body(struct zt_perfscriptfold *f, uint32_t body)
 {
 	zt_grow(&f->bodyoff, &f->capbodyoff, (size_t)body + 1, sizeof *f->bodyoff);
 	zt_grow(&f->bodyn, &f->capbodyn, (size_t)body + 1, sizeof *f->bodyn);
@@ -210,7 +211,7 @@ static void keep_body(struct zt_fold *f, uint32_t body)
 	f->nbodyids += f->nstack;
 }
 
-static const char *end_record(struct zt_fold *f, const struct zt_ps_item *it)
+static const char *end_record(struct zt_perfscriptfold *f, const struct zt_ps_item *it)
 {
 	struct seen key = { .body = it->body, .root = f->root, .stack = -1 };
 	uint64_t h = 0;
@@ -267,7 +268,7 @@ count:
 	return NULL;
 }
 
-void zt_fold_next_input(struct zt_fold *f)
+void zt_perfscriptfold_next_input(struct zt_perfscriptfold *f)
 {
 	if (f->o.root.how != ZT_ROOT_LABEL)
 		return;
@@ -276,13 +277,13 @@ void zt_fold_next_input(struct zt_fold *f)
 }
 
 /* A "# zt label" fact of the input's: its value of --root=label:NAME's NAME. */
-static void label_fact(struct zt_fold *f, const struct zt_ps_item *it)
+static void label_fact(struct zt_perfscriptfold *f, const struct zt_ps_item *it)
 {
 	const char *k, *v;
 	size_t kn, vn;
 
 	if (f->o.root.how != ZT_ROOT_LABEL ||
-	    !zt_facts_label(it->text.p, it->text.n, &k, &kn, &v, &vn) ||
+	    !zt_factlines_label(it->text.p, it->text.n, &k, &kn, &v, &vn) ||
 	    kn != strlen(f->o.root.name) || memcmp(k, f->o.root.name, kn) != 0)
 		return;
 	if (vn > ZT_LABEL_VALUE_MAX)
@@ -298,9 +299,9 @@ static void label_fact(struct zt_fold *f, const struct zt_ps_item *it)
 
 /*
  * Whether a header has the command, pid and tid of the last root's
- * (all that zt_collapse_root reads of it): then it has the same root.
+ * (all that zt_framenames_root reads of it): then it has the same root.
  */
-static int same_ids(const struct zt_fold *f, const struct zt_ps_header *h)
+static int same_ids(const struct zt_perfscriptfold *f, const struct zt_ps_header *h)
 {
 	const char *b = f->lastids.buf;
 
@@ -310,7 +311,7 @@ static int same_ids(const struct zt_fold *f, const struct zt_ps_header *h)
 	       memcmp(b + h->comm.n + h->pid.n, h->tid.p, h->tid.n) == 0;
 }
 
-const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
+const char *zt_perfscriptfold_item(struct zt_perfscriptfold *f, const struct zt_ps_item *it)
 {
 	const struct cached *c;
 
@@ -330,20 +331,20 @@ const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
 
 			f->tmp.len = 0;
 			if (f->o.root.how == ZT_ROOT_LABEL) {
-				struct zt_collapse_opts o = f->o;
+				struct zt_framenames_opts o = f->o;
 
 				if (!f->label[0])
-					zt_fold_next_input(f);
+					zt_perfscriptfold_next_input(f);
 				o.root = (struct zt_reroot){ ZT_ROOT_RENAME, f->label };
-				zt_collapse_root(h, &o, &f->tmp);
+				zt_framenames_root(h, &o, &f->tmp);
 			} else {
-				zt_collapse_root(h, &f->o, &f->tmp);
+				zt_framenames_root(h, &f->o, &f->tmp);
 			}
 			f->root = zt_strtab_intern(f->names, f->tmp.buf, f->tmp.len, NULL);
 			f->lastids.len = 0;
-			zt_collapse_buf_add(&f->lastids, h->comm.p, h->comm.n);
-			zt_collapse_buf_add(&f->lastids, h->pid.p, h->pid.n);
-			zt_collapse_buf_add(&f->lastids, h->tid.p, h->tid.n);
+			zt_framenames_buf_add(&f->lastids, h->comm.p, h->comm.n);
+			zt_framenames_buf_add(&f->lastids, h->pid.p, h->pid.n);
+			zt_framenames_buf_add(&f->lastids, h->tid.p, h->tid.n);
 			f->lastn[0] = h->comm.n;
 			f->lastn[1] = h->pid.n;
 			f->lastn[2] = h->tid.n;
@@ -353,7 +354,8 @@ const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
 				 it->header.period);
 		/* zt's records keep their weights: a number of samples, or
 		   a wall-clock profile's ns, which are never one a record. */
-		if (f->o.count && f->weight.kind != ZT_WEIGHT_WALL && !zt_fold_alloc(f) &&
+		if (f->o.count && f->weight.kind != ZT_WEIGHT_WALL &&
+		    !zt_perfscriptfold_alloc(f) &&
 		    !(it->header.event.n == 10 &&
 		      memcmp(it->header.event.p, "zt-samples", 10) == 0))
 			f->period = 1;
@@ -382,23 +384,23 @@ const char *zt_fold_item(struct zt_fold *f, const struct zt_ps_item *it)
 	return NULL;
 }
 
-int zt_fold_wall(const struct zt_fold *f)
+int zt_perfscriptfold_wall(const struct zt_perfscriptfold *f)
 {
 	return f->weight.kind == ZT_WEIGHT_WALL;
 }
 
-int zt_fold_alloc(const struct zt_fold *f)
+int zt_perfscriptfold_alloc(const struct zt_perfscriptfold *f)
 {
 	return f->weight.kind == ZT_WEIGHT_BYTES || f->weight.kind == ZT_WEIGHT_OBJECTS ?
 		       (int)f->weight.kind : 0;
 }
 
-uint64_t zt_fold_records(const struct zt_fold *f)
+uint64_t zt_perfscriptfold_records(const struct zt_perfscriptfold *f)
 {
 	return f->records;
 }
 
-uint64_t zt_fold_kept(const struct zt_fold *f)
+uint64_t zt_perfscriptfold_kept(const struct zt_perfscriptfold *f)
 {
 	return f->kept;
 }
@@ -416,11 +418,11 @@ static int byline(const void *a, const void *b, void *buf)
 	return zt_folded_cmp(text + x->off, x->len, text + y->off, y->len);
 }
 
-uint64_t zt_fold_write(struct zt_fold *f, FILE *out)
+uint64_t zt_perfscriptfold_write(struct zt_perfscriptfold *f, FILE *out)
 {
 	uint32_t n = zt_strtab_count(f->stacks);
 	struct line *lines = zt_calloc(n ? n : 1, sizeof *lines);
-	struct zt_collapse_buf b = { 0 };
+	struct zt_framenames_buf b = { 0 };
 	uint64_t written = 0;
 
 	for (uint32_t s = 0; s < n; s++) {
@@ -437,9 +439,9 @@ uint64_t zt_fold_write(struct zt_fold *f, FILE *out)
 
 			memcpy(&id, ids + k * sizeof id, sizeof id);
 			name = zt_strtab_key(f->names, id, &nl);
-			zt_collapse_buf_add(&b, name, nl);
+			zt_framenames_buf_add(&b, name, nl);
 			if (k)
-				zt_collapse_buf_add(&b, ";", 1);
+				zt_framenames_buf_add(&b, ";", 1);
 		}
 		lines[s].len = b.len - lines[s].off;
 		lines[s].count = f->counts[s];
@@ -462,17 +464,17 @@ uint64_t zt_fold_write(struct zt_fold *f, FILE *out)
 	return written;
 }
 
-const struct zt_weight *zt_fold_weight(const struct zt_fold *f)
+const struct zt_weight *zt_perfscriptfold_weight(const struct zt_perfscriptfold *f)
 {
 	return &f->weight;
 }
 
-void zt_fold_weight_line(struct zt_fold *f, char *buf, size_t cap)
+void zt_perfscriptfold_weight_line(struct zt_perfscriptfold *f, char *buf, size_t cap)
 {
 	struct zt_weight w = f->weight;
 	uint64_t div;
 
-	if (w.kind == ZT_WEIGHT_WALL || zt_fold_alloc(f))
+	if (w.kind == ZT_WEIGHT_WALL || zt_perfscriptfold_alloc(f))
 		;	/* ns, bytes or objects, counted or not (--weight=count refuses them) */
 	else if (f->o.count || zt_weight_samples(&w, &div) != NULL ||
 		 w.kind == ZT_WEIGHT_SAMPLES) {

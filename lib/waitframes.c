@@ -1,8 +1,8 @@
 /*
- * wait.c — telling a wall-clock profile's wait frames by their names
- * (wait.h).
+ * waitframes.c — telling a wall-clock profile's wait frames by their names
+ * (waitframes.h).
  */
-#include "wait.h"
+#include "waitframes.h"
 
 #include <string.h>
 
@@ -15,7 +15,7 @@ static const char *const pseudo[] = {
 	"depth limit", "zt",
 };
 
-enum zt_state zt_wait_state(const char *name, size_t n)
+enum zt_state zt_waitframes_state(const char *name, size_t n)
 {
 	const char *w = name + 1;
 	size_t k = n - 2;
@@ -30,18 +30,18 @@ enum zt_state zt_wait_state(const char *name, size_t n)
 			return ZT_STATE_ON_CPU;
 	if (k == sizeof ZT_WAIT_RUNQUEUE - 1 && memcmp(w, ZT_WAIT_RUNQUEUE, k) == 0)
 		return ZT_STATE_RUNQUEUE;
-	if (zt_wait_is_kernel(name, n))
+	if (zt_waitframes_is_kernel(name, n))
 		return ZT_STATE_ON_CPU;
 	return ZT_STATE_OFF_CPU;
 }
 
-int zt_wait_is_kernel(const char *name, size_t n)
+int zt_waitframes_is_kernel(const char *name, size_t n)
 {
 	return n == sizeof ZT_WAIT_KERNEL + 1 && name[0] == '[' &&
 	       memcmp(name + 1, ZT_WAIT_KERNEL, n - 2) == 0 && name[n - 1] == ']';
 }
 
-const char *zt_wait_state_name(enum zt_state s)
+const char *zt_waitframes_state_name(enum zt_state s)
 {
 	switch (s) {
 	case ZT_STATE_ON_CPU: return "on-CPU";
