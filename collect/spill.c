@@ -38,6 +38,8 @@ static int sampler_gone;
 #define SAMPLER_SLOT ZT_MAX_THREADS
 /* The threads' slots whose space is reserved: 0 to reserved - 1. */
 static int reserved;
+/* The file is removed (the dump ended, or a slot could not go in it): no slot more. */
+static int gone;
 
 size_t zt_spill_slot_size(size_t buf_size)
 {
@@ -98,10 +100,14 @@ size_t zt_spill_hide_maps(char *p, size_t len)
  * A slot could not go in the file: the file goes, so that zt-collect never
  * takes it for every buffer (it then knows nothing of the last buffers, as
  * before). The slots mapped already keep their pages, of an unlinked file.
+ * The descriptor stays open (and zt's): another thread may be mapping
+ * through it just now, and a number closed here could be the program's
+ * file by then.
  */
 static void give_up(void)
 {
-	zt_spill_end();
+	if (!__atomic_exchange_n(&gone, 1, __ATOMIC_SEQ_CST))
+		zt_files_unlink_in_dir(path);
 }
 
 /*
@@ -136,7 +142,7 @@ int zt_spill_map(int slot, void *region, size_t used)
 	off_t off = (off_t)slot * (off_t)slot_bytes;
 	int fd = file.fd;
 
-	if (fd < 0 || !slot_bytes)
+	if (fd < 0 || !slot_bytes || __atomic_load_n(&gone, __ATOMIC_ACQUIRE))
 		return -1;
 	/*
 	 * Reserved first: a store into a shared page the disk has no room
@@ -179,6 +185,7 @@ void zt_spill_start(void)
 	file_dev = file.dev;
 	file_ino = file.ino;
 	reserved = 0;
+	gone = 0;
 	slot_bytes = zt_spill_slot_size(zt_state.buf_size);
 	for (int i = 0; i < n; i++) {
 		struct zt_thread *t = zt_state.threads[i];
@@ -211,19 +218,18 @@ int zt_spill_sampler_gone(void)
 
 void zt_spill_end(void)
 {
-	if (file.fd < 0)
-		return;
-	zt_files_close(&file);
-	zt_files_unlink_in_dir(path);
+	if (file.fd >= 0)
+		give_up();
 }
 
 void zt_spill_after_fork(void)
 {
 	int n = zt_state.nthreads < ZT_MAX_THREADS ? zt_state.nthreads : ZT_MAX_THREADS;
 
-	/* The parent's file, its descriptor a copy: only forgotten. */
+	/* The parent's file, its descriptor a copy: only forgotten (one thread here). */
 	if (file.fd >= 0)
 		zt_files_close(&file);
+	gone = 0;
 	for (int i = 0; i < n; i++) {
 		struct zt_thread *t = zt_state.threads[i];
 

@@ -60,7 +60,10 @@ void zt_spill_start(void);
  */
 int zt_spill_map(int slot, void *region, size_t used);
 
-/* The dump is published or removed: the file goes. */
+/*
+ * The dump is published or removed: the file goes, and no slot is put in
+ * it any more (its descriptor stays zt's, open, until exec or exit).
+ */
 void zt_spill_end(void);
 
 /*
