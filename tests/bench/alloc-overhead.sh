@@ -16,6 +16,8 @@
 # allocation sampling's own share is the difference.
 #
 #   sh tests/bench/alloc-overhead.sh      # ROUNDS=5 MARGIN=1.5 by default
+#   ZT_ONLY=1 sh tests/bench/alloc-overhead.sh   # zt's rows alone (gperftools'
+#                                         # takes 1,000 times the malloc loop)
 set -eu
 cd "$(dirname "$0")/../.."
 top=$PWD
@@ -57,6 +59,7 @@ row() {
 	# libzt-prof.so, passes every call through and samples nothing.
 	bench_ratio "$what: the interposers alone (nothing sampled) vs bare" - "$prog" \
 		"env LD_PRELOAD=$top/collect/libzt-alloc.so $prog"
+	[ -n "${ZT_ONLY:-}" ] && return
 	if command -v heaptrack > /dev/null; then
 		bench_ratio "$what: heaptrack vs bare" - "$prog" "heaptrack -o $tmp/h $prog"
 	fi
