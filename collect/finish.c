@@ -118,12 +118,18 @@ static int take_buffers(int fd, const char *spill, struct zt_finish *u, struct t
 	struct zt_spill_head h;
 	uint64_t stride = 0;
 	char *buf = NULL;
-	struct stat st;
+	struct stat st, dump;
 	int rc = 0;
 
 	if (in < 0)
 		return -1;
-	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+	/*
+	 * Made by the collector that made the dump, so its owner's, on its
+	 * file system: a file another user left at that predictable name
+	 * (the collector's exclusive create then failed) is not taken.
+	 */
+	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode) || fstat(fd, &dump) < 0 ||
+	    st.st_uid != dump.st_uid || st.st_dev != dump.st_dev) {
 		close(in);
 		return -1;
 	}

@@ -109,3 +109,51 @@ UNIT_TEST(finish_remove_spares_a_dump_that_could_not_be_renamed)
 	zt_finish_remove(out, 51, "51 started 0 0 x\n", 0);
 	CHECK(access(tmp, F_OK) != 0);
 }
+
+/* A .bufs file of slot_size bytes a slot, its one slot holding lines (spill.h's layout). */
+static void make_bufs(const char *path, const char *lines)
+{
+	unsigned char slot[4096] = { 0 };
+	uint64_t head[8] = { 0x6c6c697073747aull, sizeof slot, strlen(lines), 0, 0, 0, 0, 0 };
+	FILE *f = fopen(path, "w");
+
+	memcpy(slot, head, sizeof head);
+	memcpy(slot + sizeof head, lines, strlen(lines));
+	CHECK(f && fwrite(slot, 1, sizeof slot, f) == sizeof slot);
+	fclose(f);
+}
+
+UNIT_TEST(finish_takes_the_buffers_left_only_from_the_dumps_owner)
+{
+	char out[256], bufs[300], text[2048];
+	struct zt_finish u = { .gzip = 0 };
+
+	snprintf(out, sizeof out, "%s/finish-b.raw", unit_dir());
+	snprintf(bufs, sizeof bufs, "%s.tmp.61.bufs", out);
+	CHECK(unit_make("finish-b.raw.tmp.61", "zt-prof 4\npid 61\nsamples\n61 1 @1 401136\n",
+			"true") == 0);
+	make_bufs(bufs, "61 2 @2 401136\n61 1 @3 $a64 ^100 401136\n");
+	CHECK(zt_finish_dump(out, 61, &u) == 0);
+	/* Its sample lines after the file's; the allocation line is not a CPU sample. */
+	CHECK(slurp(out, text, sizeof text) > 0);
+	CHECK(strstr(text, "61 1 @1 401136\n61 2 @2 401136\n61 1 @3 $a64 ^100 401136\nsummary\n"));
+	CHECK(strstr(text, "\nsamples 3\nfinished-buffers 1\nfinished-buffers-unknown 0\n"));
+	CHECK(u.buffers_known && u.buffers == 1 && u.buffers_unknown == 0);
+	CHECK(access(bufs, F_OK) != 0);
+
+	/* Another user's file at that name (the collector could not make its own): not taken. */
+	if (geteuid() != 0)
+		return;
+	CHECK(unit_make("finish-b.raw.tmp.62", "zt-prof 4\npid 62\nsamples\n62 1 @1 401136\n",
+			"true") == 0);
+	snprintf(bufs, sizeof bufs, "%s.tmp.62.bufs", out);
+	make_bufs(bufs, "62 500 @2 401136\n");
+	CHECK(chown(bufs, 65534, 65534) == 0);
+	u = (struct zt_finish){ .gzip = 0 };
+	CHECK(zt_finish_dump(out, 62, &u) == 0);
+	CHECK(slurp(out, text, sizeof text) > 0);
+	CHECK(!strstr(text, "62 500"));
+	CHECK(!strstr(text, "finished-buffers"));
+	CHECK(!u.buffers_known && u.samples == 1);
+	CHECK(access(bufs, F_OK) != 0);
+}
