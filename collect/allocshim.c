@@ -34,17 +34,38 @@
 #pragma weak zt_alloc_rehook
 #pragma weak zt_alloc_shim
 
+/*
+ * What free's fast path reads: zt_alloc_nlive, or a 0 of the shim's own
+ * without libzt-prof.so, once the real functions are found; a 1 before,
+ * which takes every free to the slow path.
+ */
+static const volatile uint32_t no_live, not_yet = 1;
+static const volatile uint32_t *volatile nlive = &not_yet;
+
 enum { BOOT = 64 * 1024 };	/* memory for calls made while the real functions are found */
 
 /*
- * Interposers under way on this thread: glibc's reallocarray calls realloc,
- * and its other functions may call one another, through the PLT, so through
- * zt's: only the outermost call is the program's, and is counted.
+ * The calling thread's countdown and counts (allochook.h), and its
+ * interposers under way: glibc's reallocarray calls realloc, and its other
+ * functions may call one another, through the PLT, so through zt's: only
+ * the outermost call is the program's, and is counted. One record, so that
+ * the fast paths find both at one offset.
  */
-static __thread int depth __attribute__((tls_model("initial-exec")));
+static __thread struct {
+	struct zt_alloc_tls tl;
+	int depth;
+} me __attribute__((tls_model("initial-exec")));
 
 /* The real call, made as the outermost interposer under way. */
-#define OUTER(call) __extension__({ __typeof__(call) r_; depth++; r_ = (call); depth--; r_; })
+#define OUTER(call) __extension__({ __typeof__(call) r_; me.depth++; r_ = (call); me.depth--; r_; })
+
+/*
+ * The fast paths of malloc and free end in a tail call of the real
+ * function, so that they add a few instructions and no frame of their own
+ * (their frame would also be wasted: nothing is sampled there).
+ */
+#define FAST __attribute__((optimize("omit-frame-pointer", "no-tree-slp-vectorize")))
+#define SLOW __attribute__((noinline, cold))
 
 static void *(*real_malloc)(size_t);
 static void *(*real_calloc)(size_t, size_t);
@@ -69,7 +90,7 @@ static __thread int resolving __attribute__((tls_model("initial-exec")));
 
 static int in_boot(const void *p)
 {
-	return (const unsigned char *)p >= boot && (const unsigned char *)p < boot + BOOT;
+	return (uintptr_t)p - (uintptr_t)boot < BOOT;
 }
 
 static void *boot_alloc(size_t n, size_t align)
@@ -128,27 +149,27 @@ static int resolve(void)
 	RESOLVE(pvalloc);
 	RESOLVE(malloc_usable_size);
 	RESOLVE(malloc);	/* last: the others test it */
+	if (real_malloc)
+		__atomic_store_n(&nlive, &zt_alloc_nlive ? &zt_alloc_nlive : &no_live,
+				 __ATOMIC_RELEASE);
 	resolving = 0;
 	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
 	return real_malloc != NULL;
 }
-
-/* The calling thread's countdown and counts (allochook.h). */
-static __thread struct zt_alloc_tls tl __attribute__((tls_model("initial-exec")));
 
 /* An allocation of size bytes at p: counted, and sampled when its bytes hold a sample point. */
 static inline void account(void *p, size_t size)
 {
 	if (!p)
 		return;
-	tl.calls++;
-	tl.bytes += size;
-	if (__builtin_expect((tl.left -= (int64_t)(size < INT64_MAX ? size : INT64_MAX)) > 0, 1))
+	me.tl.calls++;
+	me.tl.bytes += size;
+	if (__builtin_expect((me.tl.left -= (int64_t)(size < INT64_MAX ? size : INT64_MAX)) > 0, 1))
 		return;
 	if (zt_alloc_took)
-		zt_alloc_took(p, size, &tl);
+		zt_alloc_took(p, size, &me.tl);
 	else
-		tl.left = INT64_MAX;
+		me.tl.left = INT64_MAX;
 }
 
 /* p is freed: libzt-prof.so is asked only while some sampled block lives. */
@@ -158,17 +179,32 @@ static inline void freed(void *p)
 		zt_alloc_freed(p);
 }
 
-ZT_INTERPOSE void *malloc(size_t n)
+/* malloc's calls that hold a sample point, come before the real functions are found, or nest. */
+static SLOW void *malloc_slow(size_t n)
 {
 	void *p;
 
-	if (__builtin_expect(!real_malloc, 0) && !resolve())
+	if (!real_malloc && !resolve())
 		return boot_alloc(n, 16);
 	/* malloc, calloc and free call no other interposer: no depth of their own. */
 	p = real_malloc(n);
-	if (!depth)
+	if (!me.depth)
 		account(p, n);
 	return p;
+}
+
+ZT_INTERPOSE FAST void *malloc(size_t n)
+{
+	/* No sample point in these n bytes: counted before the call, which
+	   may still fail. left is 0 until the thread's first call has found
+	   the real functions, so real_malloc is known here. */
+	if (__builtin_expect(n < (uint64_t)me.tl.left && !me.depth, 1)) {
+		me.tl.left -= (int64_t)n;
+		me.tl.calls++;
+		me.tl.bytes += n;
+		return real_malloc(n);
+	}
+	return malloc_slow(n);
 }
 
 ZT_INTERPOSE void *calloc(size_t n, size_t size)
@@ -182,20 +218,28 @@ ZT_INTERPOSE void *calloc(size_t n, size_t size)
 		return boot_alloc(n * size, 16);
 	}
 	p = real_calloc(n, size);
-	if (!depth)
+	if (!me.depth)
 		account(p, n * size);
 	return p;
 }
 
-ZT_INTERPOSE void free(void *p)
+static SLOW void free_slow(void *p)
 {
 	if (!p || in_boot(p))
 		return;
-	if (__builtin_expect(!real_malloc, 0) && !resolve())
+	if (!real_malloc && !resolve())
 		return;	/* no free can be found yet: the block stays */
-	if (!depth)
+	if (!me.depth)
 		freed(p);
 	real_free(p);
+}
+
+ZT_INTERPOSE FAST void free(void *p)
+{
+	/* The real functions found, and no sampled block lives: nothing to retire. */
+	if (__builtin_expect(!*__atomic_load_n(&nlive, __ATOMIC_ACQUIRE) && !in_boot(p), 1))
+		return real_free(p);
+	free_slow(p);
 }
 
 /*
@@ -234,7 +278,7 @@ ZT_INTERPOSE void *realloc(void *old, size_t n)
 	}
 	if (__builtin_expect(!real_malloc, 0) && !resolve())
 		return boot_alloc(n, 16);
-	if (depth)
+	if (me.depth)
 		return real_realloc(old, n);
 	was = hooked(old, &had);
 	return moved(old, n, OUTER(real_realloc(old, n)), &had, was);
@@ -253,7 +297,7 @@ ZT_INTERPOSE void *reallocarray(void *old, size_t n, size_t size)
 		}
 		return realloc(old, n * size);
 	}
-	if (depth || (size && n > SIZE_MAX / size))
+	if (me.depth || (size && n > SIZE_MAX / size))
 		return real_reallocarray(old, n, size);	/* nested; or ENOMEM, old stays */
 	was = hooked(old, &had);
 	return moved(old, n * size, OUTER(real_reallocarray(old, n, size)), &had, was);
@@ -267,7 +311,7 @@ ZT_INTERPOSE int posix_memalign(void **out, size_t align, size_t n)
 		*out = boot_alloc(n, align);
 		return *out ? 0 : ENOMEM;
 	}
-	if (depth)
+	if (me.depth)
 		return real_posix_memalign(out, align, n);
 	r = OUTER(real_posix_memalign(out, align, n));
 	if (r == 0)
@@ -281,7 +325,7 @@ ZT_INTERPOSE void *aligned_alloc(size_t align, size_t n)
 
 	if (__builtin_expect(!real_malloc, 0) && !resolve())
 		return boot_alloc(n, align);
-	if (depth)
+	if (me.depth)
 		return real_aligned_alloc(align, n);
 	p = OUTER(real_aligned_alloc(align, n));
 	account(p, n);
@@ -294,7 +338,7 @@ ZT_INTERPOSE void *memalign(size_t align, size_t n)
 
 	if (__builtin_expect(!real_malloc, 0) && !resolve())
 		return boot_alloc(n, align);
-	if (depth)
+	if (me.depth)
 		return real_memalign(align, n);
 	p = OUTER(real_memalign(align, n));
 	account(p, n);
@@ -307,7 +351,7 @@ ZT_INTERPOSE void *valloc(size_t n)
 
 	if (__builtin_expect(!real_malloc, 0) && !resolve())
 		return boot_alloc(n, 4096);
-	if (depth)
+	if (me.depth)
 		return real_valloc(n);
 	p = OUTER(real_valloc(n));
 	account(p, n);
@@ -321,7 +365,7 @@ ZT_INTERPOSE void *pvalloc(size_t n)
 
 	if (__builtin_expect(!real_malloc, 0) && !resolve())
 		return boot_alloc((n + page - 1) & ~(page - 1), page);
-	if (depth)
+	if (me.depth)
 		return real_pvalloc(n);
 	p = OUTER(real_pvalloc(n));
 	account(p, n);
@@ -336,7 +380,6 @@ ZT_INTERPOSE size_t malloc_usable_size(void *p)
 		return 0;
 	return real_malloc_usable_size ? real_malloc_usable_size(p) : 0;
 }
-
 
 /* This malloc, by a name of its own: libzt-prof.so compares it with the one the program reaches. */
 extern __typeof(malloc) zt_alloc_shim_malloc
