@@ -13,6 +13,7 @@
  */
 #include "flame.h"
 #include "folded.h"
+#include "hash.h"
 #include "util.h"
 #include "waitframes.h"
 
@@ -39,6 +40,7 @@ struct zt_flame {
 	size_t used, cap;
 	struct line *lines;
 	size_t n, ncap;
+	struct zt_hash_index ix;	/* lines by stack and offcpu: each stack once */
 	uint64_t total;
 	int diff;		/* -1 until the first line */
 	int wall;		/* -1 until the first input: a wall-clock profile */
@@ -128,6 +130,7 @@ void zt_flame_free(struct zt_flame *f)
 		return;
 	free(f->arena);
 	free(f->lines);
+	zt_hash_index_free(&f->ix);
 	free(f);
 }
 
@@ -167,11 +170,30 @@ int zt_flame_differential(const struct zt_flame *f)
 	return f->diff == 1;
 }
 
+/* The key of a line in the index: its stack, and whether it is off-CPU. */
+struct line_key {
+	const char *arena, *stack;
+	size_t stacklen;
+	int offcpu;
+};
+
+static int line_eq(void *ctx, uint32_t i, const void *key)
+{
+	const struct line *l = &((const struct zt_flame *)ctx)->lines[i];
+	const struct line_key *k = key;
+
+	return l->stacklen == k->stacklen && l->offcpu == k->offcpu &&
+	       memcmp(k->arena + l->off, k->stack, k->stacklen) == 0;
+}
+
 const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
 			 size_t stacklen, int differential, uint64_t before,
 			 uint64_t count)
 {
 	struct line *l;
+	struct line_key key;
+	uint64_t h;
+	int64_t at;
 	int off = 0;
 
 	if (f->input_wall) {
@@ -194,6 +216,17 @@ const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
 	if (f->total > UINT64_MAX - count)
 		return "total count does not fit in 64 bits";
 	f->total += count;
+	/* A stack seen before (another input's, or a line again) adds its
+	   counts to it, as flow() would merge the two adjacent lines: memory
+	   is the distinct stacks', however many inputs. */
+	key = (struct line_key){ f->arena, line, stacklen, off };
+	h = zt_hash(line, stacklen, (uint64_t)off);
+	at = zt_hash_index_find(&f->ix, h, line_eq, f, &key);
+	if (at >= 0 && f->lines[at].before <= UINT64_MAX - before) {
+		f->lines[at].count += count;
+		f->lines[at].before += before;
+		return NULL;
+	}
 	zt_grow(&f->arena, &f->cap, f->used + len, 1);
 	memcpy(f->arena + f->used, line, len);
 	zt_grow(&f->lines, &f->ncap, f->n + 1, sizeof *f->lines);
@@ -205,6 +238,8 @@ const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
 	l->count = count;
 	l->offcpu = off;
 	f->used += len;
+	if (at < 0)
+		zt_hash_index_add(&f->ix, h, (uint32_t)(f->n - 1));
 	return NULL;
 }
 

@@ -84,6 +84,18 @@ maxrss() {
 	[ -s raws.pb.gz ]
 }
 
+@test "zt-stat and zt-flame read 3,000 dumps in the memory of one and a half (before: zt-flame kept each input's lines, 1.96 times)" {
+	local one all t
+	! sanitized "$ZT_TOP/tools/zt-flame" || skip "zt-flame is built with a sanitizer: its memory is the sanitizer's"
+	for t in zt-stat zt-flame; do
+		maxrss one.kib $t one.raw
+		maxrss all.kib bash -c "ulimit -n 256 && exec $t many/d*.raw"
+		one=$(cat one.kib) all=$(cat all.kib)
+		echo "$t: maximum resident set: one input $one KiB, 3,000 inputs $all KiB"
+		[ $((2 * all)) -le $((3 * one)) ] || return 1
+	done
+}
+
 @test "zt-pprof merges 3,000 dumps of one program as pprof does: one mapping, location and sample each, in the memory of one (before: 23 MiB, 750 KB of output)" {
 	local one all
 	zt-pprof -o one.pb.gz one.raw
