@@ -797,6 +797,96 @@ int zt_elf_open(const char *path, struct zt_elf *e, char *err, size_t errlen)
 	return zt_elf_open_in(NULL, path, e, err, errlen);
 }
 
+/*
+ * Parses kept for the files opened again: each holds a file's parse (its
+ * mapping and tables; path and root are each open's own), the opens that
+ * share it, and when it was last used. Those no open uses are dropped,
+ * least recently used first, beyond KEEP.
+ */
+enum { KEEP = 16 };
+
+struct zt_elf_kept {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	struct zt_elf elf;
+	size_t users;
+	uint64_t used;
+	struct zt_elf_kept *next;
+};
+
+static struct zt_elf_kept *kept;
+static uint64_t kept_clock;
+
+static int same_file(const struct zt_elf_kept *k, const struct stat *st)
+{
+	return k->dev == st->st_dev && k->ino == st->st_ino && k->size == st->st_size &&
+	       k->mtime.tv_sec == st->st_mtim.tv_sec && k->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       k->ctime.tv_sec == st->st_ctim.tv_sec && k->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/* e, opened, shares k's parse: its tables, with its own path and root. */
+static void share(struct zt_elf *e, struct zt_elf_kept *k)
+{
+	char *path = e->path, *root = e->root;
+	size_t rootlen = e->rootlen;
+
+	*e = k->elf;
+	e->path = path;
+	e->root = root;
+	e->rootlen = rootlen;
+	e->kept = k;
+	k->users++;
+	k->used = ++kept_clock;
+}
+
+/* Drop kept parses no open uses, least recently used first, to KEEP. */
+static void trim(void)
+{
+	for (;;) {
+		struct zt_elf_kept **at, **old = NULL, *k;
+		size_t n = 0;
+
+		for (at = &kept; *at; at = &(*at)->next) {
+			n++;
+			if (!(*at)->users && (!old || (*at)->used < (*old)->used))
+				old = at;
+		}
+		if (n <= KEEP || !old)
+			return;
+		k = *old;
+		*old = k->next;
+		munmap((void *)k->elf.data, k->elf.size);
+		free(k->elf.loads);
+		free(k->elf.sections);
+		free(k->elf.syms);
+		free(k->elf.symnames);
+		free(k->elf.plt);
+		free(k->elf.pltnames);
+		free(k);
+	}
+}
+
+/* Keep e's parse (a file of stat st) for the next opens; e shares it from now. */
+static void keep(struct zt_elf *e, const struct stat *st)
+{
+	struct zt_elf_kept *k = zt_calloc(1, sizeof *k);
+
+	k->dev = st->st_dev;
+	k->ino = st->st_ino;
+	k->size = st->st_size;
+	k->mtime = st->st_mtim;
+	k->ctime = st->st_ctim;
+	k->elf = *e;
+	k->elf.path = k->elf.root = NULL;
+	k->elf.rootlen = 0;
+	k->next = kept;
+	kept = k;
+	share(e, k);
+	trim();
+}
+
 int zt_elf_open_in(const char *root, const char *path, struct zt_elf *e, char *err,
 		   size_t errlen)
 {
@@ -826,6 +916,13 @@ int zt_elf_open_in(const char *root, const char *path, struct zt_elf *e, char *e
 		zt_errf(err, errlen, "empty file, not an ELF file");
 		return -1;
 	}
+	for (struct zt_elf_kept *k = kept; k; k = k->next) {
+		if (same_file(k, &st)) {
+			close(fd);
+			share(e, k);
+			return 0;
+		}
+	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED) {
@@ -837,11 +934,20 @@ int zt_elf_open_in(const char *root, const char *path, struct zt_elf *e, char *e
 		e->data = NULL;
 		return -1;
 	}
+	keep(e, &st);
 	return 0;
 }
 
 void zt_elf_close(struct zt_elf *e)
 {
+	if (e->kept) {
+		e->kept->users--;
+		free(e->path);
+		free(e->root);
+		memset(e, 0, sizeof *e);
+		trim();
+		return;
+	}
 	if (e->data && e->path)
 		munmap((void *)e->data, e->size);
 	free(e->path);

@@ -59,6 +59,7 @@ struct zt_elf {
 	struct zt_sym *plt;		/* "func@plt" entries, sorted by address */
 	size_t nplt;
 	char *pltnames;			/* storage of the plt names */
+	struct zt_elf_kept *kept;	/* the parse this shares (zt_elf_open_in), or NULL */
 };
 
 /*
@@ -72,7 +73,13 @@ struct zt_elf {
  */
 int zt_elf_open(const char *path, struct zt_elf *e, char *err, size_t errlen);
 
-/* zt_elf_open of path inside root (see zt_elf_open_file); root may be NULL. */
+/*
+ * zt_elf_open of path inside root (see zt_elf_open_file); root may be NULL.
+ * A file opened again in the process (the same device, inode, size and
+ * times: a tool reading a thousand dumps of one program) shares the first
+ * open's parse, read-only, and the last few files closed stay parsed for
+ * the next open: reading many inputs parses each file once.
+ */
 int zt_elf_open_in(const char *root, const char *path, struct zt_elf *e, char *err,
 		   size_t errlen);
 
