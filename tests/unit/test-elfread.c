@@ -274,3 +274,43 @@ UNIT_TEST(dwarf_refuses_sections_past_the_end_of_the_file)
 	CHECK_STR(err, "1 section past the end of the file: DWARF not read");
 	zt_elf_close(&e);
 }
+
+/*
+ * A file opened again shares its first open's parse, each open with its own
+ * path; one closed is still parsed for the next open; a file changed since
+ * (its times) is parsed anew, and the opens before keep theirs.
+ */
+UNIT_TEST(elf_open_again_shares_the_parse)
+{
+	const char *path = build();
+	char err[256], copy[160], cmd[1024];
+	struct zt_elf a, b, c;
+
+	CHECK(path != NULL);
+	if (!path)
+		return;
+	snprintf(copy, sizeof copy, "%s/elf-prog-again", unit_dir());
+	snprintf(cmd, sizeof cmd, "cp %s %s", path, copy);
+	CHECK(system(cmd) == 0);
+	CHECK(zt_elf_open(copy, &a, err, sizeof err) == 0);
+	CHECK(zt_elf_open_in("/", copy, &b, err, sizeof err) == 0);
+	CHECK(a.kept != NULL && a.kept == b.kept);
+	CHECK(a.syms == b.syms && a.data == b.data && a.nsyms == b.nsyms);
+	CHECK(strcmp(a.path, copy) == 0 && a.root == NULL);
+	CHECK(b.root && strcmp(b.root, "/") == 0 && b.rootlen == 1);
+	zt_elf_close(&a);
+	CHECK(zt_elf_lookup(&b, b.syms[0].addr) == &b.syms[0]);
+	zt_elf_close(&b);
+	CHECK(zt_elf_open(copy, &c, err, sizeof err) == 0);
+	CHECK(c.nsyms > 0 && c.kept != NULL);
+	/* The same bytes written over it (the same inode and size): new
+	   times, so a new parse. */
+	snprintf(cmd, sizeof cmd, "sleep 0.05; cp %s %s", path, copy);
+	CHECK(system(cmd) == 0);
+	CHECK(zt_elf_open(copy, &a, err, sizeof err) == 0);
+	CHECK(a.kept != c.kept && a.data != c.data);
+	CHECK(a.nsyms == c.nsyms && strcmp(a.buildid, c.buildid) == 0);
+	zt_elf_close(&c);
+	zt_elf_close(&a);
+	unlink(copy);
+}
