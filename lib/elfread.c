@@ -841,6 +841,19 @@ static void share(struct zt_elf *e, struct zt_elf_kept *k)
 	k->used = ++kept_clock;
 }
 
+/* Free e's parse: its tables, and its mapping when it is e's own. */
+static void drop_parse(struct zt_elf *e, int mapped)
+{
+	if (e->data && mapped)
+		munmap((void *)e->data, e->size);
+	free(e->loads);
+	free(e->sections);
+	free(e->syms);
+	free(e->symnames);
+	free(e->plt);
+	free(e->pltnames);
+}
+
 /* Drop kept parses no open uses, least recently used first, to KEEP. */
 static void trim(void)
 {
@@ -857,13 +870,7 @@ static void trim(void)
 			return;
 		k = *old;
 		*old = k->next;
-		munmap((void *)k->elf.data, k->elf.size);
-		free(k->elf.loads);
-		free(k->elf.sections);
-		free(k->elf.syms);
-		free(k->elf.symnames);
-		free(k->elf.plt);
-		free(k->elf.pltnames);
+		drop_parse(&k->elf, 1);
 		free(k);
 	}
 }
@@ -940,25 +947,14 @@ int zt_elf_open_in(const char *root, const char *path, struct zt_elf *e, char *e
 
 void zt_elf_close(struct zt_elf *e)
 {
-	if (e->kept) {
+	if (e->kept)
 		e->kept->users--;
-		free(e->path);
-		free(e->root);
-		memset(e, 0, sizeof *e);
-		trim();
-		return;
-	}
-	if (e->data && e->path)
-		munmap((void *)e->data, e->size);
+	else
+		drop_parse(e, e->path != NULL);	/* zt_elf_parse's memory is not e's */
 	free(e->path);
 	free(e->root);
-	free(e->loads);
-	free(e->sections);
-	free(e->syms);
-	free(e->symnames);
-	free(e->plt);
-	free(e->pltnames);
 	memset(e, 0, sizeof *e);
+	trim();
 }
 
 int zt_elf_offset_to_vaddr(const struct zt_elf *e, uint64_t off, uint64_t *vaddr)
