@@ -179,6 +179,7 @@ UNIT_OBJ = \
 	tests/unit/test-finish.o \
 	tests/unit/test-store.o \
 	tests/unit/test-ehcursor.o \
+	tests/unit/test-stage.o \
 
 # The collector's objects the unit tests call (store.o: the sample-line
 # writer, with what it stands on).

@@ -38,6 +38,8 @@ struct line {
 struct zt_flame {
 	char *arena;
 	size_t used, cap;
+	char *item;		/* zt_flame_item's line for stacks in memory */
+	size_t itemcap;
 	struct line *lines;
 	size_t n, ncap;
 	struct zt_hash_index ix;	/* lines by stack and offcpu: each stack once */
@@ -129,6 +131,7 @@ void zt_flame_free(struct zt_flame *f)
 	if (!f)
 		return;
 	free(f->arena);
+	free(f->item);
 	free(f->lines);
 	zt_hash_index_free(&f->ix);
 	free(f);
@@ -243,12 +246,23 @@ const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
 	return NULL;
 }
 
-const char *zt_flame_item(const struct zt_flame *f, const struct zt_folded_item *it,
-			  size_t *len, size_t *stacklen, int *differential, uint64_t *before)
+const char *zt_flame_item(struct zt_flame *f, const struct zt_folded_item *it,
+			  const char **line, size_t *len, size_t *stacklen, int *differential,
+			  uint64_t *before)
 {
 	const char *problem;
 
-	*len = it->stacklen + 1 + strlen(it->stack + it->stacklen + 1);
+	*line = it->stack;
+	*len = it->linelen;
+	if (!it->linelen) {
+		/* Stacks in memory: the line zt-fold would write of it, the
+		   key of flamegraph.pl's sort (see byline). */
+		zt_grow(&f->item, &f->itemcap, it->stacklen + 24, 1);
+		memcpy(f->item, it->stack, it->stacklen);
+		*len = it->stacklen + (size_t)snprintf(f->item + it->stacklen, 24, " %llu",
+						       (unsigned long long)it->count);
+		*line = f->item;
+	}
 	*stacklen = it->stacklen;
 	*differential = 0;
 	*before = 0;

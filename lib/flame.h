@@ -61,13 +61,16 @@ const char *zt_flame_add(struct zt_flame *f, const char *line, size_t len,
 /*
  * Read one stack item of zt_folded_read (folded.h) for zt_flame_add: a
  * folded line, or a differential one ("stack before after": its stack
- * ends in a count, zt_folded_diff_before). Sets the line's length, its
- * stack's, whether it is differential and its count before. NULL, or what
- * is wrong with the first count of a differential line.
+ * ends in a count, zt_folded_diff_before). Sets the line (the item's own,
+ * or, for stacks in memory, the line zt-fold would write of it, valid
+ * until the next call), its length, its stack's, whether it is
+ * differential and its count before. NULL, or what is wrong with the
+ * first count of a differential line.
  */
 struct zt_folded_item;
-const char *zt_flame_item(const struct zt_flame *f, const struct zt_folded_item *it,
-			  size_t *len, size_t *stacklen, int *differential, uint64_t *before);
+const char *zt_flame_item(struct zt_flame *f, const struct zt_folded_item *it,
+			  const char **line, size_t *len, size_t *stacklen, int *differential,
+			  uint64_t *before);
 
 /*
  * The lines added from now on are a wall-clock profile's (wall 1) or not:

@@ -11,6 +11,7 @@
 #include "util.h"
 #include "weight.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const char *zt_folded_parse(const char *s, size_t len, size_t *stacklen,
@@ -84,6 +85,7 @@ static int next(struct zt_input *in, struct zt_folded_item *it, uint64_t *stacks
 		return 0;
 	}
 	it->stack = s;
+	it->linelen = len;
 	if (len > 0 && s[0] == '#' && !memchr(s, '\0', len) && s[len - 1] != '\r') {
 		it->kind = ZT_FOLDED_COMMENT;
 		it->stacklen = len;
@@ -109,6 +111,69 @@ void zt_folded_reader_init(struct zt_folded_reader *r, struct zt_input *in)
 {
 	memset(r, 0, sizeof *r);
 	r->in = in;
+}
+
+void zt_folded_reader_init_stacks(struct zt_folded_reader *r, const struct zt_folded_stacks *fs,
+				  const char *name)
+{
+	memset(r, 0, sizeof *r);
+	r->mem = fs;
+	r->name = name;
+}
+
+const char *zt_folded_reader_name(const struct zt_folded_reader *r)
+{
+	return r->mem ? r->name : zt_input_name(r->in);
+}
+
+void zt_folded_stacks_free(struct zt_folded_stacks *fs)
+{
+	free(fs->decl);
+	free(fs->text);
+	free(fs->line);
+	*fs = (struct zt_folded_stacks){ 0 };
+}
+
+/*
+ * next() over stacks in memory: their declaration, then each stack as the
+ * parser would have taken its line (a stack with a NUL byte or none at all
+ * is refused as that line would be).
+ */
+static int next_mem(struct zt_folded_reader *r, struct zt_folded_item *it, char *err,
+		    size_t errlen)
+{
+	const struct zt_folded_stacks *fs = r->mem;
+	size_t decl = fs->decl != NULL, k = r->next++;	/* line k + 1 */
+	const struct zt_folded_line *l;
+
+	it->lineno = (unsigned long)k + 1;
+	if (k < decl) {
+		it->kind = ZT_FOLDED_COMMENT;
+		it->stack = fs->decl;
+		it->stacklen = it->linelen = strlen(fs->decl);
+		return 1;
+	}
+	if (k - decl >= fs->n) {
+		r->next--;
+		if (!r->none_ok && r->stacks == 0) {
+			zt_err_at(err, errlen, r->name, 0, "no stacks");
+			return -1;
+		}
+		return 0;
+	}
+	l = &fs->line[k - decl];
+	if (l->len == 0 || memchr(fs->text + l->off, '\0', l->len)) {
+		zt_err_at(err, errlen, r->name, it->lineno, "%s",
+			  l->len ? "NUL byte in text (a binary file?)" : "empty stack");
+		return -1;
+	}
+	it->kind = ZT_FOLDED_STACK;
+	it->stack = fs->text + l->off;
+	it->stacklen = l->len;
+	it->count = l->count;
+	it->linelen = 0;
+	r->stacks++;
+	return 1;
 }
 
 /* A '#' line (n bytes, with its '#'): NULL, or what is wrong with it. */
@@ -137,13 +202,14 @@ int zt_folded_read(struct zt_folded_reader *r, struct zt_folded_item *it, char *
 	const char *problem;
 	int got;
 
-	while ((got = next(r->in, it, &r->stacks, r->none_ok, err, errlen)) > 0) {
+	while ((got = r->mem ? next_mem(r, it, err, errlen)
+			     : next(r->in, it, &r->stacks, r->none_ok, err, errlen)) > 0) {
 		if (it->kind == ZT_FOLDED_STACK) {
 			zt_weight_count(&r->w, it->count);
 			return 1;
 		}
 		if ((problem = comment(r, it->stack, it->stacklen))) {
-			zt_err_at(err, errlen, zt_input_name(r->in), it->lineno, "%s", problem);
+			zt_err_at(err, errlen, zt_folded_reader_name(r), it->lineno, "%s", problem);
 			return -1;
 		}
 	}

@@ -41,6 +41,9 @@ struct zt_folded_item {
 	size_t stacklen;
 	uint64_t count;
 	unsigned long lineno;
+	/* The whole line read, stack first (stack[0 .. linelen), its count
+	   text after the stack); 0 for stacks in memory, which have none. */
+	size_t linelen;
 };
 
 /*
@@ -54,13 +57,37 @@ int zt_folded_next(struct zt_input *in, struct zt_folded_item *it, uint64_t *sta
 		   char *err, size_t errlen);
 
 /*
+ * Folded stacks held in memory, as zt-fold writes them: distinct stacks in
+ * zt_folded_cmp's order, each with its count, after the '#' line that
+ * declares their weight (lib/perfscriptfold.c makes them from records).
+ * Stack k is text[line[k].off .. + line[k].len): no count, no '\n'.
+ */
+struct zt_folded_line {
+	size_t off, len;
+	uint64_t count;
+};
+
+struct zt_folded_stacks {
+	char *decl;			/* the weight declaration, with its '#' */
+	char *text;
+	struct zt_folded_line *line;
+	size_t n;
+};
+
+void zt_folded_stacks_free(struct zt_folded_stacks *fs);
+
+/*
  * One folded input read stack by stack, its '#' lines taken here and nowhere
  * else: a weight declaration (weight.h) goes to w, and with facts set every '#'
- * line also to zt_factlines_line (factlines.h). Set in, the flags and facts,
- * zero the rest (zt_folded_reader_init); the caller owns in and facts.
+ * line also to zt_factlines_line (factlines.h). Set in (or the stacks in
+ * memory, zt_folded_reader_init_stacks), the flags and facts, zero the rest
+ * (zt_folded_reader_init); the caller owns in, the stacks and facts.
  */
 struct zt_folded_reader {
 	struct zt_input *in;
+	const struct zt_folded_stacks *mem;	/* read instead of in: not NULL */
+	const char *name;			/* mem's, for messages */
+	size_t next;				/* mem's next line: 0 its declaration */
 	int weighed;		/* a malformed weight declaration is an error */
 	int none_ok;		/* an input without stacks ends as any other */
 	struct zt_facts *facts;	/* not NULL: '#' lines are facts too */
@@ -72,6 +99,17 @@ struct zt_folded_reader {
 };
 
 void zt_folded_reader_init(struct zt_folded_reader *r, struct zt_input *in);
+
+/*
+ * The same reader over stacks in memory, named name in messages: their
+ * lines are numbered as the text zt-fold would write of them (the
+ * declaration line 1), and none is parsed again.
+ */
+void zt_folded_reader_init_stacks(struct zt_folded_reader *r, const struct zt_folded_stacks *fs,
+				  const char *name);
+
+/* The input's name, for messages: the file's, or the stacks'. */
+const char *zt_folded_reader_name(const struct zt_folded_reader *r);
 
 /*
  * The next stack of r->in, its '#' lines before it taken as said above: 1

@@ -107,10 +107,9 @@ static int rewrites(const struct zt_foldedsort_opts *o)
  * Read the whole input into the table, each stack rewritten as o says
  * (NULL: as it is), summing repeated stacks; -1 on bad input.
  */
-static int load(struct zt_foldedsort *s, struct zt_input *in, const struct zt_foldedsort_opts *o,
-		int *unit, char *err, size_t errlen)
+static int load(struct zt_foldedsort *s, struct zt_folded_reader *rd,
+		const struct zt_foldedsort_opts *o, int *unit, char *err, size_t errlen)
 {
-	struct zt_folded_reader rd;
 	struct zt_folded_item it;
 	char *buf = NULL;
 	size_t cap = 0;
@@ -118,8 +117,7 @@ static int load(struct zt_foldedsort *s, struct zt_input *in, const struct zt_fo
 
 	if (!s->tab)
 		s->tab = zt_strtab_new();
-	zt_folded_reader_init(&rd, in);
-	while ((got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
+	while ((got = zt_folded_read(rd, &it, err, errlen)) > 0) {
 		const char *key;
 		size_t klen;
 		int isnew;
@@ -131,7 +129,7 @@ static int load(struct zt_foldedsort *s, struct zt_input *in, const struct zt_fo
 		if (isnew)
 			s->counts[id] = 0;
 		if (s->counts[id] > UINT64_MAX - it.count) {
-			zt_err_at(err, errlen, zt_input_name(in), it.lineno,
+			zt_err_at(err, errlen, zt_folded_reader_name(rd), it.lineno,
 				  "sum of counts does not fit in 64 bits");
 			got = -1;
 			break;
@@ -139,7 +137,7 @@ static int load(struct zt_foldedsort *s, struct zt_input *in, const struct zt_fo
 		s->counts[id] += it.count;
 	}
 	free(buf);
-	declared(s, &rd, unit);
+	declared(s, rd, unit);
 	return got < 0 ? -1 : 0;
 }
 
@@ -167,20 +165,18 @@ static int sort_loaded(struct zt_foldedsort *s, const char *name, uint64_t *tota
  * The check pass over a file to stream: its format and total, and whether
  * its stacks are in order, each once; in constant memory.
  */
-static int check(struct zt_foldedsort *s, struct zt_input *in, uint64_t *total, int *sorted,
-		 int *unit, char *err, size_t errlen)
+static int check(struct zt_foldedsort *s, struct zt_folded_reader *rd, uint64_t *total,
+		 int *sorted, int *unit, char *err, size_t errlen)
 {
-	struct zt_folded_reader rd;
 	struct zt_folded_item it;
 	char *prev = NULL;
 	size_t prevlen = 0, prevcap = 0;
 	int got;
 
 	*sorted = 1;
-	zt_folded_reader_init(&rd, in);
-	while ((got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
+	while ((got = zt_folded_read(rd, &it, err, errlen)) > 0) {
 		if (*total > UINT64_MAX - it.count) {
-			zt_err_at(err, errlen, zt_input_name(in), it.lineno,
+			zt_err_at(err, errlen, zt_folded_reader_name(rd), it.lineno,
 				  "total count does not fit in 64 bits");
 			got = -1;
 			break;
@@ -195,26 +191,27 @@ static int check(struct zt_foldedsort *s, struct zt_input *in, uint64_t *total, 
 		}
 	}
 	free(prev);
-	declared(s, &rd, unit);
+	declared(s, rd, unit);
 	return got;
 }
 
-struct zt_foldedsort *zt_foldedsort_from(struct zt_input *in, const char *reopen,
+struct zt_foldedsort *zt_foldedsort_from(struct zt_folded_reader *rd, const char *reopen,
 					 const struct zt_foldedsort_opts *o, uint64_t *total,
 					 char *err, size_t errlen)
 {
 	struct zt_foldedsort *s = zt_calloc(1, sizeof *s);
 	struct zt_input *again = NULL;
+	struct zt_folded_reader rd2;
 	int sorted;
 
 	*total = 0;
 	if (!reopen || rewrites(o)) {
-		if (load(s, in, o, &s->unit, err, errlen) < 0 ||
-		    sort_loaded(s, zt_input_name(in), total, err, errlen) < 0)
+		if (load(s, rd, o, &s->unit, err, errlen) < 0 ||
+		    sort_loaded(s, zt_folded_reader_name(rd), total, err, errlen) < 0)
 			goto fail;
 		return s;
 	}
-	if (check(s, in, total, &sorted, &s->unit, err, errlen) < 0)
+	if (check(s, rd, total, &sorted, &s->unit, err, errlen) < 0)
 		goto fail;
 	if (!(again = zt_input_open(reopen, err, errlen)))
 		goto fail;
@@ -222,7 +219,8 @@ struct zt_foldedsort *zt_foldedsort_from(struct zt_input *in, const char *reopen
 		zt_folded_reader_init(&s->rd, again);
 		return s;
 	}
-	if (load(s, again, NULL, &sorted, err, errlen) < 0 ||
+	zt_folded_reader_init(&rd2, again);
+	if (load(s, &rd2, NULL, &sorted, err, errlen) < 0 ||
 	    sort_loaded(s, zt_input_name(again), total, err, errlen) < 0)
 		goto fail;
 	zt_input_close(again);
@@ -238,16 +236,16 @@ struct zt_foldedsort *zt_foldedsort_sum_new(void)
 	return zt_calloc(1, sizeof(struct zt_foldedsort));
 }
 
-int zt_foldedsort_sum_add(struct zt_foldedsort *s, struct zt_input *in, const char *first,
+int zt_foldedsort_sum_add(struct zt_foldedsort *s, struct zt_folded_reader *rd, const char *first,
 			  const struct zt_foldedsort_opts *o, char *err, size_t errlen)
 {
 	int unit = 0;
 
-	if (load(s, in, o, &unit, err, errlen) < 0)
+	if (load(s, rd, o, &unit, err, errlen) < 0)
 		return -1;
 	if (first && unit != s->unit) {
 		zt_errf(err, errlen, "%s %s, %s %s: they cannot be summed", first,
-			unit_words(s->unit), zt_input_name(in), unit_words(unit));
+			unit_words(s->unit), zt_folded_reader_name(rd), unit_words(unit));
 		return -1;
 	}
 	s->unit = unit;
@@ -258,24 +256,6 @@ int zt_foldedsort_sum_end(struct zt_foldedsort *s, const char *name, uint64_t *t
 			  size_t errlen)
 {
 	return sort_loaded(s, name, total, err, errlen);
-}
-
-struct zt_foldedsort *zt_foldedsort_sum(struct zt_input **in, size_t n,
-					const struct zt_foldedsort_opts *o, uint64_t *total,
-					char *err, size_t errlen)
-{
-	struct zt_foldedsort *s = zt_foldedsort_sum_new();
-
-	for (size_t i = 0; i < n; i++)
-		if (zt_foldedsort_sum_add(s, in[i], i ? zt_input_name(in[0]) : NULL, o, err,
-					  errlen) < 0)
-			goto fail;
-	if (zt_foldedsort_sum_end(s, n ? zt_input_name(in[0]) : "", total, err, errlen) < 0)
-		goto fail;
-	return s;
-fail:
-	zt_foldedsort_close(s);
-	return NULL;
 }
 
 int zt_foldedsort_next(struct zt_foldedsort *s, const char **stack, size_t *len,

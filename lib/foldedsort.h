@@ -27,35 +27,31 @@ struct zt_foldedsort_opts {
 };
 
 /*
- * Check an input already open, its stacks rewritten as o says (its root
- * first, then strip); rewritten stacks that become equal are summed.
- * *total is the sum of counts. The caller still owns in and closes it
- * after this returns: reopen names the file again for streaming, or is
- * NULL when the input cannot be read twice (stdin, stacks folded in
- * memory), which then is loaded. Returns NULL on bad input, with "'path':
- * line N: problem" in err (util.h).
+ * Check an input already open, read by rd (zt_folded_reader_init or
+ * zt_stage_folded, its flags left at 0), its stacks rewritten as o says
+ * (its root first, then strip); rewritten stacks that become equal are
+ * summed. *total is the sum of counts. The caller still owns what rd reads
+ * and closes it after this returns: reopen names the file again for
+ * streaming, or is NULL when the input cannot be read twice (stdin, stacks
+ * folded in memory), which then is loaded. Returns NULL on bad input, with
+ * "'path': line N: problem" in err (util.h).
  */
-struct zt_foldedsort *zt_foldedsort_from(struct zt_input *in, const char *reopen,
+struct zt_foldedsort *zt_foldedsort_from(struct zt_folded_reader *rd, const char *reopen,
 					 const struct zt_foldedsort_opts *o, uint64_t *total,
 					 char *err, size_t errlen);
 
 /*
- * The stacks of n inputs (the caller's), summed and sorted in memory, as
- * one: a side of zt-diff made of several folded inputs.
- */
-struct zt_foldedsort *zt_foldedsort_sum(struct zt_input **in, size_t n,
-					const struct zt_foldedsort_opts *o, uint64_t *total,
-					char *err, size_t errlen);
-
-/*
- * The same one input at a time, each closed by the caller after it was
- * added: zt_foldedsort_sum_new, zt_foldedsort_sum_add for each (first names the
- * first input added, NULL for the first itself: inputs weighed in samples
- * and in nanoseconds are refused together), then zt_foldedsort_sum_end (name
- * for its messages, *total the sum of counts). -1 with err on bad input.
+ * The stacks of several inputs (a side of zt-diff, zt-fold's output),
+ * summed and sorted in memory, as one, read one input at a time, each
+ * closed by the caller after it was added: zt_foldedsort_sum_new,
+ * zt_foldedsort_sum_add for each (its reader as for zt_foldedsort_from;
+ * first names the first input added, NULL for the first itself: inputs
+ * weighed in samples and in nanoseconds are refused together), then
+ * zt_foldedsort_sum_end (name for its messages, *total the sum of counts).
+ * -1 with err on bad input. No input at all is a side with no stacks.
  */
 struct zt_foldedsort *zt_foldedsort_sum_new(void);
-int zt_foldedsort_sum_add(struct zt_foldedsort *s, struct zt_input *in, const char *first,
+int zt_foldedsort_sum_add(struct zt_foldedsort *s, struct zt_folded_reader *rd, const char *first,
 			  const struct zt_foldedsort_opts *o, char *err, size_t errlen);
 int zt_foldedsort_sum_end(struct zt_foldedsort *s, const char *name, uint64_t *total, char *err,
 			  size_t errlen);
@@ -68,7 +64,7 @@ int zt_foldedsort_sum_end(struct zt_foldedsort *s, const char *name, uint64_t *t
 int zt_foldedsort_next(struct zt_foldedsort *s, const char **stack, size_t *len,
 		       uint64_t *count, char *err, size_t errlen);
 
-/* Whether the input (every input, for zt_foldedsort_sum) declared
+/* Whether the input (every input, for a sum) declared
    '# zt weight: ns'. */
 int zt_foldedsort_wall(const struct zt_foldedsort *s);
 

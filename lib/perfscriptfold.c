@@ -405,25 +405,21 @@ uint64_t zt_perfscriptfold_kept(const struct zt_perfscriptfold *f)
 	return f->kept;
 }
 
-struct line {
-	size_t off, len;
-	uint64_t count;
-};
-
 static int byline(const void *a, const void *b, void *buf)
 {
-	const struct line *x = a, *y = b;
+	const struct zt_folded_line *x = a, *y = b;
 	const char *text = buf;
 
 	return zt_folded_cmp(text + x->off, x->len, text + y->off, y->len);
 }
 
-uint64_t zt_perfscriptfold_write(struct zt_perfscriptfold *f, FILE *out)
+void zt_perfscriptfold_stacks(struct zt_perfscriptfold *f, struct zt_folded_stacks *fs)
 {
 	uint32_t n = zt_strtab_count(f->stacks);
-	struct line *lines = zt_calloc(n ? n : 1, sizeof *lines);
+	struct zt_folded_line *lines = zt_calloc(n ? n : 1, sizeof *lines);
 	struct zt_framenames_buf b = { 0 };
-	uint64_t written = 0;
+	char decl[160];
+	size_t kept = 0;
 
 	for (uint32_t s = 0; s < n; s++) {
 		size_t klen;
@@ -448,20 +444,34 @@ uint64_t zt_perfscriptfold_write(struct zt_perfscriptfold *f, FILE *out)
 	}
 	qsort_r(lines, n, sizeof *lines, byline, b.buf);
 	for (uint32_t s = 0; s < n; s++) {
-		uint64_t count = lines[s].count;
+		struct zt_folded_line l = lines[s];
 
 		/* Different name lists can join to the same text; sum them. */
-		while (s + 1 < n && lines[s + 1].len == lines[s].len &&
-		       memcmp(b.buf + lines[s].off, b.buf + lines[s + 1].off,
-			      lines[s].len) == 0)
-			count += lines[++s].count;
-		fwrite(b.buf + lines[s].off, 1, lines[s].len, out);
-		fprintf(out, " %llu\n", (unsigned long long)count);
-		written++;
+		while (s + 1 < n && lines[s + 1].len == l.len &&
+		       memcmp(b.buf + l.off, b.buf + lines[s + 1].off, l.len) == 0)
+			l.count += lines[++s].count;
+		lines[kept++] = l;
 	}
-	free(b.buf);
-	free(lines);
-	return written;
+	zt_perfscriptfold_weight_line(f, decl, sizeof decl);
+	fs->decl = zt_strdup(decl);
+	fs->text = b.buf;
+	fs->line = lines;
+	fs->n = kept;
+}
+
+uint64_t zt_perfscriptfold_write(struct zt_perfscriptfold *f, FILE *out)
+{
+	struct zt_folded_stacks fs;
+	uint64_t n;
+
+	zt_perfscriptfold_stacks(f, &fs);
+	for (size_t k = 0; k < fs.n; k++) {
+		fwrite(fs.text + fs.line[k].off, 1, fs.line[k].len, out);
+		fprintf(out, " %llu\n", (unsigned long long)fs.line[k].count);
+	}
+	n = fs.n;
+	zt_folded_stacks_free(&fs);
+	return n;
 }
 
 const struct zt_weight *zt_perfscriptfold_weight(const struct zt_perfscriptfold *f)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "folded.h"
 #include "framenames.h"
 #include "perfscript.h"
 #include "weight.h"
@@ -68,6 +69,14 @@ int zt_perfscriptfold_alloc(const struct zt_perfscriptfold *f);
 /* Records folded so far, and those of them the filter kept. */
 uint64_t zt_perfscriptfold_records(const struct zt_perfscriptfold *f);
 uint64_t zt_perfscriptfold_kept(const struct zt_perfscriptfold *f);
+
+/*
+ * Every distinct stack with its count, in byte order (zt_folded_cmp), into
+ * *fs (the caller frees it: zt_folded_stacks_free), after the weight
+ * declaration zt_perfscriptfold_weight_line gives: what zt_perfscriptfold_write
+ * writes, held in memory.
+ */
+void zt_perfscriptfold_stacks(struct zt_perfscriptfold *f, struct zt_folded_stacks *fs);
 
 /*
  * Write "stack count\n" for every distinct stack, in byte order

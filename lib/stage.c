@@ -13,6 +13,10 @@
  * records, so the result is the per-sample stream's. An address whose
  * lines the reader would not take alone as frames (none is known) sends
  * its records through the text of the stream, line by line, as before.
+ *
+ * For the tools that read folded stacks, records are folded here as zt-fold
+ * folds them, and the stacks stay in memory (folded.h: zt_folded_stacks),
+ * read by the one folded reader without being written out as text.
  */
 #include "stage.h"
 #include "factlines.h"
@@ -29,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 /* One line of an address's, as the perf script reader read it once. */
@@ -88,8 +91,9 @@ struct zt_stage {
 	size_t fstack, fj, fl;		/* its stack, address, line of the address */
 	int fpartial;			/* its partial (zt_stack) when its root line is to come, else 0 */
 	unsigned long lineno;		/* in the stream */
-	/* Folded here: */
-	struct zt_input *folded;
+	/* Folded here (zt_stage_folded): */
+	struct zt_folded_stacks stacks;
+	int have_stacks;
 	/* Warnings: */
 	char **warn;
 	size_t nwarn, capwarn;
@@ -737,22 +741,23 @@ static void note_periods(struct zt_stage *s, const struct zt_weight *w)
 			    (unsigned long long)w->min, zt_weight_unit(w));
 }
 
-struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
-				 char *err, size_t errlen)
+int zt_stage_folded(struct zt_stage *s, struct zt_folded_reader *rd,
+		    const struct zt_symopts *o, char *err, size_t errlen)
 {
 	struct zt_framenames_opts co = { 0 };
 	struct zt_stage_events ev = { 0 };
 	struct zt_perfscriptfold *f;
-	char *msg, wline[160];
-	FILE *tmp;
-	int fd, rc;
+	char *msg;
+	int rc;
 
-	if (s->kind == ZT_STAGE_FOLDED || s->kind == ZT_STAGE_DIFF)
-		return s->in;
-	if (s->folded)
-		return s->folded;
+	if (s->kind == ZT_STAGE_FOLDED || s->kind == ZT_STAGE_DIFF) {
+		zt_folded_reader_init(rd, s->in);
+		return 0;
+	}
+	if (s->have_stacks)
+		goto done;
 	if (!s->started && zt_stage_records(s, o, err, errlen) < 0)
-		return NULL;
+		return -1;
 	/* One sample a record: the tools that read folded stacks want
 	   counts (zt-diff tests them, zt-pprof writes them), and perf's
 	   periods are not counts (see note_periods). */
@@ -766,34 +771,18 @@ struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
 	}
 	if (rc < 0) {
 		zt_perfscriptfold_free(f);
-		return NULL;
+		return -1;
 	}
 	s->empty = zt_perfscriptfold_records(f) == 0;
-	/* zt-fold's bytes, in a file of their own, read back as any folded input. */
-	fd = memfd_create("zt-folded", MFD_CLOEXEC);
-	if (fd < 0 || !(tmp = fdopen(dup(fd), "w"))) {
-		zt_errf(err, errlen, "%s: cannot make a temporary file for its folded stacks: %s",
-			zt_input_name(s->in), strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		zt_perfscriptfold_free(f);
-		return NULL;
-	}
-	/* What the counts weigh, said as zt-fold --weight=count says it:
-	   samples, or a wall-clock profile's ns. */
-	zt_perfscriptfold_weight_line(f, wline, sizeof wline);
-	fprintf(tmp, "%s\n", wline);
+	/* What the counts weigh is declared as zt-fold --weight=count
+	   declares it: samples, or a wall-clock profile's ns. */
 	note_periods(s, zt_perfscriptfold_weight(f));
-	zt_perfscriptfold_write(f, tmp);
+	zt_perfscriptfold_stacks(f, &s->stacks);
 	zt_perfscriptfold_free(f);
-	if (fclose(tmp) != 0 || lseek(fd, 0, SEEK_SET) != 0) {
-		zt_errf(err, errlen, "%s: cannot write its folded stacks: %s",
-			zt_input_name(s->in), strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	s->folded = zt_input_fdopen(fd, zt_input_name(s->in));
-	return s->folded;
+	s->have_stacks = 1;
+done:
+	zt_folded_reader_init_stacks(rd, &s->stacks, zt_input_name(s->in));
+	return 0;
 }
 
 int zt_stage_empty(const struct zt_stage *s)
@@ -863,7 +852,7 @@ void zt_stage_close(struct zt_stage *s)
 {
 	if (!s)
 		return;
-	zt_input_close(s->folded);
+	zt_folded_stacks_free(&s->stacks);
 	zt_ps_reader_free(s->r);
 	zt_input_close(s->in);
 	free(s->facts);

@@ -129,18 +129,19 @@ char *zt_stage_events_end(struct zt_stage_events *ev);
  * folded and differential stacks as they are; records (a raw dump,
  * symbolized with o, or perf script text) folded with zt-fold's default
  * options, one sample a record (--weight=count: perf's periods are not
- * counts), into the bytes `zt-fold --weight=count` would write, read back
- * through a temporary file; records that hold no sample give an input with
- * no stacks (the caller names it: zt_stage_empties_add). Returns the input
- * to read with zt_folded_read (s keeps owning it), or NULL with the
+ * counts), into the stacks `zt-fold --weight=count` would write, held in
+ * memory (lib/folded.h: zt_folded_stacks); records that hold no sample give
+ * no stacks (the caller names the input: zt_stage_empties_add). Sets up rd
+ * to read them with zt_folded_read (s keeps owning what it reads: close s
+ * after rd), its flags left for the caller to set; 0, or -1 with the
  * message in err. Whether the stacks were folded here: zt_stage_kind is
  * then still the input's.
  */
-struct zt_input *zt_stage_folded(struct zt_stage *s, const struct zt_symopts *o,
-				 char *err, size_t errlen);
+int zt_stage_folded(struct zt_stage *s, struct zt_folded_reader *rd,
+		    const struct zt_symopts *o, char *err, size_t errlen);
 
-/* Whether zt_stage_folded found records but no sample in them: its input
-   then holds no stacks, and is not to be read. */
+/* Whether zt_stage_folded found records but no sample in them: there are
+   then no stacks, and rd is not to be read. */
 int zt_stage_empty(const struct zt_stage *s);
 
 /*

@@ -86,25 +86,25 @@ static uint64_t scale(uint64_t c, uint64_t t1, uint64_t t2)
 
 /*
  * The folded stacks of path, whichever stage it holds (a raw dump
- * symbolized with o, records folded as zt-fold folds them), into *sg (the
- * caller closes it); its symbolizer's warnings said. NULL with the message
- * in err.
+ * symbolized with o, records folded as zt-fold folds them), to read with
+ * rd, from *sg (the caller closes it after rd); its symbolizer's warnings
+ * said. -1 with the message in err.
  */
-static struct zt_input *open_folded(const char *path, const struct zt_symopts *o,
-				    struct zt_stage **sg, char *err, size_t errlen)
+static int open_folded(const char *path, const struct zt_symopts *o, struct zt_stage **sg,
+		       struct zt_folded_reader *rd, char *err, size_t errlen)
 {
-	struct zt_input *in = NULL;
 	const char *const *warn;
 	size_t nwarn;
+	int rc = -1;
 
 	if (!(*sg = zt_stage_open(path, err, errlen)))
-		return NULL;
+		return -1;
 	if (zt_stage_refuse_diff(*sg, err, errlen) == 0)
-		in = zt_stage_folded(*sg, o, err, errlen);
+		rc = zt_stage_folded(*sg, rd, o, err, errlen);
 	warn = zt_stage_warnings(*sg, &nwarn);
 	for (size_t i = 0; i < nwarn; i++)
 		zt_warn("%s", warn[i]);
-	return in;
+	return rc;
 }
 
 /*
@@ -116,19 +116,25 @@ static struct zt_foldedsort *open_side(const char *path, const struct zt_foldeds
 				       struct zt_stage_empties *empties, char *err, size_t errlen)
 {
 	struct zt_stage *sg;
-	struct zt_input *in = open_folded(path, o, &sg, err, errlen);
+	struct zt_folded_reader rd;
+	int ok = open_folded(path, o, &sg, &rd, err, errlen) == 0;
 	struct zt_foldedsort *src = NULL;
 	struct stat sb;
 	int again = sg && zt_stage_kind(sg) == ZT_STAGE_FOLDED && strcmp(path, "-") != 0 &&
 		    stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 
-	if (in)
-		zt_stage_empties_add(empties, zt_input_name(in), zt_stage_empty(sg));
+	if (ok)
+		zt_stage_empties_add(empties, zt_stage_name(sg), zt_stage_empty(sg));
 	/* Records with no sample: a side with no stacks, every count 0. */
-	if (in && zt_stage_empty(sg))
-		src = zt_foldedsort_sum(NULL, 0, fo, total, err, errlen);
-	else if (in)
-		src = zt_foldedsort_from(in, again ? path : NULL, fo, total, err, errlen);
+	if (ok && zt_stage_empty(sg)) {
+		src = zt_foldedsort_sum_new();
+		if (zt_foldedsort_sum_end(src, zt_stage_name(sg), total, err, errlen) < 0) {
+			zt_foldedsort_close(src);
+			src = NULL;
+		}
+	} else if (ok) {
+		src = zt_foldedsort_from(&rd, again ? path : NULL, fo, total, err, errlen);
+	}
 	zt_stage_close(sg);
 	return src;
 }
@@ -219,22 +225,21 @@ static int difffolded(const char *a, const char *b, int normalize,
 }
 
 /*
- * Read a whole folded file into run j of m, in samples: a file of perf
- * periods is divided by its period, or refused when it has none. -1 with
- * the message in err.
- */
-/*
  * What the runs of a report weigh, the first run's: ZT_WEIGHT_BYTES for an
  * allocation profile in bytes, 0 for samples (-1 before the first).
  */
 static int report_unit = -1;
 
+/*
+ * Read a whole folded input (rd, from zt_stage_folded) into run j of m, in
+ * samples: a file of perf periods is divided by its period, or refused
+ * when it has none. -1 with the message in err.
+ */
 static int load_run(struct zt_compare_runs *m, size_t j, struct zt_stage *sg,
-		    struct zt_input *in, const struct zt_foldedsort_opts *fo, char *err,
+		    struct zt_folded_reader *rd, const struct zt_foldedsort_opts *fo, char *err,
 		    size_t errlen)
 {
 	int unit;
-	struct zt_folded_reader rd;
 	struct zt_folded_item it;
 	uint64_t div;
 	const char *problem = NULL;
@@ -242,34 +247,33 @@ static int load_run(struct zt_compare_runs *m, size_t j, struct zt_stage *sg,
 	size_t cap = 0;
 	int got;
 
-	zt_folded_reader_init(&rd, in);
-	rd.weighed = 1;
-	while ((got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
+	rd->weighed = 1;
+	while ((got = zt_folded_read(rd, &it, err, errlen)) > 0) {
 		size_t len;
 		const char *stack = zt_foldedsort_rewrite(fo, it.stack, it.stacklen, &len, &buf,
 							  &cap);
 
 		if (zt_compare_runs_add(m, j, stack, len, it.count) < 0) {
-			zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s",
+			zt_err_at(err, errlen, zt_stage_name(sg), it.lineno, "%s",
 				  "total count does not fit in 64 bits");
 			got = -1;
 			break;
 		}
 	}
 	free(buf);
-	if (got == 0 && rd.w.kind == ZT_WEIGHT_WALL)
+	if (got == 0 && rd->w.kind == ZT_WEIGHT_WALL)
 		problem = "a wall-clock profile: its counts are ns of wall-clock time, not samples, "
 			  "and --report tests shares of samples; compare wall-clock profiles "
 			  "without --report";
-	if (got == 0 && rd.w.kind == ZT_WEIGHT_OBJECTS)
+	if (got == 0 && rd->w.kind == ZT_WEIGHT_OBJECTS)
 		problem = "an allocation profile in objects: --report tests bytes, told from "
 			  "sampling noise by the samples behind them (--event=alloc_space, "
 			  "inuse_space or peak_inuse_space); compare objects without --report";
-	if (got == 0 && !problem && rd.w.kind == ZT_WEIGHT_BYTES && !rd.w.rate)
+	if (got == 0 && !problem && rd->w.kind == ZT_WEIGHT_BYTES && !rd->w.rate)
 		problem = "an allocation profile in bytes that does not say its sampling rate "
 			  "('# zt weight: bytes, sampled every N bytes'), which --report needs to "
 			  "count the samples behind the bytes";
-	unit = rd.w.kind == ZT_WEIGHT_BYTES ? ZT_WEIGHT_BYTES : 0;
+	unit = rd->w.kind == ZT_WEIGHT_BYTES ? ZT_WEIGHT_BYTES : 0;
 	if (got == 0 && !problem && report_unit >= 0 && unit != report_unit)
 		problem = unit ? "an allocation profile in bytes beside profiles of samples: they "
 				 "cannot be compared"
@@ -285,10 +289,10 @@ static int load_run(struct zt_compare_runs *m, size_t j, struct zt_stage *sg,
 	 * the test is then conservative (formats/diff.md).
 	 */
 	if (got == 0 && !problem && unit) {
-		zt_compare_runs_divide(m, j, rd.w.rate);
+		zt_compare_runs_divide(m, j, rd->w.rate);
 		if (zt_compare_runs_samples(m, j) == 0)
 			problem = "holds less than one sample's worth of bytes";
-	} else if (got == 0 && !problem && !(problem = zt_weight_samples(&rd.w, &div))) {
+	} else if (got == 0 && !problem && !(problem = zt_weight_samples(&rd->w, &div))) {
 		zt_compare_runs_divide(m, j, div);
 		if (zt_compare_runs_samples(m, j) == 0)
 			problem = "holds no samples";
@@ -438,7 +442,7 @@ static int report(char **runs, size_t nruns, size_t nbefore,
 	struct zt_compare_runs *m = zt_compare_runs_new(side, nruns);
 	struct zt_compare *c;
 	struct zt_stage *sg;
-	struct zt_input *in;
+	struct zt_folded_reader rd;
 	size_t kept = 0;
 	int fatal[2] = { 0, 0 }, rc = 0;
 	char *msg[2];
@@ -449,15 +453,14 @@ static int report(char **runs, size_t nruns, size_t nbefore,
 	 * at all is an error.
 	 */
 	for (size_t i = 0; i < nruns && rc == 0; i++) {
-		in = open_folded(runs[i], o, &sg, err, errlen);
-		if (!in) {
+		if (open_folded(runs[i], o, &sg, &rd, err, errlen) < 0) {
 			rc = -1;
 		} else {
 			zt_stage_empties_add(&empties[i >= nbefore], zt_stage_name(sg),
 					     zt_stage_empty(sg));
 			if (!zt_stage_empty(sg)) {
 				side[kept] = i >= nbefore;
-				rc = load_run(m, kept++, sg, in, fo, err, errlen);
+				rc = load_run(m, kept++, sg, &rd, fo, err, errlen);
 			}
 		}
 		zt_stage_close(sg);

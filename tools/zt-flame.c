@@ -108,12 +108,13 @@ static const char *add_stack(struct zt_flame *flame, const struct zt_folded_item
 	size_t len, stacklen;
 	uint64_t before;
 	int differential;
-	const char *problem = zt_flame_item(flame, it, &len, &stacklen, &differential, &before);
 	const char *line;
+	const char *problem = zt_flame_item(flame, it, &line, &len, &stacklen, &differential,
+					    &before);
 
 	if (problem)
 		return problem;
-	line = reroot_line(rr, it->stack, &len, &stacklen);
+	line = reroot_line(rr, line, &len, &stacklen);
 	return zt_flame_add(flame, line, len, stacklen, differential, before, it->count);
 }
 
@@ -126,9 +127,9 @@ static int read_input(struct zt_flame *flame, const char *path, const struct zt_
 		      size_t errlen)
 {
 	struct zt_stage *sg = zt_stage_open(path, err, errlen);
-	struct zt_input *in = sg ? zt_stage_folded(sg, o, err, errlen) : NULL;
-	const char *const *warn;
 	struct zt_folded_reader rd;
+	int ok = sg && zt_stage_folded(sg, &rd, o, err, errlen) == 0;
+	const char *const *warn;
 	struct zt_folded_item it;
 	const char *problem;
 	size_t nwarn;
@@ -140,21 +141,20 @@ static int read_input(struct zt_flame *flame, const char *path, const struct zt_
 			zt_warn("%s", warn[i]);
 	}
 	/* Records with no sample: named with the others' (main). */
-	if (in)
-		zt_stage_empties_add(empties, zt_input_name(in), zt_stage_empty(sg));
-	if (in && zt_stage_empty(sg))
-		in = NULL, got = 0;
-	zt_folded_reader_init(&rd, in);
-	while (in && (got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
+	if (ok)
+		zt_stage_empties_add(empties, zt_stage_name(sg), zt_stage_empty(sg));
+	if (ok && zt_stage_empty(sg))
+		ok = 0, got = 0;
+	while (ok && (got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
 		/* '# zt weight: ns' comes before the first stack, if at all. */
 		if (!said++ && ((problem = zt_flame_set_wall(flame, rd.wall)) ||
 				(problem = zt_flame_set_alloc(flame, rd.alloc)))) {
-			zt_errf(err, errlen, "%s: %s", zt_input_name(in), problem);
+			zt_errf(err, errlen, "%s: %s", zt_stage_name(sg), problem);
 			got = -1;
 			break;
 		}
 		if ((problem = add_stack(flame, &it, rr))) {
-			zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
+			zt_err_at(err, errlen, zt_stage_name(sg), it.lineno, "%s", problem);
 			got = -1;
 			break;
 		}

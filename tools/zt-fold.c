@@ -276,7 +276,7 @@ static int sum_folded(struct zt_stage **st, char **paths, int n, const struct as
 	struct zt_foldedsort *src = zt_foldedsort_sum_new();
 	struct zt_stage_empties empties = { 0 };
 	static char obuf[1 << 16];
-	struct zt_input *in;
+	struct zt_folded_reader rd;
 	uint64_t total, count;
 	const char *stack;
 	char *first = NULL;
@@ -289,14 +289,14 @@ static int sum_folded(struct zt_stage **st, char **paths, int n, const struct as
 			rc = -1;
 			break;
 		}
-		if (!(in = zt_stage_folded(st[i], &ask->sym.opts, err, errlen)))
+		if (zt_stage_folded(st[i], &rd, &ask->sym.opts, err, errlen) < 0)
 			rc = -1;
 		print_warnings(st[i]);
 		/* Records with no sample are named, and left out of the sum. */
 		if (rc == 0)
 			zt_stage_empties_add(&empties, zt_stage_name(st[i]), zt_stage_empty(st[i]));
 		if (rc == 0 && !zt_stage_empty(st[i])) {
-			rc = zt_foldedsort_sum_add(src, in, first, &fo, err, errlen);
+			rc = zt_foldedsort_sum_add(src, &rd, first, &fo, err, errlen);
 			if (!first)
 				first = zt_strdup(zt_stage_name(st[i]));
 		}

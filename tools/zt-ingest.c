@@ -406,37 +406,27 @@ static int record_rows(struct zt_stage *st, struct dump *d, const struct asked *
 	snprintf(d->event, sizeof d->event, "%s", ev ? ev : "");
 	for (size_t i = 0; i < bk.n && rc == 0; i++) {
 		const struct zt_weight *w = zt_perfscriptfold_weight(bk.fold[i]);
-		char *text = NULL, *line, *next;
-		size_t len = 0;
-		FILE *mem = open_memstream(&text, &len);
+		struct zt_folded_stacks fs;
 
-		if (!mem)
-			zt_out_of_memory("the folded stacks");
 		snprintf(d->unit, sizeof d->unit, "%s",
 			 zt_perfscriptfold_wall(bk.fold[i]) ? "ns" :
 			 w->kind == ZT_WEIGHT_SAMPLES ? "samples" : zt_weight_unit(w));
-		zt_perfscriptfold_write(bk.fold[i], mem);
-		if (fclose(mem) != 0)
-			zt_out_of_memory("the folded stacks");
-		for (line = text; line < text + len; line = next) {
-			const char *semi, *dash, *slash, *sp;
-			uint64_t pid = 0, tid = 0, count;
+		zt_perfscriptfold_stacks(bk.fold[i], &fs);
+		for (size_t k = 0; k < fs.n && rc == 0; k++) {
+			const char *line = fs.text + fs.line[k].off, *semi, *dash, *slash;
+			const char *end = line + fs.line[k].len;
+			uint64_t pid = 0, tid = 0, count = fs.line[k].count;
 			size_t rootlen;
 
-			next = memchr(line, '\n', (size_t)(text + len - line));
-			next = next ? next + 1 : text + len;
-			sp = line + (next - line) - 1;
-			while (sp > line && *sp != ' ')
-				sp--;
-			/* "comm-PID/TID;frames COUNT", as lib/framenames.c made it. */
-			semi = memchr(line, ';', (size_t)(sp - line));
-			rootlen = (size_t)((semi ? semi : sp) - line);
+			/* "comm-PID/TID;frames", as lib/framenames.c made it. */
+			semi = memchr(line, ';', (size_t)(end - line));
+			rootlen = (size_t)((semi ? semi : end) - line);
 			slash = memrchr(line, '/', rootlen);
 			dash = slash ? memrchr(line, '-', (size_t)(slash - line)) : NULL;
-			if (!dash || zt_ch_decimal(sp + 1, (size_t)(next - sp - 2), &count) < 0) {
-				zt_errf(err, errlen, "%s: a folded line zt could not take apart: "
-					"%.*s", zt_stage_name(st), (int)(next - line > 200 ? 200 :
-					next - line - 1), line);
+			if (!dash) {
+				zt_errf(err, errlen, "%s: a folded stack zt could not take apart: "
+					"%.*s", zt_stage_name(st), (int)(end - line > 200 ? 200 :
+					end - line), line);
 				rc = -1;
 				break;
 			}
@@ -445,19 +435,19 @@ static int record_rows(struct zt_stage *st, struct dump *d, const struct asked *
 			zt_ch_decimal(slash + 1, (size_t)(line + rootlen - slash - 1), &tid);
 			/* The root is the command's name, as zt-fold prints it. */
 			{
-				size_t n = (size_t)(dash - line) + (size_t)(sp - (line + rootlen));
+				size_t n = (size_t)(dash - line) + (size_t)(end - (line + rootlen));
 				char *stack = zt_malloc(n + 1);
 
 				memcpy(stack, line, (size_t)(dash - line));
 				memcpy(stack + (dash - line), line + rootlen,
-				       (size_t)(sp - (line + rootlen)));
+				       (size_t)(end - (line + rootlen)));
 				add_row(b, d, bk.at[i], pid, tid, line, (size_t)(dash - line),
 					stack, n, count);
 				free(stack);
 			}
 			b->samples += strcmp(d->unit, "samples") == 0 ? count : 0;
 		}
-		free(text);
+		zt_folded_stacks_free(&fs);
 	}
 	for (size_t i = 0; i < bk.n; i++)
 		zt_perfscriptfold_free(bk.fold[i]);

@@ -158,8 +158,8 @@ struct names {
 static int from_folded(struct zt_stage *sg, const struct zt_symargs *args, struct names *nm,
 		       int *empty, char *err, size_t errlen)
 {
-	struct zt_input *in = zt_stage_folded(sg, &args->opts, err, errlen);
 	struct zt_folded_reader rd;
+	int rc = zt_stage_folded(sg, &rd, &args->opts, err, errlen);
 	struct zt_folded_item it;
 	const char *const *warn, *problem = NULL;
 	uint64_t div = 1;
@@ -168,11 +168,10 @@ static int from_folded(struct zt_stage *sg, const struct zt_symargs *args, struc
 
 	warn = zt_stage_warnings(sg, &nwarn);
 	print_warnings(warn, nwarn);
-	if (!in)
+	if (rc < 0)
 		return -1;
 	if ((*empty = zt_stage_empty(sg)))
 		return 0;
-	zt_folded_reader_init(&rd, in);
 	rd.weighed = 1;
 	while ((got = zt_folded_read(&rd, &it, err, errlen)) > 0) {
 		/* '# zt weight: ns' comes before the first stack. */
@@ -201,10 +200,10 @@ static int from_folded(struct zt_stage *sg, const struct zt_symargs *args, struc
 		zt_pprof_folded_add(nm->f, it.stack, it.stacklen, it.count);
 	}
 	if (problem)
-		zt_err_at(err, errlen, zt_input_name(in), it.lineno, "%s", problem);
+		zt_err_at(err, errlen, zt_stage_name(sg), it.lineno, "%s", problem);
 	else if (got == 0 && rd.w.kind != ZT_WEIGHT_WALL && !zt_weight_alloc_unit(rd.w.kind) &&
 		 (problem = zt_weight_samples(&rd.w, &div)))
-		zt_err_at(err, errlen, zt_input_name(in), 0, "%s", problem);
+		zt_err_at(err, errlen, zt_stage_name(sg), 0, "%s", problem);
 	if (got < 0 || problem)
 		return -1;
 	zt_pprof_folded_divide(nm->f, first, div);

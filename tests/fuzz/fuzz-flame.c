@@ -56,10 +56,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		size_t len, stacklen;
 		uint64_t before;
+		const char *line;
 		int diff;
 
-		if (zt_flame_item(f, &it, &len, &stacklen, &diff, &before) ||
-		    zt_flame_add(f, it.stack, len, stacklen, diff, before, it.count)) {
+		if (zt_flame_item(f, &it, &line, &len, &stacklen, &diff, &before) ||
+		    zt_flame_add(f, line, len, stacklen, diff, before, it.count)) {
 			bad = 1;
 			break;
 		}

@@ -80,12 +80,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The first input alone, streamed (no reopen: loaded, as stdin is). */
 	{
 		struct zt_input *in = fuzz_input(part[0], plen[0]);
+		struct zt_folded_reader rd;
 		struct zt_foldedsort *s;
 
 		if (!in)
 			return 0;
 		err[0] = 0;
-		s = zt_foldedsort_from(in, NULL, &o, &total, err, sizeof err);
+		zt_folded_reader_init(&rd, in);
+		s = zt_foldedsort_from(&rd, NULL, &o, &total, err, sizeof err);
 		zt_input_close(in);
 		if (s) {
 			walk(s, total);
@@ -102,11 +104,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		for (i = 0; i < n && !bad; i++) {
 			struct zt_input *in = fuzz_input(part[i], plen[i]);
+			struct zt_folded_reader rd;
 
 			if (!in)
 				break;
 			err[0] = 0;
-			if (zt_foldedsort_sum_add(s, in, i ? "<first>" : NULL, &o, err,
+			zt_folded_reader_init(&rd, in);
+			if (zt_foldedsort_sum_add(s, &rd, i ? "<first>" : NULL, &o, err,
 						  sizeof err) < 0) {
 				CHECK(err[0]);
 				bad = 1;

@@ -29,10 +29,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fd = fuzz_memfd(data, size);
 	char err[ZT_ERR_MAX] = "";
 	struct zt_folded_item it;
-	struct zt_input *in, *folded;
+	struct zt_folded_reader rd;
+	struct zt_input *in;
 	struct zt_stage *s;
-	uint64_t stacks = 0;
-	int got;
+	int folded, got;
 
 	if (fd < 0)
 		abort();
@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (zt_stage_kind(s) > ZT_STAGE_DIFF)
 		abort();
-	folded = zt_stage_folded(s, &o, err, sizeof err);
+	folded = zt_stage_folded(s, &rd, &o, err, sizeof err) == 0;
 	if (!folded && !err[0])
 		abort();
 	/* Records with no sample: an input of no stacks, never to be read
@@ -57,9 +57,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		zt_stage_close(s);
 		return 0;
 	}
-	while (folded && (got = zt_folded_next(folded, &it, &stacks, err, sizeof err)) > 0)
+	while (folded && (got = zt_folded_read(&rd, &it, err, sizeof err)) > 0)
 		;
-	/* zt-fold's own bytes always read back as folded stacks. */
+	/* Stacks folded from records always read as folded stacks. */
 	if (folded && got < 0 && (zt_stage_kind(s) == ZT_STAGE_RAW ||
 				  zt_stage_kind(s) == ZT_STAGE_SCRIPT))
 		abort();

@@ -19,7 +19,7 @@
  *               there: a new maps snapshot, up to 32
  * The dump is then read as every analysis tool reads it (zt_stage_open_input,
  * zt_stage_folded) and folded to the end; it must parse (the program writes
- * only well-formed dumps) and every folded line must read back.
+ * only well-formed dumps) and every folded stack must read.
  * Build with `make fuzz`; run
  *   tests/fuzz/bin/fuzz-symbolize tests/fuzz/corpus-symbolize
  */
@@ -164,9 +164,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct zt_symopts o = { 0 };
 	char err[ZT_ERR_MAX] = "";
 	struct zt_folded_item it;
-	struct zt_input *in, *folded;
+	struct zt_folded_reader rd;
+	struct zt_input *in;
 	struct zt_stage *s;
-	uint64_t stacks = 0;
 	int fd, got = 0;
 
 	if (!ready) {
@@ -259,11 +259,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, FUZZ_NAME ": %s\n%s", err, dump.p);
 	CHECK(s != NULL);
 	CHECK(zt_stage_kind(s) == ZT_STAGE_RAW);
-	folded = zt_stage_folded(s, &o, err, sizeof err);
-	if (!folded)
+	got = zt_stage_folded(s, &rd, &o, err, sizeof err);
+	if (got < 0)
 		fprintf(stderr, FUZZ_NAME ": %s\n%s", err, dump.p);
-	CHECK(folded != NULL);
-	while ((got = zt_folded_next(folded, &it, &stacks, err, sizeof err)) > 0)
+	CHECK(got == 0);
+	while ((got = zt_folded_read(&rd, &it, err, sizeof err)) > 0)
 		;
 	if (got < 0)
 		fprintf(stderr, FUZZ_NAME ": %s\n%s", err, dump.p);

@@ -230,12 +230,14 @@ static struct zt_foldedsort *open_src(const char *path, const struct zt_foldedso
 				      uint64_t *total, char *err, size_t errlen)
 {
 	struct zt_input *in = zt_input_open(path, err, errlen);
+	struct zt_folded_reader rd;
 	struct zt_foldedsort *s;
 
 	*total = 0;
 	if (!in)
 		return NULL;
-	s = zt_foldedsort_from(in, path, o, total, err, errlen);
+	zt_folded_reader_init(&rd, in);
+	s = zt_foldedsort_from(&rd, path, o, total, err, errlen);
 	zt_input_close(in);
 	return s;
 }
